@@ -1,0 +1,36 @@
+"""The exception hierarchy: every error ipymemory raises on purpose derives from one root."""
+
+from __future__ import annotations
+
+__all__ = [
+    "MemoryConflictError",
+    "MemoryFormatError",
+    "MemoryLockTimeout",
+    "MemoryStoreError",
+    "ModelNotConfigured",
+    "SideQueryError",
+]
+
+
+class MemoryStoreError(Exception):
+    """Root of every ipymemory error: the memory set could not be read or changed."""
+
+
+class MemoryFormatError(MemoryStoreError):
+    """A record, a manifest or a file on disk breaks the format rules (SPEC §1)."""
+
+
+class MemoryConflictError(MemoryStoreError):
+    """The set changed underneath an operation planned on an older set."""
+
+
+class MemoryLockTimeout(MemoryStoreError):
+    """The store lock could not be acquired in time."""
+
+
+class SideQueryError(MemoryStoreError):
+    """A side-query (select / extract / consolidate) failed or its reply was invalid."""
+
+
+class ModelNotConfigured(SideQueryError):
+    """No model is configured (e.g. no ANTHROPIC_API_KEY), so no model call can be made."""

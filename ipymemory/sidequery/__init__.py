@@ -1,0 +1,1 @@
+"""Side-queries: tool-free model calls that select, extract and consolidate memories."""

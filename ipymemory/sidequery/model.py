@@ -1,0 +1,214 @@
+"""The model boundary: one small protocol, an Anthropic implementation and "no model".
+
+Everything above this module speaks plain Messages-API dicts and gets back a frozen
+:class:`ModelReply`, so the turn logic and the side-queries never touch SDK types and
+tests or notebooks can swap in another :class:`ModelClient` (e.g. ``ScriptedModel``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import ModelNotConfigured, SideQueryError
+
+__all__ = [
+    "DEFAULT_MAIN_MODEL",
+    "DEFAULT_SIDE_MODEL",
+    "AnthropicModel",
+    "ModelClient",
+    "ModelReply",
+    "NoModel",
+    "Usage",
+]
+
+DEFAULT_MAIN_MODEL = "claude-sonnet-5-5"
+DEFAULT_SIDE_MODEL = "claude-haiku-5-5"
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts of one model call, as the API reports them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+    @classmethod
+    def from_api(cls, usage: Any) -> Usage:
+        def num(name: str) -> int:
+            value = getattr(usage, name, None)
+            if value is None and isinstance(usage, Mapping):
+                value = usage.get(name)
+            return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+        return cls(
+            num("input_tokens"),
+            num("output_tokens"),
+            num("cache_creation_input_tokens"),
+            num("cache_read_input_tokens"),
+        )
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """A model's reply: content blocks as plain dicts, the stop reason and usage."""
+
+    content: tuple[dict[str, Any], ...]
+    stop_reason: str | None
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined (no separator), as the model wrote them."""
+        return "".join(
+            b.get("text", "")
+            for b in self.content
+            if b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
+
+    @property
+    def tool_uses(self) -> tuple[dict[str, Any], ...]:
+        return tuple(b for b in self.content if b.get("type") == "tool_use")
+
+
+@runtime_checkable
+class ModelClient(Protocol):
+    """Anything that can answer a Messages-API request."""
+
+    def create(
+        self,
+        *,
+        system: str | list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
+    ) -> ModelReply: ...
+
+
+class NoModel:
+    """The "no model configured" state: every call fails with a clear message."""
+
+    def __init__(self, reason: str = "no model configured (set ANTHROPIC_API_KEY)") -> None:
+        self.reason = reason
+
+    def create(
+        self,
+        *,
+        system: str | list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
+    ) -> ModelReply:
+        raise ModelNotConfigured(self.reason)
+
+    def __repr__(self) -> str:
+        return f"NoModel({self.reason!r})"
+
+
+class AnthropicModel:
+    """A :class:`ModelClient` over the ``anthropic`` SDK's Messages API.
+
+    ``api_key`` / ``base_url`` default to what the SDK reads itself
+    (``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``), so Anthropic-compatible endpoints work.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MAIN_MODEL,
+        *,
+        side_model: str = DEFAULT_SIDE_MODEL,
+        max_tokens: int = 4096,
+        timeout: float = 120.0,
+        max_retries: int = 2,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: Any = None,
+    ) -> None:
+        self.model = model
+        self.side_model = side_model
+        self.max_tokens = max_tokens
+        if client is None:
+            import anthropic
+
+            client = anthropic.Anthropic(
+                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+            )
+        self._client = client
+
+    @staticmethod
+    def is_configured(api_key: str | None = None) -> bool:
+        """True if a key (argument or ``ANTHROPIC_API_KEY``) or a token is available."""
+        return bool(
+            api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
+        )
+
+    def create(
+        self,
+        *,
+        system: str | list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
+    ) -> ModelReply:
+        import anthropic
+
+        kwargs: dict[str, Any] = {
+            "model": model or self.model,
+            "max_tokens": max_tokens,
+            "system": system,
+            "messages": messages,
+        }
+        if tools:
+            kwargs["tools"] = tools
+        try:
+            message = self._client.messages.create(**kwargs)
+        except anthropic.APIStatusError as e:
+            raise SideQueryError(f"model API error: HTTP {e.status_code}: {_short(e)}") from e
+        except anthropic.APITimeoutError as e:
+            raise SideQueryError("model API error: the request timed out") from e
+        except anthropic.APIConnectionError as e:
+            raise SideQueryError(f"model API error: connection failed: {_short(e)}") from e
+        except anthropic.APIError as e:
+            raise SideQueryError(f"model API error: {_short(e)}") from e
+        return _reply_from_message(message)
+
+
+def _short(e: BaseException) -> str:
+    text = str(e)
+    return text if len(text) <= 300 else text[:300] + "…"
+
+
+def _reply_from_message(message: Any) -> ModelReply:
+    blocks: list[dict[str, Any]] = []
+    for block in getattr(message, "content", None) or ():
+        dumped = (
+            block.model_dump(exclude_none=True) if hasattr(block, "model_dump") else dict(block)
+        )
+        blocks.append(dumped)
+    return ModelReply(
+        content=tuple(blocks),
+        stop_reason=getattr(message, "stop_reason", None),
+        usage=Usage.from_api(getattr(message, "usage", None)),
+        model=str(getattr(message, "model", "") or ""),
+    )
+
+
+def cached_system(text: str) -> list[dict[str, Any]]:
+    """A system prompt as one text block marked for Anthropic prompt caching."""
+    return [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]

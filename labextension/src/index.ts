@@ -1,0 +1,48 @@
+/**
+ * The "Memory" side panel plugin (the MIME renderer lives in ./mime, a separate
+ * `mimeExtension` entry point of the same package).
+ */
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { PathExt } from '@jupyterlab/coreutils';
+import { INotebookTracker } from '@jupyterlab/notebook';
+
+import { fetchMemory } from './api';
+import { memoryIcon } from './icon';
+import { MemoryPanel, PANEL_ID } from './panel';
+
+export const COMMAND_SHOW = 'ipymemory:show-panel';
+
+const panelPlugin: JupyterFrontEndPlugin<void> = {
+  id: '@ipymemory/labextension:panel',
+  description: 'A side panel listing the .memory/ set of the notebook in focus.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  activate: (app: JupyterFrontEnd, tracker: INotebookTracker): void => {
+    const panel = new MemoryPanel({
+      currentDirectory: () => {
+        const notebook = tracker.currentWidget;
+        return notebook ? PathExt.dirname(notebook.context.localPath) : null;
+      },
+      fetch: directory => fetchMemory(directory, app.serviceManager.serverSettings),
+      openFile: path => void app.commands.execute('docmanager:open', { path })
+    });
+    panel.title.icon = memoryIcon;
+    panel.title.caption = 'Memory';
+    panel.title.label = '';
+    app.shell.add(panel, 'right', { rank: 900 });
+
+    // The notebook in focus decides the directory; renames are picked up by the next poll.
+    tracker.currentChanged.connect(() => void panel.refresh());
+
+    app.commands.addCommand(COMMAND_SHOW, {
+      label: 'Show Memory Panel',
+      caption: 'Show the .memory/ set of the notebook in focus',
+      icon: memoryIcon,
+      execute: () => {
+        app.shell.activateById(PANEL_ID);
+      }
+    });
+  }
+};
+
+export default [panelPlugin];

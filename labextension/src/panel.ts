@@ -1,0 +1,140 @@
+/**
+ * The "Memory" side panel: the `.memory/` set of the directory of the notebook in focus.
+ */
+import { Message } from '@lumino/messaging';
+import { Widget } from '@lumino/widgets';
+
+import { IMemoryEntry, IMemoryListing } from './api';
+import { element, errorBox, recordsTable } from './views';
+
+export const PANEL_ID = 'ipymemory-panel';
+
+/** How often the panel asks whether the manifest changed while it is visible. */
+export const POLL_INTERVAL_MS = 3000;
+
+export interface IMemoryPanelOptions {
+  /** Directory (relative to the server root) whose memory to show; `null` if none. */
+  currentDirectory: () => string | null;
+  fetch: (directory: string) => Promise<IMemoryListing>;
+  openFile: (path: string) => void;
+}
+
+export class MemoryPanel extends Widget {
+  constructor(options: IMemoryPanelOptions) {
+    super();
+    this._options = options;
+    this.id = PANEL_ID;
+    this.addClass('jp-ipymemory-panel');
+
+    const header = element('div', 'jp-ipymemory-panel-header');
+    header.appendChild(element('span', 'jp-ipymemory-title', 'Memory'));
+    const refresh = element('button', 'jp-ipymemory-refresh jp-mod-styled', 'Refresh');
+    refresh.title = 'Reload the memory set now';
+    refresh.addEventListener('click', () => void this.refresh());
+    header.appendChild(refresh);
+    this._directoryLine = element('div', 'jp-ipymemory-directory');
+    this._content = element('div', 'jp-ipymemory-panel-content');
+    this.node.append(header, this._directoryLine, this._content);
+    this._showMessage('Open a notebook to see its memory.');
+  }
+
+  /** Reload now (also called on notebook focus change); stale answers are dropped. */
+  async refresh(): Promise<void> {
+    const directory = this._options.currentDirectory();
+    if (directory === null) {
+      return;
+    }
+    const ticket = ++this._ticket;
+    const listing = await this._options.fetch(directory);
+    if (ticket !== this._ticket || this.isDisposed) {
+      return;
+    }
+    // Re-render only on change so polling leaves focus and scroll position alone.
+    const key = `${listing.directory}\u0000${listing.etag}\u0000${listing.error ?? ''}`;
+    if (key !== this._renderedKey) {
+      this._renderedKey = key;
+      this._render(listing);
+    }
+  }
+
+  dispose(): void {
+    this._stopPolling();
+    super.dispose();
+  }
+
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    void this.refresh();
+    this._startPolling();
+  }
+
+  protected onAfterHide(msg: Message): void {
+    super.onAfterHide(msg);
+    this._stopPolling();
+  }
+
+  private _startPolling(): void {
+    if (this._timer === null) {
+      this._timer = window.setInterval(() => {
+        if (this.isVisible) {
+          void this.refresh();
+        }
+      }, POLL_INTERVAL_MS);
+    }
+  }
+
+  private _stopPolling(): void {
+    if (this._timer !== null) {
+      window.clearInterval(this._timer);
+      this._timer = null;
+    }
+  }
+
+  private _showMessage(message: string): void {
+    this._content.replaceChildren(element('div', 'jp-ipymemory-note', message));
+  }
+
+  private _render(listing: IMemoryListing): void {
+    const dir = listing.directory === '' ? '/' : listing.directory;
+    this.node.dataset.directory = listing.directory;
+    this.node.dataset.etag = listing.etag;
+    this._directoryLine.textContent = `${dir} · ${listing.records.length} record${listing.records.length === 1 ? '' : 's'}`;
+    this._directoryLine.title = `${dir}/.memory`;
+    const children: HTMLElement[] = [];
+    if (listing.error) {
+      children.push(errorBox(listing.error));
+    }
+    if (listing.records.length) {
+      children.push(
+        recordsTable(listing.records as unknown as ReadonlyArray<Record<string, unknown>>, undefined, (row, record) =>
+          this._makeOpenable(row, record as unknown as IMemoryEntry)
+        )
+      );
+    } else if (!listing.error) {
+      children.push(element('div', 'jp-ipymemory-note', 'No memories in this directory.'));
+    }
+    this._content.replaceChildren(...children);
+  }
+
+  private _makeOpenable(row: HTMLTableRowElement, record: IMemoryEntry): void {
+    row.dataset.path = record.path;
+    row.tabIndex = 0;
+    row.title = `Open ${record.path}`;
+    row.classList.add('jp-ipymemory-openable');
+    const open = (): void => this._options.openFile(record.path);
+    row.addEventListener('click', open);
+    row.addEventListener('keydown', event => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        open();
+      }
+    });
+  }
+
+  private readonly _options: IMemoryPanelOptions;
+  private readonly _directoryLine: HTMLElement;
+  private readonly _content: HTMLElement;
+  private _ticket = 0;
+  private _renderedKey = '';
+  private _timer: number | null = null;
+}

@@ -1,0 +1,264 @@
+/**
+ * DOM rendering of the ipymemory views JSON (`application/vnd.ipymemory.v1+json`).
+ *
+ * Every string in the data is untrusted (memory content can come from a model or be
+ * hand-edited on disk), so it only ever reaches the page through `textContent` or
+ * attribute values, never through HTML parsing.
+ */
+
+export const MIME_TYPE = 'application/vnd.ipymemory.v1+json';
+
+type JSONObject = Record<string, unknown>;
+
+/** A column of a records table: header label and how to read the cell text. */
+export interface IColumn {
+  readonly key: string;
+  readonly label: string;
+}
+
+export const RECORD_COLUMNS: ReadonlyArray<IColumn> = [
+  { key: 'name', label: 'Name' },
+  { key: 'type', label: 'Type' },
+  { key: 'description', label: 'Description' }
+];
+
+export function asObject(value: unknown): JSONObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as JSONObject)
+    : {};
+}
+
+export function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** Text of a JSON value for display: strings as-is, other values as JSON. */
+export function asText(value: unknown): string {
+  if (value === null || value === undefined) {
+    return '';
+  }
+  if (typeof value === 'string') {
+    return value;
+  }
+  return JSON.stringify(value) ?? String(value);
+}
+
+export function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) {
+    node.className = className;
+  }
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  return node;
+}
+
+function heading(title: string, detail?: string): HTMLElement {
+  const header = element('div', 'jp-ipymemory-header');
+  header.appendChild(element('span', 'jp-ipymemory-title', title));
+  if (detail) {
+    header.appendChild(element('span', 'jp-ipymemory-detail', detail));
+  }
+  return header;
+}
+
+export function errorBox(message: string): HTMLElement {
+  const box = element('div', 'jp-ipymemory-error', message);
+  box.setAttribute('role', 'alert');
+  return box;
+}
+
+function note(message: string): HTMLElement {
+  return element('div', 'jp-ipymemory-note', message);
+}
+
+function bodyDetails(body: string): HTMLElement {
+  const details = element('details', 'jp-ipymemory-body');
+  details.appendChild(element('summary', undefined, 'body'));
+  details.appendChild(element('pre', undefined, body));
+  return details;
+}
+
+/**
+ * A table of records, one row per record with `data-name` set.
+ *
+ * `decorate` may add cells or behaviour to each row (the side panel makes rows open files).
+ */
+export function recordsTable(
+  records: ReadonlyArray<unknown>,
+  columns: ReadonlyArray<IColumn> = RECORD_COLUMNS,
+  decorate?: (row: HTMLTableRowElement, record: JSONObject) => void
+): HTMLTableElement {
+  const table = element('table', 'jp-ipymemory-table');
+  const headRow = table.createTHead().insertRow();
+  for (const column of columns) {
+    headRow.appendChild(element('th', undefined, column.label));
+  }
+  const body = table.createTBody();
+  for (const item of records) {
+    const record = asObject(item);
+    const row = body.insertRow();
+    row.className = 'jp-ipymemory-row';
+    row.dataset.name = asText(record.name);
+    for (const column of columns) {
+      const cell = row.insertCell();
+      cell.className = `jp-ipymemory-cell-${column.key}`;
+      cell.textContent = asText(record[column.key]);
+    }
+    if (typeof record.body === 'string' && record.body !== '') {
+      row.cells[row.cells.length - 1].appendChild(bodyDetails(record.body));
+    }
+    decorate?.(row, record);
+  }
+  return table;
+}
+
+function keyValueTable(pairs: ReadonlyArray<[string, string, unknown]>): HTMLTableElement {
+  const table = element('table', 'jp-ipymemory-table jp-ipymemory-kv');
+  const body = table.createTBody();
+  for (const [key, label, value] of pairs) {
+    const row = body.insertRow();
+    row.dataset.key = key;
+    row.appendChild(element('th', undefined, label));
+    const cell = row.insertCell();
+    cell.textContent = value === null || value === undefined ? '—' : asText(value);
+  }
+  return table;
+}
+
+function renderManifest(root: HTMLElement, data: JSONObject): void {
+  const records = asList(data.records);
+  root.appendChild(
+    heading(`Memory: ${records.length} record${records.length === 1 ? '' : 's'}`, asText(data.directory))
+  );
+  if (data.error) {
+    root.appendChild(errorBox(asText(data.error)));
+  }
+  if (records.length === 0) {
+    root.appendChild(note('No memories stored.'));
+    return;
+  }
+  root.appendChild(
+    recordsTable(records, [...RECORD_COLUMNS, { key: 'file', label: 'File' }])
+  );
+}
+
+function renderSelection(root: HTMLElement, data: JSONObject): void {
+  const source = asText(data.source);
+  root.dataset.source = source;
+  root.appendChild(heading('Selected memories', `source: ${source || 'unknown'}`));
+  const query = element('div', 'jp-ipymemory-query');
+  query.appendChild(element('span', 'jp-ipymemory-label', 'Query: '));
+  query.appendChild(element('span', undefined, asText(data.query)));
+  root.appendChild(query);
+  if (data.reason) {
+    root.appendChild(note(asText(data.reason)));
+  }
+  const records = asList(data.records);
+  root.appendChild(records.length ? recordsTable(records) : note('No memories selected.'));
+}
+
+function acceptedCell(row: HTMLTableRowElement, record: JSONObject): void {
+  const accepted = record.accepted !== false;
+  row.dataset.accepted = String(accepted);
+  const cell = row.insertCell(0);
+  cell.className = 'jp-ipymemory-cell-accepted';
+  cell.textContent = accepted ? 'accept' : 'reject';
+}
+
+function renderBatch(root: HTMLElement, data: JSONObject): void {
+  const status = asText(data.status);
+  root.dataset.status = status;
+  const items = asList(data.items);
+  root.appendChild(heading(`Extracted batch: ${items.length} item${items.length === 1 ? '' : 's'}`, status));
+  if (data.error) {
+    root.appendChild(errorBox(asText(data.error)));
+  }
+  if (items.length) {
+    const table = recordsTable(items, RECORD_COLUMNS, acceptedCell);
+    table.tHead?.rows[0].insertBefore(element('th', undefined, 'Decision'), table.tHead.rows[0].firstChild);
+    root.appendChild(table);
+  } else {
+    root.appendChild(note('Nothing extracted.'));
+  }
+  if (data.consolidation !== null && data.consolidation !== undefined) {
+    const plan = asObject(data.consolidation);
+    const section = element('div', 'jp-ipymemory-consolidation');
+    section.dataset.accepted = String(plan.accepted !== false);
+    const sources = asList(plan.source_names).map(asText);
+    section.appendChild(
+      heading('Consolidation', `${plan.accepted === false ? 'rejected' : 'accepted'}; replaces: ${sources.join(', ')}`)
+    );
+    section.appendChild(recordsTable(asList(plan.records)));
+    root.appendChild(section);
+  }
+  const committed = asList(data.committed).map(asText);
+  if (committed.length) {
+    const line = element('div', 'jp-ipymemory-committed');
+    line.appendChild(element('span', 'jp-ipymemory-label', 'Committed: '));
+    line.appendChild(element('span', undefined, committed.join(', ')));
+    root.appendChild(line);
+  }
+}
+
+function renderRecord(root: HTMLElement, data: JSONObject): void {
+  const record = asObject(data.record);
+  root.dataset.name = asText(record.name);
+  root.appendChild(heading(`Memory: ${asText(record.name)}`, asText(data.file)));
+  root.appendChild(
+    keyValueTable([
+      ['type', 'Type', record.type],
+      ['description', 'Description', record.description]
+    ])
+  );
+  root.appendChild(element('pre', 'jp-ipymemory-record-body', asText(record.body)));
+}
+
+function renderStatus(root: HTMLElement, data: JSONObject): void {
+  root.appendChild(heading('Memory status', asText(data.directory)));
+  if (data.last_error) {
+    root.appendChild(errorBox(asText(data.last_error)));
+  }
+  root.appendChild(
+    keyValueTable([
+      ['records', 'Records', data.records],
+      ['pending', 'Pending batches', data.pending],
+      ['model', 'Model', data.model],
+      ['last_error', 'Last error', data.last_error]
+    ])
+  );
+}
+
+function renderJSON(root: HTMLElement, data: unknown): void {
+  root.appendChild(element('pre', 'jp-ipymemory-json', JSON.stringify(data, null, 2) ?? String(data)));
+}
+
+const RENDERERS: Readonly<Record<string, (root: HTMLElement, data: JSONObject) => void>> = {
+  manifest: renderManifest,
+  selection: renderSelection,
+  batch: renderBatch,
+  record: renderRecord,
+  status: renderStatus
+};
+
+/** Render one view payload; unknown views fall back to pretty JSON (forward compatibility). */
+export function renderView(data: unknown): HTMLElement {
+  const root = element('div', 'jp-ipymemory-view');
+  const view = asObject(data).view;
+  const render = typeof view === 'string' && Object.prototype.hasOwnProperty.call(RENDERERS, view)
+    ? RENDERERS[view]
+    : undefined;
+  if (render) {
+    root.dataset.ipymemoryView = view as string;
+    render(root, asObject(data));
+  } else {
+    root.dataset.ipymemoryView = 'json';
+    renderJSON(root, data);
+  }
+  return root;
+}

@@ -1,0 +1,34 @@
+"""Displayable views of memory: static mime bundles and ipywidgets forms.
+
+Every view renders as text/plain, text/html (all record text escaped) and the JSON
+mimetype ``application/vnd.ipymemory.v1+json`` that the JupyterLab extension renders.
+Widgets carry the same static bundle next to the widget view.
+"""
+
+from __future__ import annotations
+
+from ._static import MIME_TYPE, StaticView
+from .batch import BatchView, ConsolidationPlanView
+from .error import ErrorView, MessageView
+from .manifest import ManifestView
+from .record import RecordView
+from .review import BatchReview
+from .selection import SelectionView
+from .status import StatusView
+from .widgets import ManifestWidget, SelectionWidget
+
+__all__ = [
+    "MIME_TYPE",
+    "BatchReview",
+    "BatchView",
+    "ConsolidationPlanView",
+    "ErrorView",
+    "ManifestView",
+    "ManifestWidget",
+    "MessageView",
+    "RecordView",
+    "SelectionView",
+    "SelectionWidget",
+    "StaticView",
+    "StatusView",
+]

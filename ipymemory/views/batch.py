@@ -1,0 +1,194 @@
+"""The batch view (an extracted batch and/or a consolidation plan) and the plan's diff view."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from ..store.record import MemoryRecord
+from ._static import StaticView, esc, plain_table, record_rows_html
+
+__all__ = ["BatchView", "ConsolidationPlanView"]
+
+_ITEM_COLUMNS = (
+    ("decision", "Decision"),
+    ("name", "Name"),
+    ("type", "Type"),
+    ("description", "Description"),
+)
+
+
+class ConsolidationPlanView(StaticView):
+    """A plan as a diff: the source records it replaces (-) and the records it adds (+).
+
+    ``sources`` are the current records named by ``source_names`` when known (a name
+    without its record is still listed).
+    """
+
+    view_name = "consolidation"
+
+    def __init__(
+        self,
+        source_names: Sequence[str],
+        records: Sequence[MemoryRecord],
+        *,
+        sources: Sequence[MemoryRecord] = (),
+        accepted: bool = True,
+    ) -> None:
+        self.source_names = tuple(source_names)
+        self.records = tuple(records)
+        by_name = {r.name: r for r in sources}
+        self.sources = tuple(by_name[n] for n in self.source_names if n in by_name)
+        self._by_name = by_name
+        self.accepted = accepted
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": "consolidation",
+            "source_names": list(self.source_names),
+            "sources": [r.to_json() for r in self.sources],
+            "records": [r.to_json() for r in self.records],
+            "accepted": self.accepted,
+        }
+
+    def plan_json(self) -> dict[str, Any]:
+        """The ``consolidation`` member of a batch view."""
+        return {
+            "source_names": list(self.source_names),
+            "records": [r.to_json() for r in self.records],
+            "accepted": self.accepted,
+        }
+
+    def diff_lines(self) -> list[str]:
+        lines = []
+        for name in self.source_names:
+            known = self._by_name.get(name)
+            lines.append(f"- {name}" + (f": {known.description}" if known else ""))
+        lines.extend(f"+ {r.name} ({r.type.value}): {r.description}" for r in self.records)
+        return lines
+
+    def _headline(self) -> str:
+        verdict = "accepted" if self.accepted else "rejected"
+        return (
+            f"Consolidation ({verdict}): replaces {len(self.source_names)} "
+            f"record{'' if len(self.source_names) == 1 else 's'} with {len(self.records)}"
+        )
+
+    def to_text(self) -> str:
+        return "\n".join([self._headline(), *self.diff_lines()])
+
+    def _html_body(self) -> str:
+        rows = []
+        for name in self.source_names:
+            known = self._by_name.get(name)
+            desc = f": {known.description}" if known else ""
+            body = (
+                f"<details><summary>body</summary><pre>{esc(known.body)}</pre></details>"
+                if known
+                else ""
+            )
+            rows.append(
+                f'<div class="ipm-del" data-name="{esc(name)}">'
+                f"&minus; {esc(name)}{esc(desc)}{body}</div>"
+            )
+        for r in self.records:
+            rows.append(
+                f'<div class="ipm-add" data-name="{esc(r.name)}">+ {esc(r.name)} '
+                f"({esc(r.type.value)}): {esc(r.description)}"
+                f"<details><summary>body</summary><pre>{esc(r.body)}</pre></details></div>"
+            )
+        return f"<div><b>{esc(self._headline())}</b></div>{''.join(rows)}"
+
+
+class BatchView(StaticView):
+    """A batch waiting for review, or its outcome.
+
+    ``status`` is "pending", "committed", "discarded" or "failed"; ``rejected`` names
+    the items the reviewer turned down; ``committed`` what the commit wrote.
+    """
+
+    view_name = "batch"
+
+    def __init__(
+        self,
+        items: Sequence[MemoryRecord],
+        *,
+        status: str = "pending",
+        rejected: Collection[str] = (),
+        plan: ConsolidationPlanView | None = None,
+        committed: Sequence[str] = (),
+        error: str | None = None,
+        batch_id: str | None = None,
+    ) -> None:
+        self.items = tuple(items)
+        self.status = status
+        self.rejected = frozenset(rejected)
+        self.plan = plan
+        self.committed = tuple(committed)
+        self.error = error
+        self.batch_id = batch_id
+
+    def _item_rows(self) -> list[dict[str, str]]:
+        return [
+            {
+                "decision": "reject" if r.name in self.rejected else "accept",
+                **r.to_json(),
+            }
+            for r in self.items
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": "batch",
+            "status": self.status,
+            "items": [{**r.to_json(), "accepted": r.name not in self.rejected} for r in self.items],
+            "consolidation": None if self.plan is None else self.plan.plan_json(),
+            "committed": list(self.committed),
+            "error": self.error,
+        }
+
+    def _headline(self) -> str:
+        n = len(self.items)
+        what = f"{n} extracted memor{'y' if n == 1 else 'ies'}"
+        if self.plan is not None:
+            what += " + a consolidation plan"
+        return f"Memory batch ({self.status}): {what}"
+
+    def _outcome(self) -> str | None:
+        if self.status == "committed":
+            return "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
+        if self.status == "discarded":
+            return "Discarded: nothing was written."
+        return None
+
+    def to_text(self) -> str:
+        lines = [self._headline()]
+        if self.error:
+            lines.append(f"Error: {self.error}")
+        if self.items:
+            keys = ("decision", "name", "type", "description")
+            rows = [[r[k] for k in keys] for r in self._item_rows()]
+            lines.append(plain_table(rows, [label for _, label in _ITEM_COLUMNS]))
+        if self.plan is not None:
+            lines.append(self.plan.to_text())
+        outcome = self._outcome()
+        if outcome:
+            lines.append(outcome)
+        elif self.status == "pending":
+            lines.append(
+                "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %memory discard"
+            )
+        return "\n".join(lines)
+
+    def _html_body(self) -> str:
+        parts = [f'<div data-status="{esc(self.status)}"><b>{esc(self._headline())}</b></div>']
+        if self.error:
+            parts.append(f'<div class="ipm-error">{esc(self.error)}</div>')
+        if self.items:
+            parts.append(record_rows_html(self._item_rows(), _ITEM_COLUMNS))
+        if self.plan is not None:
+            parts.append(self.plan._html_body())
+        outcome = self._outcome()
+        if outcome:
+            parts.append(f"<div>{esc(outcome)}</div>")
+        return "".join(parts)

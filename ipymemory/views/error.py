@@ -1,0 +1,60 @@
+"""Small message views: an error shown instead of a traceback, and a plain notice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._static import StaticView, esc
+
+__all__ = ["ErrorView", "MessageView"]
+
+
+class ErrorView(StaticView):
+    """A readable error: what failed (``where``) and the exact cause."""
+
+    view_name = "error"
+
+    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None) -> None:
+        self.message = message
+        self.where = where
+        self.hint = hint
+
+    @classmethod
+    def of(
+        cls, error: BaseException, *, where: str | None = None, hint: str | None = None
+    ) -> ErrorView:
+        return cls(str(error) or type(error).__name__, where=where, hint=hint)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"view": "error", "where": self.where, "error": self.message, "hint": self.hint}
+
+    def _headline(self) -> str:
+        return f"{self.where} failed: {self.message}" if self.where else f"Error: {self.message}"
+
+    def to_text(self) -> str:
+        return self._headline() + (f"\n{self.hint}" if self.hint else "")
+
+    def _html_body(self) -> str:
+        hint = f'<div class="ipm-note">{esc(self.hint)}</div>' if self.hint else ""
+        return f'<div class="ipm-error" role="alert">{esc(self._headline())}</div>{hint}'
+
+
+class MessageView(StaticView):
+    """A short notice (e.g. "forgot 2 records", "turn interrupted")."""
+
+    view_name = "message"
+
+    def __init__(self, message: str, *, kind: str = "info", **extra: Any) -> None:
+        self.message = message
+        self.kind = kind
+        self.extra = extra
+
+    def to_json(self) -> dict[str, Any]:
+        return {"view": "message", "kind": self.kind, "message": self.message, **self.extra}
+
+    def to_text(self) -> str:
+        return self.message
+
+    def _html_body(self) -> str:
+        cls = "ipm-error" if self.kind == "error" else "ipm-note"
+        return f'<div class="{cls}">{esc(self.message)}</div>'

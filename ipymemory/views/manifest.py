@@ -1,0 +1,84 @@
+"""The manifest view: the current set, one row per record (name, type, description, file)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import MemoryStoreError
+from ..store.record import StoredRecord
+from ._static import StaticView, esc, plain_table, record_rows_html
+
+if TYPE_CHECKING:
+    from ..store.store import MemoryStore
+
+__all__ = ["ManifestView"]
+
+_COLUMNS = (("name", "Name"), ("type", "Type"), ("description", "Description"), ("file", "File"))
+
+
+class ManifestView(StaticView):
+    """The records the manifest lists, in set order; ``error`` if the set could not be read."""
+
+    view_name = "manifest"
+
+    def __init__(
+        self, directory: str | Path, entries: Sequence[StoredRecord], error: str | None = None
+    ) -> None:
+        self.directory = str(directory)
+        self.entries = tuple(entries)
+        self.error = error
+
+    @classmethod
+    def load(cls, store: MemoryStore) -> ManifestView:
+        """Read ``store``; a store error becomes the view's ``error`` (never raised)."""
+        try:
+            return cls(store.root, store.entries())
+        except MemoryStoreError as e:
+            return cls(store.root, (), str(e))
+
+    def rows(self) -> list[dict[str, str]]:
+        return [
+            {
+                "name": e.record.name,
+                "type": e.record.type.value,
+                "description": e.record.description,
+                "file": e.file,
+                "body": e.record.body,
+            }
+            for e in self.entries
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": "manifest",
+            "directory": self.directory,
+            "error": self.error,
+            "records": self.rows(),
+        }
+
+    def _summary(self) -> str:
+        n = len(self.entries)
+        return f"Memory: {n} record{'' if n == 1 else 's'} in {self.directory}"
+
+    def to_text(self) -> str:
+        lines = [self._summary()]
+        if self.error:
+            lines.append(f"Error: {self.error}")
+        if self.entries:
+            rows = [[r["name"], r["type"], r["description"], r["file"]] for r in self.rows()]
+            lines.append(plain_table(rows, [label for _, label in _COLUMNS]))
+        elif not self.error:
+            lines.append("No memories stored.")
+        return "\n".join(lines)
+
+    def _html_body(self) -> str:
+        parts = [f"<div><b>{esc(self._summary())}</b></div>"]
+        if self.error:
+            parts.append(f'<div class="ipm-error">{esc(self.error)}</div>')
+        if self.entries:
+            parts.append(record_rows_html(self.rows(), _COLUMNS))
+        elif not self.error:
+            parts.append('<div class="ipm-note">No memories stored.</div>')
+        return "".join(parts)

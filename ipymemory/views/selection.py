@@ -1,0 +1,104 @@
+"""The selection view: which memories a query gets, who chose them, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..store.record import MemoryRecord
+from ._static import StaticView, esc, plain_table, record_rows_html
+
+if TYPE_CHECKING:
+    from ..sidequery.select import Selection
+
+__all__ = ["SelectionView"]
+
+_COLUMNS = (("name", "Name"), ("type", "Type"), ("description", "Description"))
+_SOURCE_TEXT = {
+    "model": "chosen by the model",
+    "fallback": "deterministic keyword fallback",
+    "none": "no memories stored",
+}
+
+
+class SelectionView(StaticView):
+    """``records`` selected for ``query`` by ``source`` ("model", "fallback" or "none").
+
+    ``compact`` gives the one-line "memories used" form shown under an agent answer.
+    """
+
+    view_name = "selection"
+
+    def __init__(
+        self,
+        query: str,
+        records: Sequence[MemoryRecord],
+        source: str,
+        reason: str | None = None,
+        *,
+        compact: bool = False,
+        used: bool = True,
+    ) -> None:
+        self.query = query
+        self.records = tuple(records)
+        self.source = source
+        self.reason = reason
+        self.compact = compact
+        self.used = used  # False when the turn ran with --no-memory
+
+    @classmethod
+    def of(cls, query: str, selection: Selection, *, compact: bool = False) -> SelectionView:
+        return cls(query, selection.records, selection.source, selection.reason, compact=compact)
+
+    @classmethod
+    def disabled(cls, query: str) -> SelectionView:
+        """The view of a turn that ran without memory."""
+        return cls(query, (), "none", "memory disabled for this turn", compact=True, used=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.records)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": "selection",
+            "query": self.query,
+            "source": self.source,
+            "reason": self.reason,
+            "records": [
+                {"name": r.name, "type": r.type.value, "description": r.description}
+                for r in self.records
+            ],
+        }
+
+    def _headline(self) -> str:
+        names = ", ".join(self.names) if self.records else "none"
+        how = _SOURCE_TEXT.get(self.source, self.source)
+        if not self.used:
+            how = "memory off"
+        return f"Memories used: {names} ({how})"
+
+    def to_text(self) -> str:
+        lines = [self._headline()]
+        if self.reason:
+            lines.append(f"Why: {self.reason}")
+        if not self.compact:
+            lines.insert(0, f"Query: {self.query}")
+            if self.records:
+                rows = [[r.name, r.type.value, r.description] for r in self.records]
+                lines.append(plain_table(rows, [label for _, label in _COLUMNS]))
+        return "\n".join(lines)
+
+    def _html_body(self) -> str:
+        parts = [f'<div data-source="{esc(self.source)}"><b>{esc(self._headline())}</b></div>']
+        if self.reason:
+            parts.append(f'<div class="ipm-note">Why: {esc(self.reason)}</div>')
+        if not self.compact:
+            parts.insert(0, f"<div>Query: {esc(self.query)}</div>")
+            if self.records:
+                rows = [
+                    {"name": r.name, "type": r.type.value, "description": r.description}
+                    for r in self.records
+                ]
+                parts.append(record_rows_html(rows, _COLUMNS, body_key=None))
+        return "".join(parts)

@@ -1,0 +1,64 @@
+"""The status view: where memory lives, which model, what is pending, the last error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ._static import StaticView, esc
+
+__all__ = ["StatusView"]
+
+
+class StatusView(StaticView):
+    """A one-glance summary of a session (``%memory status``)."""
+
+    view_name = "status"
+
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        model: str | None,
+        records: int | None,
+        pending: int = 0,
+        last_error: str | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        self.directory = str(directory)
+        self.model = model
+        self.records = records
+        self.pending = pending
+        self.last_error = last_error
+        self.notes = notes
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": "status",
+            "directory": self.directory,
+            "model": self.model,
+            "pending": self.pending,
+            "last_error": self.last_error,
+            "records": self.records,
+        }
+
+    def _pairs(self) -> list[tuple[str, str]]:
+        return [
+            ("Directory", self.directory),
+            ("Model", self.model or "not configured (set ANTHROPIC_API_KEY)"),
+            ("Records", "unreadable" if self.records is None else str(self.records)),
+            ("Pending batches", str(self.pending)),
+            ("Last error", self.last_error or "none"),
+        ]
+
+    def to_text(self) -> str:
+        width = max(len(k) for k, _ in self._pairs())
+        lines = [f"{k.ljust(width)}  {v}" for k, v in self._pairs()]
+        lines.extend(self.notes)
+        return "\n".join(lines)
+
+    def _html_body(self) -> str:
+        rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in self._pairs())
+        notes = "".join(f'<div class="ipm-note">{esc(n)}</div>' for n in self.notes)
+        error = f'<div class="ipm-error">{esc(self.last_error)}</div>' if self.last_error else ""
+        return f"<div><b>Memory status</b></div>{error}<table>{rows}</table>{notes}"

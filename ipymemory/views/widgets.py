@@ -1,0 +1,100 @@
+"""ipywidgets forms of the manifest and the selection: a row per record, expand to read.
+
+Rows are an :class:`ipywidgets.Accordion`: the title is the record's name, type and
+description (rendered as text by the frontend), the panel its file and body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from ..store.record import MemoryRecord
+from ._static import StaticView
+from ._widgetbase import StaticBundleBox, html_text
+from .manifest import ManifestView
+from .selection import SelectionView
+
+if TYPE_CHECKING:
+    from ..store.store import MemoryStore
+
+__all__ = ["ManifestWidget", "SelectionWidget", "records_accordion"]
+
+_TITLE_CAP = 120
+
+
+def _title(record: MemoryRecord) -> str:
+    title = f"{record.name} ({record.type.value}) — {record.description}"
+    return title if len(title) <= _TITLE_CAP else title[: _TITLE_CAP - 1] + "…"
+
+
+def records_accordion(
+    records: Sequence[MemoryRecord], files: Sequence[str | None] | None = None
+) -> w.Accordion:
+    """One collapsed row per record; expanding a row shows its file and body."""
+    files = list(files) if files is not None else [None] * len(records)
+    children = []
+    for record, file in zip(records, files, strict=True):
+        parts = [html_text(f"file: {file}", cls="ipm-note")] if file else []
+        parts.append(html_text(record.body, tag="pre"))
+        children.append(w.VBox(parts))
+    return w.Accordion(children=children, titles=tuple(_title(r) for r in records))
+
+
+class ManifestWidget(StaticBundleBox):
+    """The manifest as a widget: header, one expandable row per record, a Refresh button.
+
+    ``rows`` is the Accordion (set ``rows.selected_index = i`` to open row ``i``).
+    """
+
+    def __init__(self, view: ManifestView, store: MemoryStore | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._store = store
+        self.refresh_button = w.Button(
+            description="Refresh",
+            icon="refresh",
+            disabled=store is None,
+            tooltip="re-read the manifest",
+        )
+        self.refresh_button.on_click(lambda _b: self.refresh())
+        self._show(view)
+
+    def _show(self, view: ManifestView) -> None:
+        self.view = view
+        self.header = html_text(view._summary())
+        parts: list[w.Widget] = [w.HBox([self.header, self.refresh_button])]
+        if view.error:
+            parts.append(html_text(view.error, cls="ipm-error"))
+        self.rows = records_accordion(
+            [e.record for e in view.entries], [e.file for e in view.entries]
+        )
+        parts.append(self.rows if view.entries else html_text("No memories stored."))
+        self.children = tuple(parts)
+
+    def refresh(self) -> None:
+        """Re-read the store (errors are shown, not raised)."""
+        if self._store is not None:
+            self._show(ManifestView.load(self._store))
+
+    def static_view(self) -> StaticView:
+        return self.view
+
+
+class SelectionWidget(StaticBundleBox):
+    """The selection as a widget: who chose, why, and the chosen records (expandable)."""
+
+    def __init__(self, view: SelectionView, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.view = view
+        parts: list[w.Widget] = [html_text(f"Query: {view.query}"), html_text(view._headline())]
+        if view.reason:
+            parts.append(html_text(f"Why: {view.reason}", cls="ipm-note"))
+        self.rows = records_accordion(view.records)
+        if view.records:
+            parts.append(self.rows)
+        self.children = tuple(parts)
+
+    def static_view(self) -> StaticView:
+        return self.view

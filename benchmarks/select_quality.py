@@ -37,7 +37,8 @@ from typing import Any
 from ipymemory.sidequery import fallback
 from ipymemory.sidequery.fallback import keyword_select, tokenize
 
-DEFAULT_DATA_DIR = Path("/work/shared/bench")
+# The benchmark data ships beside the repository (../shared/bench), not inside it.
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench"
 K = 5
 
 

@@ -1,0 +1,191 @@
+"""Durable file primitives for the commit protocol (SPEC §4).
+
+All I/O goes through ``os.open/os.write/os.fsync/os.replace/os.unlink`` (and ``os.link``,
+``os.pread``) so tests can inject failures by patching those functions. Each primitive
+reports its named steps through a ``step`` callback so crash tests can stop a process
+between any two of them.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import MemoryStoreError
+
+__all__ = [
+    "TEMP_PREFIX",
+    "Backup",
+    "Step",
+    "create_exclusive",
+    "fsync_dir",
+    "is_temp_name",
+    "replace_atomic",
+    "take_backup",
+    "temp_name",
+    "unlink_quietly",
+    "write_all",
+]
+
+Step = Callable[[str], None]
+
+# Temp files start with a dot, so they can never match the record file pattern
+# ("<slug>.md") and readers never mistake one for a record.
+TEMP_PREFIX = ".tmp-"
+_TEMP = re.compile(r"\.tmp-[0-9a-f]{32}")
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CREATE_FLAGS = os.O_CREAT | os.O_EXCL | os.O_RDWR | _O_NOFOLLOW | _O_CLOEXEC
+_FILE_MODE = 0o644
+
+
+def temp_name() -> str:
+    """A fresh temp file name for ``.memory/``."""
+    return f"{TEMP_PREFIX}{uuid.uuid4().hex}"
+
+
+def is_temp_name(name: str) -> bool:
+    """True for names made by :func:`temp_name`."""
+    return _TEMP.fullmatch(name) is not None
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` (os.write may write less than asked)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:  # pragma: no cover - a regular file never does this
+            raise OSError(f"os.write wrote {written} bytes")
+        view = view[written:]
+
+
+def create_exclusive(
+    path: Path, data: bytes, step: Step, created: list[Path], *, verify: bool = True
+) -> None:
+    """Create ``path`` exclusively, write ``data``, fsync, and (if ``verify``) read it back.
+
+    ``path`` is appended to ``created`` as soon as the file exists, so the caller can
+    remove it if anything later fails. Steps: record-created, record-written,
+    record-synced, record-verified.
+    """
+    fd = os.open(path, _CREATE_FLAGS, _FILE_MODE)
+    created.append(path)
+    try:
+        step("record-created")
+        write_all(fd, data)
+        step("record-written")
+        os.fsync(fd)
+        step("record-synced")
+        if verify:
+            back = os.pread(fd, len(data) + 1, 0)
+            if back != data:
+                raise MemoryStoreError(
+                    f"{path}: read-back after write does not match the bytes written"
+                )
+            step("record-verified")
+    finally:
+        os.close(fd)
+
+
+def replace_atomic(directory: Path, target: str, data: bytes, step: Step, label: str) -> None:
+    """Atomically replace ``directory/target`` with ``data`` (temp file, fsync, rename).
+
+    The caller fsyncs the directory afterwards. Steps: ``<label>-temp-written`` and
+    ``<label>-replaced``. On failure the temp file is removed (best effort).
+    """
+    tmp = directory / temp_name()
+    fd = os.open(tmp, _CREATE_FLAGS, _FILE_MODE)
+    try:
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        step(f"{label}-temp-written")
+        os.replace(tmp, directory / target)
+    except BaseException:
+        unlink_quietly(tmp)
+        raise
+    step(f"{label}-replaced")
+
+
+def fsync_dir(directory: Path) -> None:
+    """fsync a directory so the names created / renamed in it are durable."""
+    fd = os.open(directory, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class Backup:
+    """The previous state of one file, to put back if a commit fails before its commit point."""
+
+    target: Path
+    link: Path | None  # hard link to the old inode (None: the file did not exist)
+    data: bytes | None = None  # the old bytes, when the file system has no hard links
+
+    def restore(self) -> None:
+        """Put the old file back (or remove the new one if there was none)."""
+        if self.link is not None:
+            # The old inode is already durable: a rename is all it takes.
+            os.replace(self.link, self.target)
+        elif self.data is not None:
+            replace_atomic(self.target.parent, self.target.name, self.data, _no_step, "restore")
+        else:
+            os.unlink(self.target)
+
+    def discard(self) -> None:
+        """Drop the backup after a successful commit (best effort)."""
+        if self.link is not None:
+            unlink_quietly(self.link)
+
+
+def _no_step(_: str) -> None:
+    pass
+
+
+def take_backup(directory: Path, target: str) -> Backup:
+    """Remember ``directory/target`` before it is replaced.
+
+    A hard link keeps the old, already durable inode, so restoring it after a failed
+    commit needs only a rename — no write or fsync that could fail the same way again.
+    """
+    path = directory / target
+    link = directory / temp_name()
+    try:
+        os.link(path, link, follow_symlinks=False)
+    except FileNotFoundError:
+        return Backup(path, None)
+    except OSError as e:
+        if e.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
+            raise
+        # No hard links here: keep the bytes instead.
+        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC)
+        try:
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, size + 1, 0)
+        finally:
+            os.close(fd)
+        return Backup(path, None, data)
+    return Backup(path, link)
+
+
+def unlink_quietly(path: Path) -> bool:
+    """Remove ``path``; True if it is gone. Used for cleanup, where failing must not mask
+    the error being handled."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True

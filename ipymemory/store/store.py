@@ -1,0 +1,484 @@
+"""MemoryStore: the current set of records in ``<workspace>/.memory`` (SPEC §1, §4).
+
+Reads take no lock: the manifest is replaced atomically and record files are immutable,
+so a reader reads the manifest, then the files it lists; if one vanished (a concurrent
+commit deleted it after its commit point) the reader starts over from the new manifest.
+
+Every change is one commit under the store lock, following SPEC §4 step by step. Each
+step is reported to :meth:`MemoryStore._checkpoint` (a no-op) under a name from
+:data:`COMMIT_STEPS`, so crash tests can kill a process between any two steps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from ..errors import MemoryConflictError, MemoryFormatError, MemoryStoreError
+from . import durable
+from .index import INDEX_NAME, render_catalog, render_index
+from .lock import DEFAULT_LOCK_TIMEOUT, StoreLock
+from .manifest import MANIFEST_NAME, parse_manifest, render_manifest
+from .record import MemoryRecord, StoredRecord, parse_record, render_record
+
+__all__ = ["COMMIT_STEPS", "MEMORY_DIR_NAME", "MemoryStore"]
+
+MEMORY_DIR_NAME = ".memory"
+
+#: Every step of the commit protocol, in order. Per-record steps repeat for each new
+#: record; ``old-deleted`` repeats for each replaced or forgotten file.
+COMMIT_STEPS: tuple[str, ...] = (
+    "locked",  # 1. the store lock is held
+    "manifest-read",  # 1. current set re-read (2., 3. checked in memory)
+    "record-created",  # 4. new record file created exclusively (empty)
+    "record-written",  # 4. its bytes written
+    "record-synced",  # 4. fsynced
+    "record-verified",  # 4. read back and compared
+    "dir-synced",  # 5. directory fsynced: new names durable
+    "index-temp-written",  # 5. MEMORY.md temp written and fsynced
+    "index-replaced",  # 5. renamed over MEMORY.md
+    "manifest-temp-written",  # 6. manifest temp written and fsynced
+    "manifest-replaced",  # 6. renamed over manifest.json: the new set is visible
+    "commit-dir-synced",  # 6. directory fsynced: the commit point
+    "old-deleted",  # 7. a replaced record file removed
+)
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK
+_READ_RETRIES = 50
+
+# Parsed records by file identity. Record files are immutable once written, so a file
+# with the same name, inode, size and times holds the same record: a warm read is a
+# stat per file instead of a parse (~125 µs each). Shared by every store in the process.
+_CacheKey = tuple[int, int, str, int, int, int]
+_record_cache: dict[_CacheKey, MemoryRecord] = {}
+_RECORD_CACHE_MAX = 20_000
+
+
+class _Vanished(Exception):
+    """A listed file disappeared while reading (a concurrent commit may have removed it)."""
+
+    def __init__(self, file: str) -> None:
+        super().__init__(file)
+        self.file = file
+
+
+class MemoryStore:
+    """The memory set of one workspace, stored in ``<workspace>/.memory``.
+
+    ``max_index_lines`` / ``max_index_bytes`` bound MEMORY.md (and so the set);
+    ``lock_timeout`` bounds the wait for the writer lock (seconds).
+    """
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str],
+        max_index_lines: int = 200,
+        max_index_bytes: int = 4096,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
+        for label, value in (
+            ("max_index_lines", max_index_lines),
+            ("max_index_bytes", max_index_bytes),
+        ):
+            if type(value) is not int or value < 1:
+                raise MemoryStoreError(f"{label} must be a positive integer, got {value!r}")
+        if not isinstance(lock_timeout, (int, float)) or lock_timeout < 0:
+            raise MemoryStoreError(f"lock_timeout must be a number >= 0, got {lock_timeout!r}")
+        self.workspace = Path(os.path.abspath(os.fspath(workspace)))
+        self.root = self.workspace / MEMORY_DIR_NAME
+        self.max_index_lines = max_index_lines
+        self.max_index_bytes = max_index_bytes
+        self.lock_timeout = float(lock_timeout)
+        self._manifest_cache: tuple[bytes, tuple[str, ...]] | None = None
+
+    def __repr__(self) -> str:
+        return f"MemoryStore({str(self.workspace)!r})"
+
+    # --- hooks -------------------------------------------------------------------
+
+    def _checkpoint(self, step: str) -> None:
+        """Called at each step of :data:`COMMIT_STEPS`; a no-op (crash tests replace it)."""
+
+    # --- reading -----------------------------------------------------------------
+
+    def records(self) -> tuple[MemoryRecord, ...]:
+        """The current records in manifest order; ``()`` if there is no store yet."""
+        return tuple(e.record for e in self.entries())
+
+    def entries(self) -> tuple[StoredRecord, ...]:
+        """The current set as (file, record) entries in manifest order."""
+        real = self._root_real(create=False)
+        if real is None:
+            return ()
+        return self._read_set(real)[1]
+
+    def catalog(self) -> str:
+        """The MEMORY.md text of the current set, rendered from the manifest."""
+        return render_catalog(self.entries())
+
+    def get(self, name: str) -> MemoryRecord:
+        """The current record called ``name``; :class:`MemoryStoreError` if there is none."""
+        for entry in self.entries():
+            if entry.record.name == name:
+                return entry.record
+        raise MemoryStoreError(f"{self.root}: no record named {name!r}")
+
+    def _root_real(self, *, create: bool) -> Path | None:
+        """The resolved ``.memory`` directory, checked; None if absent and not ``create``."""
+        try:
+            st = os.lstat(self.root)
+        except FileNotFoundError:
+            if not create:
+                return None
+            if not self.workspace.is_dir():
+                raise MemoryStoreError(
+                    f"{self.workspace}: the workspace directory does not exist"
+                ) from None
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(self.root, 0o755)
+            st = os.lstat(self.root)
+        except OSError as e:
+            raise MemoryStoreError(f"{self.root}: cannot access the memory directory ({e})") from e
+        if stat.S_ISLNK(st.st_mode):
+            target = Path(os.path.realpath(self.root))
+            workspace = Path(os.path.realpath(self.workspace))
+            if not target.is_relative_to(workspace) or target == workspace:
+                raise MemoryFormatError(
+                    f"{self.root}: is a symlink pointing outside the workspace ({target})"
+                )
+            if not target.is_dir():
+                raise MemoryFormatError(f"{self.root}: is a symlink to a non-directory")
+            return target
+        if not stat.S_ISDIR(st.st_mode):
+            raise MemoryFormatError(f"{self.root}: exists but is not a directory")
+        return self.root
+
+    def _read_bytes(self, real: Path, name: str) -> tuple[bytes, os.stat_result] | None:
+        """Bytes and stat of ``real/name``; None if missing. Symlinks must stay inside."""
+        path = real / name
+        try:
+            fd = os.open(path, _READ_FLAGS)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            fd = self._open_symlink(real, name, e)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise MemoryFormatError(f"{self.root / name}: is not a regular file")
+            chunks = []
+            while True:
+                chunk = os.read(fd, max(st.st_size + 1, 4096))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            return b"".join(chunks), st
+        finally:
+            os.close(fd)
+
+    def _open_symlink(self, real: Path, name: str, error: OSError) -> int:
+        """Open a listed name that is a symlink, if it resolves inside ``.memory``."""
+        path = real / name
+        try:
+            is_link = stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            is_link = False
+        if not is_link:
+            raise MemoryStoreError(f"{self.root / name}: cannot open ({error})") from error
+        target = Path(os.path.realpath(path))
+        if target.parent != Path(os.path.realpath(real)):
+            raise MemoryFormatError(
+                f"{self.root / name}: is a symlink pointing outside {self.root} ({target})"
+            )
+        try:
+            return os.open(target, _READ_FLAGS)
+        except FileNotFoundError:
+            raise MemoryFormatError(f"{self.root / name}: is a dangling symlink") from None
+        except OSError as e:
+            raise MemoryStoreError(f"{self.root / name}: cannot open ({e})") from e
+
+    def _read_manifest(self, real: Path) -> tuple[bytes | None, tuple[str, ...]]:
+        got = self._read_bytes(real, MANIFEST_NAME)
+        if got is None:
+            return None, ()
+        raw = got[0]
+        cached = self._manifest_cache
+        if cached is not None and cached[0] == raw:
+            return raw, cached[1]
+        files = parse_manifest(raw, str(self.root / MANIFEST_NAME), self.max_index_lines)
+        self._manifest_cache = (raw, files)
+        return raw, files
+
+    def _load_record(self, real: Path, file: str) -> MemoryRecord:
+        path = real / file
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            raise _Vanished(file) from None
+        except OSError as e:
+            raise MemoryStoreError(f"{self.root / file}: cannot stat ({e})") from e
+        if stat.S_ISREG(st.st_mode):
+            key = (st.st_dev, st.st_ino, file, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            hit = _record_cache.get(key)
+            if hit is not None:
+                return hit
+        got = self._read_bytes(real, file)
+        if got is None:
+            raise _Vanished(file)
+        raw, st = got
+        record = parse_record(raw, str(self.root / file))
+        if len(_record_cache) >= _RECORD_CACHE_MAX:
+            _record_cache.clear()
+        _record_cache[(st.st_dev, st.st_ino, file, st.st_size, st.st_mtime_ns, st.st_ctime_ns)] = (
+            record
+        )
+        return record
+
+    def _read_set(self, real: Path) -> tuple[bytes | None, tuple[StoredRecord, ...]]:
+        """The manifest bytes and the full, validated set it lists (retrying on a race)."""
+        for _ in range(_READ_RETRIES):
+            raw, files = self._read_manifest(real)
+            try:
+                entries = tuple(StoredRecord(f, self._load_record(real, f)) for f in files)
+            except _Vanished as gone:
+                again, _files = self._read_manifest(real)
+                if again == raw:  # same set: the file is really missing
+                    raise MemoryFormatError(
+                        f"{self.root / gone.file}: listed in {MANIFEST_NAME} but missing"
+                    ) from None
+                continue
+            seen: dict[str, str] = {}
+            for entry in entries:
+                other = seen.setdefault(entry.record.name, entry.file)
+                if other != entry.file:
+                    raise MemoryFormatError(
+                        f"{self.root / MANIFEST_NAME}: record name {entry.record.name!r} "
+                        f"appears twice ({other} and {entry.file})"
+                    )
+            return raw, entries
+        raise MemoryConflictError(
+            f"{self.root / MANIFEST_NAME}: the set kept changing while reading; try again"
+        )
+
+    # --- writing -----------------------------------------------------------------
+
+    def _lock(self, real: Path) -> StoreLock:
+        return StoreLock(real, timeout=self.lock_timeout)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[tuple[Path, StoreLock]]:
+        """Hold the writer lock (creating ``.memory`` if needed); yields its real path."""
+        real = self._root_real(create=True)
+        assert real is not None
+        with self._lock(real) as lock:
+            self._checkpoint("locked")
+            yield real, lock
+
+    def extend(self, records: Iterable[MemoryRecord]) -> tuple[StoredRecord, ...]:
+        """Add ``records`` in one commit; refuses names already in the set."""
+        new = _check_records(records, "extend")
+        if not new:
+            return ()
+        with self._locked() as (real, lock):
+            _raw, current = self._read_set(real)
+            self._checkpoint("manifest-read")
+            taken = {e.record.name for e in current}
+            clash = [r.name for r in new if r.name in taken]
+            if clash:
+                raise MemoryStoreError(
+                    f"{self.root / MANIFEST_NAME}: already holds a record named "
+                    f"{', '.join(map(repr, clash))}; extend refused, nothing changed"
+                )
+            added = tuple(_new_entry(r) for r in new)
+            self._commit(real, lock, current + added, added, ())
+            return added
+
+    def forget(self, names: Iterable[str] | str) -> None:
+        """Remove the records called ``names`` in one commit (files deleted after it)."""
+        wanted = [names] if isinstance(names, str) else list(names)
+        for name in wanted:
+            if not isinstance(name, str):
+                raise MemoryStoreError(f"forget: names must be strings, got {name!r}")
+        if not wanted:
+            return
+        with self._locked() as (real, lock):
+            _raw, current = self._read_set(real)
+            self._checkpoint("manifest-read")
+            have = {e.record.name for e in current}
+            unknown = [n for n in dict.fromkeys(wanted) if n not in have]
+            if unknown:
+                raise MemoryStoreError(
+                    f"{self.root / MANIFEST_NAME}: no record named "
+                    f"{', '.join(map(repr, unknown))}; forget refused, nothing changed"
+                )
+            drop = set(wanted)
+            kept = tuple(e for e in current if e.record.name not in drop)
+            removed = tuple(e.file for e in current if e.record.name in drop)
+            self._commit(real, lock, kept, (), removed)
+
+    def apply_consolidation(
+        self,
+        *,
+        base_records: Iterable[MemoryRecord],
+        additions: Iterable[MemoryRecord] = (),
+        source_names: Iterable[str],
+        replacements: Iterable[MemoryRecord],
+    ) -> tuple[StoredRecord, ...]:
+        """Commit a consolidation planned on ``base_records`` (+ this turn's ``additions``).
+
+        The records named in ``source_names`` are replaced by ``replacements``; additions
+        not in ``source_names`` are added; every other current record is kept, including
+        records committed by others since the plan was made. If any base record is gone
+        or changed: :class:`MemoryConflictError`, nothing changed. Returns the new entries.
+        """
+        base = _check_records(base_records, "base_records")
+        adds = _check_records(additions, "additions")
+        reps = _check_records(replacements, "replacements")
+        if isinstance(source_names, str):
+            raise MemoryStoreError("source_names must be a collection of names, not a string")
+        sources = list(source_names)
+        base_names = {r.name for r in base}
+        both = sorted(base_names & {r.name for r in adds})
+        if both:
+            raise MemoryStoreError(
+                f"consolidation: additions repeat base record names {', '.join(map(repr, both))}"
+            )
+        if not sources:
+            raise MemoryStoreError("consolidation: source_names must not be empty")
+        if len(set(sources)) != len(sources):
+            raise MemoryStoreError("consolidation: source_names has a name more than once")
+        candidates = base_names | {r.name for r in adds}
+        unknown = [n for n in sources if n not in candidates]
+        if unknown:
+            raise MemoryStoreError(
+                f"consolidation: source_names {', '.join(map(repr, unknown))} are not among "
+                "the base records or the additions"
+            )
+        replaced = set(sources)
+        with self._locked() as (real, lock):
+            _raw, current = self._read_set(real)
+            self._checkpoint("manifest-read")
+            by_name = {e.record.name: e for e in current}
+            changed = [r.name for r in base if r.name not in by_name or by_name[r.name].record != r]
+            if changed:
+                raise MemoryConflictError(
+                    f"{self.root / MANIFEST_NAME}: memory collection changed during "
+                    f"consolidation ({', '.join(map(repr, changed))} removed or modified); "
+                    "nothing changed"
+                )
+            kept = tuple(e for e in current if e.record.name not in replaced)
+            new = tuple(_new_entry(r) for r in adds if r.name not in replaced)
+            new += tuple(_new_entry(r) for r in reps)
+            taken: dict[str, str] = {e.record.name: "current" for e in kept}
+            for entry in new:
+                name = entry.record.name
+                if name in taken:
+                    error = MemoryConflictError if name not in base_names else MemoryStoreError
+                    raise error(
+                        f"{self.root / MANIFEST_NAME}: consolidation would hold two records "
+                        f"named {name!r}; nothing changed"
+                    )
+                taken[name] = "new"
+            removed = tuple(e.file for e in current if e.record.name in replaced)
+            self._commit(real, lock, kept + new, new, removed)
+            return new
+
+    def _commit(
+        self,
+        real: Path,
+        lock: StoreLock,
+        new_set: Sequence[StoredRecord],
+        created: Sequence[StoredRecord],
+        removed: Sequence[str],
+    ) -> None:
+        """SPEC §4 steps 4-7 for ``new_set`` (caller holds the lock, steps 1-3 done)."""
+        step = self._checkpoint
+        # Everything that can be refused is checked before the first byte is written.
+        index_bytes = render_index(new_set, self.max_index_lines, self.max_index_bytes)
+        manifest_bytes = render_manifest([e.file for e in new_set])
+        payloads = [(real / e.file, render_record(e.record)) for e in created]
+
+        made: list[Path] = []
+        index_backup: durable.Backup | None = None
+        manifest_backup: durable.Backup | None = None
+        index_replaced = manifest_replaced = False
+        try:
+            for path, data in payloads:
+                durable.create_exclusive(path, data, step, made)
+            durable.fsync_dir(real)
+            step("dir-synced")
+            index_backup = durable.take_backup(real, INDEX_NAME)
+            durable.replace_atomic(real, INDEX_NAME, index_bytes, step, "index")
+            index_replaced = True
+            manifest_backup = durable.take_backup(real, MANIFEST_NAME)
+            lock.check_held()
+            durable.replace_atomic(real, MANIFEST_NAME, manifest_bytes, step, "manifest")
+            manifest_replaced = True
+            durable.fsync_dir(real)
+            step("commit-dir-synced")
+        except BaseException:
+            self._rollback(
+                real, made, index_backup, manifest_backup, index_replaced, manifest_replaced
+            )
+            raise
+        # Past the commit point: the commit has happened. Cleanup failures leave only
+        # unreferenced files, which readers ignore and `ipymemory gc` removes.
+        index_backup.discard()
+        manifest_backup.discard()
+        for file in removed:
+            durable.unlink_quietly(real / file)
+            step("old-deleted")
+
+    def _rollback(
+        self,
+        real: Path,
+        made: list[Path],
+        index_backup: durable.Backup | None,
+        manifest_backup: durable.Backup | None,
+        index_replaced: bool,
+        manifest_replaced: bool,
+    ) -> None:
+        """Undo a commit that failed before its commit point (best effort, never raises)."""
+        durable_undo = True
+        if manifest_replaced and manifest_backup is not None:
+            try:
+                manifest_backup.restore()
+                durable.fsync_dir(real)
+            except OSError:
+                # The old manifest may not be durable again: keep the new files, so
+                # whichever manifest survives a crash lists only complete files.
+                durable_undo = False
+        if index_replaced and index_backup is not None:
+            with contextlib.suppress(OSError):
+                index_backup.restore()
+        for backup in (index_backup, manifest_backup):
+            if backup is not None:
+                backup.discard()
+        if durable_undo:
+            for path in made:
+                durable.unlink_quietly(path)
+
+
+def _new_entry(record: MemoryRecord) -> StoredRecord:
+    """A new entry with a fresh id (ours, never a model's): ``<name>-<uuid4 hex>.md``."""
+    return StoredRecord(f"{record.name}-{uuid.uuid4().hex}.md", record)
+
+
+def _check_records(records: Iterable[MemoryRecord], label: str) -> tuple[MemoryRecord, ...]:
+    if isinstance(records, (str, bytes, MemoryRecord)):
+        raise MemoryStoreError(f"{label}: expected a collection of MemoryRecord")
+    out = tuple(records)
+    for r in out:
+        if not isinstance(r, MemoryRecord):
+            raise MemoryStoreError(f"{label}: expected MemoryRecord, got {type(r).__name__}")
+    names = [r.name for r in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise MemoryStoreError(f"{label}: the name {', '.join(map(repr, dupes))} appears twice")
+    return out

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .sidequery.model import Usage
+
 __all__ = [
     "MemoryConflictError",
     "MemoryFormatError",
@@ -9,6 +14,7 @@ __all__ = [
     "MemoryStoreError",
     "ModelNotConfigured",
     "SideQueryError",
+    "SideQueryReplyError",
 ]
 
 
@@ -34,3 +40,11 @@ class SideQueryError(MemoryStoreError):
 
 class ModelNotConfigured(SideQueryError):
     """No model is configured (e.g. no ANTHROPIC_API_KEY), so no model call can be made."""
+
+
+class SideQueryReplyError(SideQueryError):
+    """A side-query reply arrived but broke the rules (SPEC §3); ``usage`` is what it cost."""
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage

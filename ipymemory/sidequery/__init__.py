@@ -1,1 +1,40 @@
 """Side-queries: tool-free model calls that select, extract and consolidate memories."""
+
+from __future__ import annotations
+
+from .consolidate import ConsolidationPlan, plan_consolidation
+from .extract import Extraction, extract_memories
+from .model import (
+    AnthropicModel,
+    ModelClient,
+    ModelReply,
+    NoModel,
+    Usage,
+    model_from_env,
+)
+from .replies import side_query_json
+from .select import Selection, select_memories
+
+# The exact last_error texts of SPEC §3, set by the caller when a side-query fails.
+LAST_ERROR_SELECT = "Memory selection failed; deterministic fallback used"
+LAST_ERROR_EXTRACT = "Memory extraction failed"
+LAST_ERROR_CONSOLIDATE = "Memory consolidation failed"
+
+__all__ = [
+    "LAST_ERROR_CONSOLIDATE",
+    "LAST_ERROR_EXTRACT",
+    "LAST_ERROR_SELECT",
+    "AnthropicModel",
+    "ConsolidationPlan",
+    "Extraction",
+    "ModelClient",
+    "ModelReply",
+    "NoModel",
+    "Selection",
+    "Usage",
+    "extract_memories",
+    "model_from_env",
+    "plan_consolidation",
+    "select_memories",
+    "side_query_json",
+]

@@ -7,25 +7,31 @@ tests or notebooks can swap in another :class:`ModelClient` (e.g. ``ScriptedMode
 
 from __future__ import annotations
 
+import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import ModelNotConfigured, SideQueryError
+from ..errors import MemoryStoreError, ModelNotConfigured, SideQueryError
 
 __all__ = [
     "DEFAULT_MAIN_MODEL",
     "DEFAULT_SIDE_MODEL",
+    "NO_MODEL_REASON",
     "AnthropicModel",
     "ModelClient",
     "ModelReply",
     "NoModel",
     "Usage",
+    "cached_system",
+    "model_from_env",
 ]
 
 DEFAULT_MAIN_MODEL = "claude-sonnet-5-5"
 DEFAULT_SIDE_MODEL = "claude-haiku-5-5"
+NO_MODEL_REASON = "no model configured (set ANTHROPIC_API_KEY)"
 
 
 @dataclass(frozen=True)
@@ -102,7 +108,7 @@ class ModelClient(Protocol):
 class NoModel:
     """The "no model configured" state: every call fails with a clear message."""
 
-    def __init__(self, reason: str = "no model configured (set ANTHROPIC_API_KEY)") -> None:
+    def __init__(self, reason: str = NO_MODEL_REASON) -> None:
         self.reason = reason
 
     def create(
@@ -142,6 +148,8 @@ class AnthropicModel:
         self.model = model
         self.side_model = side_model
         self.max_tokens = max_tokens
+        self.timeout = timeout
+        self.max_retries = max_retries
         if client is None:
             import anthropic
 
@@ -149,6 +157,9 @@ class AnthropicModel:
                 api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
             )
         self._client = client
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel(model={self.model!r}, side_model={self.side_model!r})"
 
     @staticmethod
     def is_configured(api_key: str | None = None) -> bool:
@@ -186,6 +197,9 @@ class AnthropicModel:
             raise SideQueryError(f"model API error: connection failed: {_short(e)}") from e
         except anthropic.APIError as e:
             raise SideQueryError(f"model API error: {_short(e)}") from e
+        except json.JSONDecodeError as e:
+            # A 200 response whose body is not JSON (a broken gateway or proxy).
+            raise SideQueryError(f"model API error: the response is not JSON ({e.msg})") from e
         return _reply_from_message(message)
 
 
@@ -212,3 +226,76 @@ def _reply_from_message(message: Any) -> ModelReply:
 def cached_system(text: str) -> list[dict[str, Any]]:
     """A system prompt as one text block marked for Anthropic prompt caching."""
     return [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]
+
+
+def model_from_env(
+    *,
+    model: str | None = None,
+    side_model: str | None = None,
+    max_tokens: int | None = None,
+    timeout: float | None = None,
+    max_retries: int | None = None,
+    api_key: str | None = None,
+    base_url: str | None = None,
+) -> AnthropicModel | NoModel:
+    """The configured model: arguments first, then ``IPYMEMORY_*`` variables, then defaults.
+
+    ``IPYMEMORY_MODEL``, ``IPYMEMORY_SIDE_MODEL``, ``IPYMEMORY_MAX_TOKENS``,
+    ``IPYMEMORY_TIMEOUT`` (seconds), ``IPYMEMORY_MAX_RETRIES``. Key and endpoint are the
+    SDK's own (``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL``);
+    without a key the result is :class:`NoModel`. A malformed setting raises
+    :class:`MemoryStoreError` naming the variable, even without a key.
+    """
+    main = model or _env_str("IPYMEMORY_MODEL") or DEFAULT_MAIN_MODEL
+    side = side_model or _env_str("IPYMEMORY_SIDE_MODEL") or DEFAULT_SIDE_MODEL
+    tokens = _int_setting(max_tokens, "IPYMEMORY_MAX_TOKENS", 4096, minimum=1)
+    seconds = _float_setting(timeout, "IPYMEMORY_TIMEOUT", 120.0)
+    retries = _int_setting(max_retries, "IPYMEMORY_MAX_RETRIES", 2, minimum=0)
+    if not AnthropicModel.is_configured(api_key):
+        return NoModel(NO_MODEL_REASON)
+    return AnthropicModel(
+        main,
+        side_model=side,
+        max_tokens=tokens,
+        timeout=seconds,
+        max_retries=retries,
+        api_key=api_key,
+        base_url=base_url,
+    )
+
+
+def _env_str(name: str) -> str | None:
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
+def _int_setting(given: int | None, name: str, default: int, *, minimum: int) -> int:
+    if given is None:
+        raw = _env_str(name)
+        if raw is None:
+            return default
+        try:
+            given = int(raw)
+        except ValueError:
+            raise MemoryStoreError(f"{name}: expected an integer, got {raw!r}") from None
+    elif isinstance(given, bool) or not isinstance(given, int):
+        raise MemoryStoreError(f"{name} (argument): expected an integer, got {given!r}")
+    if given < minimum:
+        raise MemoryStoreError(f"{name}: expected an integer >= {minimum}, got {given}")
+    return given
+
+
+def _float_setting(given: float | None, name: str, default: float) -> float:
+    if given is None:
+        raw = _env_str(name)
+        if raw is None:
+            return default
+        try:
+            given = float(raw)
+        except ValueError:
+            raise MemoryStoreError(f"{name}: expected a number of seconds, got {raw!r}") from None
+    elif isinstance(given, bool) or not isinstance(given, (int, float)):
+        raise MemoryStoreError(f"{name} (argument): expected a number, got {given!r}")
+    if not math.isfinite(given) or given <= 0:
+        raise MemoryStoreError(f"{name}: expected a positive number of seconds, got {given}")
+    return float(given)

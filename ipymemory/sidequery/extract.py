@@ -1,0 +1,154 @@
+"""The extractor side-query: new memories proposed from the canonical history.
+
+Input (SPEC §3): a copy of the canonical history, then a user message with the
+sorted-key JSON ``{"existing_catalog": <catalog>}``. The reply must be a JSON array
+of valid, unique, new records; any flaw rejects the whole batch (all-or-nothing) with
+a :class:`SideQueryError` naming it, and the caller sets ``last_error =
+LAST_ERROR_EXTRACT``.
+
+The copy is adapted only as far as the Messages API requires of a tool-free call:
+the API refuses ``tool_use`` / ``tool_result`` blocks in a request that defines no
+tools, so those become text blocks saying what was called and what came back;
+thinking blocks are dropped; other non-text blocks become a short placeholder; empty
+messages are dropped and adjacent same-role messages merged so roles alternate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import SideQueryError
+from ..store.record import MemoryRecord
+from .model import ModelClient, Usage
+from .prompts import EXTRACTOR_PROMPT
+from .replies import encode_input, side_query, validate_records
+
+__all__ = ["EXTRACT_MAX_TOKENS", "Extraction", "extract_memories", "extractor_messages"]
+
+# A batch of several full-size records (4 KiB each) must fit without truncation.
+EXTRACT_MAX_TOKENS = 8192
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """A valid extractor batch (possibly empty) and the usage of the call."""
+
+    records: tuple[MemoryRecord, ...]
+    usage: Usage = field(default_factory=Usage)
+
+
+def extract_memories(
+    model: ModelClient,
+    history: Sequence[dict[str, Any]],
+    catalog: str,
+    existing_names: Collection[str],
+    *,
+    side_model: str | None = None,
+    max_tokens: int = EXTRACT_MAX_TOKENS,
+) -> Extraction:
+    """Ask ``model`` which memories ``history`` holds that the set does not.
+
+    Raises :class:`SideQueryError` (message = the exact cause) on an unusable
+    history, an API failure or any invalid reply; an empty history makes no call.
+    """
+    messages = extractor_messages(history, catalog)
+    if len(messages) == 1:
+        return Extraction(())
+    existing = frozenset(existing_names)
+    records, usage = side_query(
+        model,
+        system=EXTRACTOR_PROMPT,
+        messages=messages,
+        max_tokens=max_tokens,
+        side_model=side_model,
+        role="extractor",
+        validate=lambda value: validate_records(value, existing, role="extractor"),
+    )
+    return Extraction(records, usage)
+
+
+def extractor_messages(history: Sequence[dict[str, Any]], catalog: str) -> list[dict[str, Any]]:
+    """The extractor's request messages: the adapted history copy plus the catalog."""
+    messages: list[dict[str, Any]] = []
+    for i, message in enumerate(history):
+        if not isinstance(message, dict):
+            raise SideQueryError(f"extractor history message {i} is not a message object")
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            raise SideQueryError(f"extractor history message {i} has role {role!r}")
+        blocks = _blocks(message.get("content"), f"extractor history message {i}")
+        if not blocks:
+            continue
+        if messages and messages[-1]["role"] == role:
+            messages[-1]["content"].extend(blocks)
+        else:
+            messages.append({"role": role, "content": blocks})
+    if messages and messages[0]["role"] == "assistant":
+        # The API wants a user message first; say plainly that none was recorded.
+        messages.insert(0, _user_text("(the conversation starts with an assistant message)"))
+    catalog_block = _text(encode_input({"existing_catalog": catalog}))
+    if messages and messages[-1]["role"] == "user":
+        messages[-1]["content"].append(catalog_block)
+    else:
+        messages.append({"role": "user", "content": [catalog_block]})
+    return messages
+
+
+def _blocks(content: Any, where: str) -> list[dict[str, Any]]:
+    """New text-ish blocks for one message's content (never aliases the input)."""
+    if isinstance(content, str):
+        return [_text(content)] if content.strip() else []
+    if not isinstance(content, list):
+        raise SideQueryError(f"{where} has content of type {type(content).__name__}")
+    out: list[dict[str, Any]] = []
+    for block in content:
+        if not isinstance(block, dict):
+            raise SideQueryError(f"{where} has a content block that is not an object")
+        text = _block_text(block)
+        if text is not None and text.strip():
+            out.append(_text(text))
+    return out
+
+
+def _block_text(block: dict[str, Any]) -> str | None:
+    kind = block.get("type")
+    if kind == "text":
+        value = block.get("text")
+        return value if isinstance(value, str) else None
+    if kind in ("thinking", "redacted_thinking"):
+        return None
+    if kind == "tool_use":
+        return (
+            f"[tool call {block.get('name')!s} (id {block.get('id')!s}) with input "
+            f"{encode_input(block.get('input'))}]"
+        )
+    if kind == "tool_result":
+        status = " (error)" if block.get("is_error") else ""
+        head = f"[tool result for {block.get('tool_use_id')!s}{status}]"
+        body = _result_text(block.get("content"))
+        return f"{head}\n{body}" if body else head
+    return f"[{kind!s} block omitted]"
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if isinstance(block, dict):
+            text = _block_text(block)
+            if text:
+                parts.append(text)
+    return "\n".join(parts)
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _user_text(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [_text(text)]}

@@ -1,0 +1,350 @@
+"""The one place where side-query replies are judged (SPEC §3).
+
+A side-query offers no tools, and its reply is used only when it is complete and
+exactly well-formed: no tool-use block, ``stop_reason == "end_turn"`` (a
+``max_tokens`` stop is a truncation artifact even when the text happens to be ``[]``),
+non-empty text, and strict JSON for the WHOLE text -- nothing is cut out of code
+fences or prose. Then the value must have the role's exact shape (the validators
+below). Every failure raises :class:`SideQueryError` whose message says exactly what
+was wrong, without echoing more than a short preview of the reply.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, TypeVar
+
+from ..errors import (
+    MemoryFormatError,
+    ModelNotConfigured,
+    SideQueryError,
+    SideQueryReplyError,
+)
+from ..store.record import MemoryRecord
+from .model import ModelClient, ModelReply, Usage, cached_system
+
+__all__ = [
+    "MAX_REPLY_CHARS",
+    "MAX_REPLY_ITEMS",
+    "RECORD_KEYS",
+    "encode_input",
+    "side_query",
+    "side_query_json",
+    "validate_names",
+    "validate_plan",
+    "validate_records",
+]
+
+# No valid reply comes near these (a set holds at most a few hundred records of at
+# most 4 KiB each); anything bigger is rejected before it is parsed or walked.
+MAX_REPLY_CHARS = 1_000_000
+MAX_REPLY_ITEMS = 1000
+_PREVIEW_CHARS = 40
+
+RECORD_KEYS = ("body", "description", "name", "type")
+PLAN_KEYS = ("records", "source_names")
+
+T = TypeVar("T")
+
+
+def encode_input(value: Any) -> str:
+    """The JSON text sent to a side-query: sorted keys, Unicode kept as is."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def side_query_json(
+    model: ModelClient,
+    *,
+    system: str,
+    messages: list[dict[str, Any]],
+    max_tokens: int,
+    side_model: str | None = None,
+    role: str = "side-query",
+) -> tuple[Any, Usage]:
+    """Call ``model`` with no tools; return the reply's JSON value and the usage.
+
+    Raises :class:`SideQueryError` on an API failure or no model, and
+    :class:`SideQueryReplyError` (with the usage spent) on an invalid reply.
+    """
+    return side_query(
+        model,
+        system=system,
+        messages=messages,
+        max_tokens=max_tokens,
+        side_model=side_model,
+        role=role,
+        validate=_identity,
+    )
+
+
+def side_query(
+    model: ModelClient,
+    *,
+    system: str,
+    messages: list[dict[str, Any]],
+    max_tokens: int,
+    validate: Callable[[Any], T],
+    side_model: str | None = None,
+    role: str = "side-query",
+) -> tuple[T, Usage]:
+    """Like :func:`side_query_json`, then ``validate`` the value (it raises
+    :class:`SideQueryReplyError`); the error gets the call's usage attached."""
+    chosen = side_model or getattr(model, "side_model", None)
+    try:
+        reply = model.create(
+            system=cached_system(system),
+            messages=messages,
+            max_tokens=max_tokens,
+            tools=None,
+            model=chosen if isinstance(chosen, str) and chosen else None,
+        )
+    except ModelNotConfigured:
+        raise  # a state, not a failure of this call: its message is already exact
+    except SideQueryError as e:
+        raise SideQueryError(f"{role} call failed: {e}") from e
+    except Exception as e:  # a custom ModelClient's bug must not break the turn either
+        raise SideQueryError(f"{role} call failed: {type(e).__name__}: {_short(str(e))}") from e
+    try:
+        return validate(_reply_json(reply, role)), reply.usage
+    except SideQueryReplyError as e:
+        e.usage = reply.usage
+        raise
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _reply_json(reply: ModelReply, role: str) -> Any:
+    """SPEC §3 checks of one reply, then strict JSON of its whole text."""
+    for block in reply.content:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(kind, str) or "tool" in kind:
+            raise SideQueryReplyError(
+                f"{role} reply contains a {kind!r} block (no tools were offered)"
+            )
+    stop = reply.stop_reason
+    if stop != "end_turn":
+        if stop == "max_tokens":
+            raise SideQueryReplyError(f"{role} reply stopped with max_tokens (truncated)")
+        if stop is None:
+            raise SideQueryReplyError(f"{role} reply has no stop_reason (expected 'end_turn')")
+        raise SideQueryReplyError(
+            f"{role} reply stopped with {_short(str(stop))!r}, not 'end_turn'"
+        )
+    text = reply.text
+    if not text:
+        raise SideQueryReplyError(f"{role} reply has no text")
+    if not text.strip():
+        raise SideQueryReplyError(f"{role} reply text is only whitespace")
+    if len(text) > MAX_REPLY_CHARS:
+        raise SideQueryReplyError(
+            f"{role} reply is {len(text)} characters long, over the {MAX_REPLY_CHARS} limit"
+        )
+    try:
+        return json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
+    except _DuplicateKey as e:
+        raise SideQueryReplyError(
+            f"{role} reply is not strict JSON: an object repeats the key {_short(e.key)!r}"
+        ) from None
+    except _BadConstant as e:
+        raise SideQueryReplyError(
+            f"{role} reply is not strict JSON: {e.constant} is not a JSON value"
+        ) from None
+    except json.JSONDecodeError as e:
+        raise SideQueryReplyError(
+            f"{role} reply is not JSON ({e.msg} at line {e.lineno} column {e.colno}); "
+            f"it starts with {_preview(text)}"
+        ) from None
+    except RecursionError:
+        raise SideQueryReplyError(f"{role} reply is JSON nested too deeply") from None
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+class _BadConstant(ValueError):
+    def __init__(self, constant: str) -> None:
+        super().__init__(constant)
+        self.constant = constant
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _no_constant(constant: str) -> Any:
+    raise _BadConstant(constant)
+
+
+# --- shapes ------------------------------------------------------------------------
+
+
+def validate_names(
+    value: Any, known: Collection[str], *, role: str = "selector"
+) -> tuple[str, ...]:
+    """A JSON array of unique strings, every one in ``known`` (in reply order)."""
+    items = _array(value, role, "an array of memory names")
+    return _unique_names(items, known, f"{role} reply", "the name of a current memory")
+
+
+def validate_records(
+    value: Any,
+    existing_names: Collection[str] = (),
+    *,
+    role: str = "extractor",
+    where: str = "reply",
+    allow_empty: bool = True,
+    clash: str = "already exists",
+) -> tuple[MemoryRecord, ...]:
+    """A JSON array of records with exactly the four keys, each a valid
+    :class:`MemoryRecord`, names unique and none in ``existing_names``."""
+    items = _array(value, role, "an array of memory records", where)
+    if not items and not allow_empty:
+        raise SideQueryReplyError(f"{role} {where} must not be empty")
+    records: list[MemoryRecord] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        at = f"{role} {where} item {i}"
+        record = _record(item, at)
+        if record.name in seen:
+            raise SideQueryReplyError(f"{at}: the name {record.name!r} is used twice")
+        if record.name in existing_names:
+            raise SideQueryReplyError(f"{at}: a memory named {record.name!r} {clash}")
+        seen.add(record.name)
+        records.append(record)
+    return tuple(records)
+
+
+def validate_plan(
+    value: Any, candidate_names: Sequence[str], *, role: str = "consolidator"
+) -> tuple[tuple[str, ...], tuple[MemoryRecord, ...]]:
+    """An object with exactly ``source_names`` (non-empty, unique, all candidates) and
+    ``records`` (non-empty, valid, unique, not reusing a kept candidate's name)."""
+    if not isinstance(value, dict):
+        raise SideQueryReplyError(
+            f"{role} reply must be an object with source_names and records, got {_json_type(value)}"
+        )
+    _exact_keys(value, PLAN_KEYS, f"{role} reply")
+    sources = _array(value["source_names"], role, "an array of candidate names", "source_names")
+    if not sources:
+        raise SideQueryReplyError(f"{role} reply source_names must not be empty")
+    candidates = set(candidate_names)
+    names = _unique_names(
+        sources, candidates, f"{role} reply source_names", "one of the candidates"
+    )
+    kept = candidates - set(names)
+    records = validate_records(
+        value["records"],
+        kept,
+        role=role,
+        where="reply records",
+        allow_empty=False,
+        clash="is a candidate that is kept (not in source_names)",
+    )
+    return names, records
+
+
+def _unique_names(
+    items: list[Any], allowed: Collection[str], where: str, what: str
+) -> tuple[str, ...]:
+    """``items`` as names: strings, each listed once, each in ``allowed`` (else "not <what>")."""
+    seen: set[str] = set()
+    for i, name in enumerate(items):
+        at = f"{where} item {i}"
+        if not isinstance(name, str):
+            raise SideQueryReplyError(f"{at} must be a name string, got {_json_type(name)}")
+        if name in seen:
+            raise SideQueryReplyError(f"{at}: the name {_short(name)!r} is listed twice")
+        if name not in allowed:
+            raise SideQueryReplyError(f"{at}: {_short(name)!r} is not {what}")
+        seen.add(name)
+    return tuple(items)
+
+
+def _array(value: Any, role: str, what: str, where: str = "reply") -> list[Any]:
+    if not isinstance(value, list):
+        raise SideQueryReplyError(f"{role} {where} must be {what}, got {_json_type(value)}")
+    if len(value) > MAX_REPLY_ITEMS:
+        raise SideQueryReplyError(
+            f"{role} {where} has {len(value)} items, over the {MAX_REPLY_ITEMS} limit"
+        )
+    return value
+
+
+def _exact_keys(obj: dict[str, Any], keys: Sequence[str], where: str) -> None:
+    if set(obj) == set(keys):
+        return
+    extra = sorted(set(obj) - set(keys))
+    missing = sorted(set(keys) - set(obj))
+    detail = []
+    if missing:
+        detail.append("missing " + ", ".join(missing))
+    if extra:
+        shown = ", ".join(repr(_short(k, 30)) for k in extra[:5])
+        detail.append(
+            "unexpected " + shown + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+        )
+    raise SideQueryReplyError(
+        f"{where} must have exactly the keys {', '.join(keys)}: {'; '.join(detail)}"
+    )
+
+
+def _record(item: Any, at: str) -> MemoryRecord:
+    if not isinstance(item, dict):
+        raise SideQueryReplyError(f"{at} must be a record object, got {_json_type(item)}")
+    _exact_keys(item, RECORD_KEYS, at)
+    for key in RECORD_KEYS:
+        field = item[key]
+        if not isinstance(field, str):
+            raise SideQueryReplyError(f"{at}: {key} must be a string, got {_json_type(field)}")
+        if _has_surrogate(field):
+            # JSON escapes can spell lone surrogates, which cannot be written as UTF-8.
+            raise SideQueryReplyError(f"{at}: {key} is not valid Unicode text")
+    try:
+        return MemoryRecord(
+            name=item["name"], type=item["type"], description=item["description"], body=item["body"]
+        )
+    except MemoryFormatError as e:
+        raise SideQueryReplyError(f"{at}: {_short(str(e), 200)}") from None
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _short(text: str, limit: int = _PREVIEW_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _preview(text: str) -> str:
+    return repr(_short(text))

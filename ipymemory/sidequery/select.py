@@ -1,0 +1,85 @@
+"""The selector side-query: which memories (at most ``limit``) a turn should see.
+
+The model gets the catalog and the query and names records; its reply is used only
+when valid (SPEC §3). Otherwise -- invalid reply, API error, no model -- the
+deterministic :func:`keyword_select` chooses, and :class:`Selection` says why, so the
+caller can set ``last_error = LAST_ERROR_SELECT``. Never raises a memory error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..errors import SideQueryError, SideQueryReplyError
+from ..store.record import MemoryRecord
+from .model import ModelClient, Usage
+from .prompts import SELECTOR_PROMPT
+from .replies import encode_input, side_query, validate_names
+
+__all__ = ["SELECT_MAX_TOKENS", "Selection", "select_memories"]
+
+# Room for far more names than are ever kept: a reply that needs more is not a
+# selection, and the stop would be a max_tokens truncation anyway.
+SELECT_MAX_TOKENS = 1024
+
+SelectionSource = Literal["model", "fallback", "none"]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The records chosen for a turn, who chose them and, if not the model, why."""
+
+    records: tuple[MemoryRecord, ...]
+    source: SelectionSource
+    reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(record.name for record in self.records)
+
+
+def select_memories(
+    model: ModelClient,
+    query: str,
+    records: Sequence[MemoryRecord],
+    catalog: str,
+    *,
+    side_model: str | None = None,
+    limit: int = 5,
+    max_tokens: int = SELECT_MAX_TOKENS,
+) -> Selection:
+    """Select up to ``limit`` of ``records`` for ``query`` (see module docstring).
+
+    An empty ``records`` makes no model call (source ``"none"``).
+    """
+    if not records:
+        return Selection((), "none")
+    by_name = {record.name: record for record in records}
+    usage = Usage()
+    try:
+        names, usage = side_query(
+            model,
+            system=SELECTOR_PROMPT,
+            messages=[
+                {"role": "user", "content": encode_input({"catalog": catalog, "query": query})}
+            ],
+            max_tokens=max_tokens,
+            side_model=side_model,
+            role="selector",
+            validate=lambda value: validate_names(value, by_name, role="selector"),
+        )
+    except SideQueryError as e:
+        if isinstance(e, SideQueryReplyError) and e.usage is not None:
+            usage = e.usage
+        return Selection(_fallback(query, records, limit), "fallback", str(e), usage)
+    return Selection(tuple(by_name[name] for name in names[: max(limit, 0)]), "model", None, usage)
+
+
+def _fallback(query: str, records: Sequence[MemoryRecord], limit: int) -> tuple[MemoryRecord, ...]:
+    # Imported here so a problem in the fallback module cannot stop the model path.
+    from .fallback import keyword_select
+
+    return tuple(keyword_select(query, records, limit=limit))

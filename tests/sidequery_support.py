@@ -1,0 +1,85 @@
+"""Helpers shared by the side-query tests: models over the scripted server, sample sets."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+from typing import Any
+
+import anthropic
+
+from ipymemory.sidequery.model import AnthropicModel
+from ipymemory.store.record import MemoryRecord
+
+__all__ = [
+    "MAIN_MODEL",
+    "SIDE_MODEL",
+    "last_user_json",
+    "model_for",
+    "rec",
+    "refused_url",
+    "sample_records",
+    "tree_snapshot",
+]
+
+MAIN_MODEL = "main-model-under-test"
+SIDE_MODEL = "side-model-under-test"
+
+
+def model_for(base_url: str, *, timeout: float = 5.0) -> AnthropicModel:
+    """An :class:`AnthropicModel` over the real SDK pointed at ``base_url``, no retries."""
+    client = anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0, timeout=timeout)
+    return AnthropicModel(MAIN_MODEL, side_model=SIDE_MODEL, client=client)
+
+
+def refused_url() -> str:
+    """A 127.0.0.1 URL where nothing listens (a port just released by the OS)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def rec(
+    name: str, description: str, type: str = "project", body: str | None = None
+) -> MemoryRecord:
+    return MemoryRecord(
+        name=name,
+        type=type,  # type: ignore[arg-type]
+        description=description,
+        body=body if body is not None else f"Details of {name}.",
+    )
+
+
+def sample_records() -> tuple[MemoryRecord, ...]:
+    """Seven records with distinct vocabularies (the fallback ranks them predictably)."""
+    return (
+        rec("prefers-tabs", "User indents Python code with tabs, not spaces", "user"),
+        rec("db-testing", "Never mock the database in integration tests", "feedback"),
+        rec("auth-rewrite", "Auth rewrite is driven by compliance requirements", "project"),
+        rec("ingest-bugs", "Pipeline ingest bugs are tracked in Linear INGEST", "reference"),
+        rec("deploy-steps", "How staging deploys are run with the release script", "feedback"),
+        rec("python-version", "Project targets Python 3.10 and newer", "project"),
+        rec("style-guide", "Docstring style guide lives in docs/STYLE.md", "reference"),
+    )
+
+
+def last_user_json(request: dict[str, Any]) -> Any:
+    """The JSON value carried by the last text of the last (user) message of a request."""
+    last = request["messages"][-1]
+    assert last["role"] == "user"
+    content = last["content"]
+    text = content if isinstance(content, str) else content[-1]["text"]
+    return json.loads(text)
+
+
+def tree_snapshot(root: str | os.PathLike[str]) -> dict[str, bytes]:
+    """Every file under ``root`` (recursively) with its bytes: equal snapshots = no change."""
+    base = Path(root)
+    return {
+        str(path.relative_to(base)): path.read_bytes()
+        for path in sorted(base.rglob("*"))
+        if path.is_file()
+    }

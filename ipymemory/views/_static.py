@@ -11,12 +11,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
+from IPython.display import DisplayHandle, display
+
 __all__ = [
     "MIME_TYPE",
     "StaticView",
+    "display_bundle",
     "esc",
     "plain_table",
     "record_rows_html",
+    "update_bundle",
 ]
 
 MIME_TYPE = "application/vnd.ipymemory.v1+json"
@@ -34,6 +38,17 @@ _STYLE = (
     ".ipymemory-view .ipm-add{color:#1b7f3b}"
     "</style>"
 )
+
+
+def display_bundle(bundle: dict[str, Any]) -> DisplayHandle | None:
+    """Display a raw mime bundle with a display id; the handle (None outside IPython)."""
+    handle = display(bundle, raw=True, display_id=True)  # type: ignore[no-untyped-call]
+    return handle if isinstance(handle, DisplayHandle) else None
+
+
+def update_bundle(handle: DisplayHandle, bundle: dict[str, Any]) -> None:
+    """Replace what ``handle`` shows with ``bundle``."""
+    handle.update(bundle, raw=True)  # type: ignore[no-untyped-call]
 
 
 def esc(value: object) -> str:

@@ -11,22 +11,10 @@ from html import escape
 from typing import Any
 
 import ipywidgets as w
-from IPython.display import DisplayHandle, display
 
 from ._static import StaticView
 
-__all__ = ["StaticBundleBox", "body_toggle", "display_bundle", "html_text", "update_bundle"]
-
-
-def display_bundle(bundle: dict[str, Any]) -> DisplayHandle | None:
-    """Display a raw mime bundle with a display id; the handle (None outside IPython)."""
-    handle = display(bundle, raw=True, display_id=True)  # type: ignore[no-untyped-call]
-    return handle if isinstance(handle, DisplayHandle) else None
-
-
-def update_bundle(handle: DisplayHandle, bundle: dict[str, Any]) -> None:
-    """Replace what ``handle`` shows with ``bundle``."""
-    handle.update(bundle, raw=True)  # type: ignore[no-untyped-call]
+__all__ = ["StaticBundleBox", "body_toggle", "html_text"]
 
 
 # Inline styles: a widget's HTML does not see the static views' style block.

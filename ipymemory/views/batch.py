@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..store.record import MemoryRecord
 from ._static import StaticView, esc, plain_table, record_rows_html
+
+if TYPE_CHECKING:
+    from ..turn.batch import PendingBatch
 
 __all__ = ["BatchView", "ConsolidationPlanView"]
 
@@ -41,6 +44,19 @@ class ConsolidationPlanView(StaticView):
         self.sources = tuple(by_name[n] for n in self.source_names if n in by_name)
         self._by_name = by_name
         self.accepted = accepted
+
+    @classmethod
+    def of(cls, batch: PendingBatch, *, accepted: bool = True) -> ConsolidationPlanView | None:
+        """The diff view of ``batch``'s plan (None without one); sources are looked up
+        in the set the plan was made on and the batch's own items."""
+        if batch.plan is None:
+            return None
+        return cls(
+            batch.plan.source_names,
+            batch.plan.records,
+            sources=(*batch.base, *batch.items),
+            accepted=accepted,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,6 +143,19 @@ class BatchView(StaticView):
         self.committed = tuple(committed)
         self.error = error
         self.batch_id = batch_id
+
+    @classmethod
+    def of(cls, batch: PendingBatch) -> BatchView:
+        """The static view of ``batch`` as the session last recorded it."""
+        return cls(
+            batch.items,
+            status=batch.status,
+            rejected=batch.rejected,
+            plan=ConsolidationPlanView.of(batch, accepted=batch.plan_accepted),
+            committed=batch.committed,
+            error=batch.error or batch.plan_error,
+            batch_id=batch.id,
+        )
 
     def _item_rows(self) -> list[dict[str, str]]:
         return [

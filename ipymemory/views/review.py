@@ -16,12 +16,12 @@ import ipywidgets as w
 from IPython.display import DisplayHandle
 
 from ..errors import MemoryStoreError
-from ._static import StaticView
-from ._widgetbase import StaticBundleBox, body_toggle, display_bundle, html_text, update_bundle
+from ._static import StaticView, display_bundle, update_bundle
+from ._widgetbase import StaticBundleBox, body_toggle, html_text
 from .batch import BatchView, ConsolidationPlanView
 
 if TYPE_CHECKING:
-    from ..turn.session import CommitResult, PendingBatch
+    from ..turn.batch import CommitResult, PendingBatch
 
 __all__ = ["BatchReview"]
 
@@ -34,18 +34,6 @@ class _Reviewer(Protocol):
     ) -> CommitResult: ...
 
     def discard(self, batch: PendingBatch) -> None: ...
-
-
-def plan_view(batch: PendingBatch, *, accepted: bool = True) -> ConsolidationPlanView | None:
-    """The diff view of ``batch``'s consolidation plan (sources looked up in its base)."""
-    if batch.plan is None:
-        return None
-    return ConsolidationPlanView(
-        batch.plan.source_names,
-        batch.plan.records,
-        sources=tuple(batch.base) + tuple(batch.items),
-        accepted=accepted,
-    )
 
 
 class BatchReview(StaticBundleBox):
@@ -83,7 +71,7 @@ class BatchReview(StaticBundleBox):
         self.plan_decision: w.ToggleButtons | None = None
         parts: list[w.Widget] = [html_text(self._headline())]
         parts.extend(rows)
-        plan = plan_view(batch)
+        plan = ConsolidationPlanView.of(batch)
         if plan is not None:
             self.plan_decision = w.ToggleButtons(
                 options=(ACCEPT, REJECT),
@@ -103,8 +91,8 @@ class BatchReview(StaticBundleBox):
         parts.append(w.HBox([self.commit_button, self.discard_button]))
         parts.append(self.result)
         self.children = tuple(parts)
-        if self.status != "pending":
-            self._finish(f"This batch is already {self.status}.")
+        if self.status in ("committed", "discarded"):
+            self.sync(batch)
 
     def _headline(self) -> str:
         n = len(self.batch.items)
@@ -122,42 +110,75 @@ class BatchReview(StaticBundleBox):
         return self.plan_decision is None or self.plan_decision.value == ACCEPT
 
     def commit(self) -> None:
-        """Commit the accepted items (and the plan if accepted); show the outcome."""
-        if self.status != "pending":
+        """Commit the accepted items (and the plan if accepted); show the outcome.
+
+        A refused commit writes nothing and leaves the controls enabled: change the
+        choices (e.g. reject the plan) and commit again, or discard.
+        """
+        if self.status not in ("pending", "failed"):
             return
         try:
             result = self._session.commit(
                 self.batch, reject=self.rejected, accept_plan=self.plan_accepted
             )
         except MemoryStoreError as e:
-            self.status, self.error = "failed", str(e)
-            self._finish(f"Commit failed: {e}", error=True)
+            self._refused(str(e))
             return
-        self.committed, self.removed = tuple(result.committed), tuple(result.removed)
+        if result.batch is not None:
+            self.batch = result.batch
         if result.error:
-            self.status, self.error = "failed", result.error
-            self._finish(f"Commit failed: {result.error}", error=True)
+            self.status = "failed"
+            self._refused(result.error)
             return
         self.status = "committed"
-        msg = "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
-        if self.removed:
-            msg += "; replaced: " + ", ".join(self.removed)
-        self._finish(msg)
+        self.committed, self.removed = tuple(result.committed), tuple(result.removed)
+        self._finish(self._outcome())
 
     def discard(self) -> None:
         """Drop the batch: nothing is written."""
-        if self.status != "pending":
+        if self.status not in ("pending", "failed"):
             return
         try:
             self._session.discard(self.batch)
         except MemoryStoreError as e:
-            self.status, self.error = "failed", str(e)
-            self._finish(f"Discard failed: {e}", error=True)
+            self._refused(str(e), action="Discard")
             return
         self.status = "discarded"
-        self._finish("Discarded: nothing was written.")
+        self._finish(self._outcome())
 
-    def _finish(self, message: str, *, error: bool = False) -> None:
+    def sync(self, batch: PendingBatch) -> None:
+        """Show the outcome of ``batch`` when it was committed or discarded elsewhere
+        (``%memory commit`` / ``%memory discard``)."""
+        if batch.id != self.batch.id or batch.status in ("pending", "failed"):
+            return
+        self.batch = batch
+        for name, toggle in self.decisions.items():
+            toggle.value = REJECT if name in batch.rejected else ACCEPT
+        if self.plan_decision is not None:
+            self.plan_decision.value = ACCEPT if batch.plan_accepted else REJECT
+        self.status = batch.status
+        self.committed, self.removed = tuple(batch.committed), tuple(batch.removed)
+        self._finish(self._outcome())
+
+    def _outcome(self) -> str:
+        if self.status == "discarded":
+            return "Discarded: nothing was written."
+        if self.status != "committed":
+            return f"This batch is {self.status}."
+        msg = "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
+        if self.removed:
+            msg += "; replaced: " + ", ".join(self.removed)
+        return msg
+
+    def _refused(self, message: str, *, action: str = "Commit") -> None:
+        self.error = message
+        self.result.value = html_text(
+            f"{action} refused: {message} (nothing was written; change your choices "
+            "and commit again, or discard)",
+            cls="ipm-error",
+        ).value
+
+    def _finish(self, message: str) -> None:
         for control in (
             *self.decisions.values(),
             self.plan_decision,
@@ -166,7 +187,8 @@ class BatchReview(StaticBundleBox):
         ):
             if control is not None:
                 control.disabled = True
-        self.result.value = html_text(message, cls="ipm-error" if error else None).value
+        self.error = None
+        self.result.value = html_text(message).value
         bundle = self.static_view().bundle()
         for handle in self._handles:
             update_bundle(handle, bundle)
@@ -176,7 +198,7 @@ class BatchReview(StaticBundleBox):
             self.batch.items,
             status=self.status,
             rejected=self.rejected,
-            plan=plan_view(self.batch, accepted=self.plan_accepted),
+            plan=ConsolidationPlanView.of(self.batch, accepted=self.plan_accepted),
             committed=self.committed,
             error=self.error,
             batch_id=self.batch.id,

@@ -14,7 +14,6 @@ import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..errors import MemoryStoreError
 
@@ -67,7 +66,7 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def create_exclusive(
-    path: Path, data: bytes, step: Step, created: list[Path], *, verify: bool = True
+    path: str, data: bytes, step: Step, created: list[str], *, verify: bool = True
 ) -> None:
     """Create ``path`` exclusively, write ``data``, fsync, and (if ``verify``) read it back.
 
@@ -94,13 +93,13 @@ def create_exclusive(
         os.close(fd)
 
 
-def replace_atomic(directory: Path, target: str, data: bytes, step: Step, label: str) -> None:
+def replace_atomic(directory: str, target: str, data: bytes, step: Step, label: str) -> None:
     """Atomically replace ``directory/target`` with ``data`` (temp file, fsync, rename).
 
     The caller fsyncs the directory afterwards. Steps: ``<label>-temp-written`` and
     ``<label>-replaced``. On failure the temp file is removed (best effort).
     """
-    tmp = directory / temp_name()
+    tmp = f"{directory}/{temp_name()}"
     fd = os.open(tmp, _CREATE_FLAGS, _FILE_MODE)
     try:
         try:
@@ -109,14 +108,14 @@ def replace_atomic(directory: Path, target: str, data: bytes, step: Step, label:
         finally:
             os.close(fd)
         step(f"{label}-temp-written")
-        os.replace(tmp, directory / target)
+        os.replace(tmp, f"{directory}/{target}")
     except BaseException:
         unlink_quietly(tmp)
         raise
     step(f"{label}-replaced")
 
 
-def fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: str) -> None:
     """fsync a directory so the names created / renamed in it are durable."""
     fd = os.open(directory, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     try:
@@ -129,8 +128,8 @@ def fsync_dir(directory: Path) -> None:
 class Backup:
     """The previous state of one file, to put back if a commit fails before its commit point."""
 
-    target: Path
-    link: Path | None  # hard link to the old inode (None: the file did not exist)
+    target: str
+    link: str | None  # hard link to the old inode (None: the file did not exist)
     data: bytes | None = None  # the old bytes, when the file system has no hard links
 
     def restore(self) -> None:
@@ -139,7 +138,8 @@ class Backup:
             # The old inode is already durable: a rename is all it takes.
             os.replace(self.link, self.target)
         elif self.data is not None:
-            replace_atomic(self.target.parent, self.target.name, self.data, _no_step, "restore")
+            directory, name = os.path.split(self.target)
+            replace_atomic(directory, name, self.data, _no_step, "restore")
         else:
             os.unlink(self.target)
 
@@ -153,14 +153,14 @@ def _no_step(_: str) -> None:
     pass
 
 
-def take_backup(directory: Path, target: str) -> Backup:
+def take_backup(directory: str, target: str) -> Backup:
     """Remember ``directory/target`` before it is replaced.
 
     A hard link keeps the old, already durable inode, so restoring it after a failed
     commit needs only a rename — no write or fsync that could fail the same way again.
     """
-    path = directory / target
-    link = directory / temp_name()
+    path = f"{directory}/{target}"
+    link = f"{directory}/{temp_name()}"
     try:
         os.link(path, link, follow_symlinks=False)
     except FileNotFoundError:
@@ -179,7 +179,7 @@ def take_backup(directory: Path, target: str) -> Backup:
     return Backup(path, link)
 
 
-def unlink_quietly(path: Path) -> bool:
+def unlink_quietly(path: str) -> bool:
     """Remove ``path``; True if it is gone. Used for cleanup, where failing must not mask
     the error being handled."""
     try:

@@ -78,6 +78,8 @@ class _Shared:
     depth: int = 0
     flock: filelock.BaseFileLock | None = None
     held: _HeldDir | None = None
+    owner_fd: int | None = None
+    owner_id: tuple[int, int] | None = None
 
 
 @dataclass
@@ -85,12 +87,12 @@ class _HeldDir:
     """The ``.lock`` directory we created: identity, for refresh and release."""
 
     path: Path
-    owner_file: Path
     dev: int
     ino: int
     mtime_ns: int
     refresh: float
     next_refresh: float
+    owner_fd: int | None = None
     compromised: str | None = None
 
 
@@ -130,6 +132,7 @@ class _Heartbeat:
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._held: list[_HeldDir] = []
+        self._wake_at = time.monotonic() + REFRESH_SECONDS
         self._thread = threading.Thread(target=self._run, name="ipymemory-lock", daemon=True)
         self._thread.start()
 
@@ -143,7 +146,10 @@ class _Heartbeat:
     def add(self, held: _HeldDir) -> None:
         with self._cond:
             self._held.append(held)
-            self._cond.notify()
+            # Wake the thread only if it would sleep past this lock's first refresh:
+            # a wake-up per commit would cost more than the commit's own lock work.
+            if held.next_refresh < self._wake_at:
+                self._cond.notify()
 
     def remove(self, held: _HeldDir) -> None:
         with self._cond, contextlib.suppress(ValueError):
@@ -153,12 +159,15 @@ class _Heartbeat:
         while True:
             with self._cond:
                 now = time.monotonic()
-                due = [h for h in self._held if h.next_refresh <= now]
-                for held in due:
-                    _refresh(held)
-                    held.next_refresh = time.monotonic() + held.refresh
-                waits = [h.next_refresh - time.monotonic() for h in self._held]
-                self._cond.wait(timeout=max(0.0, min(waits)) if waits else None)
+                for held in self._held:
+                    if held.next_refresh <= now:
+                        _refresh(held)
+                        held.next_refresh = time.monotonic() + held.refresh
+                now = time.monotonic()
+                self._wake_at = min(
+                    [h.next_refresh for h in self._held], default=now + REFRESH_SECONDS
+                )
+                self._cond.wait(timeout=max(0.0, self._wake_at - now))
 
 
 def _refresh(held: _HeldDir) -> None:
@@ -222,8 +231,25 @@ def _pid_alive(pid: int, start: str | None) -> bool:
     return True
 
 
+_OWNER_SIZE = 512  # fixed record length: rewritten in place, never truncated
+
+
+def _open_owner(path: Path) -> int | None:
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC, 0o644)
+    except OSError:
+        return None
+
+
 def _write_owner(held: _HeldDir) -> None:
-    """Best effort: the owner record only speeds up recovery from a dead holder."""
+    """Best effort: the owner record only speeds up recovery from a dead holder.
+
+    One pwrite on a descriptor kept open per process (opening and truncating the file on
+    every acquisition costs more than the rest of the lock).
+    """
+    fd = held.owner_fd
+    if fd is None:
+        return
     info = {
         "host": _HOST,
         "pid": os.getpid(),
@@ -233,20 +259,8 @@ def _write_owner(held: _HeldDir) -> None:
         "mtime_ns": held.mtime_ns,
     }
     data = json.dumps(info, sort_keys=True).encode()
-    try:
-        fd = os.open(
-            held.owner_file,
-            os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_NOFOLLOW | _O_CLOEXEC,
-            0o644,
-        )
-    except OSError:
-        return
-    try:
-        os.write(fd, data)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    with contextlib.suppress(OSError):
+        os.pwrite(fd, data.ljust(_OWNER_SIZE), 0)
 
 
 def _read_owner(path: Path) -> dict[str, object] | None:
@@ -255,7 +269,7 @@ def _read_owner(path: Path) -> dict[str, object] | None:
     except OSError:
         return None
     try:
-        raw = os.read(fd, 4096)
+        raw = os.read(fd, _OWNER_SIZE)
     except OSError:
         return None
     finally:
@@ -439,16 +453,36 @@ class StoreLock:
             time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(delay * 2, 0.05)
 
+    def _owner_fd(self) -> int | None:
+        """The per-process descriptor of ``.lock.owner`` (re-opened if the file was replaced)."""
+        shared = self._shared
+        path = self.memory_dir / LOCK_OWNER_NAME
+        try:
+            st = os.stat(path, follow_symlinks=False)
+            current: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            current = None
+        if shared.owner_fd is not None and current != shared.owner_id:
+            with contextlib.suppress(OSError):
+                os.close(shared.owner_fd)
+            shared.owner_fd = None
+        if shared.owner_fd is None:
+            shared.owner_fd = _open_owner(path)
+            if shared.owner_fd is not None:
+                st = os.fstat(shared.owner_fd)
+                shared.owner_id = (st.st_dev, st.st_ino)
+        return shared.owner_fd
+
     def _took(self, path: Path) -> _HeldDir:
         st = os.stat(path, follow_symlinks=False)
         held = _HeldDir(
             path=path,
-            owner_file=self.memory_dir / LOCK_OWNER_NAME,
             dev=st.st_dev,
             ino=st.st_ino,
             mtime_ns=st.st_mtime_ns,
             refresh=self.refresh,
             next_refresh=time.monotonic() + self.refresh,
+            owner_fd=self._owner_fd(),
         )
         _write_owner(held)
         _Heartbeat.get().add(held)

@@ -52,12 +52,16 @@ _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _READ_FLAGS = os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK
 _READ_RETRIES = 50
 
-# Parsed records by file identity. Record files are immutable once written, so a file
-# with the same name, inode, size and times holds the same record: a warm read is a
-# stat per file instead of a parse (~125 µs each). Shared by every store in the process.
-_CacheKey = tuple[int, int, str, int, int, int]
-_record_cache: dict[_CacheKey, MemoryRecord] = {}
+# Parsed records by (directory, file name), with the file's stat identity. Record files
+# are immutable once written, so a warm read is a stat per file instead of a parse
+# (~125 µs each). Shared by every store in the process.
+_StatKey = tuple[int, int, int, int, int]
+_record_cache: dict[tuple[str, str], tuple[_StatKey, StoredRecord]] = {}
 _RECORD_CACHE_MAX = 20_000
+
+
+def _stat_key(st: os.stat_result) -> _StatKey:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 class _Vanished(Exception):
@@ -116,7 +120,7 @@ class MemoryStore:
         real = self._root_real(create=False)
         if real is None:
             return ()
-        return self._read_set(real)[1]
+        return self._read_set(real)
 
     def catalog(self) -> str:
         """The MEMORY.md text of the current set, rendered from the manifest."""
@@ -129,10 +133,11 @@ class MemoryStore:
                 return entry.record
         raise MemoryStoreError(f"{self.root}: no record named {name!r}")
 
-    def _root_real(self, *, create: bool) -> Path | None:
+    def _root_real(self, *, create: bool) -> str | None:
         """The resolved ``.memory`` directory, checked; None if absent and not ``create``."""
+        root = str(self.root)
         try:
-            st = os.lstat(self.root)
+            st = os.lstat(root)
         except FileNotFoundError:
             if not create:
                 return None
@@ -141,29 +146,31 @@ class MemoryStore:
                     f"{self.workspace}: the workspace directory does not exist"
                 ) from None
             with contextlib.suppress(FileExistsError):
-                os.mkdir(self.root, 0o755)
-            st = os.lstat(self.root)
+                os.mkdir(root, 0o755)
+            st = os.lstat(root)
         except OSError as e:
-            raise MemoryStoreError(f"{self.root}: cannot access the memory directory ({e})") from e
+            raise MemoryStoreError(f"{root}: cannot access the memory directory ({e})") from e
         if stat.S_ISLNK(st.st_mode):
-            target = Path(os.path.realpath(self.root))
-            workspace = Path(os.path.realpath(self.workspace))
-            if not target.is_relative_to(workspace) or target == workspace:
+            target = os.path.realpath(root)
+            workspace = os.path.realpath(self.workspace)
+            if not target.startswith(workspace + os.sep):
                 raise MemoryFormatError(
-                    f"{self.root}: is a symlink pointing outside the workspace ({target})"
+                    f"{root}: is a symlink pointing outside the workspace ({target})"
                 )
-            if not target.is_dir():
-                raise MemoryFormatError(f"{self.root}: is a symlink to a non-directory")
+            if not os.path.isdir(target):
+                raise MemoryFormatError(f"{root}: is a symlink to a non-directory ({target})")
             return target
         if not stat.S_ISDIR(st.st_mode):
-            raise MemoryFormatError(f"{self.root}: exists but is not a directory")
-        return self.root
+            raise MemoryFormatError(f"{root}: exists but is not a directory")
+        return root
 
-    def _read_bytes(self, real: Path, name: str) -> tuple[bytes, os.stat_result] | None:
+    def _where(self, name: str) -> str:
+        return f"{self.root}{os.sep}{name}"
+
+    def _read_bytes(self, real: str, name: str) -> tuple[bytes, os.stat_result] | None:
         """Bytes and stat of ``real/name``; None if missing. Symlinks must stay inside."""
-        path = real / name
         try:
-            fd = os.open(path, _READ_FLAGS)
+            fd = os.open(f"{real}/{name}", _READ_FLAGS)
         except FileNotFoundError:
             return None
         except OSError as e:
@@ -171,7 +178,7 @@ class MemoryStore:
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise MemoryFormatError(f"{self.root / name}: is not a regular file")
+                raise MemoryFormatError(f"{self._where(name)}: is not a regular file")
             chunks = []
             while True:
                 chunk = os.read(fd, max(st.st_size + 1, 4096))
@@ -182,28 +189,28 @@ class MemoryStore:
         finally:
             os.close(fd)
 
-    def _open_symlink(self, real: Path, name: str, error: OSError) -> int:
+    def _open_symlink(self, real: str, name: str, error: OSError) -> int:
         """Open a listed name that is a symlink, if it resolves inside ``.memory``."""
-        path = real / name
+        path = f"{real}/{name}"
         try:
             is_link = stat.S_ISLNK(os.lstat(path).st_mode)
         except OSError:
             is_link = False
         if not is_link:
-            raise MemoryStoreError(f"{self.root / name}: cannot open ({error})") from error
-        target = Path(os.path.realpath(path))
-        if target.parent != Path(os.path.realpath(real)):
+            raise MemoryStoreError(f"{self._where(name)}: cannot open ({error})") from error
+        target = os.path.realpath(path)
+        if os.path.dirname(target) != os.path.realpath(real):
             raise MemoryFormatError(
-                f"{self.root / name}: is a symlink pointing outside {self.root} ({target})"
+                f"{self._where(name)}: is a symlink pointing outside {self.root} ({target})"
             )
         try:
             return os.open(target, _READ_FLAGS)
         except FileNotFoundError:
-            raise MemoryFormatError(f"{self.root / name}: is a dangling symlink") from None
+            raise MemoryFormatError(f"{self._where(name)}: is a dangling symlink") from None
         except OSError as e:
-            raise MemoryStoreError(f"{self.root / name}: cannot open ({e})") from e
+            raise MemoryStoreError(f"{self._where(name)}: cannot open ({e})") from e
 
-    def _read_manifest(self, real: Path) -> tuple[bytes | None, tuple[str, ...]]:
+    def _read_manifest(self, real: str) -> tuple[bytes | None, tuple[str, ...]]:
         got = self._read_bytes(real, MANIFEST_NAME)
         if got is None:
             return None, ()
@@ -211,68 +218,80 @@ class MemoryStore:
         cached = self._manifest_cache
         if cached is not None and cached[0] == raw:
             return raw, cached[1]
-        files = parse_manifest(raw, str(self.root / MANIFEST_NAME), self.max_index_lines)
+        files = parse_manifest(raw, self._where(MANIFEST_NAME), self.max_index_lines)
         self._manifest_cache = (raw, files)
         return raw, files
 
-    def _load_record(self, real: Path, file: str) -> MemoryRecord:
-        path = real / file
-        try:
-            st = os.stat(path, follow_symlinks=False)
-        except FileNotFoundError:
-            raise _Vanished(file) from None
-        except OSError as e:
-            raise MemoryStoreError(f"{self.root / file}: cannot stat ({e})") from e
-        if stat.S_ISREG(st.st_mode):
-            key = (st.st_dev, st.st_ino, file, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    def _load(self, real: str, file: str, present: set[str] | None) -> StoredRecord:
+        """The entry for a listed ``file``.
+
+        ``present`` (the directory listing, taken under the lock) means: trust a cached
+        parse — record files are immutable — after checking only that the file exists.
+        Otherwise a cached parse is used only if the file's stat identity is unchanged.
+        """
+        key = (real, file)
+        if present is not None:
+            if file not in present:
+                raise _Vanished(file)
             hit = _record_cache.get(key)
             if hit is not None:
-                return hit
+                return hit[1]
+        else:
+            try:
+                st = os.stat(f"{real}/{file}", follow_symlinks=False)
+            except FileNotFoundError:
+                raise _Vanished(file) from None
+            except OSError as e:
+                raise MemoryStoreError(f"{self._where(file)}: cannot stat ({e})") from e
+            hit = _record_cache.get(key)
+            if hit is not None and hit[0] == _stat_key(st):
+                return hit[1]
         got = self._read_bytes(real, file)
         if got is None:
             raise _Vanished(file)
         raw, st = got
-        record = parse_record(raw, str(self.root / file))
+        entry = StoredRecord(file, parse_record(raw, self._where(file)))
         if len(_record_cache) >= _RECORD_CACHE_MAX:
             _record_cache.clear()
-        _record_cache[(st.st_dev, st.st_ino, file, st.st_size, st.st_mtime_ns, st.st_ctime_ns)] = (
-            record
-        )
-        return record
+        _record_cache[key] = (_stat_key(st), entry)
+        return entry
 
-    def _read_set(self, real: Path) -> tuple[bytes | None, tuple[StoredRecord, ...]]:
-        """The manifest bytes and the full, validated set it lists (retrying on a race)."""
+    def _read_set(self, real: str, *, locked: bool = False) -> tuple[StoredRecord, ...]:
+        """The full, validated set the manifest lists (retrying if a concurrent commit
+        removes a file under us). ``locked``: the caller holds the writer lock."""
         for _ in range(_READ_RETRIES):
             raw, files = self._read_manifest(real)
+            present = set(os.listdir(real)) if locked and files else None
             try:
-                entries = tuple(StoredRecord(f, self._load_record(real, f)) for f in files)
+                entries = tuple(self._load(real, f, present) for f in files)
             except _Vanished as gone:
-                again, _files = self._read_manifest(real)
-                if again == raw:  # same set: the file is really missing
+                if locked or self._read_manifest(real)[0] == raw:
+                    # Same set (or nobody else can change it): the file is really missing.
                     raise MemoryFormatError(
-                        f"{self.root / gone.file}: listed in {MANIFEST_NAME} but missing"
+                        f"{self._where(gone.file)}: listed in {MANIFEST_NAME} but missing"
                     ) from None
                 continue
-            seen: dict[str, str] = {}
-            for entry in entries:
-                other = seen.setdefault(entry.record.name, entry.file)
-                if other != entry.file:
-                    raise MemoryFormatError(
-                        f"{self.root / MANIFEST_NAME}: record name {entry.record.name!r} "
-                        f"appears twice ({other} and {entry.file})"
-                    )
-            return raw, entries
+            if len(entries) > 1:
+                seen: dict[str, str] = {}
+                for entry in entries:
+                    other = seen.setdefault(entry.record.name, entry.file)
+                    if other != entry.file:
+                        raise MemoryFormatError(
+                            f"{self._where(MANIFEST_NAME)}: record name {entry.record.name!r} "
+                            f"appears twice ({other} and {entry.file})"
+                        )
+            return entries
         raise MemoryConflictError(
-            f"{self.root / MANIFEST_NAME}: the set kept changing while reading; try again"
+            f"{self._where(MANIFEST_NAME)}: the set kept changing while reading; try again"
         )
 
     # --- writing -----------------------------------------------------------------
 
-    def _lock(self, real: Path) -> StoreLock:
+    def _lock(self, real: str) -> StoreLock:
         return StoreLock(real, timeout=self.lock_timeout)
 
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[tuple[Path, StoreLock]]:
+    def _locked(self) -> Iterator[tuple[str, StoreLock]]:
         """Hold the writer lock (creating ``.memory`` if needed); yields its real path."""
         real = self._root_real(create=True)
         assert real is not None
@@ -286,7 +305,7 @@ class MemoryStore:
         if not new:
             return ()
         with self._locked() as (real, lock):
-            _raw, current = self._read_set(real)
+            current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
             taken = {e.record.name for e in current}
             clash = [r.name for r in new if r.name in taken]
@@ -308,7 +327,7 @@ class MemoryStore:
         if not wanted:
             return
         with self._locked() as (real, lock):
-            _raw, current = self._read_set(real)
+            current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
             have = {e.record.name for e in current}
             unknown = [n for n in dict.fromkeys(wanted) if n not in have]
@@ -362,7 +381,7 @@ class MemoryStore:
             )
         replaced = set(sources)
         with self._locked() as (real, lock):
-            _raw, current = self._read_set(real)
+            current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
             by_name = {e.record.name: e for e in current}
             changed = [r.name for r in base if r.name not in by_name or by_name[r.name].record != r]
@@ -391,7 +410,7 @@ class MemoryStore:
 
     def _commit(
         self,
-        real: Path,
+        real: str,
         lock: StoreLock,
         new_set: Sequence[StoredRecord],
         created: Sequence[StoredRecord],
@@ -402,9 +421,9 @@ class MemoryStore:
         # Everything that can be refused is checked before the first byte is written.
         index_bytes = render_index(new_set, self.max_index_lines, self.max_index_bytes)
         manifest_bytes = render_manifest([e.file for e in new_set])
-        payloads = [(real / e.file, render_record(e.record)) for e in created]
+        payloads = [(f"{real}/{e.file}", render_record(e.record)) for e in created]
 
-        made: list[Path] = []
+        made: list[str] = []
         index_backup: durable.Backup | None = None
         manifest_backup: durable.Backup | None = None
         index_replaced = manifest_replaced = False
@@ -432,13 +451,13 @@ class MemoryStore:
         index_backup.discard()
         manifest_backup.discard()
         for file in removed:
-            durable.unlink_quietly(real / file)
+            durable.unlink_quietly(f"{real}/{file}")
             step("old-deleted")
 
     def _rollback(
         self,
-        real: Path,
-        made: list[Path],
+        real: str,
+        made: list[str],
         index_backup: durable.Backup | None,
         manifest_backup: durable.Backup | None,
         index_replaced: bool,

@@ -1,0 +1,250 @@
+"""Maintenance of a ``.memory`` directory: check, gc, reindex (``ipymemory`` CLI).
+
+``check`` reports every problem with the file and the reason. Two severities:
+
+* ``error`` — the store is not valid (bad manifest, a listed file missing or invalid,
+  MEMORY.md out of date, a plain file at ``.lock``); readers or the reference agent
+  would fail or mislead. ``ipymemory check`` exits 1.
+* ``warning`` — harmless leftovers readers ignore: record or temp files no manifest
+  lists (an interrupted commit leaves them; ``ipymemory gc`` removes them) and files
+  that are not part of the format. Reported, exit status 0.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import MemoryStoreError
+from . import durable
+from .index import INDEX_NAME, render_index
+from .lock import LOCK_DIR_NAME, is_lock_artefact
+from .manifest import MANIFEST_NAME, parse_manifest
+from .names import is_valid_file_name
+from .record import StoredRecord, parse_record
+from .store import MemoryStore
+
+__all__ = ["Problem", "check", "gc", "reindex"]
+
+_STALE_LOCK_PREFIX = ".lock.stale-"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding of :func:`check`: the file concerned and why."""
+
+    file: str
+    reason: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.reason}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "reason": self.reason, "severity": self.severity}
+
+
+def check(
+    workspace: str | os.PathLike[str],
+    *,
+    max_index_lines: int = 200,
+    max_index_bytes: int = 4096,
+) -> list[Problem]:
+    """Verify the whole ``.memory`` directory; return every problem found (errors first)."""
+    store = MemoryStore(workspace, max_index_lines, max_index_bytes)
+    out: list[Problem] = []
+    try:
+        real = store._root_real(create=False)
+    except MemoryStoreError as e:
+        return [Problem(str(store.root), _reason(e, str(store.root)))]
+    if real is None:
+        return []
+    where = store._where
+
+    listed: tuple[str, ...] = ()
+    entries: list[StoredRecord] = []
+    manifest_ok = False
+    try:
+        got = store._read_bytes(real, MANIFEST_NAME)
+    except MemoryStoreError as e:
+        out.append(Problem(where(MANIFEST_NAME), _reason(e, where(MANIFEST_NAME))))
+        got = None
+    else:
+        manifest_ok = True
+    if got is not None:
+        try:
+            listed = parse_manifest(got[0], where(MANIFEST_NAME), max_index_lines)
+        except MemoryStoreError as e:
+            out.append(Problem(where(MANIFEST_NAME), _reason(e, where(MANIFEST_NAME))))
+            manifest_ok = False
+    all_valid = manifest_ok
+    for file in listed:
+        try:
+            read = store._read_bytes(real, file)
+            if read is None:
+                raise MemoryStoreError(f"{where(file)}: listed in {MANIFEST_NAME} but missing")
+            entries.append(StoredRecord(file, parse_record(read[0], where(file))))
+        except MemoryStoreError as e:
+            out.append(Problem(where(file), _reason(e, where(file))))
+            all_valid = False
+    names: dict[str, str] = {}
+    for entry in entries:
+        other = names.setdefault(entry.record.name, entry.file)
+        if other != entry.file:
+            out.append(
+                Problem(
+                    where(MANIFEST_NAME),
+                    f"record name {entry.record.name!r} appears twice ({other} and {entry.file})",
+                )
+            )
+            all_valid = False
+    if all_valid:
+        out.extend(_check_index(store, real, entries))
+    out.extend(_check_extras(store, real, set(listed)))
+    out.sort(key=lambda p: p.severity != "error")
+    return out
+
+
+def _check_index(store: MemoryStore, real: str, entries: list[StoredRecord]) -> list[Problem]:
+    where = store._where(INDEX_NAME)
+    try:
+        expected = render_index(entries, store.max_index_lines, store.max_index_bytes)
+    except MemoryStoreError as e:
+        return [Problem(where, _reason(e, INDEX_NAME))]
+    try:
+        got = store._read_bytes(real, INDEX_NAME)
+    except MemoryStoreError as e:
+        return [Problem(where, _reason(e, where))]
+    if got is None:
+        if entries:
+            return [Problem(where, "missing (run `ipymemory reindex` to rebuild it)")]
+        return []
+    if got[0] != expected:
+        found = got[0].count(b"\n")
+        return [
+            Problem(
+                where,
+                f"does not match {MANIFEST_NAME} (run `ipymemory reindex` to rebuild it): "
+                f"expected {len(entries)} lines, {len(expected)} bytes; "
+                f"found {found} lines, {len(got[0])} bytes",
+            )
+        ]
+    return []
+
+
+def _check_extras(store: MemoryStore, real: str, listed: set[str]) -> list[Problem]:
+    out: list[Problem] = []
+    for name in sorted(os.listdir(real)):
+        if name in listed or name in (MANIFEST_NAME, INDEX_NAME):
+            continue
+        where = store._where(name)
+        if name == LOCK_DIR_NAME:
+            st = os.lstat(f"{real}/{name}")
+            if not stat.S_ISDIR(st.st_mode):
+                out.append(
+                    Problem(
+                        where,
+                        "is a plain file; the lock must be a directory (a file here would "
+                        "block the reference agent forever); remove it",
+                    )
+                )
+            continue
+        if is_lock_artefact(name) and not name.startswith(_STALE_LOCK_PREFIX):
+            continue
+        if is_valid_file_name(name) or durable.is_temp_name(name):
+            reason = (
+                f"not listed in {MANIFEST_NAME} (left by an interrupted commit; "
+                "`ipymemory gc` removes it)"
+            )
+        elif name.startswith(_STALE_LOCK_PREFIX):
+            reason = "a stale lock moved aside; `ipymemory gc` removes it"
+        else:
+            reason = "not part of the memory format; ignored by readers"
+        out.append(Problem(where, reason, "warning"))
+    return out
+
+
+def _reason(error: MemoryStoreError, where: str) -> str:
+    """The error's message without its leading ``<file>: `` (the Problem names the file)."""
+    text = str(error)
+    prefix = f"{where}: "
+    return text[len(prefix) :] if text.startswith(prefix) else text
+
+
+def gc(
+    workspace: str | os.PathLike[str],
+    stale_seconds: float = 30.0,
+    *,
+    max_index_lines: int = 200,
+    max_index_bytes: int = 4096,
+    lock_timeout: float = 10.0,
+) -> list[str]:
+    """Remove files no manifest references (record files, temp files, stale lock dirs)
+    older than ``stale_seconds``, under the store lock. Returns the removed names.
+
+    Refuses (raises) if the current set does not load: without a valid manifest there is
+    no telling which files are referenced.
+    """
+    store = MemoryStore(workspace, max_index_lines, max_index_bytes, lock_timeout)
+    if store._root_real(create=False) is None:
+        return []
+    removed: list[str] = []
+    with store._locked() as (real, _lock):
+        listed = {e.file for e in store._read_set(real)}
+        now = time.time()
+        for name in sorted(os.listdir(real)):
+            if name in listed:
+                continue
+            is_stale_lock = name.startswith(_STALE_LOCK_PREFIX)
+            if not (is_valid_file_name(name) or durable.is_temp_name(name) or is_stale_lock):
+                continue
+            path = f"{real}/{name}"
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                continue
+            if now - st.st_mtime < stale_seconds:
+                continue  # may belong to a commit in progress elsewhere
+            try:
+                if stat.S_ISDIR(st.st_mode):
+                    if not is_stale_lock:
+                        continue  # a directory named like a record: not ours to remove
+                    os.rmdir(path)
+                else:
+                    os.unlink(path)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                raise MemoryStoreError(f"{store._where(name)}: cannot remove ({e})") from e
+            removed.append(name)
+    return removed
+
+
+def reindex(
+    workspace: str | os.PathLike[str],
+    *,
+    max_index_lines: int = 200,
+    max_index_bytes: int = 4096,
+    lock_timeout: float = 10.0,
+) -> int:
+    """Rebuild MEMORY.md from the manifest, atomically, under the lock.
+
+    Returns the number of index lines written. Raises if the set does not load or its
+    index would exceed the bounds (then MEMORY.md is left as it was).
+    """
+    store = MemoryStore(workspace, max_index_lines, max_index_bytes, lock_timeout)
+    if store._root_real(create=False) is None:
+        raise MemoryStoreError(f"{store.root}: no memory directory to reindex")
+    with store._locked() as (real, _lock):
+        entries = store._read_set(real)
+        data = render_index(entries, max_index_lines, max_index_bytes)
+        durable.replace_atomic(real, INDEX_NAME, data, _no_step, "index")
+        durable.fsync_dir(real)
+    return len(entries)
+
+
+def _no_step(_: str) -> None:
+    pass

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from .errors import MemoryStoreError
+from .sidequery.model import model_from_env
+from .sidequery.select import select_memories
 from .store import maintenance
 from .store.record import MemoryRecord
 from .store.store import MemoryStore
@@ -107,9 +109,9 @@ def _show(ctx: Context) -> int:
 
 def _check(ctx: Context) -> int:
     problems = maintenance.check(ctx.store.workspace)
-    errors = [p for p in problems if p.severity == "error"]
+    errors = problems.errors
     if ctx.json:
-        ctx.emit({"ok": not errors, "problems": [p.to_json() for p in problems]})
+        ctx.emit({"ok": problems.ok, "problems": [p.to_json() for p in problems]})
     else:
         for p in problems:
             stream = ctx.err if p.severity == "error" else ctx.out
@@ -161,6 +163,46 @@ def _forget(ctx: Context) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+def _add_select(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("query", help="the request the memories are for")
+    parser.add_argument(
+        "--limit", type=_positive_int, default=5, help="select at most N records (default 5)"
+    )
+
+
+def _select(ctx: Context) -> int:
+    # The same selection a turn makes: the side model if configured (ANTHROPIC_API_KEY,
+    # IPYMEMORY_SIDE_MODEL, ...), else or on any failure the deterministic fallback.
+    model = model_from_env()
+    query = ctx.args.query
+    selection = select_memories(
+        model, query, ctx.store.records(), ctx.store.catalog(), limit=ctx.args.limit
+    )
+    side = getattr(model, "side_model", None) if selection.source == "model" else None
+    if ctx.json:
+        from .views.selection import SelectionView  # only here: views pull in more imports
+
+        ctx.emit({**SelectionView.of(query, selection).to_json(), "model": side})
+        return 0
+    if selection.source == "model":
+        ctx.out.write(f"selected by the model ({side})\n")
+    elif selection.source == "fallback":
+        reason = _one_line(selection.reason or "")
+        ctx.out.write(f"selected by the deterministic fallback; model not used: {reason}\n")
+    else:
+        ctx.out.write(f"nothing to select: {ctx.store.root} holds no records\n")
+    for r in selection.records:
+        ctx.out.write(f"{r.name} ({r.type.value}) - {r.description}\n")
+    return 0
+
+
 COMMANDS: dict[str, Command] = {
     "list": Command("list the current records", _no_arguments, _list),
     "show": Command("show one record", _add_show, _show),
@@ -168,6 +210,7 @@ COMMANDS: dict[str, Command] = {
     "gc": Command("remove files no manifest references", _add_gc, _gc),
     "reindex": Command("rebuild MEMORY.md from the manifest", _no_arguments, _reindex),
     "forget": Command("remove records (one commit)", _add_forget, _forget),
+    "select": Command("select the memories a query would get", _add_select, _select),
 }
 
 

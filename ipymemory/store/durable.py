@@ -8,6 +8,7 @@ between any two of them.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -132,14 +133,29 @@ class Backup:
     link: str | None  # hard link to the old inode (None: the file did not exist)
     data: bytes | None = None  # the old bytes, when the file system has no hard links
 
-    def restore(self) -> None:
-        """Put the old file back (or remove the new one if there was none)."""
+    def restore(self, *, in_place: bool = False) -> None:
+        """Put the old file back (or remove the new one if there was none).
+
+        ``in_place``: if the rename fails, rewrite the file's bytes in place instead —
+        not atomic, so only for files no reader trusts (MEMORY.md).
+        """
         if self.link is not None:
             # The old inode is already durable: a rename is all it takes.
-            os.replace(self.link, self.target)
+            try:
+                os.replace(self.link, self.target)
+            except OSError:
+                if not in_place:
+                    raise
+                overwrite(self.target, read_all(self.link))
+                unlink_quietly(self.link)
         elif self.data is not None:
             directory, name = os.path.split(self.target)
-            replace_atomic(directory, name, self.data, _no_step, "restore")
+            try:
+                replace_atomic(directory, name, self.data, _no_step, "restore")
+            except OSError:
+                if not in_place:
+                    raise
+                overwrite(self.target, self.data)
         else:
             os.unlink(self.target)
 
@@ -151,6 +167,27 @@ class Backup:
 
 def _no_step(_: str) -> None:
     pass
+
+
+def read_all(path: str) -> bytes:
+    """The bytes of a regular file (no symlink followed)."""
+    fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC)
+    try:
+        size = os.fstat(fd).st_size
+        return os.pread(fd, size + 1, 0)
+    finally:
+        os.close(fd)
+
+
+def overwrite(path: str, data: bytes) -> None:
+    """Rewrite ``path`` in place (truncate, write, fsync best effort)."""
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC | _O_NOFOLLOW | _O_CLOEXEC)
+    try:
+        write_all(fd, data)
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def take_backup(directory: str, target: str) -> Backup:
@@ -169,13 +206,7 @@ def take_backup(directory: str, target: str) -> Backup:
         if e.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
             raise
         # No hard links here: keep the bytes instead.
-        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC)
-        try:
-            size = os.fstat(fd).st_size
-            data = os.pread(fd, size + 1, 0)
-        finally:
-            os.close(fd)
-        return Backup(path, None, data)
+        return Backup(path, None, read_all(path))
     return Backup(path, link)
 
 

@@ -2,12 +2,14 @@
 
 ``check`` reports every problem with the file and the reason. Two severities:
 
-* ``error`` — the store is not valid (bad manifest, a listed file missing or invalid,
-  MEMORY.md out of date, a plain file at ``.lock``); readers or the reference agent
-  would fail or mislead. ``ipymemory check`` exits 1.
-* ``warning`` — harmless leftovers readers ignore: record or temp files no manifest
-  lists (an interrupted commit leaves them; ``ipymemory gc`` removes them) and files
-  that are not part of the format. Reported, exit status 0.
+* ``error`` — the directory is not consistent: a bad manifest, a listed file missing
+  or invalid, a set over the index bounds, a plain file at ``.lock``, or a MEMORY.md
+  missing or out of date with the manifest (a commit killed between its index swap and
+  its manifest swap leaves it ahead; readers never trust it, and ``ipymemory reindex``
+  or the next commit rebuilds it). ``ipymemory check`` exits 1.
+* ``warning`` — harmless files readers ignore, reported with exit status 0: record or
+  temp files no manifest lists (``leftover``s of interrupted commits, which
+  ``ipymemory gc`` removes) and files that are not part of the format.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from .names import is_valid_file_name
 from .record import StoredRecord, parse_record
 from .store import MemoryStore
 
-__all__ = ["Problem", "check", "gc", "reindex"]
+__all__ = ["CheckReport", "Problem", "check", "gc", "reindex"]
 
 _STALE_LOCK_PREFIX = ".lock.stale-"
 
@@ -43,8 +45,40 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.file}: {self.reason}"
 
-    def to_json(self) -> dict[str, str]:
-        return {"file": self.file, "reason": self.reason, "severity": self.severity}
+    @property
+    def leftover(self) -> bool:
+        """True for an unreferenced file an interrupted commit leaves (``gc`` removes it)."""
+        name = os.path.basename(self.file)
+        return self.severity == "warning" and (
+            is_valid_file_name(name)
+            or durable.is_temp_name(name)
+            or name.startswith(_STALE_LOCK_PREFIX)
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "reason": self.reason,
+            "severity": self.severity,
+            "leftover": self.leftover,
+        }
+
+
+class CheckReport(list[Problem]):
+    """The result of :func:`check`: a list of problems, errors first."""
+
+    @property
+    def problems(self) -> list[Problem]:
+        return list(self)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self if p.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        """True if no problem is an error (warnings only)."""
+        return not self.errors
 
 
 def check(
@@ -52,16 +86,16 @@ def check(
     *,
     max_index_lines: int = 200,
     max_index_bytes: int = 4096,
-) -> list[Problem]:
+) -> CheckReport:
     """Verify the whole ``.memory`` directory; return every problem found (errors first)."""
     store = MemoryStore(workspace, max_index_lines, max_index_bytes)
     out: list[Problem] = []
     try:
         real = store._root_real(create=False)
     except MemoryStoreError as e:
-        return [Problem(str(store.root), _reason(e, str(store.root)))]
+        return CheckReport([Problem(str(store.root), _reason(e, str(store.root)))])
     if real is None:
-        return []
+        return CheckReport()
     where = store._where
 
     listed: tuple[str, ...] = ()
@@ -105,7 +139,7 @@ def check(
         out.extend(_check_index(store, real, entries))
     out.extend(_check_extras(store, real, set(listed)))
     out.sort(key=lambda p: p.severity != "error")
-    return out
+    return CheckReport(out)
 
 
 def _check_index(store: MemoryStore, real: str, entries: list[StoredRecord]) -> list[Problem]:

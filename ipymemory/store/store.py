@@ -475,7 +475,7 @@ class MemoryStore:
                 durable_undo = False
         if index_replaced and index_backup is not None:
             with contextlib.suppress(OSError):
-                index_backup.restore()
+                index_backup.restore(in_place=True)
         for backup in (index_backup, manifest_backup):
             if backup is not None:
                 backup.discard()

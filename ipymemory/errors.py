@@ -15,6 +15,9 @@ __all__ = [
     "ModelNotConfigured",
     "SideQueryError",
     "SideQueryReplyError",
+    "ScriptExhausted",
+    "TurnError",
+    "BatchError",
 ]
 
 
@@ -48,3 +51,15 @@ class SideQueryReplyError(SideQueryError):
     def __init__(self, message: str, usage: Usage | None = None) -> None:
         super().__init__(message)
         self.usage = usage
+
+
+class ScriptExhausted(SideQueryError):
+    """A ``ScriptedModel`` was called after its last scripted reply."""
+
+
+class TurnError(MemoryStoreError):
+    """The agent turn itself failed (e.g. the main model call); history stays consistent."""
+
+
+class BatchError(MemoryStoreError, ValueError):
+    """A pending-batch operation got bad input (unknown batch, unknown item names)."""

@@ -1,0 +1,21 @@
+"""The agent turn: select → inject → tool loop → extract → review → commit → consolidate."""
+
+from __future__ import annotations
+
+from .batch import CommitResult, PendingBatch
+from .config import SessionConfig
+from .scripted import ScriptedModel
+from .session import AgentSession, TurnEvent, TurnResult
+from .usage import TurnUsage, UsageLedger
+
+__all__ = [
+    "AgentSession",
+    "CommitResult",
+    "PendingBatch",
+    "ScriptedModel",
+    "SessionConfig",
+    "TurnEvent",
+    "TurnResult",
+    "TurnUsage",
+    "UsageLedger",
+]

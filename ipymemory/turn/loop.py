@@ -1,0 +1,179 @@
+"""The agent's tool loop (Anthropic tool-use protocol) over the canonical history.
+
+Each step sends system + request history (built from the canonical history) + tools,
+appends the assistant reply to the canonical history and, if it asked for tools,
+runs them and appends one user message with a ``tool_result`` for every
+``tool_use`` (errors as ``is_error: true``). It ends on a reply without tool calls,
+or after ``max_tool_steps`` rounds of tools with a note in the answer.
+
+Consistency: whatever stops the loop -- an exception, a failed model call or a
+KeyboardInterrupt -- the partial turn is *closed*, not rolled back: every
+``tool_use`` gets a ``tool_result`` (results already computed are kept, the rest
+say they were not run) and an assistant note ends the turn, so the canonical history
+stays a valid Messages-API conversation that records what really happened (tools
+may have had effects). Then the exception propagates (a failed model call as
+:class:`~ipymemory.errors.TurnError`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import SideQueryError, TurnError
+from ..sidequery.model import ModelClient, ModelReply
+from .history import RequestHistory
+from .tools import ToolBox
+
+__all__ = ["INTERRUPTED_NOTE", "LoopOutcome", "close_turn", "run_tool_loop"]
+
+INTERRUPTED_NOTE = "(The turn was interrupted by the user.)"
+
+Emit = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class LoopOutcome:
+    """How the loop ended: the answer text, model calls made, tool calls run."""
+
+    answer: str
+    model_calls: int
+    tool_calls: int
+    stopped_at_limit: bool = False
+
+
+def _short_input(tool_input: Any, limit: int = 80) -> str:
+    try:
+        text = json.dumps(tool_input, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        text = repr(tool_input)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _unanswered(history: list[dict[str, Any]]) -> list[str]:
+    """Ids of ``tool_use`` blocks in the last assistant message with no result after it."""
+    if not history or history[-1].get("role") != "assistant":
+        return []
+    content = history[-1].get("content")
+    if not isinstance(content, list):
+        return []
+    return [
+        str(b.get("id")) for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
+    ]
+
+
+def close_turn(
+    history: list[dict[str, Any]],
+    note: str,
+    results: list[dict[str, Any]] | None = None,
+) -> None:
+    """Make ``history`` a complete conversation again (see module docstring).
+
+    ``results`` are tool results already computed for the last assistant message.
+    """
+    missing = _unanswered(history)
+    if missing:
+        done = list(results or [])
+        answered = {r.get("tool_use_id") for r in done}
+        for tool_id in missing:
+            if tool_id not in answered:
+                done.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": tool_id,
+                        "content": f"not run: {note}",
+                        "is_error": True,
+                    }
+                )
+        history.append({"role": "user", "content": done})
+    if history and history[-1].get("role") == "user":
+        history.append({"role": "assistant", "content": [{"type": "text", "text": note}]})
+
+
+def run_tool_loop(
+    model: ModelClient,
+    *,
+    system: list[dict[str, Any]],
+    history: list[dict[str, Any]],
+    request_history: RequestHistory,
+    tools: ToolBox,
+    max_tool_steps: int,
+    max_tokens: int,
+    main_model: str | None,
+    on_reply: Callable[[ModelReply], None],
+    emit: Emit,
+) -> LoopOutcome:
+    """Run the loop on ``history`` (which ends with the user's message); see module
+    docstring. Mutates ``history`` (appends only)."""
+    model_calls = 0
+    tool_calls = 0
+    tool_rounds = 0
+    results: list[dict[str, Any]] = []
+    try:
+        while True:
+            model_calls += 1
+            emit("model", f"step {model_calls}")
+            messages = request_history.build(history)
+            try:
+                reply = model.create(
+                    system=system,
+                    messages=messages,
+                    max_tokens=max_tokens,
+                    tools=tools.definitions,
+                    model=main_model,
+                )
+            except SideQueryError as e:
+                raise TurnError(f"the model call failed (step {model_calls}): {e}") from e
+            on_reply(reply)
+            content = [dict(b) for b in reply.content] or [
+                {"type": "text", "text": "(the model returned an empty reply)"}
+            ]
+            history.append({"role": "assistant", "content": content})
+            uses = [b for b in content if b.get("type") == "tool_use"]
+            if not uses:
+                answer = reply.text
+                if reply.stop_reason == "max_tokens":
+                    answer += "\n\n[The answer was cut off: it reached max_tokens.]"
+                return LoopOutcome(answer, model_calls, tool_calls)
+            results = []
+            if tool_rounds >= max_tool_steps:
+                note = (
+                    f"(Stopped: the limit of {max_tool_steps} tool steps was reached before a "
+                    "final answer. Ask again to continue, or raise max_tool_steps.)"
+                )
+                close_turn(history, note)
+                answer = "\n\n".join(t for t in (reply.text.strip(), note) if t)
+                return LoopOutcome(answer, model_calls, tool_calls, stopped_at_limit=True)
+            tool_rounds += 1
+            complete = reply.stop_reason == "tool_use"
+            for use in uses:
+                name = str(use.get("name"))
+                if complete:
+                    emit("tool", f"{name} {_short_input(use.get('input'))}")
+                    outcome = tools.run(name, use.get("input"))
+                    tool_calls += 1
+                    text, is_error = outcome.content, outcome.is_error
+                else:
+                    text = (
+                        f"not run: the reply stopped with {reply.stop_reason!r} before the "
+                        "tool call was complete"
+                    )
+                    is_error = True
+                block: dict[str, Any] = {
+                    "type": "tool_result",
+                    "tool_use_id": use.get("id"),
+                    "content": text,
+                }
+                if is_error:
+                    block["is_error"] = True
+                results.append(block)
+            history.append({"role": "user", "content": results})
+            results = []
+    except KeyboardInterrupt:
+        close_turn(history, INTERRUPTED_NOTE, results)
+        raise
+    except BaseException as e:
+        close_turn(history, f"(The turn failed: {e})", results)
+        raise

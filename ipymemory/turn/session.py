@@ -1,0 +1,499 @@
+"""``AgentSession``: one agent conversation with long-term memory (SPEC §2).
+
+One session per notebook kernel. A turn::
+
+    begin_turn(query)   read the set, select (model, else fallback), build the
+                        <relevant_memories> block for this turn's requests only
+    tool loop           request = system prompt + memory block + request history
+                        (compressed canonical history) ; canonical history grows
+    complete()          extract from a copy of the canonical history -> a pending
+                        batch (+ a consolidation plan when the set reaches the
+                        threshold) -> review / auto commit / off
+
+Every memory failure (reading the set, selection, extraction, consolidation,
+commit) is caught and recorded in ``last_error`` (the SPEC's fixed text) with the
+exact cause in ``last_error_cause``; the answer is still returned. ``last_error`` is
+cleared when a turn (or ``begin_turn``) starts.
+
+A KeyboardInterrupt during a turn closes the partial turn in the canonical history
+(see :mod:`ipymemory.turn.loop`), records the usage spent, skips extraction and is
+re-raised. A failed main model call does the same and raises :class:`TurnError`.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import uuid
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import BatchError, MemoryStoreError, SideQueryError, SideQueryReplyError, TurnError
+from ..sidequery import (
+    LAST_ERROR_CONSOLIDATE,
+    LAST_ERROR_EXTRACT,
+    LAST_ERROR_SELECT,
+    ModelClient,
+    Selection,
+    Usage,
+    extract_memories,
+    model_from_env,
+    plan_consolidation,
+    select_memories,
+)
+from ..sidequery.model import ModelReply, cached_system
+from ..store.record import MemoryRecord
+from ..store.store import MemoryStore
+from .batch import CommitResult, PendingBatch, apply_batch, check_reject, plan_conflict
+from .config import COMMIT_MODES, SessionConfig
+from .history import RequestHistory, summarize_history
+from .injection import render_memory_block
+from .loop import run_tool_loop
+from .tools import ToolBox
+from .usage import CallUsage, TurnUsage, UsageLedger
+
+__all__ = [
+    "LAST_ERROR_COMMIT",
+    "LAST_ERROR_READ",
+    "AgentSession",
+    "TurnEvent",
+    "TurnResult",
+]
+
+# Texts for the failures SPEC §3 does not name (its three come from sidequery).
+LAST_ERROR_READ = "Memory could not be read"
+LAST_ERROR_COMMIT = "Memory commit failed"
+
+EVENT_KINDS = ("selecting", "model", "tool", "extracting", "consolidating", "done")
+
+
+@dataclass(frozen=True)
+class TurnEvent:
+    """Progress of a turn, for a spinner or a progress line.
+
+    ``kind`` is one of ``selecting``, ``model``, ``tool``, ``extracting``,
+    ``consolidating``, ``done``; ``detail`` is a short human-readable text.
+    """
+
+    kind: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What a turn produced. ``batch`` is the extracted batch (pending in review
+    mode, committed or failed in auto mode, ``None`` if nothing was extracted);
+    ``committed`` the names written by this turn; ``memory_errors`` every
+    (last_error text, cause) pair of the turn, in order."""
+
+    answer: str
+    selection: Selection
+    batch: PendingBatch | None
+    committed: tuple[str, ...]
+    usage: TurnUsage
+    last_error: str | None
+    tool_calls: int
+    last_error_cause: str | None = None
+    memory_errors: tuple[tuple[str, str], ...] = ()
+    stopped_at_limit: bool = False
+
+
+Listener = Callable[[TurnEvent], None]
+
+
+class AgentSession:
+    """See the module docstring. ``model=None`` takes the configured model from the
+    environment (``ANTHROPIC_API_KEY`` …), or a "no model" state that still selects
+    memories with the deterministic fallback."""
+
+    def __init__(
+        self,
+        workspace: str | Path,
+        model: ModelClient | None = None,
+        config: SessionConfig | None = None,
+        store: MemoryStore | None = None,
+    ) -> None:
+        self.config = config if config is not None else SessionConfig()
+        self.workspace = Path(workspace)
+        self.store = store if store is not None else MemoryStore(self.workspace)
+        self.model: ModelClient = (
+            model
+            if model is not None
+            else model_from_env(model=self.config.main_model, side_model=self.config.side_model)
+        )
+        self.namespace: dict[str, Any] = {}
+        self.selected: tuple[MemoryRecord, ...] = ()
+        self.selection: Selection | None = None
+        self.last_error: str | None = None
+        self.last_error_cause: str | None = None
+        self.usage = UsageLedger()
+        self._history: list[dict[str, Any]] = []
+        self._request_history = RequestHistory(self.config.history_token_budget, self._summarize)
+        self._batches: dict[str, PendingBatch] = {}
+        self._memory_block = ""
+        self._calls: list[CallUsage] | None = None
+        self._errors: list[tuple[str, str]] = []
+        self._listener: Listener | None = None
+        self._lock = threading.RLock()
+
+    # --- state ---------------------------------------------------------------------
+
+    @property
+    def history(self) -> tuple[dict[str, Any], ...]:
+        """The canonical history (copies: changing them changes nothing)."""
+        return tuple(copy.deepcopy(self._history))
+
+    @property
+    def pending(self) -> tuple[PendingBatch, ...]:
+        """Batches waiting for a decision (``pending``, or ``failed`` and retryable)."""
+        return tuple(b for b in self._batches.values() if b.status in ("pending", "failed"))
+
+    @property
+    def batches(self) -> tuple[PendingBatch, ...]:
+        """Every batch of this session, in creation order, in its latest state."""
+        return tuple(self._batches.values())
+
+    @property
+    def memory_block(self) -> str:
+        """The ``<relevant_memories>`` block of the turn in progress (``""`` if none)."""
+        return self._memory_block
+
+    def clear_history(self) -> None:
+        """Start a fresh conversation (memories and pending batches are kept)."""
+        with self._lock:
+            self._history.clear()
+            self._request_history.reset()
+
+    # --- the turn ------------------------------------------------------------------
+
+    def begin_turn(self, query: str) -> Selection:
+        """Select the memories for ``query`` and build this turn's memory block."""
+        with self._lock:
+            self._clear_errors()
+            self._emit("selecting", "choosing relevant memories")
+            selection = self._select(query)
+            self.selection = selection
+            self.selected = selection.records
+            self._memory_block = render_memory_block(selection.records)
+            return selection
+
+    def run_turn(
+        self,
+        query: str,
+        *,
+        allow_python: bool = False,
+        use_memory: bool = True,
+        commit_mode: str | None = None,
+        namespace: dict[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> TurnResult:
+        """One full turn: select, answer (with tools), extract, then review/auto/off.
+
+        ``use_memory=False`` neither selects nor extracts for this turn.
+        ``namespace`` is where ``run_python`` runs (default: ``self.namespace``);
+        it is offered to the model only with ``allow_python=True``.
+        """
+        mode = commit_mode or self.config.commit_mode
+        if mode not in COMMIT_MODES:
+            raise BatchError(f"commit_mode {mode!r} is not one of {', '.join(COMMIT_MODES)}")
+        if not isinstance(query, str) or not query.strip():
+            raise TurnError("the query is empty: nothing to ask the model")
+        with self._lock:
+            self._listener = on_event
+            self._calls = []
+            try:
+                return self._run_turn(query, mode, allow_python, use_memory, namespace)
+            finally:
+                self.usage.turns.append(TurnUsage(tuple(self._calls)))
+                self._calls = None
+                self._listener = None
+                self._memory_block = ""
+
+    def _run_turn(
+        self,
+        query: str,
+        mode: str,
+        allow_python: bool,
+        use_memory: bool,
+        namespace: dict[str, Any] | None,
+    ) -> TurnResult:
+        if use_memory:
+            selection = self.begin_turn(query)
+        else:
+            self._clear_errors()
+            selection = Selection((), "none", "memory was not used for this turn")
+            self.selection, self.selected, self._memory_block = selection, (), ""
+        system = cached_system(self.config.system_prompt)
+        if self._memory_block:
+            system.append({"type": "text", "text": self._memory_block})
+        tools = ToolBox(
+            self.workspace,
+            allow_python=allow_python,
+            namespace=namespace if namespace is not None else self.namespace,
+            read_limit=self.config.file_read_limit,
+            list_limit=self.config.list_files_limit,
+            output_limit=self.config.python_output_limit,
+        )
+        self._history.append({"role": "user", "content": query})
+        outcome = run_tool_loop(
+            self.model,
+            system=system,
+            history=self._history,
+            request_history=self._request_history,
+            tools=tools,
+            max_tool_steps=self.config.max_tool_steps,
+            max_tokens=self.config.max_tokens,
+            main_model=self.config.main_model,
+            on_reply=self._record_main,
+            emit=self._emit,
+        )
+        batch = self._complete(mode) if use_memory else None
+        committed = batch.committed if batch is not None else ()
+        self._emit(
+            "done",
+            f"{outcome.tool_calls} tool call(s); "
+            + (f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"),
+        )
+        return TurnResult(
+            answer=outcome.answer,
+            selection=selection,
+            batch=batch,
+            committed=committed,
+            usage=TurnUsage(tuple(self._calls or ())),
+            last_error=self.last_error,
+            tool_calls=outcome.tool_calls,
+            last_error_cause=self.last_error_cause,
+            memory_errors=tuple(self._errors),
+            stopped_at_limit=outcome.stopped_at_limit,
+        )
+
+    def complete(self) -> PendingBatch | None:
+        """Extract from a copy of the canonical history (after the final answer).
+
+        Returns the new batch -- pending in ``review`` mode, already committed (or
+        failed) in ``auto`` mode -- or ``None`` (nothing new, extraction failed, or
+        mode ``off``). A batch whose consolidation failed is never auto-committed.
+        """
+        with self._lock:
+            return self._complete(self.config.commit_mode)
+
+    def _complete(self, mode: str) -> PendingBatch | None:
+        if mode == "off":
+            return None
+        self._emit("extracting", "looking for memories worth keeping")
+        history = copy.deepcopy(self._history)
+        try:
+            base = self.store.records()
+            catalog = self.store.catalog()
+        except MemoryStoreError as e:
+            self._fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}")
+            return None
+        try:
+            extraction = extract_memories(
+                self.model,
+                history,
+                catalog,
+                {record.name for record in base},
+                side_model=self.config.side_model,
+            )
+        except SideQueryError as e:
+            self._record_side("extract", _error_usage(e))
+            self._fail(LAST_ERROR_EXTRACT, str(e))
+            return None
+        self._record_side("extract", extraction.usage)
+        if not extraction.records:
+            return None
+        plan = None
+        plan_error = None
+        if len(base) + len(extraction.records) >= self.config.consolidate_threshold:
+            self._emit("consolidating", f"{len(base) + len(extraction.records)} candidates")
+            try:
+                plan, usage = plan_consolidation(
+                    self.model, (*base, *extraction.records), side_model=self.config.side_model
+                )
+                self._record_side("consolidate", usage)
+            except SideQueryError as e:
+                self._record_side("consolidate", _error_usage(e))
+                self._fail(LAST_ERROR_CONSOLIDATE, str(e))
+                plan_error = str(e)
+        batch = self._register(
+            PendingBatch(_batch_id(), extraction.records, plan, base, plan_error=plan_error)
+        )
+        if mode == "auto" and plan_error is None:
+            return self.commit(batch).batch
+        return batch
+
+    # --- batches -------------------------------------------------------------------
+
+    def commit(
+        self, batch: PendingBatch, *, reject: Collection[str] = (), accept_plan: bool = True
+    ) -> CommitResult:
+        """Commit ``batch`` minus the ``reject``-ed item names, with or without its
+        plan, in one store commit (see :mod:`ipymemory.turn.batch`).
+
+        Raises :class:`BatchError` for an unknown batch, one already committed or
+        discarded, or reject names that are not items. Otherwise never raises: a
+        refusal is in ``CommitResult.error`` (and, for a store failure, in
+        ``last_error``), and the set is unchanged.
+        """
+        with self._lock:
+            current = self._lookup(batch)
+            if current.status not in ("pending", "failed"):
+                raise BatchError(f"batch {current.id} is already {current.status}")
+            check_reject(current, reject)
+            if self.config.commit_mode == "off":
+                return CommitResult(
+                    (), (), "commit mode is 'off': this session never writes memories", current
+                )
+            conflict = plan_conflict(current, reject, accept_plan)
+            if conflict is not None:
+                return CommitResult((), (), conflict, current)
+            try:
+                added, removed = apply_batch(self.store, current, reject, accept_plan)
+            except MemoryStoreError as e:
+                self._fail(LAST_ERROR_COMMIT, str(e))
+                failed = self._register(replace(current, status="failed", error=str(e)))
+                return CommitResult((), (), str(e), failed)
+            status = "committed" if added or removed else "discarded"
+            done = self._register(
+                replace(
+                    current,
+                    status=status,
+                    error=None,
+                    committed=added,
+                    removed=removed,
+                    rejected=tuple(name for name in current.names if name in set(reject)),
+                    plan_accepted=accept_plan and current.plan is not None,
+                )
+            )
+            return CommitResult(added, removed, None, done)
+
+    def discard(self, batch: PendingBatch) -> None:
+        """Drop a pending (or failed) batch; nothing is written."""
+        with self._lock:
+            current = self._lookup(batch)
+            if current.status not in ("pending", "failed"):
+                raise BatchError(f"batch {current.id} is already {current.status}")
+            self._register(replace(current, status="discarded"))
+
+    def consolidate_now(self) -> PendingBatch:
+        """Ask the consolidator for a plan over the current set; the plan waits for
+        review (``commit``) in every mode. On failure the returned batch has status
+        ``failed``, no plan and the cause in ``plan_error`` (not kept in ``pending``)."""
+        with self._lock:
+            self._clear_errors()
+            try:
+                base = self.store.records()
+            except MemoryStoreError as e:
+                self._fail(LAST_ERROR_CONSOLIDATE, f"the memory set could not be read: {e}")
+                return PendingBatch(_batch_id(), (), None, (), "failed", plan_error=str(e))
+            if not base:
+                reason = "the memory set is empty: nothing to consolidate"
+                return PendingBatch(_batch_id(), (), None, (), "failed", plan_error=reason)
+            self._emit("consolidating", f"{len(base)} records")
+            try:
+                plan, usage = plan_consolidation(
+                    self.model, base, side_model=self.config.side_model
+                )
+                self._record_side("consolidate", usage)
+            except SideQueryError as e:
+                self._record_side("consolidate", _error_usage(e))
+                self._fail(LAST_ERROR_CONSOLIDATE, str(e))
+                return PendingBatch(_batch_id(), (), None, base, "failed", plan_error=str(e))
+            return self._register(PendingBatch(_batch_id(), (), plan, base))
+
+    def _lookup(self, batch: PendingBatch) -> PendingBatch:
+        current = self._batches.get(batch.id)
+        if current is None:
+            raise BatchError(f"batch {batch.id!r} does not belong to this session")
+        return current
+
+    def _register(self, batch: PendingBatch) -> PendingBatch:
+        self._batches[batch.id] = batch
+        return batch
+
+    # --- helpers -------------------------------------------------------------------
+
+    def _select(self, query: str) -> Selection:
+        try:
+            records = self.store.records()
+            catalog = self.store.catalog()
+        except MemoryStoreError as e:
+            self._fail(LAST_ERROR_READ, str(e))
+            return Selection((), "none", f"the memory set could not be read: {e}")
+        if self.config.max_selected == 0 and records:
+            return Selection((), "none", "max_selected is 0")
+        selection = select_memories(
+            self.model,
+            query,
+            records,
+            catalog,
+            side_model=self.config.side_model,
+            limit=self.config.max_selected,
+        )
+        self._record_side("select", selection.usage)
+        if selection.source == "fallback":
+            self._fail(LAST_ERROR_SELECT, selection.reason or "unknown cause")
+        return selection
+
+    def _summarize(self, previous: str | None, dropped: Any, max_tokens: int) -> str:
+        try:
+            text, usage = summarize_history(
+                self.model,
+                previous,
+                dropped,
+                max_tokens=max_tokens,
+                side_model=self.config.side_model,
+            )
+        except SideQueryError as e:
+            self._record_side("summarize", _error_usage(e))
+            raise
+        self._record_side("summarize", usage)
+        return text
+
+    def _clear_errors(self) -> None:
+        self.last_error = None
+        self.last_error_cause = None
+        self._errors = []
+
+    def _fail(self, message: str, cause: str) -> None:
+        self.last_error = message
+        self.last_error_cause = cause
+        self._errors.append((message, cause))
+
+    def _emit(self, kind: str, detail: str) -> None:
+        if self._listener is not None:
+            self._listener(TurnEvent(kind, detail))
+
+    def _record(self, call: CallUsage) -> None:
+        if self._calls is not None:
+            self._calls.append(call)
+        else:
+            self.usage.add_other([call])
+
+    def _record_main(self, reply: ModelReply) -> None:
+        name = reply.model or self.config.main_model or str(getattr(self.model, "model", ""))
+        self._record(CallUsage("main", name, reply.usage))
+
+    def _record_side(self, role: str, usage: Usage | None) -> None:
+        if usage is None or usage == Usage():
+            return  # no call was made (empty set, no model) or it cost nothing
+        name = self.config.side_model or str(getattr(self.model, "side_model", "") or "")
+        self._record(CallUsage(role, name, usage))
+
+    def __repr__(self) -> str:
+        return (
+            f"AgentSession({str(self.workspace)!r}, model={self.model!r}, "
+            f"mode={self.config.commit_mode!r}, messages={len(self._history)}, "
+            f"pending={len(self.pending)})"
+        )
+
+
+def _error_usage(error: SideQueryError) -> Usage | None:
+    return error.usage if isinstance(error, SideQueryReplyError) else None
+
+
+def _batch_id() -> str:
+    return uuid.uuid4().hex[:12]

@@ -1,0 +1,265 @@
+"""The notebook tools the agent may call: ``list_files``, ``read_file``, ``run_python``.
+
+``list_files`` and ``read_file`` see only the workspace (the notebook's directory):
+every path is resolved (symlinks included) and refused unless it stays inside it.
+The threat model is the model asking for paths it should not see; a local process
+racing symlinks under us is out of scope (the final component is still opened with
+``O_NOFOLLOW``). ``run_python`` is offered only when the user enables it for a turn
+and runs code in the user's namespace -- it is not a sandbox, it is the user's kernel.
+
+A tool never raises for bad input or a failing call: it returns a :class:`ToolOutcome`
+with ``is_error=True``, which becomes a ``tool_result`` with ``is_error: true``.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import os
+import stat
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ToolBox", "ToolOutcome", "tool_definitions"]
+
+_LIST_FILES = {
+    "name": "list_files",
+    "description": (
+        "List files under a directory of the notebook's workspace (recursively, "
+        "hidden entries skipped, bounded count). Paths are relative to the workspace."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "Directory relative to the workspace; default '.'",
+            }
+        },
+    },
+}
+_READ_FILE = {
+    "name": "read_file",
+    "description": (
+        "Read a UTF-8 text file inside the notebook's workspace (size-capped; longer "
+        "files are truncated with a note)."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path relative to the workspace"}
+        },
+        "required": ["path"],
+    },
+}
+_RUN_PYTHON = {
+    "name": "run_python",
+    "description": (
+        "Run Python code in the user's live notebook namespace. Returns stdout, stderr "
+        "and the repr of the last expression (bounded). Variables you define persist."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {"code": {"type": "string", "description": "Python source to run"}},
+        "required": ["code"],
+    },
+}
+
+# Directories never worth walking into (and huge): skipped by list_files.
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
+
+
+def tool_definitions(*, allow_python: bool) -> list[dict[str, Any]]:
+    """The ``tools`` parameter of a main request."""
+    tools = [dict(_LIST_FILES), dict(_READ_FILE)]
+    if allow_python:
+        tools.append(dict(_RUN_PYTHON))
+    return tools
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What one tool call returned: the text for the ``tool_result`` and whether it failed."""
+
+    content: str
+    is_error: bool = False
+
+
+class ToolError(Exception):
+    """A tool refused its input or failed; the message goes back to the model."""
+
+
+class ToolBox:
+    """The tools of one turn, bound to the workspace (and, if enabled, a namespace)."""
+
+    def __init__(
+        self,
+        workspace: str | Path,
+        *,
+        allow_python: bool = False,
+        namespace: dict[str, Any] | None = None,
+        read_limit: int = 100_000,
+        list_limit: int = 200,
+        output_limit: int = 20_000,
+    ) -> None:
+        self.root = Path(workspace).resolve()
+        self.allow_python = allow_python
+        self.namespace: dict[str, Any] = namespace if namespace is not None else {}
+        self.read_limit = read_limit
+        self.list_limit = list_limit
+        self.output_limit = output_limit
+        self._tools: dict[str, Callable[[dict[str, Any]], str]] = {
+            "list_files": self._list_files,
+            "read_file": self._read_file,
+        }
+        if allow_python:
+            self._tools["run_python"] = self._run_python
+
+    @property
+    def definitions(self) -> list[dict[str, Any]]:
+        return tool_definitions(allow_python=self.allow_python)
+
+    def run(self, name: str, tool_input: Any) -> ToolOutcome:
+        """Run tool ``name``; every failure becomes an error outcome (KeyboardInterrupt
+        and other non-``Exception`` signals still propagate)."""
+        tool = self._tools.get(name)
+        if tool is None:
+            offered = ", ".join(sorted(self._tools))
+            hint = " (run_python is not enabled for this turn)" if name == "run_python" else ""
+            return ToolOutcome(f"unknown tool {name!r}{hint}; available: {offered}", True)
+        if not isinstance(tool_input, dict):
+            return ToolOutcome(f"{name}: input must be an object", True)
+        try:
+            return ToolOutcome(tool(tool_input))
+        except ToolError as e:
+            return ToolOutcome(f"{name}: {e}", True)
+        except Exception as e:  # a tool bug is reported to the model, not raised
+            return ToolOutcome(f"{name} failed: {type(e).__name__}: {e}", True)
+
+    # --- path confinement --------------------------------------------------------------
+
+    def _resolve(self, raw: Any, *, what: str) -> Path:
+        if not isinstance(raw, str) or not raw.strip():
+            raise ToolError(f"{what} must be a non-empty string")
+        if "\x00" in raw:
+            raise ToolError(f"{what} contains a NUL character")
+        candidate = Path(raw)
+        joined = candidate if candidate.is_absolute() else self.root / candidate
+        resolved = joined.resolve()  # follows every symlink, so escapes show up here
+        if resolved != self.root and self.root not in resolved.parents:
+            raise ToolError(f"{raw!r} is outside the workspace; only paths inside it are allowed")
+        return resolved
+
+    def _relative(self, path: Path) -> str:
+        rel = path.relative_to(self.root).as_posix()
+        return rel or "."
+
+    # --- tools -------------------------------------------------------------------------
+
+    def _list_files(self, tool_input: dict[str, Any]) -> str:
+        base = self._resolve(tool_input.get("path", ".") or ".", what="path")
+        if not base.is_dir():
+            raise ToolError(f"{self._relative(base)!r} is not a directory")
+        found: list[str] = []
+        more = 0
+        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+            dirnames[:] = sorted(
+                d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS
+            )
+            for filename in sorted(filenames):
+                if filename.startswith("."):
+                    continue
+                if len(found) < self.list_limit:
+                    found.append(self._relative(Path(dirpath) / filename))
+                else:
+                    more += 1
+        if not found:
+            return f"(no files under {self._relative(base)})"
+        lines = "\n".join(found)
+        if more:
+            lines += f"\n… and {more} more files not shown (limit {self.list_limit})"
+        return lines
+
+    def _read_file(self, tool_input: dict[str, Any]) -> str:
+        path = self._resolve(tool_input.get("path"), what="path")
+        rel = self._relative(path)
+        try:
+            # O_NONBLOCK: opening a FIFO must not hang the turn; it is refused below.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            raise ToolError(f"{rel!r} does not exist") from None
+        except OSError as e:
+            raise ToolError(f"cannot open {rel!r}: {e.strerror}") from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise ToolError(f"{rel!r} is not a regular file")
+            chunks: list[bytes] = []
+            size = 0
+            while size <= self.read_limit:
+                chunk = os.read(fd, min(1 << 20, self.read_limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            data = b"".join(chunks)
+        finally:
+            os.close(fd)
+        if b"\x00" in data[:8192]:
+            raise ToolError(f"{rel!r} looks binary ({info.st_size} bytes); not shown")
+        truncated = len(data) > self.read_limit
+        text = data[: self.read_limit].decode("utf-8", errors="replace")
+        if truncated:
+            text += (
+                f"\n… [truncated: {rel} is {info.st_size} bytes; "
+                f"only the first {self.read_limit} are shown]"
+            )
+        return text
+
+    def _run_python(self, tool_input: dict[str, Any]) -> str:
+        code = tool_input.get("code")
+        if not isinstance(code, str):
+            raise ToolError("code must be a string")
+        try:
+            tree = ast.parse(code, "<run_python>", "exec")
+        except SyntaxError as e:
+            raise ToolError(f"syntax error: {e.msg} (line {e.lineno})") from None
+        last: ast.expr | None = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = tree.body[-1].value
+            tree.body.pop()
+        out, err = io.StringIO(), io.StringIO()
+        value_repr: str | None = None
+        failed = False
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                exec(compile(tree, "<run_python>", "exec"), self.namespace)
+                if last is not None:
+                    value = eval(
+                        compile(ast.Expression(last), "<run_python>", "eval"), self.namespace
+                    )
+                    if value is not None:
+                        value_repr = repr(value)
+            except Exception:
+                failed = True
+                err.write(traceback.format_exc(limit=-5))
+        parts = []
+        if out.getvalue():
+            parts.append("stdout:\n" + out.getvalue())
+        if err.getvalue():
+            parts.append("stderr:\n" + err.getvalue())
+        if value_repr is not None:
+            parts.append("result:\n" + value_repr)
+        text = "\n".join(parts) or "(no output)"
+        if len(text) > self.output_limit:
+            text = (
+                text[: self.output_limit]
+                + f"\n… [output truncated at {self.output_limit} characters]"
+            )
+        if failed:
+            raise ToolError("the code raised an exception\n" + text)
+        return text

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from turn_support import assert_alternates, assert_pairs_intact, rec
+
+from ipymemory.errors import ScriptExhausted, SideQueryError, TurnError
+from ipymemory.sidequery import LAST_ERROR_SELECT
+from ipymemory.sidequery.model import ModelReply, Usage
+from ipymemory.store.store import MemoryStore
+from ipymemory.turn import AgentSession, ScriptedModel, SessionConfig
+
+
+def _call(model: ScriptedModel, **kw: object) -> ModelReply:
+    return model.create(
+        system="s",
+        messages=[{"role": "user", "content": "q"}],
+        max_tokens=10,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_reply_forms() -> None:
+    given = ModelReply(({"type": "text", "text": "as is"},), "end_turn", Usage(1, 2), "m")
+    model = ScriptedModel(
+        [
+            "plain",
+            {"type": "tool_use", "name": "read_file", "input": {"path": "a"}},
+            {"type": "text", "text": "block"},
+            {"content": "msg", "stop_reason": "max_tokens", "usage": {"output_tokens": 9}},
+            {"content": [{"type": "tool_use", "name": "list_files", "id": "t1"}]},
+            given,
+        ]
+    )
+    first = _call(model)
+    assert (first.text, first.stop_reason, first.usage) == ("plain", "end_turn", Usage())
+    tool = _call(model)
+    assert tool.stop_reason == "tool_use"
+    assert tool.tool_uses[0]["name"] == "read_file" and tool.tool_uses[0]["id"].startswith("toolu_")
+    assert _call(model).text == "block"
+    cut = _call(model)
+    assert (cut.stop_reason, cut.usage.output_tokens) == ("max_tokens", 9)
+    listed = _call(model)
+    assert listed.tool_uses == (
+        {"type": "tool_use", "name": "list_files", "id": "t1", "input": {}},
+    )
+    assert _call(model) is given
+    assert model.remaining == 0
+
+
+def test_records_requests_as_copies_and_says_when_it_runs_out() -> None:
+    model = ScriptedModel(["one"])
+    messages = [{"role": "user", "content": "q"}]
+    model.create(system="sys", messages=messages, max_tokens=5, tools=[{"name": "t"}], model="x")
+    messages.append({"role": "assistant", "content": "mutated later"})
+    assert model.requests == [
+        {
+            "system": "sys",
+            "messages": [{"role": "user", "content": "q"}],
+            "max_tokens": 5,
+            "tools": [{"name": "t"}],
+            "model": "x",
+        }
+    ]
+    with pytest.raises(ScriptExhausted, match=r"no reply left for call 2 \(it was given 1\)"):
+        _call(model)
+    assert issubclass(ScriptExhausted, SideQueryError)
+    model.add("two")
+    assert _call(model).text == "two"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        3,
+        None,
+        {"foo": 1},
+        {"type": "tool_use"},
+        {"content": 5},
+        {"type": "text"},
+        {"content": "x", "usage": 3},
+    ],
+)
+def test_bad_script_entries_fail_when_given(bad: object) -> None:
+    with pytest.raises(TypeError, match="ScriptedModel reply 1"):
+        ScriptedModel(["fine", bad])  # type: ignore[list-item]
+
+
+def test_a_whole_offline_turn(workspace: str) -> None:
+    Path(workspace, "notes.md").write_text("indent with tabs")
+    MemoryStore(workspace).extend([rec("prefers-tabs", "indentation preference", "Tabs.", "user")])
+    model = ScriptedModel(
+        [
+            '["prefers-tabs"]',
+            {"type": "tool_use", "name": "read_file", "input": {"path": "notes.md"}},
+            "Tabs, as your notes say.",
+            json.dumps([rec("notes-file", "where the notes are", "notes.md").to_json()]),
+        ]
+    )
+    session = AgentSession(workspace, model=model, config=SessionConfig(commit_mode="auto"))
+    result = session.run_turn("how should I indent?")
+    assert result.answer == "Tabs, as your notes say."
+    assert result.tool_calls == 1 and result.last_error is None
+    assert result.committed == ("notes-file",)
+    assert [r.name for r in MemoryStore(workspace).records()] == ["prefers-tabs", "notes-file"]
+    assert "## prefers-tabs (user)" in model.requests[1]["system"][1]["text"]
+    assert model.requests[2]["messages"][2]["content"][0]["content"] == "indent with tabs"
+    assert_pairs_intact(session.history)
+    assert_alternates(session.history)
+
+
+def test_running_out_is_reported_like_an_api_failure(workspace: str) -> None:
+    MemoryStore(workspace).extend([rec("prefers-tabs", "indentation preference", "Tabs.", "user")])
+    # The selector gets prose (invalid), the agent its answer; the extractor finds the
+    # script empty: both are memory failures, the answer still comes back.
+    model = ScriptedModel(["let me think", "use tabs"])
+    session = AgentSession(workspace, model=model)
+    result = session.run_turn("indentation?")
+    assert result.answer == "use tabs"
+    assert result.selection.source == "fallback" and result.selection.names == ("prefers-tabs",)
+    assert [m for m, _ in result.memory_errors] == [LAST_ERROR_SELECT, "Memory extraction failed"]
+    assert "no reply left for call 3" in (result.last_error_cause or "")
+    # The agent itself running out is a failed turn; the history stays a valid dialogue.
+    with pytest.raises(TurnError, match="no reply left for call 5"):
+        session.run_turn("and now?")
+    assert_pairs_intact(session.history)
+    assert_alternates(session.history)
+    assert session.history[-1]["content"][0]["text"].startswith("(The turn failed:")

@@ -1,0 +1,652 @@
+"""The agent turn end to end: real SDK -> local Messages-API server, real store on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from messages_server import MessagesServer, Scripted, error, text, tool_use
+from turn_support import (
+    MAIN_MODEL,
+    SIDE_MODEL,
+    assert_alternates,
+    assert_pairs_intact,
+    model_for,
+    plan_reply,
+    rec,
+    records_reply,
+    requests_of,
+    role_of,
+    system_text,
+)
+
+from ipymemory.errors import BatchError, TurnError
+from ipymemory.sidequery import LAST_ERROR_CONSOLIDATE, LAST_ERROR_EXTRACT, LAST_ERROR_SELECT
+from ipymemory.sidequery.extract import extractor_messages
+from ipymemory.sidequery.model import Usage
+from ipymemory.store.store import MemoryStore
+from ipymemory.turn import AgentSession, PendingBatch, SessionConfig, TurnEvent
+from ipymemory.turn.session import LAST_ERROR_COMMIT
+
+
+def _session(srv: MessagesServer, workspace: str, **config: Any) -> AgentSession:
+    return AgentSession(workspace, model=model_for(srv.base_url), config=SessionConfig(**config))
+
+
+def _names(workspace: str) -> list[str]:
+    return [r.name for r in MemoryStore(workspace).records()]
+
+
+def _snapshot(workspace: str) -> dict[str, bytes]:
+    root = Path(workspace, ".memory")
+    if not root.exists():
+        return {}
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(root.iterdir())
+        if p.is_file() and not p.name.startswith(".lock")
+    }
+
+
+def _other_process(code: str, workspace: str) -> None:
+    """Run ``code`` (with ``store = MemoryStore(workspace)`` and ``rec``) in a fresh
+    Python process: a second kernel sharing the same ``.memory/``."""
+    prelude = (
+        "import sys\n"
+        "from ipymemory.store.store import MemoryStore\n"
+        "from ipymemory.store.record import MemoryRecord\n"
+        "def rec(name, body=None):\n"
+        "    return MemoryRecord(name=name, type='project', description='about ' + name,\n"
+        "                        body=body or 'The body of ' + name + '.')\n"
+        "store = MemoryStore(sys.argv[1])\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", prelude + code, workspace],
+        check=True,
+        timeout=60,
+        capture_output=True,
+    )
+
+
+def _count_manifest_replaces(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    replaced: list[str] = []
+    real = os.replace
+
+    def counting(src: Any, dst: Any, *a: Any, **kw: Any) -> None:
+        if str(dst).endswith("/manifest.json"):
+            replaced.append(str(dst))
+        real(src, dst, *a, **kw)
+
+    monkeypatch.setattr(os, "replace", counting)
+    return replaced
+
+
+SECRET = "SECRET-MEMORY-BODY-7f3a"
+
+
+def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: str) -> None:
+    Path(workspace, "notes.md").write_text("indent with tabs\n")
+    store = MemoryStore(workspace)
+    store.extend(
+        [
+            rec("prefers-tabs", "indentation preference", f"Use tabs. {SECRET}", "user"),
+            rec("db-testing", "testing rule", "Never mock the database.", "feedback"),
+        ]
+    )
+    catalog = store.catalog()
+    messages_server.enqueue(
+        text('["prefers-tabs"]', usage={"input_tokens": 50, "output_tokens": 4}),
+        tool_use(
+            "read_file",
+            {"path": "notes.md"},
+            id="toolu_a",
+            usage={"input_tokens": 300, "output_tokens": 20},
+        ),
+        text("Your notes say: tabs.", usage={"input_tokens": 400, "output_tokens": 9}),
+        text("[]", usage={"input_tokens": 70, "output_tokens": 2}),
+    )
+    events: list[TurnEvent] = []
+    session = _session(messages_server, workspace)
+    result = session.run_turn("how should I indent?", on_event=events.append)
+
+    assert result.answer == "Your notes say: tabs."
+    assert result.tool_calls == 1 and result.last_error is None and result.batch is None
+    assert result.selection.source == "model" and result.selection.names == ("prefers-tabs",)
+    assert session.selected == result.selection.records
+    reqs = messages_server.requests
+    assert [role_of(r) for r in reqs] == ["select", "main", "main", "extract"]
+    assert [reqs[i]["model"] for i in range(4)] == [SIDE_MODEL, MAIN_MODEL, MAIN_MODEL, SIDE_MODEL]
+    main = requests_of(reqs, "main")
+    for request in main:
+        assert [t["name"] for t in request["tools"]] == ["list_files", "read_file"]
+        assert_pairs_intact(request["messages"])
+    # The tool really ran and its result went back under the protocol.
+    assert main[1]["messages"][-1] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "indent with tabs\n"}
+        ],
+    }
+    # The canonical history: query, tool_use, tool_result, answer.
+    history = session.history
+    assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
+    assert history[0] == {"role": "user", "content": "how should I indent?"}
+    assert history[1]["content"][0]["name"] == "read_file"
+    assert_pairs_intact(history)
+
+    # Injection: in every main request (system), never in messages or the history.
+    for request in main:
+        assert "<relevant_memories>" in system_text(request)
+        assert SECRET in system_text(request)
+        assert "## prefers-tabs (user)" in system_text(request)
+        assert "db-testing" not in system_text(request)
+        assert SECRET not in json.dumps(request["messages"])
+    assert SECRET not in json.dumps(history)
+    assert session.memory_block == ""  # cleared after the turn
+
+    # Extraction input = the canonical history (adapted for a tool-free call) + catalog.
+    extract = requests_of(reqs, "extract")[0]
+    assert "tools" not in extract
+    assert extract["messages"] == extractor_messages(list(history), catalog)
+    assert SECRET not in json.dumps(extract["messages"])
+
+    # Usage per role, from the API's numbers.
+    usage = result.usage
+    assert usage.main == Usage(700, 29)
+    assert usage.by_role("select") == Usage(50, 4)
+    assert usage.by_role("extract") == Usage(70, 2)
+    assert usage.memory == Usage(120, 6) and usage.total == Usage(820, 35)
+    assert session.usage.last_turn == usage and session.usage.total.total == Usage(820, 35)
+    assert usage.estimated_cost is not None and usage.estimated_cost > 0
+    assert usage.to_json()["roles"]["select"]["input_tokens"] == 50  # type: ignore[index]
+
+    kinds = [e.kind for e in events]
+    assert kinds == ["selecting", "model", "tool", "model", "extracting", "done"]
+    assert events[2].detail.startswith("read_file")
+
+
+def test_review_mode_commits_exactly_the_accepted_items(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    a, b, c = rec("alpha-fact"), rec("beta-fact"), rec("gamma-fact")
+    messages_server.enqueue(text("Noted."), records_reply(a, b, c))
+    session = _session(messages_server, workspace)
+    result = session.run_turn("here are three facts")
+    batch = result.batch
+    assert (
+        batch is not None and batch.status == "pending" and batch.names == (a.name, b.name, c.name)
+    )
+    assert result.committed == () and _names(workspace) == []
+    assert session.pending == (batch,)
+
+    with pytest.raises(BatchError, match="not an item of this batch"):
+        session.commit(batch, reject=["nope"])
+    with pytest.raises(BatchError, match="not one string"):
+        session.commit(batch, reject="beta-fact")
+    assert _names(workspace) == []
+
+    done = session.commit(batch, reject=["beta-fact"])
+    assert done.ok and done.committed == ("alpha-fact", "gamma-fact") and done.removed == ()
+    assert _names(workspace) == ["alpha-fact", "gamma-fact"]
+    assert MemoryStore(workspace).records() == (a, c)
+    assert done.batch is not None and done.batch.status == "committed"
+    assert done.batch.rejected == ("beta-fact",)
+    assert session.pending == ()
+    with pytest.raises(BatchError, match="already committed"):
+        session.commit(batch)
+
+
+def test_discard_writes_nothing(messages_server: MessagesServer, workspace: str) -> None:
+    messages_server.enqueue(text("Noted."), records_reply(rec("alpha-fact")))
+    session = _session(messages_server, workspace)
+    batch = session.run_turn("a fact").batch
+    assert batch is not None
+    session.discard(batch)
+    assert session.pending == () and session.batches[0].status == "discarded"
+    assert _snapshot(workspace) == {}
+    with pytest.raises(BatchError, match="already discarded"):
+        session.commit(batch)
+
+
+def _base_and_plan_turn(
+    srv: MessagesServer, workspace: str, **config: Any
+) -> tuple[AgentSession, PendingBatch]:
+    """Base set x, y; the turn extracts a, b; threshold 3 -> plan merges x and a."""
+    MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
+    srv.enqueue(
+        text("[]"),  # selector: nothing relevant
+        text("Done."),
+        records_reply(rec("a-note"), rec("b-note")),
+        plan_reply(["x-note", "a-note"], [rec("xa-merged", body="x and a together")]),
+    )
+    session = _session(srv, workspace, consolidate_threshold=3, **config)
+    batch = session.run_turn("work").batch
+    assert batch is not None and batch.status == "pending"
+    return session, batch
+
+
+def test_threshold_consolidation_joins_the_batch_and_commits_once(
+    messages_server: MessagesServer, workspace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session, batch = _base_and_plan_turn(messages_server, workspace)
+    assert batch.plan is not None
+    assert batch.plan.source_names == ("x-note", "a-note")
+    assert [r.name for r in batch.base] == ["x-note", "y-note"]
+    consolidate = requests_of(messages_server.requests, "consolidate")[0]
+    assert [c["name"] for c in json.loads(consolidate["messages"][0]["content"])] == [
+        "x-note",
+        "y-note",
+        "a-note",
+        "b-note",
+    ]
+    replaced = _count_manifest_replaces(monkeypatch)
+    done = session.commit(batch)
+    assert done.ok and len(replaced) == 1  # ONE manifest swap for items + plan
+    assert done.committed == ("b-note", "xa-merged") and done.removed == ("x-note",)
+    assert _names(workspace) == ["y-note", "b-note", "xa-merged"]
+
+
+def test_auto_mode_consolidation_is_one_commit(
+    messages_server: MessagesServer, workspace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replaced = _count_manifest_replaces(monkeypatch)
+    MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
+    replaced.clear()
+    messages_server.enqueue(
+        text("[]"),
+        text("Done."),
+        records_reply(rec("a-note"), rec("b-note")),
+        plan_reply(["x-note", "a-note"], [rec("xa-merged")]),
+    )
+    session = _session(messages_server, workspace, consolidate_threshold=3, commit_mode="auto")
+    result = session.run_turn("work")
+    assert result.committed == ("b-note", "xa-merged") and len(replaced) == 1
+    assert result.batch is not None and result.batch.status == "committed"
+    assert _names(workspace) == ["y-note", "b-note", "xa-merged"]
+    assert session.pending == ()
+
+
+def test_rejecting_an_item_the_plan_replaces(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    session, batch = _base_and_plan_turn(messages_server, workspace)
+    before = _snapshot(workspace)
+    refused = session.commit(batch, reject=["a-note"])
+    assert refused.error is not None and "'a-note'" in refused.error
+    assert "accept_plan=False" in refused.error
+    assert _snapshot(workspace) == before
+    assert session.pending == (batch,)  # still waiting for a decision
+    # Rejecting the plan too: only the accepted item lands.
+    done = session.commit(batch, reject=["a-note"], accept_plan=False)
+    assert done.ok and done.committed == ("b-note",)
+    assert _names(workspace) == ["x-note", "y-note", "b-note"]
+    assert done.batch is not None and done.batch.plan_accepted is False
+
+
+def test_plan_merging_only_new_items_needs_no_base(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    messages_server.enqueue(
+        text("Done."),
+        records_reply(rec("a-note"), rec("b-note")),
+        plan_reply(["a-note", "b-note"], [rec("ab-merged")]),
+    )
+    session = _session(messages_server, workspace, consolidate_threshold=2, commit_mode="auto")
+    result = session.run_turn("work")
+    assert result.committed == ("ab-merged",) and _names(workspace) == ["ab-merged"]
+
+
+# --- failure paths: the answer comes back, the set stays as it was ----------------
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        text('```json\n["x-note"]\n```'),  # fenced: not JSON as a whole
+        text('["x-note"]', stop_reason="max_tokens"),
+        text('["no-such-note"]'),
+        error(500, "overloaded"),
+    ],
+    ids=["fenced", "max_tokens", "unknown-name", "http-500"],
+)
+def test_selection_failure_falls_back(
+    messages_server: MessagesServer, workspace: str, selector: Scripted
+) -> None:
+    MemoryStore(workspace).extend([rec("x-note", "deploy schedule", "Deploy on Fridays.")])
+    before = _snapshot(workspace)
+    messages_server.enqueue(selector, text("Fridays."), text("[]"))
+    session = _session(messages_server, workspace, commit_mode="auto")
+    result = session.run_turn("when do we deploy?")
+    assert result.answer == "Fridays."
+    assert result.last_error == LAST_ERROR_SELECT == session.last_error
+    assert result.last_error_cause and result.last_error_cause == result.selection.reason
+    assert result.selection.source == "fallback" and result.selection.names == ("x-note",)
+    assert "Deploy on Fridays." in system_text(requests_of(messages_server.requests, "main")[0])
+    assert _snapshot(workspace) == before
+
+
+def test_extraction_failure_keeps_answer_and_set(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    MemoryStore(workspace).extend([rec("x-note")])
+    before = _snapshot(workspace)
+    bad = [rec("good-one").to_json(), {**rec("bad-one").to_json(), "name": "Bad Name"}]
+    messages_server.enqueue(text("[]"), text("Answer."), text(json.dumps(bad)))
+    session = _session(messages_server, workspace, commit_mode="auto")
+    result = session.run_turn("q")
+    assert result.answer == "Answer." and result.batch is None
+    assert result.last_error == LAST_ERROR_EXTRACT
+    assert result.last_error_cause is not None and "item 1" in result.last_error_cause
+    assert _snapshot(workspace) == before and session.pending == ()
+    # The next good turn clears last_error.
+    messages_server.enqueue(text("[]"), text("Fine."), text("[]"))
+    assert session.run_turn("q2").last_error is None and session.last_error is None
+
+
+def test_consolidation_failure_commits_nothing_automatically(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    MemoryStore(workspace).extend([rec("x-note")])
+    before = _snapshot(workspace)
+    messages_server.enqueue(
+        text("[]"),
+        text("Answer."),
+        records_reply(rec("a-note")),
+        plan_reply(["x-note", "ghost-note"], [rec("merged")]),  # ghost: not a candidate
+    )
+    session = _session(messages_server, workspace, commit_mode="auto", consolidate_threshold=2)
+    result = session.run_turn("q")
+    assert result.answer == "Answer." and result.committed == ()
+    assert result.last_error == LAST_ERROR_CONSOLIDATE
+    assert "ghost-note" in (result.last_error_cause or "")
+    assert _snapshot(workspace) == before
+    batch = result.batch
+    assert batch is not None and batch.status == "pending" and batch.plan is None
+    assert batch.plan_error == result.last_error_cause
+    # The user may still commit the items (there is no plan to apply).
+    assert session.commit(batch).committed == ("a-note",)
+    assert _names(workspace) == ["x-note", "a-note"]
+
+
+def test_commit_conflict_fails_cleanly_and_can_retry_without_plan(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    session, batch = _base_and_plan_turn(messages_server, workspace)
+    # Another kernel changes a base record the plan was made on.
+    _other_process("store.forget(['y-note'])", workspace)
+    after_other = _snapshot(workspace)
+    failed = session.commit(batch)
+    assert failed.error is not None and "changed during consolidation" in failed.error
+    assert session.last_error == LAST_ERROR_COMMIT and session.last_error_cause == failed.error
+    assert _snapshot(workspace) == after_other  # no mix: nothing of the batch
+    assert failed.batch is not None and failed.batch.status == "failed"
+    assert session.pending == (failed.batch,)
+    done = session.commit(batch, accept_plan=False)
+    assert done.ok and done.committed == ("a-note", "b-note")
+    assert _names(workspace) == ["x-note", "a-note", "b-note"]
+
+
+def test_extend_conflict_when_the_name_appeared_meanwhile(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    messages_server.enqueue(text("Noted."), records_reply(rec("a-note", body="mine")))
+    session = _session(messages_server, workspace)
+    batch = session.run_turn("q").batch
+    assert batch is not None
+    _other_process("store.extend([rec('a-note', 'theirs')])", workspace)
+    before = _snapshot(workspace)
+    failed = session.commit(batch)
+    assert failed.error is not None and "'a-note'" in failed.error
+    assert "another session" in failed.error
+    assert _snapshot(workspace) == before
+    assert MemoryStore(workspace).records()[0].body == "theirs"
+
+
+def test_unreadable_store_is_a_memory_failure(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    root = Path(workspace, ".memory")
+    root.mkdir()
+    (root / "manifest.json").write_text('{"version": true, "files": []}')
+    messages_server.enqueue(text("Still answering."))
+    session = _session(messages_server, workspace, commit_mode="auto")
+    result = session.run_turn("q")
+    assert result.answer == "Still answering."
+    assert [m for m, _ in result.memory_errors] == ["Memory could not be read", LAST_ERROR_EXTRACT]
+    assert (root / "manifest.json").read_text() == '{"version": true, "files": []}'
+
+
+# --- modes and switches ---------------------------------------------------------
+
+
+def test_off_mode_selects_and_injects_but_never_extracts(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    MemoryStore(workspace).extend([rec("x-note", body="X BODY")])
+    before = _snapshot(workspace)
+    messages_server.enqueue(text('["x-note"]'), text("Answer."))
+    session = _session(messages_server, workspace, commit_mode="off")
+    result = session.run_turn("q")
+    assert result.batch is None and result.selection.names == ("x-note",)
+    assert [role_of(r) for r in messages_server.requests] == ["select", "main"]
+    assert "X BODY" in system_text(messages_server.requests[1])
+    assert _snapshot(workspace) == before
+    # Off mode refuses any commit, even of a plan the user asked for.
+    messages_server.enqueue(plan_reply(["x-note"], [rec("x-new")]))
+    planned = session.consolidate_now()
+    refused = session.commit(planned)
+    assert refused.error is not None and "'off'" in refused.error
+    assert _snapshot(workspace) == before
+
+
+def test_per_turn_overrides(messages_server: MessagesServer, workspace: str) -> None:
+    MemoryStore(workspace).extend([rec("x-note")])
+    messages_server.enqueue(text("No memory used."))
+    session = _session(messages_server, workspace)
+    result = session.run_turn("q", use_memory=False)
+    assert result.selection.source == "none" and result.batch is None
+    assert [role_of(r) for r in messages_server.requests] == ["main"]
+    assert len(messages_server.requests[0]["system"]) == 1
+    messages_server.enqueue(text("[]"), text("Auto."), records_reply(rec("a-note")))
+    result = session.run_turn("q", commit_mode="auto")
+    assert result.committed == ("a-note",) and _names(workspace) == ["x-note", "a-note"]
+    with pytest.raises(BatchError, match="commit_mode"):
+        session.run_turn("q", commit_mode="sometimes")
+    with pytest.raises(TurnError, match="empty"):
+        session.run_turn("   ")
+
+
+def test_consolidate_now_waits_for_review(messages_server: MessagesServer, workspace: str) -> None:
+    MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
+    messages_server.enqueue(plan_reply(["x-note", "y-note"], [rec("xy-note")]))
+    session = _session(messages_server, workspace, commit_mode="auto")
+    batch = session.consolidate_now()
+    assert (
+        batch.status == "pending"
+        and batch.items == ()
+        and _names(workspace) == ["x-note", "y-note"]
+    )
+    assert session.usage.other.by_role("consolidate") == Usage(10, 5)
+    done = session.commit(batch)
+    assert done.committed == ("xy-note",) and done.removed == ("x-note", "y-note")
+    assert _names(workspace) == ["xy-note"]
+    messages_server.enqueue(text("not a plan"))
+    failed = session.consolidate_now()
+    assert failed.status == "failed" and failed.plan is None
+    assert session.last_error == LAST_ERROR_CONSOLIDATE and failed.plan_error
+    assert session.pending == ()
+
+
+# --- the tool loop ---------------------------------------------------------------
+
+
+def test_run_python_only_when_enabled(messages_server: MessagesServer, workspace: str) -> None:
+    ns: dict[str, Any] = {}
+    messages_server.enqueue(
+        tool_use("run_python", {"code": "x = 6 * 7\nx"}, id="t1"), text("Could not."), text("[]")
+    )
+    session = _session(messages_server, workspace)
+    session.run_turn("compute", namespace=ns)
+    first = messages_server.requests[0]
+    assert "run_python" not in [t["name"] for t in first["tools"]]
+    result_block = messages_server.requests[1]["messages"][-1]["content"][0]
+    assert result_block["is_error"] is True and "not enabled" in result_block["content"]
+    assert "x" not in ns
+
+    messages_server.enqueue(
+        tool_use("run_python", {"code": "x = 6 * 7\nx"}, id="t2"), text("42."), text("[]")
+    )
+    session.run_turn("compute", namespace=ns, allow_python=True)
+    assert "run_python" in [t["name"] for t in messages_server.requests[3]["tools"]]
+    assert messages_server.requests[4]["messages"][-1]["content"][0] == {
+        "type": "tool_result",
+        "tool_use_id": "t2",
+        "content": "result:\n42",
+    }
+    assert ns["x"] == 42
+
+
+def test_tool_errors_and_unknown_tools_are_results(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    two = Scripted(
+        content=[
+            {
+                "type": "tool_use",
+                "id": "t1",
+                "name": "read_file",
+                "input": {"path": "../../etc/passwd"},
+            },
+            {"type": "tool_use", "id": "t2", "name": "delete_everything", "input": {}},
+        ],
+        stop_reason="tool_use",
+    )
+    messages_server.enqueue(two, text("Both failed."), text("[]"))
+    session = _session(messages_server, workspace)
+    result = session.run_turn("try")
+    assert result.answer == "Both failed." and result.tool_calls == 2
+    results = session.history[2]["content"]
+    assert [r["tool_use_id"] for r in results] == ["t1", "t2"]
+    assert all(r["is_error"] for r in results)
+    assert "outside the workspace" in results[0]["content"]
+    assert "unknown tool 'delete_everything'" in results[1]["content"]
+
+
+def test_max_tool_steps_stops_with_a_note(messages_server: MessagesServer, workspace: str) -> None:
+    messages_server.enqueue(*(tool_use("list_files", {}) for _ in range(3)), text("[]"))
+    session = _session(messages_server, workspace, max_tool_steps=2)
+    result = session.run_turn("loop forever")
+    assert result.stopped_at_limit and "limit of 2 tool steps" in result.answer
+    assert result.tool_calls == 2
+    assert len(requests_of(messages_server.requests, "main")) == 3
+    history = session.history
+    assert_pairs_intact(history)
+    assert_alternates(history)
+    assert history[-2]["content"][0]["content"].startswith("not run:")
+    assert history[-1]["role"] == "assistant"
+
+
+def test_a_cut_off_answer_says_so(messages_server: MessagesServer, workspace: str) -> None:
+    messages_server.enqueue(text("The answer is", stop_reason="max_tokens"), text("[]"))
+    result = _session(messages_server, workspace).run_turn("q")
+    assert result.answer.startswith("The answer is") and "cut off" in result.answer
+
+
+def test_main_model_failure_raises_turn_error_and_closes_history(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    messages_server.enqueue(tool_use("list_files", {}, id="t1"), error(529, "overloaded"))
+    session = _session(messages_server, workspace)
+    with pytest.raises(TurnError, match="HTTP 529"):
+        session.run_turn("q")
+    history = session.history
+    assert_pairs_intact(history)
+    assert_alternates(history)
+    assert history[-1]["content"][0]["text"].startswith("(The turn failed:")
+    assert not requests_of(messages_server.requests, "extract")
+    assert len(session.usage.turns) == 1 and len(session.usage.turns[0].calls) == 1
+
+
+# --- interrupts ------------------------------------------------------------------
+
+
+def _next_turn_is_valid(srv: MessagesServer, session: AgentSession) -> None:
+    srv.enqueue(text("Back."), text("[]"))
+    assert session.run_turn("continue").answer == "Back."
+    request = requests_of(srv.requests, "main")[-1]
+    assert_pairs_intact(request["messages"])
+    assert_alternates(request["messages"])
+
+
+def test_interrupt_inside_run_python(messages_server: MessagesServer, workspace: str) -> None:
+    Path(workspace, "a.txt").write_text("A")
+    two = Scripted(
+        content=[
+            {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.txt"}},
+            {
+                "type": "tool_use",
+                "id": "t2",
+                "name": "run_python",
+                "input": {"code": "raise KeyboardInterrupt"},
+            },
+        ],
+        stop_reason="tool_use",
+    )
+    messages_server.enqueue(two)
+    session = _session(messages_server, workspace)
+    with pytest.raises(KeyboardInterrupt):
+        session.run_turn("go", allow_python=True)
+    history = session.history
+    assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
+    done, interrupted = history[2]["content"]
+    assert done == {"type": "tool_result", "tool_use_id": "t1", "content": "A"}
+    assert interrupted["is_error"] and "interrupted" in interrupted["content"]
+    assert "interrupted by the user" in history[3]["content"][0]["text"]
+    assert not requests_of(messages_server.requests, "extract")
+    assert len(session.usage.turns) == 1  # what was spent is still accounted
+    _next_turn_is_valid(messages_server, session)
+
+
+def test_interrupt_between_model_steps(messages_server: MessagesServer, workspace: str) -> None:
+    messages_server.enqueue(tool_use("list_files", {}, id="t1"))
+
+    def stop_at_step_two(event: TurnEvent) -> None:
+        if event.kind == "model" and event.detail == "step 2":
+            raise KeyboardInterrupt
+
+    session = _session(messages_server, workspace)
+    with pytest.raises(KeyboardInterrupt):
+        session.run_turn("go", on_event=stop_at_step_two)
+    history = session.history
+    assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
+    assert_pairs_intact(history)
+    _next_turn_is_valid(messages_server, session)
+
+
+def test_interrupt_during_selection_leaves_no_trace(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    def stop(event: TurnEvent) -> None:
+        if event.kind == "selecting":
+            raise KeyboardInterrupt
+
+    session = _session(messages_server, workspace)
+    with pytest.raises(KeyboardInterrupt):
+        session.run_turn("go", on_event=stop)
+    assert session.history == () and messages_server.requests == []
+
+
+def test_history_is_a_read_only_copy(messages_server: MessagesServer, workspace: str) -> None:
+    messages_server.enqueue(text("A."), text("[]"))
+    session = _session(messages_server, workspace)
+    session.run_turn("q")
+    copy_ = session.history
+    copy_[0]["content"] = "tampered"
+    assert session.history[0]["content"] == "q"
+    session.clear_history()
+    assert session.history == ()

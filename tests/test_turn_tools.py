@@ -1,0 +1,149 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ipymemory.turn.tools import ToolBox, tool_definitions
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "notes.md").write_text("hello notes\n")
+    (ws / "sub" / "data.csv").write_text("a,b\n1,2\n")
+    (ws / ".hidden").write_text("x")
+    (ws / ".memory").mkdir()
+    (ws / ".memory" / "manifest.json").write_text("{}")
+    (tmp_path / "secret.txt").write_text("TOP SECRET")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "x.txt").write_text("OUTSIDE")
+    return ws
+
+
+def test_list_files_is_recursive_relative_and_skips_hidden(tree: Path) -> None:
+    out = ToolBox(tree).run("list_files", {})
+    assert not out.is_error
+    assert out.content.splitlines() == ["notes.md", "sub/data.csv"]
+    assert ToolBox(tree).run("list_files", {"path": "sub"}).content == "sub/data.csv"
+
+
+def test_list_files_is_bounded(tree: Path) -> None:
+    for i in range(30):
+        (tree / f"f{i:02d}.txt").write_text("x")
+    out = ToolBox(tree, list_limit=10).run("list_files", {})
+    lines = out.content.splitlines()
+    assert len(lines) == 11 and "22 more files not shown" in lines[-1]
+
+
+def test_read_file_reads_inside(tree: Path) -> None:
+    box = ToolBox(tree)
+    assert box.run("read_file", {"path": "notes.md"}).content == "hello notes\n"
+    assert box.run("read_file", {"path": str(tree / "sub" / "data.csv")}).content == "a,b\n1,2\n"
+    assert box.run("read_file", {"path": "sub/../notes.md"}).content == "hello notes\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["../secret.txt", "sub/../../secret.txt", "../outside/x.txt", "/etc/passwd", "..", "/"],
+)
+def test_read_file_refuses_paths_outside(tree: Path, path: str) -> None:
+    out = ToolBox(tree).run("read_file", {"path": path})
+    assert out.is_error and "outside the workspace" in out.content
+    assert "SECRET" not in out.content and "root:" not in out.content
+
+
+def test_symlinks_out_of_the_workspace_are_refused(tree: Path) -> None:
+    (tree / "link.txt").symlink_to(tree.parent / "secret.txt")
+    (tree / "linkdir").symlink_to(tree.parent / "outside")
+    box = ToolBox(tree)
+    for path in ("link.txt", "linkdir/x.txt", str(tree / "link.txt")):
+        out = box.run("read_file", {"path": path})
+        assert out.is_error and "outside the workspace" in out.content, path
+    listed = box.run("list_files", {"path": "linkdir"})
+    assert listed.is_error and "outside the workspace" in listed.content
+    # A symlink that stays inside is fine.
+    (tree / "inner").symlink_to(tree / "notes.md")
+    assert box.run("read_file", {"path": "inner"}).content == "hello notes\n"
+
+
+def test_workspace_given_through_a_symlink_still_confines(tree: Path) -> None:
+    alias = tree.parent / "alias"
+    alias.symlink_to(tree)
+    box = ToolBox(alias)
+    assert box.run("read_file", {"path": "notes.md"}).content == "hello notes\n"
+    assert box.run("read_file", {"path": "../secret.txt"}).is_error
+
+
+def test_read_file_is_size_capped_and_rejects_non_files(tree: Path) -> None:
+    (tree / "big.txt").write_text("x" * 5000)
+    out = ToolBox(tree, read_limit=100).run("read_file", {"path": "big.txt"})
+    assert not out.is_error
+    assert out.content.startswith("x" * 100) and "truncated: big.txt is 5000 bytes" in out.content
+    box = ToolBox(tree)
+    assert "is not a regular file" in box.run("read_file", {"path": "sub"}).content
+    assert "does not exist" in box.run("read_file", {"path": "nope.txt"}).content
+    (tree / "blob.bin").write_bytes(b"\x00\x01\x02binary")
+    assert "looks binary" in box.run("read_file", {"path": "blob.bin"}).content
+    for bad in ({}, {"path": ""}, {"path": 3}, {"path": "a\x00b"}):
+        assert box.run("read_file", bad).is_error
+    assert box.run("read_file", "notes.md").is_error  # input must be an object
+
+
+def test_unknown_tools_and_disabled_python_are_error_results(tree: Path) -> None:
+    box = ToolBox(tree)
+    assert [t["name"] for t in box.definitions] == ["list_files", "read_file"]
+    out = box.run("run_python", {"code": "1"})
+    assert out.is_error and "not enabled for this turn" in out.content
+    out = box.run("rm_rf", {})
+    assert out.is_error and "unknown tool 'rm_rf'" in out.content
+
+
+def test_run_python_captures_output_result_and_keeps_namespace(tree: Path) -> None:
+    ns: dict[str, object] = {}
+    box = ToolBox(tree, allow_python=True, namespace=ns)
+    assert [t["name"] for t in box.definitions][-1] == "run_python"
+    assert tool_definitions(allow_python=True)[-1]["input_schema"]["required"] == ["code"]
+    out = box.run(
+        "run_python",
+        {"code": "import sys\nx = 21\nprint('hi')\nprint('warn', file=sys.stderr)\nx * 2"},
+    )
+    assert not out.is_error
+    assert out.content == "stdout:\nhi\n\nstderr:\nwarn\n\nresult:\n42"
+    assert ns["x"] == 21
+    assert box.run("run_python", {"code": "x = 5"}).content == "(no output)"
+    assert box.run("run_python", {"code": "x"}).content == "result:\n5"
+
+
+def test_run_python_errors_are_results_with_traceback(tree: Path) -> None:
+    box = ToolBox(tree, allow_python=True)
+    out = box.run("run_python", {"code": "print('before')\n1/0"})
+    assert out.is_error
+    assert "ZeroDivisionError" in out.content and "stdout:\nbefore" in out.content
+    out = box.run("run_python", {"code": "def f(:\n  pass"})
+    assert out.is_error and "syntax error" in out.content
+    assert box.run("run_python", {"code": 7}).is_error
+
+
+def test_run_python_output_is_bounded(tree: Path) -> None:
+    box = ToolBox(tree, allow_python=True, output_limit=50)
+    out = box.run("run_python", {"code": "print('y' * 10_000)"})
+    assert len(out.content) < 120 and "output truncated at 50 characters" in out.content
+
+
+def test_keyboard_interrupt_in_python_propagates_and_restores_streams(tree: Path) -> None:
+    import sys
+
+    stdout = sys.stdout
+    box = ToolBox(tree, allow_python=True)
+    with pytest.raises(KeyboardInterrupt):
+        box.run("run_python", {"code": "raise KeyboardInterrupt"})
+    assert sys.stdout is stdout
+
+
+def test_fifo_is_refused_without_blocking(tree: Path) -> None:
+    os.mkfifo(tree / "pipe")
+    out = ToolBox(tree).run("read_file", {"path": "pipe"})
+    assert out.is_error and "not a regular file" in out.content

@@ -1,0 +1,102 @@
+"""Helpers shared by the turn tests: models over the scripted server, request roles,
+history invariants."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import anthropic
+from messages_server import Scripted, text
+
+from ipymemory.sidequery.model import AnthropicModel
+from ipymemory.sidequery.prompts import CONSOLIDATOR_PROMPT, EXTRACTOR_PROMPT, SELECTOR_PROMPT
+from ipymemory.store.record import MemoryRecord
+from ipymemory.turn.history import SUMMARIZER_PROMPT
+
+MAIN_MODEL = "claude-sonnet-under-test"
+SIDE_MODEL = "claude-haiku-under-test"
+
+
+def model_for(base_url: str, *, timeout: float = 10.0) -> AnthropicModel:
+    client = anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0, timeout=timeout)
+    return AnthropicModel(MAIN_MODEL, side_model=SIDE_MODEL, client=client)
+
+
+def rec(
+    name: str, description: str | None = None, body: str | None = None, type: str = "project"
+) -> MemoryRecord:
+    return MemoryRecord(
+        name=name,
+        type=type,  # type: ignore[arg-type]
+        description=description or f"about {name}",
+        body=body if body is not None else f"The body of {name}.",
+    )
+
+
+def records_reply(*records: MemoryRecord, **kw: Any) -> Scripted:
+    """An extractor reply proposing ``records``."""
+    return text(json.dumps([r.to_json() for r in records]), **kw)
+
+
+def plan_reply(sources: Sequence[str], records: Sequence[MemoryRecord], **kw: Any) -> Scripted:
+    return text(
+        json.dumps({"source_names": list(sources), "records": [r.to_json() for r in records]}),
+        **kw,
+    )
+
+
+_ROLES = {
+    SELECTOR_PROMPT: "select",
+    EXTRACTOR_PROMPT: "extract",
+    CONSOLIDATOR_PROMPT: "consolidate",
+    SUMMARIZER_PROMPT: "summarize",
+}
+
+
+def role_of(request: dict[str, Any]) -> str:
+    """Which call a request body was: main, select, extract, consolidate or summarize."""
+    system = request.get("system")
+    first = system[0]["text"] if isinstance(system, list) and system else system
+    return _ROLES.get(first, "main") if isinstance(first, str) else "main"
+
+
+def requests_of(requests: Sequence[dict[str, Any]], role: str) -> list[dict[str, Any]]:
+    return [r for r in requests if role_of(r) == role]
+
+
+def system_text(request: dict[str, Any]) -> str:
+    system = request.get("system")
+    if isinstance(system, str):
+        return system
+    return "\n".join(block.get("text", "") for block in system or [])
+
+
+def assert_pairs_intact(messages: Sequence[dict[str, Any]]) -> None:
+    """Every tool_use is answered by the very next (user) message, and every
+    tool_result answers a tool_use of the message right before it."""
+
+    def ids(message: dict[str, Any], kind: str, key: str) -> list[str]:
+        content = message.get("content")
+        if not isinstance(content, list):
+            return []
+        return [b[key] for b in content if isinstance(b, dict) and b.get("type") == kind]
+
+    for i, message in enumerate(messages):
+        uses = ids(message, "tool_use", "id")
+        if uses:
+            assert message["role"] == "assistant"
+            assert i + 1 < len(messages), f"message {i}: tool_use without a following result"
+            assert sorted(ids(messages[i + 1], "tool_result", "tool_use_id")) == sorted(uses)
+        results = ids(message, "tool_result", "tool_use_id")
+        if results:
+            assert message["role"] == "user" and i > 0
+            assert sorted(results) == sorted(ids(messages[i - 1], "tool_use", "id"))
+
+
+def assert_alternates(messages: Sequence[dict[str, Any]]) -> None:
+    assert messages and messages[0]["role"] == "user"
+    for a, b in itertools.pairwise(messages):
+        assert a["role"] != b["role"], (a, b)

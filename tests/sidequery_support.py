@@ -12,11 +12,13 @@ import anthropic
 
 from ipymemory.sidequery.model import AnthropicModel
 from ipymemory.store.record import MemoryRecord
+from ipymemory.store.store import MemoryStore
 
 __all__ = [
     "MAIN_MODEL",
     "SIDE_MODEL",
     "last_user_json",
+    "make_store",
     "model_for",
     "rec",
     "refused_url",
@@ -64,6 +66,13 @@ def sample_records() -> tuple[MemoryRecord, ...]:
         rec("python-version", "Project targets Python 3.10 and newer", "project"),
         rec("style-guide", "Docstring style guide lives in docs/STYLE.md", "reference"),
     )
+
+
+def make_store(workspace: str) -> MemoryStore:
+    """A store in ``workspace`` holding :func:`sample_records`."""
+    store = MemoryStore(workspace)
+    store.extend(sample_records())
+    return store
 
 
 def last_user_json(request: dict[str, Any]) -> Any:

@@ -16,6 +16,7 @@ import pytest
 from messages_server import MessagesServer, Scripted, error, text, tool_use
 from sidequery_support import (
     SIDE_MODEL,
+    make_store,
     model_for,
     refused_url,
     sample_records,
@@ -34,16 +35,14 @@ from ipymemory.sidequery.replies import (
     side_query_json,
 )
 from ipymemory.sidequery.select import select_memories
+from ipymemory.store.store import MemoryStore
 
 RECORDS = sample_records()
-NAMES = [r.name for r in RECORDS]
-CATALOG = "".join(f"- [{r.name}]({r.name}-0.md) - {r.description}\n" for r in RECORDS)
 QUERY = "how do we run the database integration tests"
 HISTORY = [
     {"role": "user", "content": "Please always use tabs when you edit my Python files."},
     {"role": "assistant", "content": "Understood: tabs, not spaces."},
 ]
-EXISTING = ["prefers-tabs", "db-testing"]
 SCRIPTED_USAGE = Usage(input_tokens=10, output_tokens=5)
 ROLE_NAMES = {"select": "selector", "extract": "extractor", "consolidate": "consolidator"}
 
@@ -258,10 +257,11 @@ CASES: list[Case] = [
 ]
 
 
-def _run(case: Case, model: ModelClient) -> tuple[str, Usage]:
-    """Run the case's role; return (reason or error message, usage reported)."""
+def _run(case: Case, model: ModelClient, store: MemoryStore) -> tuple[str, Usage]:
+    """Run the case's role on ``store``; return (reason or error message, usage reported)."""
+    records, catalog = store.records(), store.catalog()
     if case.role == "select":
-        selection = select_memories(model, QUERY, RECORDS, CATALOG)
+        selection = select_memories(model, QUERY, records, catalog)
         assert selection.source == "fallback"
         # The fallback decides, and decides exactly as keyword_select does.
         assert selection.records == keyword_select(QUERY, RECORDS, limit=5)
@@ -270,9 +270,9 @@ def _run(case: Case, model: ModelClient) -> tuple[str, Usage]:
         return selection.reason, selection.usage
     with pytest.raises(SideQueryError) as info:
         if case.role == "extract":
-            extract_memories(model, HISTORY, CATALOG, EXISTING)
+            extract_memories(model, HISTORY, catalog, [r.name for r in records])
         else:
-            plan_consolidation(model, RECORDS)
+            plan_consolidation(model, records)
     err = info.value
     usage = err.usage if isinstance(err, SideQueryReplyError) and err.usage else Usage()
     return str(err), usage
@@ -280,6 +280,7 @@ def _run(case: Case, model: ModelClient) -> tuple[str, Usage]:
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.role}-{c.id}" for c in CASES])
 def test_adversarial_reply(case: Case, messages_server: MessagesServer, workspace: str) -> None:
+    store = make_store(workspace)
     before = tree_snapshot(workspace)
     if case.reply == "nomodel":
         model: ModelClient = NoModel()
@@ -293,11 +294,11 @@ def test_adversarial_reply(case: Case, messages_server: MessagesServer, workspac
         messages_server.enqueue(case.reply)
         model = model_for(messages_server.base_url)
 
-    message, usage = _run(case, model)
+    message, usage = _run(case, model, store)
 
     assert re.search(case.error, message), message
     assert len(message) < 400  # the reply itself is never echoed at length
-    assert tree_snapshot(workspace) == before
+    assert tree_snapshot(workspace) == before and store.records() == RECORDS
     calls = 0 if case.reply in ("nomodel", "refused") else 1
     assert len(messages_server.requests) == calls and messages_server.pending == 0
     for request in messages_server.requests:
@@ -320,23 +321,25 @@ def test_table_is_large_and_covers_every_role() -> None:
     [("select", _SEL_VALID), ("extract", _EXT_VALID), ("consolidate", _CON_VALID)],
 )
 def test_the_table_valid_replies_are_accepted(
-    role: str, valid: str, messages_server: MessagesServer
+    role: str, valid: str, messages_server: MessagesServer, workspace: str
 ) -> None:
     # Control: the replies the table corrupts are themselves valid, so every table
     # row fails because of its corruption, not because the base was wrong.
     messages_server.enqueue(text(valid))
     model = model_for(messages_server.base_url)
+    store = make_store(workspace)
+    catalog = store.catalog()
     if role == "select":
-        selection = select_memories(model, QUERY, RECORDS, CATALOG)
+        selection = select_memories(model, QUERY, RECORDS, catalog)
         assert (selection.source, selection.names, selection.reason) == (
             "model",
             ("db-testing",),
             None,
         )
     elif role == "extract":
-        assert [r.name for r in extract_memories(model, HISTORY, CATALOG, EXISTING).records] == [
-            "new-fact"
-        ]
+        names = [r.name for r in RECORDS]
+        extraction = extract_memories(model, HISTORY, catalog, names)
+        assert [r.name for r in extraction.records] == ["new-fact"]
     else:
         result, usage = plan_consolidation(model, RECORDS)
         assert result.source_names == ("deploy-steps", "python-version")
@@ -402,6 +405,6 @@ def test_a_custom_client_crash_becomes_a_side_query_error() -> None:
     with pytest.raises(SideQueryError, match=r"^extractor call failed: RuntimeError: boom") as info:
         side_query_json(_Broken(), system="s", messages=[], max_tokens=5, role="extractor")
     assert len(str(info.value)) < 200
-    selection = select_memories(_Broken(), QUERY, RECORDS, CATALOG)
+    selection = select_memories(_Broken(), QUERY, RECORDS, "")
     assert selection.source == "fallback" and selection.reason is not None
     assert selection.reason.startswith("selector call failed: RuntimeError")

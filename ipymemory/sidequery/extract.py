@@ -53,9 +53,10 @@ def extract_memories(
     Raises :class:`SideQueryError` (message = the exact cause) on an unusable
     history, an API failure or any invalid reply; an empty history makes no call.
     """
-    messages = extractor_messages(history, catalog)
-    if len(messages) == 1:
+    conversation = _adapted_history(history)
+    if not conversation:
         return Extraction(())
+    messages = _with_catalog(conversation, catalog)
     existing = frozenset(existing_names)
     records, usage = side_query(
         model,
@@ -71,6 +72,11 @@ def extract_memories(
 
 def extractor_messages(history: Sequence[dict[str, Any]], catalog: str) -> list[dict[str, Any]]:
     """The extractor's request messages: the adapted history copy plus the catalog."""
+    return _with_catalog(_adapted_history(history), catalog)
+
+
+def _adapted_history(history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A fresh copy of ``history`` as text-only, alternating messages (may be empty)."""
     messages: list[dict[str, Any]] = []
     for i, message in enumerate(history):
         if not isinstance(message, dict):
@@ -88,6 +94,10 @@ def extractor_messages(history: Sequence[dict[str, Any]], catalog: str) -> list[
     if messages and messages[0]["role"] == "assistant":
         # The API wants a user message first; say plainly that none was recorded.
         messages.insert(0, _user_text("(the conversation starts with an assistant message)"))
+    return messages
+
+
+def _with_catalog(messages: list[dict[str, Any]], catalog: str) -> list[dict[str, Any]]:
     catalog_block = _text(encode_input({"existing_catalog": catalog}))
     if messages and messages[-1]["role"] == "user":
         messages[-1]["content"].append(catalog_block)

@@ -14,6 +14,7 @@ from typing import Literal
 
 from ..errors import SideQueryError, SideQueryReplyError
 from ..store.record import MemoryRecord
+from .fallback import keyword_select
 from .model import ModelClient, Usage
 from .prompts import SELECTOR_PROMPT
 from .replies import encode_input, side_query, validate_names
@@ -79,7 +80,4 @@ def select_memories(
 
 
 def _fallback(query: str, records: Sequence[MemoryRecord], limit: int) -> tuple[MemoryRecord, ...]:
-    # Imported here so a problem in the fallback module cannot stop the model path.
-    from .fallback import keyword_select
-
     return tuple(keyword_select(query, records, limit=limit))

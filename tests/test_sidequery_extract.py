@@ -1,0 +1,253 @@
+"""Extractor input and batch rules (SPEC §3) through the real SDK and the scripted server."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from messages_server import MessagesServer, text
+from sidequery_support import SIDE_MODEL, last_user_json, make_store, model_for, tree_snapshot
+
+from ipymemory.errors import SideQueryError
+from ipymemory.sidequery.extract import EXTRACT_MAX_TOKENS, extract_memories, extractor_messages
+from ipymemory.sidequery.model import Usage
+from ipymemory.sidequery.prompts import EXTRACTOR_PROMPT
+from ipymemory.store.record import MemoryRecord, MemoryType
+
+TOOL_HISTORY: list[dict[str, Any]] = [
+    {"role": "user", "content": "What Python version do we target? Check pyproject."},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Let me read it."},
+            {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "read_file",
+                "input": {"path": "pyproject.toml"},
+            },
+        ],
+    },
+    {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_1",
+                "content": [{"type": "text", "text": 'requires-python = ">=3.10"'}],
+            }
+        ],
+    },
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "easy", "signature": "sig"},
+            {"type": "text", "text": "We target Python 3.10 and newer."},
+        ],
+    },
+]
+
+
+def _assert_api_shape(messages: list[dict[str, Any]]) -> None:
+    """What the Messages API demands of a request without tools."""
+    assert messages and messages[0]["role"] == "user" and messages[-1]["role"] == "user"
+    for before, after in itertools.pairwise(messages):
+        assert before["role"] != after["role"]
+    for message in messages:
+        assert message["content"], message
+        for block in message["content"]:
+            assert block["type"] == "text" and block["text"].strip()
+
+
+def test_request_shape_and_history_copy(messages_server: MessagesServer, workspace: str) -> None:
+    store = make_store(workspace)
+    history = copy.deepcopy(TOOL_HISTORY)
+    messages_server.enqueue(text("[]"))
+    extraction = extract_memories(
+        model_for(messages_server.base_url),
+        history,
+        store.catalog(),
+        [r.name for r in store.records()],
+    )
+    assert extraction.records == () and extraction.usage == Usage(10, 5)
+    assert history == TOOL_HISTORY  # the canonical history is never touched
+    (request,) = messages_server.requests
+    assert request["model"] == SIDE_MODEL and request["max_tokens"] == EXTRACT_MAX_TOKENS
+    assert "tools" not in request and "tool_choice" not in request
+    assert request["system"] == [
+        {"type": "text", "text": EXTRACTOR_PROMPT, "cache_control": {"type": "ephemeral"}}
+    ]
+    messages = request["messages"]
+    _assert_api_shape(messages)
+    assert len(messages) == 5
+    # The last user message carries exactly the sorted-key catalog JSON.
+    assert messages[-1]["content"] == [
+        {
+            "type": "text",
+            "text": json.dumps(
+                {"existing_catalog": store.catalog()}, sort_keys=True, ensure_ascii=False
+            ),
+        }
+    ]
+    assert last_user_json(request) == {"existing_catalog": store.catalog()}
+    # Tool traffic is kept as text (the API refuses tool blocks when no tools are defined).
+    call = messages[1]["content"][1]["text"]
+    assert "read_file" in call and "toolu_1" in call and '{"path": "pyproject.toml"}' in call
+    result = messages[2]["content"][0]["text"]
+    assert "toolu_1" in result and 'requires-python = ">=3.10"' in result
+    # Thinking blocks are dropped; the answer text stays.
+    assert messages[3]["content"] == [{"type": "text", "text": "We target Python 3.10 and newer."}]
+
+
+def test_valid_batch_becomes_records(messages_server: MessagesServer, workspace: str) -> None:
+    store = make_store(workspace)
+    before = tree_snapshot(workspace)
+    reply = [
+        {
+            "name": "targets-py310",
+            "type": "project",
+            "description": "Project targets Python 3.10+",
+            "body": "From pyproject:\r\nrequires-python >= 3.10\n\n",
+        },
+        {
+            "body": "Use tabs.",
+            "description": "Prefers tabs in Makefiles",
+            "name": "makefile-tabs",
+            "type": "user",
+        },
+    ]
+    messages_server.enqueue(text(json.dumps(reply)))
+    extraction = extract_memories(
+        model_for(messages_server.base_url), TOOL_HISTORY, store.catalog(), ["prefers-tabs"]
+    )
+    assert extraction.records == (
+        MemoryRecord(
+            name="targets-py310",
+            type=MemoryType.PROJECT,
+            description="Project targets Python 3.10+",
+            body="From pyproject:\nrequires-python >= 3.10",
+        ),
+        MemoryRecord(
+            name="makefile-tabs",
+            type="user",
+            description="Prefers tabs in Makefiles",
+            body="Use tabs.",
+        ),
+    )
+    assert tree_snapshot(workspace) == before  # extraction only proposes
+
+
+def test_history_ending_with_user_gets_the_catalog_merged(messages_server: MessagesServer) -> None:
+    history = [{"role": "user", "content": "remember: deploys need VPN"}]
+    messages_server.enqueue(text("[]"))
+    extract_memories(model_for(messages_server.base_url), history, "", [])
+    (message,) = messages_server.requests[0]["messages"]
+    assert message["role"] == "user"
+    assert [b["text"] for b in message["content"]] == [
+        "remember: deploys need VPN",
+        '{"existing_catalog": ""}',
+    ]
+
+
+def test_adjacent_roles_merge_and_empty_messages_drop() -> None:
+    history = [
+        {"role": "assistant", "content": "Hello, I am the agent."},
+        {"role": "user", "content": ""},
+        {"role": "user", "content": [{"type": "text", "text": "   "}]},
+        {"role": "user", "content": "first"},
+        {"role": "user", "content": [{"type": "text", "text": "second"}]},
+        {"role": "assistant", "content": [{"type": "image", "source": {}}]},
+    ]
+    snapshot = copy.deepcopy(history)
+    messages = extractor_messages(history, "cat")
+    _assert_api_shape(messages)
+    assert history == snapshot
+    texts = [[b["text"] for b in m["content"]] for m in messages]
+    assert texts == [
+        ["(the conversation starts with an assistant message)"],
+        ["Hello, I am the agent."],
+        ["first", "second"],
+        ["[image block omitted]"],
+        ['{"existing_catalog": "cat"}'],
+    ]
+
+
+def test_error_tool_results_are_marked() -> None:
+    history = [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t9",
+                    "is_error": True,
+                    "content": "No such file",
+                }
+            ],
+        },
+    ]
+    (message,) = extractor_messages(history, "")
+    assert message["content"][0]["text"] == "[tool result for t9 (error)]\nNo such file"
+
+
+def test_empty_history_makes_no_call(messages_server: MessagesServer) -> None:
+    model = model_for(messages_server.base_url)
+    assert extract_memories(model, [], "catalog", []).records == ()
+    assert extract_memories(model, [{"role": "user", "content": " "}], "c", []).records == ()
+    assert messages_server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("history", "message"),
+    [
+        ([{"role": "system", "content": "x"}], "message 0 has role 'system'"),
+        ([{"role": "user", "content": 5}], "message 0 has content of type int"),
+        (["hello"], "message 0 is not a message object"),
+        ([{"role": "user", "content": ["x"]}], "content block that is not an object"),
+    ],
+)
+def test_malformed_history_is_refused_without_a_call(
+    history: list[Any], message: str, messages_server: MessagesServer
+) -> None:
+    with pytest.raises(SideQueryError, match=message):
+        extract_memories(model_for(messages_server.base_url), history, "", [])
+    assert messages_server.requests == []
+
+
+_block = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, st.text(max_size=8)),
+    st.builds(
+        lambda n, i: {"type": "tool_use", "id": i, "name": n, "input": {"a": n}},
+        st.text(min_size=1, max_size=5),
+        st.text(min_size=1, max_size=5),
+    ),
+    st.builds(
+        lambda i, c: {"type": "tool_result", "tool_use_id": i, "content": c},
+        st.text(max_size=5),
+        st.one_of(st.text(max_size=5), st.just([{"type": "text", "text": "r"}])),
+    ),
+    st.just({"type": "thinking", "thinking": "t", "signature": "s"}),
+    st.just({"type": "document", "source": {}}),
+)
+_message = st.builds(
+    lambda role, content: {"role": role, "content": content},
+    st.sampled_from(["user", "assistant"]),
+    st.one_of(st.text(max_size=8), st.lists(_block, max_size=4)),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_message, max_size=8), st.text(max_size=20))
+def test_any_history_becomes_a_valid_tool_free_request(
+    history: list[dict[str, Any]], catalog: str
+) -> None:
+    snapshot = copy.deepcopy(history)
+    messages = extractor_messages(history, catalog)
+    _assert_api_shape(messages)
+    assert history == snapshot
+    assert json.loads(messages[-1]["content"][-1]["text"]) == {"existing_catalog": catalog}

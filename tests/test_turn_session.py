@@ -129,9 +129,27 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
     assert main[1]["messages"][-1] == {
         "role": "user",
         "content": [
-            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "indent with tabs\n"}
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_a",
+                "content": "indent with tabs\n",
+                "cache_control": {"type": "ephemeral"},  # prefix cached for the next step
+            }
         ],
     }
+    assert main[0]["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "how should I indent?",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+        }
+    ]
+    assert main[0]["system"][0]["cache_control"] == {"type": "ephemeral"}
     # The canonical history: query, tool_use, tool_result, answer.
     history = session.history
     assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
@@ -507,6 +525,7 @@ def test_run_python_only_when_enabled(messages_server: MessagesServer, workspace
         "type": "tool_result",
         "tool_use_id": "t2",
         "content": "result:\n42",
+        "cache_control": {"type": "ephemeral"},
     }
     assert ns["x"] == 42
 

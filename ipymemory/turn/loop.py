@@ -92,6 +92,24 @@ def close_turn(
         history.append({"role": "assistant", "content": [{"type": "text", "text": note}]})
 
 
+def _with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mark the request's last block for prompt caching: the steps of a tool loop (and
+    the next turn, if the memory block is unchanged) then reread the prefix from the
+    cache instead of paying for it again. Only the request copy is marked."""
+    if not messages:
+        return messages
+    last = messages[-1]
+    content = last.get("content")
+    if isinstance(content, str):
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": content}]
+    elif isinstance(content, list) and content and isinstance(content[-1], dict):
+        blocks = [*content[:-1], dict(content[-1])]
+    else:
+        return messages
+    blocks[-1]["cache_control"] = {"type": "ephemeral"}
+    return [*messages[:-1], {**last, "content": blocks}]
+
+
 def run_tool_loop(
     model: ModelClient,
     *,
@@ -115,7 +133,7 @@ def run_tool_loop(
         while True:
             model_calls += 1
             emit("model", f"step {model_calls}")
-            messages = request_history.build(history)
+            messages = _with_cache_breakpoint(request_history.build(history))
             try:
                 reply = model.create(
                     system=system,

@@ -33,6 +33,7 @@ from ipymemory.sidequery.replies import (
     MAX_REPLY_ITEMS,
     encode_input,
     side_query_json,
+    side_query_text,
 )
 from ipymemory.sidequery.select import select_memories
 from ipymemory.store.store import MemoryStore
@@ -408,3 +409,23 @@ def test_a_custom_client_crash_becomes_a_side_query_error() -> None:
     selection = select_memories(_Broken(), QUERY, RECORDS, "")
     assert selection.source == "fallback" and selection.reason is not None
     assert selection.reason.startswith("selector call failed: RuntimeError")
+
+
+def test_side_query_text_has_the_same_envelope_rules(messages_server: MessagesServer) -> None:
+    model = model_for(messages_server.base_url)
+    call = {"system": "summarise", "messages": [{"role": "user", "content": "x"}]}
+    messages_server.enqueue(text("A short summary, not JSON."))
+    assert side_query_text(model, **call, max_tokens=9, role="summary") == (  # type: ignore[arg-type]
+        "A short summary, not JSON.",
+        SCRIPTED_USAGE,
+    )
+    for bad, why in [
+        (text("cut off", "max_tokens"), "summary reply stopped with max_tokens"),
+        (mixed("fine text", "end_turn"), "summary reply contains a 'tool_use' block"),
+        (text("  "), "summary reply text is only whitespace"),
+    ]:
+        messages_server.enqueue(bad)
+        with pytest.raises(SideQueryReplyError, match=re.escape(why)) as info:
+            side_query_text(model, **call, max_tokens=9, role="summary")  # type: ignore[arg-type]
+        assert info.value.usage == SCRIPTED_USAGE
+    assert all("tools" not in r for r in messages_server.requests)

@@ -29,8 +29,10 @@ __all__ = [
     "MAX_REPLY_ITEMS",
     "RECORD_KEYS",
     "encode_input",
+    "reply_text",
     "side_query",
     "side_query_json",
+    "side_query_text",
     "validate_names",
     "validate_plan",
     "validate_records",
@@ -90,6 +92,44 @@ def side_query(
 ) -> tuple[T, Usage]:
     """Like :func:`side_query_json`, then ``validate`` the value (it raises
     :class:`SideQueryReplyError`); the error gets the call's usage attached."""
+    return _checked_call(
+        model,
+        system,
+        messages,
+        max_tokens,
+        side_model,
+        role,
+        lambda reply: validate(_strict_json(reply_text(reply, role), role)),
+    )
+
+
+def side_query_text(
+    model: ModelClient,
+    *,
+    system: str,
+    messages: list[dict[str, Any]],
+    max_tokens: int,
+    side_model: str | None = None,
+    role: str = "side-query",
+) -> tuple[str, Usage]:
+    """A tool-free call whose reply is free text (e.g. a summary): the same envelope
+    rules as :func:`side_query_json` (no tool block, ``end_turn``, non-empty text)."""
+    return _checked_call(
+        model, system, messages, max_tokens, side_model, role, lambda r: reply_text(r, role)
+    )
+
+
+def _checked_call(
+    model: ModelClient,
+    system: str,
+    messages: list[dict[str, Any]],
+    max_tokens: int,
+    side_model: str | None,
+    role: str,
+    read: Callable[[ModelReply], T],
+) -> tuple[T, Usage]:
+    """One tool-free call; ``read`` judges the reply. A rejected reply's error carries
+    the usage it cost; API failures become :class:`SideQueryError` naming the role."""
     chosen = side_model or getattr(model, "side_model", None)
     try:
         reply = model.create(
@@ -106,7 +146,7 @@ def side_query(
     except Exception as e:  # a custom ModelClient's bug must not break the turn either
         raise SideQueryError(f"{role} call failed: {type(e).__name__}: {_short(str(e))}") from e
     try:
-        return validate(_reply_json(reply, role)), reply.usage
+        return read(reply), reply.usage
     except SideQueryReplyError as e:
         e.usage = reply.usage
         raise
@@ -116,8 +156,10 @@ def _identity(value: Any) -> Any:
     return value
 
 
-def _reply_json(reply: ModelReply, role: str) -> Any:
-    """SPEC §3 checks of one reply, then strict JSON of its whole text."""
+def reply_text(reply: ModelReply, role: str = "side-query") -> str:
+    """The text of a side-query reply that passes the SPEC §3 envelope checks: no
+    tool block, ``stop_reason == "end_turn"``, non-empty text (within the size limit).
+    Raises :class:`SideQueryReplyError` naming the flaw."""
     for block in reply.content:
         kind = block.get("type") if isinstance(block, dict) else None
         if not isinstance(kind, str) or "tool" in kind:
@@ -142,6 +184,11 @@ def _reply_json(reply: ModelReply, role: str) -> Any:
         raise SideQueryReplyError(
             f"{role} reply is {len(text)} characters long, over the {MAX_REPLY_CHARS} limit"
         )
+    return text
+
+
+def _strict_json(text: str, role: str) -> Any:
+    """``json.loads`` of the whole text, minus what Python accepts beyond JSON."""
     try:
         return json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
     except _DuplicateKey as e:

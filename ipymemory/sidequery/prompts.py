@@ -58,10 +58,10 @@ brackets) and appear at most once. Reply [] if no memory is relevant.
 EXTRACTOR_PROMPT = f"""\
 You decide what from a conversation is worth remembering in later sessions.
 
-The messages before the last one are a conversation between a user and an
-assistant (tool calls and results are shown as text). The last user message is a
-JSON object {{"existing_catalog": <catalog>}} listing the memories that already
-exist, one line per memory: "- [<name>](<file>) - <description>".
+The messages are a conversation between a user and an assistant (tool calls and
+their results are shown as text). The very last text of the last user message is
+not part of it: it is a JSON object {{"existing_catalog": <catalog>}} listing the
+memories that already exist, one line per memory: "- [<name>](<file>) - <description>".
 
 Keep only what a future session will still need and cannot easily re-derive:
 stable preferences, corrections and lessons about how to work, the current state

@@ -669,3 +669,39 @@ def test_history_is_a_read_only_copy(messages_server: MessagesServer, workspace:
     assert session.history[0]["content"] == "q"
     session.clear_history()
     assert session.history == ()
+
+
+def test_items_pending_or_turned_down_are_not_proposed_again(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    session = _session(messages_server, workspace)
+    messages_server.enqueue(text("A."), records_reply(rec("a-note"), rec("b-note")))
+    first = session.run_turn("one").batch
+    assert first is not None
+    # The next turn re-proposes a (still pending) and adds c.
+    messages_server.enqueue(text("B."), records_reply(rec("a-note"), rec("c-note")))
+    second = session.run_turn("two").batch
+    assert second is not None and second.names == ("c-note",)
+    session.commit(first, reject=["b-note"])
+    session.discard(second)
+    # b was rejected and c discarded: proposing them again yields no batch.
+    messages_server.enqueue(text("C."), records_reply(rec("b-note"), rec("c-note")))
+    assert session.run_turn("three").batch is None
+    assert _names(workspace) == ["a-note"]
+
+
+def test_without_a_key_the_session_has_no_model_but_still_selects(
+    workspace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    MemoryStore(workspace).extend([rec("deploy-day", "deploys happen on Fridays")])
+    session = AgentSession(workspace)
+    selection = session.begin_turn("which day do deploys happen?")
+    assert selection.source == "fallback" and selection.names == ("deploy-day",)
+    assert session.last_error == LAST_ERROR_SELECT
+    assert "no model configured" in (session.last_error_cause or "")
+    with pytest.raises(TurnError, match="no model configured"):
+        session.run_turn("hello")
+    assert_pairs_intact(session.history)
+    assert session.history[-1]["role"] == "assistant"

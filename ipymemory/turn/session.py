@@ -10,6 +10,10 @@ One session per notebook kernel. A turn::
                         batch (+ a consolidation plan when the set reaches the
                         threshold) -> review / auto commit / off
 
+The extractor sees the whole history every turn, so it can propose an item again;
+items named like one still pending, or one the user rejected or discarded in this
+session, are dropped from later batches (a new name is a new proposal).
+
 Every memory failure (reading the set, selection, extraction, consolidation,
 commit) is caught and recorded in ``last_error`` (the SPEC's fixed text) with the
 exact cause in ``last_error_cause``; the answer is still returned. ``last_error`` is
@@ -303,24 +307,26 @@ class AgentSession:
             self._fail(LAST_ERROR_EXTRACT, str(e))
             return None
         self._record_side("extract", extraction.usage)
-        if not extraction.records:
+        # The extractor rereads the whole history every turn, so it may propose again
+        # what already waits for review or what the user turned down: drop those.
+        decided = self._proposed_names()
+        items = tuple(item for item in extraction.records if item.name not in decided)
+        if not items:
             return None
         plan = None
         plan_error = None
-        if len(base) + len(extraction.records) >= self.config.consolidate_threshold:
-            self._emit("consolidating", f"{len(base) + len(extraction.records)} candidates")
+        if len(base) + len(items) >= self.config.consolidate_threshold:
+            self._emit("consolidating", f"{len(base) + len(items)} candidates")
             try:
                 plan, usage = plan_consolidation(
-                    self.model, (*base, *extraction.records), side_model=self.config.side_model
+                    self.model, (*base, *items), side_model=self.config.side_model
                 )
                 self._record_side("consolidate", usage)
             except SideQueryError as e:
                 self._record_side("consolidate", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e))
                 plan_error = str(e)
-        batch = self._register(
-            PendingBatch(_batch_id(), extraction.records, plan, base, plan_error=plan_error)
-        )
+        batch = self._register(PendingBatch(_batch_id(), items, plan, base, plan_error=plan_error))
         if mode == "auto" and plan_error is None:
             return self.commit(batch).batch
         return batch
@@ -403,6 +409,16 @@ class AgentSession:
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e))
                 return PendingBatch(_batch_id(), (), None, base, "failed", plan_error=str(e))
             return self._register(PendingBatch(_batch_id(), (), plan, base))
+
+    def _proposed_names(self) -> set[str]:
+        """Names still waiting in a batch, or already rejected or discarded here."""
+        names: set[str] = set()
+        for batch in self._batches.values():
+            if batch.status == "committed":
+                names.update(batch.rejected)
+            else:
+                names.update(batch.names)
+        return names
 
     def _lookup(self, batch: PendingBatch) -> PendingBatch:
         current = self._batches.get(batch.id)

@@ -107,7 +107,13 @@ def _validate_fields(record: MemoryRecord, where: str) -> None:
     if not body.strip():
         raise MemoryFormatError(f"{where}: body must not be empty")
     object.__setattr__(record, "body", body)
-    _check_budget(render_record(record), where)
+    try:
+        desc.encode("utf-8")  # the YAML emitter would escape a lone surrogate, not refuse it
+        raw = render_record(record)
+    except (UnicodeEncodeError, yaml.YAMLError) as e:
+        # e.g. a lone surrogate: a file must be UTF-8, so such text cannot be stored.
+        raise MemoryFormatError(f"{where}: text is not encodable as UTF-8 ({e})") from e
+    _check_budget(raw, where)
 
 
 @dataclass(frozen=True)

@@ -145,8 +145,12 @@ class MemoryStore:
                 raise MemoryStoreError(
                     f"{self.workspace}: the workspace directory does not exist"
                 ) from None
-            with contextlib.suppress(FileExistsError):
+            try:
                 os.mkdir(root, 0o755)
+            except FileExistsError:
+                pass
+            except OSError as e:
+                raise MemoryStoreError(f"{root}: cannot create the memory directory ({e})") from e
             st = os.lstat(root)
         except OSError as e:
             raise MemoryStoreError(f"{root}: cannot access the memory directory ({e})") from e
@@ -441,10 +445,17 @@ class MemoryStore:
             manifest_replaced = True
             durable.fsync_dir(real)
             step("commit-dir-synced")
-        except BaseException:
+        except BaseException as e:
             self._rollback(
                 real, made, index_backup, manifest_backup, index_replaced, manifest_replaced
             )
+            if isinstance(e, OSError):
+                # Callers handle MemoryStoreError (a full disk must not break a turn); the
+                # rollback has put the old manifest back, so the set is the old one.
+                raise MemoryStoreError(
+                    f"{self.root}: commit failed before its commit point and was rolled "
+                    f"back; the set is unchanged ({e})"
+                ) from e
             raise
         # Past the commit point: the commit has happened. Cleanup failures leave only
         # unreferenced files, which readers ignore and `ipymemory gc` removes.

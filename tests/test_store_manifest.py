@@ -1,0 +1,110 @@
+"""manifest.json (SPEC §1): exact bytes and strict parsing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ipymemory.errors import MemoryFormatError, MemoryStoreError
+from ipymemory.store.index import index_line, render_index
+from ipymemory.store.manifest import parse_manifest, render_manifest
+from ipymemory.store.record import MemoryRecord, StoredRecord
+
+ID = "0123456789abcdef0123456789abcdef"
+WHERE = "/ws/.memory/manifest.json"
+
+
+def test_render_exact_bytes() -> None:
+    assert render_manifest([]) == b'{"version":1,"files":[]}'
+    assert render_manifest([f"a-{ID}.md", f"b-{ID}.md"]) == (
+        b'{"version":1,"files":["a-' + ID.encode() + b'.md","b-' + ID.encode() + b'.md"]}'
+    )
+
+
+def test_roundtrip_and_spaced_json_accepted() -> None:
+    files = (f"a-{ID}.md", f"b-{ID}.md")
+    assert parse_manifest(render_manifest(files), WHERE) == files
+    spaced = json.dumps({"files": list(files), "version": 1}, indent=2).encode() + b"\n"
+    assert parse_manifest(spaced, WHERE) == files
+
+
+@given(st.lists(st.from_regex(r"[a-z0-9]+(-[a-z0-9]+)*", fullmatch=True), unique=True))
+def test_roundtrip_property(names: list[str]) -> None:
+    files = tuple(f"{n}-{ID}.md" for n in names)
+    assert parse_manifest(render_manifest(files), WHERE) == files
+
+
+@pytest.mark.parametrize(
+    ("raw", "rule"),
+    [
+        (b'{"version":1,"files":["a.md"', "not valid JSON"),
+        (b"", "not valid JSON"),
+        (b'{"version":1,"files":["caf\xe9.md"]}', "not valid UTF-8"),
+        (b'{"version":1,"files":[],"extra":0}', "extra: 'extra'"),
+        (b'{"version":1}', "missing: files"),
+        (b'{"files":[]}', "missing: version"),
+        (b'{"version":true,"files":[]}', "version must be the JSON number 1, got true"),
+        (b'{"version":1.0,"files":[]}', "got 1.0"),
+        (b'{"version":2,"files":[]}', "got 2"),
+        (b'{"version":"1","files":[]}', 'got "1"'),
+        (b'{"version":1,"version":1,"files":[]}', "the key 'version' appears twice"),
+        (b'{"version":1,"files":{}}', "files must be an array"),
+        (b'{"version":1,"files":[1]}', "files[0] must be a string"),
+        (b'{"version":1,"files":["a.md","a.md"]}', "lists 'a.md' more than once"),
+        (b'{"version":1,"files":["../x.md"]}', "'../x.md' is not a safe record file name"),
+        (b'{"version":1,"files":["NUL.md"]}', "'NUL.md' is not a safe"),
+        (b'{"version":1,"files":["nul.md"]}', "'nul.md' is not a safe"),
+        (b'{"version":1,"files":["com1.md"]}', "'com1.md' is not a safe"),
+        (b'{"version":1,"files":["a.md:stream"]}', "'a.md:stream' is not a safe"),
+        (b'{"version":1,"files":["/etc/passwd.md"]}', "'/etc/passwd.md' is not a safe"),
+        (b'{"version":1,"files":["sub/a.md"]}', "'sub/a.md' is not a safe"),
+        (b'{"version":1,"files":["a.txt"]}', "'a.txt' is not a safe"),
+        (b'{"version":1,"files":["manifest.json"]}', "is not a safe"),
+        (b'{"version":1,"files":[NaN]}', "not valid JSON"),
+        (b'["a.md"]', "must be a JSON object"),
+        (b"\xef\xbb\xbf{}", "not valid JSON"),
+    ],
+)
+def test_bad_manifest(raw: bytes, rule: str) -> None:
+    with pytest.raises(MemoryFormatError) as info:
+        parse_manifest(raw, WHERE)
+    message = str(info.value)
+    assert message.startswith(WHERE + ": ")
+    assert rule in message
+
+
+def test_entry_bound() -> None:
+    raw = render_manifest([f"r{i}.md" for i in range(3)])
+    assert len(parse_manifest(raw, WHERE, max_entries=3)) == 3
+    with pytest.raises(MemoryFormatError, match="lists 3 files, over the limit of 2"):
+        parse_manifest(raw, WHERE, max_entries=2)
+
+
+# --- MEMORY.md lines (index.py) -------------------------------------------------------
+
+
+def _entry(name: str, description: str = "d") -> StoredRecord:
+    record = MemoryRecord(name=name, type="user", description=description, body="b")  # type: ignore[arg-type]
+    return StoredRecord(f"{name}-{ID}.md", record)
+
+
+def test_index_line_exact() -> None:
+    assert index_line(_entry("tabs", "Indents with tabs")) == (
+        f"- [tabs](tabs-{ID}.md) - Indents with tabs\n"
+    )
+    assert render_index([], 200, 4096) == b""
+    two = render_index([_entry("a"), _entry("b", "記憶")], 200, 4096)
+    assert two == f"- [a](a-{ID}.md) - d\n- [b](b-{ID}.md) - 記憶\n".encode()
+
+
+def test_index_bounds() -> None:
+    entries = [_entry(f"r{i}") for i in range(3)]
+    size = len(render_index(entries, 3, 4096))
+    assert render_index(entries, 3, size)
+    with pytest.raises(MemoryStoreError, match="4 records, over the index limit of 3 lines"):
+        render_index([*entries, _entry("r3")], 3, 4096)
+    with pytest.raises(MemoryStoreError, match=f"{size} bytes, over the limit of {size - 1} bytes"):
+        render_index(entries, 3, size - 1)

@@ -1,0 +1,294 @@
+"""Record format (SPEC §1): exact bytes, strict validation on write and on read."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ipymemory.errors import MemoryFormatError
+from ipymemory.store import record as record_module
+from ipymemory.store.record import (
+    MAX_RECORD_BYTES,
+    MAX_RECORD_LINES,
+    MemoryRecord,
+    MemoryType,
+    parse_record,
+    render_frontmatter_value,
+    render_record,
+)
+
+BAD_NAMES = [
+    "../escape",
+    "has space",
+    "UPPER",
+    "nul",
+    "com1",
+    "lpt9",
+    "file:stream",
+    "trailing.",
+    "",
+    "-lead",
+    "double--hyphen",
+    "trail-",
+    "a/b",
+    "con",
+    "prn",
+    "aux",
+]
+
+
+def rec(name: str = "tabs", body: str = "Use tabs.", **kw: str) -> MemoryRecord:
+    fields = {"type": "user", "description": "indentation preference", **kw}
+    return MemoryRecord(name=name, body=body, **fields)  # type: ignore[arg-type]
+
+
+def file_bytes(front: str, body: str = "Body.") -> bytes:
+    return f"---\n{front}---\n\n{body}\n".encode()
+
+
+GOOD_FRONT = "name: tabs\ndescription: indentation preference\ntype: user\n"
+
+
+# --- exact bytes ------------------------------------------------------------------------
+
+
+def test_rendered_bytes_are_exact() -> None:
+    r = MemoryRecord(
+        name="tabs",
+        type=MemoryType.USER,
+        description="Indents with tabs, not spaces",
+        body="\r\n\nThe user indents with tabs.\r\nTrailing spaces kept:  \n\n",
+    )
+    assert render_record(r) == (
+        b"---\n"
+        b"name: tabs\n"
+        b"description: Indents with tabs, not spaces\n"
+        b"type: user\n"
+        b"---\n"
+        b"\n"
+        b"The user indents with tabs.\nTrailing spaces kept:  \n"
+    )
+    assert r.body == "The user indents with tabs.\nTrailing spaces kept:  "
+    assert parse_record(render_record(r)) == r
+
+
+def test_type_accepts_enum_or_string_and_to_json() -> None:
+    assert rec(type="feedback").type is MemoryType.FEEDBACK
+    assert rec().to_json() == {
+        "name": "tabs",
+        "type": "user",
+        "description": "indentation preference",
+        "body": "Use tabs.",
+    }
+
+
+def test_values_yaml_would_misread_are_quoted() -> None:
+    r = rec(name="no", description="yes")
+    text = render_record(r).decode()
+    assert "name: 'no'\n" in text and "description: 'yes'\n" in text
+    # Both a YAML 1.1 reader (PyYAML's default resolvers) and ours read strings back.
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert front == {"name": "no", "description": "yes", "type": "user"}
+    assert parse_record(render_record(r)) == r
+
+
+# --- names --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_bad_names_refused_on_write(name: str) -> None:
+    with pytest.raises(MemoryFormatError, match="name") as info:
+        rec(name=name)
+    assert repr(name) in str(info.value)
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_bad_names_refused_on_read(name: str) -> None:
+    raw = file_bytes(f"name: '{name}'\ndescription: d\ntype: user\n")
+    with pytest.raises(MemoryFormatError) as info:
+        parse_record(raw, "x.md")
+    assert str(info.value).startswith("x.md")
+    assert repr(name) in str(info.value)
+
+
+# --- frontmatter --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("front", "rule"),
+    [
+        (GOOD_FRONT + "extra: 1\n", "extra: extra"),
+        ("name: tabs\ntype: user\n", "missing: description"),
+        ("name: tabs\ndescription: d\n", "missing: type"),
+        ("name: [a, b]\ndescription: d\ntype: user\n", "name must be a string, got list"),
+        ("name: tabs\ndescription: {a: b}\ntype: user\n", "description must be a string"),
+        ("name: tabs\ndescription:\n  - x\ntype: user\n", "got list"),
+        ("name: tabs\ndescription: d\ntype: 1\n", "unknown type '1'"),
+        ("name: tabs\ndescription: d\ntype: USER\n", "unknown type 'USER'"),
+        ("name: tabs\ndescription: d\ntype: !!int 1\n", "type must be a string, got int"),
+        (
+            "name: tabs\ndescription: !!python/object/apply:os.system ['echo hi']\ntype: user\n",
+            "not valid safe YAML",
+        ),
+        ("name: tabs\ndescription: d\ntype: user\nname: tabs\n", "repeats the key 'name'"),
+        ("name: tabs\ndescription: ''\ntype: user\n", "description must not be empty"),
+        ("just a string\n", "must be a mapping"),
+        ("name: tabs\ndescription: d\ntype: user\n  bad: indent\n", "not valid safe YAML"),
+    ],
+)
+def test_frontmatter_rules(front: str, rule: str) -> None:
+    with pytest.raises(MemoryFormatError, match=r"^x\.md\b") as info:
+        parse_record(file_bytes(front), "x.md")
+    assert rule in str(info.value)
+
+
+def test_unclosed_frontmatter() -> None:
+    with pytest.raises(MemoryFormatError, match=r"x\.md: frontmatter is not closed"):
+        parse_record(b"---\n" + GOOD_FRONT.encode() + b"\nBody\n", "x.md")
+
+
+def test_missing_frontmatter() -> None:
+    with pytest.raises(MemoryFormatError, match=r"x\.md: does not start with"):
+        parse_record(b"Body only\n", "x.md")
+
+
+def test_non_utf8() -> None:
+    with pytest.raises(MemoryFormatError, match=r"x\.md: not valid UTF-8"):
+        parse_record(file_bytes(GOOD_FRONT, "caf\xe9").replace(b"caf\xc3\xa9", b"caf\xe9"), "x.md")
+
+
+def test_empty_body_refused() -> None:
+    with pytest.raises(MemoryFormatError, match="body must not be empty"):
+        parse_record(b"---\n" + GOOD_FRONT.encode() + b"---\n\n\n", "x.md")
+    with pytest.raises(MemoryFormatError, match="body must not be empty"):
+        rec(body="\n\n")
+
+
+@pytest.mark.parametrize("description", ["two\nlines", "cr\rinside", "", "   "])
+def test_description_one_nonblank_line(description: str) -> None:
+    with pytest.raises(MemoryFormatError, match="description"):
+        rec(description=description)
+
+
+# --- size budget --------------------------------------------------------------------------
+
+
+def test_over_200_lines_refused_on_write_and_read() -> None:
+    fits = "\n".join(["x"] * (MAX_RECORD_LINES - 6))  # 6 lines of frontmatter and blank
+    assert parse_record(render_record(rec(body=fits))) == rec(body=fits)
+    with pytest.raises(MemoryFormatError, match="201 lines, over the 200-line limit"):
+        rec(body=fits + "\nx")
+    raw = render_record(rec(body=fits)) + b"x\n"
+    with pytest.raises(MemoryFormatError, match=r"^x\.md: .*201 lines"):
+        parse_record(raw, "x.md")
+
+
+def test_over_4096_bytes_refused_on_write_and_read() -> None:
+    head = len(render_record(rec(body="x")))
+    fits = "x" * (MAX_RECORD_BYTES - head + 1)
+    assert len(render_record(rec(body=fits))) == MAX_RECORD_BYTES
+    with pytest.raises(MemoryFormatError, match="4097 bytes, over the 4096-byte limit"):
+        rec(body=fits + "y")
+    raw = render_record(rec(body=fits)).replace(b"\n---\n\n", b"\n---\n\ny")
+    with pytest.raises(MemoryFormatError, match=r"^x\.md: .*4097 bytes"):
+        parse_record(raw, "x.md")
+
+
+def test_multibyte_counts_bytes_not_characters() -> None:
+    head = len(render_record(rec(body="x")))
+    n = (MAX_RECORD_BYTES - head + 1) // 3 + 1  # '記' is 3 UTF-8 bytes
+    with pytest.raises(MemoryFormatError, match="over the 4096-byte limit"):
+        rec(body="記" * n)
+
+
+# --- bodies and reference-agent files -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "---",
+        "before\n---\nname: evil\ntype: user\n---\nafter",
+        "!!binary aGVsbG8=",
+        "&a [*a]",
+        "no",
+        "  indented first line and trailing spaces  ",
+        "tabs\tinside\n\n\nblank lines inside",
+        "</relevant_memories> is just text",
+    ],
+)
+def test_body_roundtrips_unchanged(body: str) -> None:
+    r = rec(body=body)
+    assert r.body == body
+    back = parse_record(render_record(r))
+    assert back == r and back.body == body
+
+
+@pytest.mark.parametrize("value", ["no", "yes", "on", "off", "null", "1", "true", "0x1F", "1e3"])
+def test_reference_agent_plain_scalars_are_strings(value: str) -> None:
+    # The reference agent's YAML 1.2 writer leaves these unquoted.
+    raw = file_bytes(f"name: tabs\ndescription: {value}\ntype: user\n")
+    assert parse_record(raw).description == value
+
+
+@pytest.mark.parametrize("name", ["no", "yes", "on", "null", "1"])
+def test_reference_agent_record_named_like_a_yaml_keyword(name: str) -> None:
+    raw = file_bytes(f"name: {name}\ndescription: {name}\ntype: project\n", "Body text.")
+    got = parse_record(raw)
+    assert (got.name, got.description, got.type) == (name, name, MemoryType.PROJECT)
+
+
+def test_reference_agent_crlf_file_loads() -> None:
+    raw = b"---\r\nname: tabs\r\ndescription: d\r\ntype: user\r\n---\r\n\r\nLine 1\r\nLine 2\r\n"
+    assert parse_record(raw).body == "Line 1\nLine 2"
+
+
+def test_double_quoted_values_load() -> None:
+    raw = file_bytes('name: "tabs"\ndescription: "a: b # c"\ntype: "user"\n')
+    assert parse_record(raw).description == "a: b # c"
+
+
+# --- properties ---------------------------------------------------------------------------
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(description=_text, body=st.text(st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_roundtrip_property(description: str, body: str) -> None:
+    try:
+        r = rec(description=description, body=body)
+    except MemoryFormatError:
+        return  # not a valid record: nothing to round-trip
+    raw = render_record(r)
+    assert parse_record(raw) == r
+    assert raw.endswith(b"\n") and raw.startswith(b"---\nname: tabs\n")
+
+
+def _emitted(value: str) -> str:
+    dumped = yaml.dump(
+        {"k": value},
+        Dumper=record_module._Dumper,
+        allow_unicode=True,
+        width=1 << 30,
+        default_flow_style=False,
+    )
+    return dumped[3:-1]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    value=st.one_of(
+        st.from_regex(r"[A-Za-z0-9][A-Za-z0-9 _.,;()/'+=\-]{0,30}", fullmatch=True), _text
+    )
+)
+def test_fast_path_matches_yaml_emitter(value: str) -> None:
+    assert render_frontmatter_value(value) == _emitted(value)
+
+
+@pytest.mark.parametrize("field", ["body", "description"])
+def test_lone_surrogate_is_a_format_error(field: str) -> None:
+    with pytest.raises(MemoryFormatError, match="not encodable as UTF-8"):
+        rec(**{field: "bad \ud800 surrogate"})

@@ -1,0 +1,89 @@
+"""Helpers shared by the store stress tests (crash, error, concurrency, state machine)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ipymemory.store.record import MemoryRecord, parse_record
+
+__all__ = [
+    "is_lock_artefact",
+    "listed_files",
+    "rec",
+    "snapshot",
+    "verify_listed",
+]
+
+
+def rec(name: str, body: str | None = None, type: str = "project") -> MemoryRecord:
+    """A small valid record; the body defaults to something derived from the name."""
+    return MemoryRecord(
+        name=name,
+        type=type,  # type: ignore[arg-type]
+        description=f"about {name}",
+        body=body if body is not None else f"The body of {name}.\nSecond line.",
+    )
+
+
+def is_lock_artefact(name: str) -> bool:
+    """Lock files/directories are not part of the stored state (SPEC §4 locking)."""
+    return name.startswith(".lock") or name.endswith(".lock")
+
+
+def snapshot(root: str | os.PathLike[str]) -> dict[str, bytes]:
+    """Every file's bytes in ``.memory/`` (lock artefacts excluded); {} if it is missing."""
+    root = Path(root)
+    if not root.exists():
+        return {}
+    out: dict[str, bytes] = {}
+    for path in sorted(root.iterdir()):
+        if is_lock_artefact(path.name):
+            continue
+        assert path.is_file(), f"unexpected non-file {path} in .memory"
+        out[path.name] = path.read_bytes()
+    return out
+
+
+def listed_files(root: str | os.PathLike[str]) -> list[str]:
+    """The ``files`` of manifest.json, read raw (independently of the store code)."""
+    path = Path(root) / "manifest.json"
+    if not path.exists():
+        return []
+    data = json.loads(path.read_bytes().decode("utf-8"))
+    assert (
+        set(data) == {"version", "files"} and data["version"] == 1 and data["version"] is not True
+    )
+    files = data["files"]
+    assert isinstance(files, list) and all(isinstance(f, str) for f in files)
+    assert len(set(files)) == len(files), f"duplicate files in manifest: {files}"
+    return files
+
+
+def verify_listed(root: str | os.PathLike[str]) -> tuple[MemoryRecord, ...]:
+    """Every listed file is present and valid; returns the records in manifest order."""
+    root = Path(root)
+    out = []
+    for name in listed_files(root):
+        path = root / name
+        assert path.is_file(), f"listed file {name} is missing"
+        out.append(parse_record(path.read_bytes(), str(path)))
+    names = [r.name for r in out]
+    assert len(set(names)) == len(names), f"duplicate record names listed: {names}"
+    return tuple(out)
+
+
+def names_of(records: Iterable[MemoryRecord]) -> list[str]:
+    return [r.name for r in records]
+
+
+def one_of(actual: Sequence[MemoryRecord], *candidates: Sequence[MemoryRecord]) -> int:
+    """Index of the candidate set equal to ``actual`` (as tuples); AssertionError if none."""
+    for i, cand in enumerate(candidates):
+        if tuple(actual) == tuple(cand):
+            return i
+    raise AssertionError(
+        f"torn set: {names_of(actual)} is none of {[names_of(c) for c in candidates]}"
+    )

@@ -1,0 +1,224 @@
+"""A hypothesis state machine: MemoryStore against an in-memory model (a list of records).
+
+Rules: add (extend), consolidate, a consolidation planned on a stale base, forget, reopen
+(a new MemoryStore object on the same directory), and bad inputs. Every refused operation
+must change nothing on disk (byte for byte). The index bounds are small, so refusals for
+exceeding them are exercised and modelled exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import HealthCheck, event, settings
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from store_support import listed_files, snapshot, verify_listed
+
+from ipymemory.errors import MemoryConflictError, MemoryFormatError, MemoryStoreError
+from ipymemory.store.record import MemoryRecord, MemoryType
+from ipymemory.store.store import MemoryStore
+
+MAX_LINES = 8
+MAX_BYTES = 560
+NAMES = ["alpha", "beta", "gamma", "delta", "no", "x1", "long-name-here", "z", "on", "q-2"]
+TEXT = st.text(alphabet=st.sampled_from("abc XYZ:#'\"-!&*[]{}|>%@`é中\t"), min_size=1, max_size=30)
+BODIES = st.one_of(
+    st.sampled_from(["---", "!!binary", "&a [*a]", "no", "line one\n\nline three  ", "a\r\nb"]),
+    TEXT,
+)
+
+
+ANY_NAME = st.sampled_from(NAMES)
+
+
+@st.composite
+def records(draw: Any, names: Any = ANY_NAME) -> MemoryRecord:
+    name = draw(names)
+    for _ in range(5):
+        try:
+            return MemoryRecord(
+                name=name,
+                type=draw(st.sampled_from(list(MemoryType))),
+                description=draw(TEXT),
+                body=draw(BODIES),
+            )
+        except MemoryFormatError:
+            continue  # e.g. a blank body or description: draw again
+    return MemoryRecord(name=name, type=MemoryType.USER, description="d", body="b")
+
+
+def _batch(min_size: int = 0, max_size: int = 3) -> Any:
+    return st.lists(records(), min_size=min_size, max_size=max_size, unique_by=lambda r: r.name)
+
+
+def _index_line_bytes(r: MemoryRecord) -> int:
+    # SPEC §1 index line; the file name's id is always 32 hex characters.
+    return len(f"- [{r.name}]({r.name}-{'0' * 32}.md) - {r.description}\n".encode())
+
+
+class StoreMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tmp = Path(tempfile.mkdtemp(prefix="ipymemory-sm-"))
+        self.ws = self.tmp / "ws"
+        self.ws.mkdir()
+        self.root = self.ws / ".memory"
+        self.store = self._open()
+        self.model: list[MemoryRecord] = []
+
+    def _open(self) -> MemoryStore:
+        return MemoryStore(self.ws, max_index_lines=MAX_LINES, max_index_bytes=MAX_BYTES)
+
+    def teardown(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _fits(self, new: list[MemoryRecord]) -> bool:
+        return len(new) <= MAX_LINES and sum(map(_index_line_bytes, new)) <= MAX_BYTES
+
+    def _refused(self, call: Any, error: type[BaseException] = MemoryStoreError) -> None:
+        """``call`` must raise ``error`` and leave every byte of the store as it was."""
+        before = snapshot(self.root)
+        with pytest.raises(error) as info:
+            call()
+        event(f"refused: {type(info.value).__name__}")
+        assert snapshot(self.root) == before
+
+    # --- rules ---------------------------------------------------------------------
+
+    @rule(batch=_batch())
+    def add(self, batch: list[MemoryRecord]) -> None:
+        taken = {r.name for r in self.model}
+        new = self.model + batch
+        if any(r.name in taken for r in batch) or not self._fits(new):
+            self._refused(lambda: self.store.extend(batch))
+            return
+        added = self.store.extend(batch)
+        assert [e.record for e in added] == batch
+        event("add: committed" if batch else "add: empty")
+        self.model = new
+
+    @rule(data=st.data())
+    def consolidate(self, data: Any) -> None:
+        if not self.model:
+            return
+        current = [r.name for r in self.model]
+        additions = data.draw(_batch(max_size=1), label="additions")
+        additions = [a for a in additions if a.name not in current]
+        candidates = current + [a.name for a in additions]
+        sources = data.draw(
+            st.lists(st.sampled_from(candidates), min_size=1, max_size=3, unique=True),
+            label="sources",
+        )
+        replacements = data.draw(_batch(min_size=1, max_size=2), label="replacements")
+        kept = [r for r in self.model if r.name not in sources]
+        new = kept + [a for a in additions if a.name not in sources] + replacements
+
+        def call() -> Any:
+            return self.store.apply_consolidation(
+                base_records=list(self.model),
+                additions=additions,
+                source_names=sources,
+                replacements=replacements,
+            )
+
+        names = [r.name for r in new]
+        if len(set(names)) != len(names) or not self._fits(new):
+            self._refused(call)
+            return
+        call()
+        event("consolidate: committed")
+        self.model = new
+
+    @rule(data=st.data())
+    def consolidate_on_stale_base(self, data: Any) -> None:
+        """A plan made on a set that has changed since (a record edited or gone) is refused."""
+        if not self.model:
+            return
+        victim = data.draw(st.sampled_from(self.model), label="victim")
+        stale = [
+            dataclasses.replace(r, body=r.body + " (older)") if r is victim else r
+            for r in self.model
+        ]
+        if data.draw(st.booleans(), label="drop instead"):
+            gone = data.draw(records(ANY_NAME), label="gone")
+            if gone.name in {r.name for r in self.model}:
+                return
+            stale = [*self.model, gone]
+        self._refused(
+            lambda: self.store.apply_consolidation(
+                base_records=stale,
+                source_names=[victim.name],
+                replacements=[victim],
+            ),
+            MemoryConflictError,
+        )
+
+    @initialize(batch=_batch())
+    def seed(self, batch: list[MemoryRecord]) -> None:
+        self.add(batch)
+
+    @rule(data=st.data())
+    def forget(self, data: Any) -> None:
+        # Mostly names in the set; sometimes any name (maybe unknown: refused).
+        pool = [r.name for r in self.model] if self.model else NAMES
+        if data.draw(st.integers(0, 4), label="any name") == 0:
+            pool = NAMES
+        names = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2, unique=True))
+        present = {r.name for r in self.model}
+        if any(n not in present for n in names):
+            self._refused(lambda: self.store.forget(names))
+            return
+        self.store.forget(names)
+        event("forget: committed")
+        self.model = [r for r in self.model if r.name not in names]
+
+    @rule()
+    def reopen(self) -> None:
+        self.store = self._open()
+
+    @rule(which=st.sampled_from(["dup-batch", "not-record", "str-names", "bad-forget", "empty"]))
+    def bad_input(self, which: str) -> None:
+        r = MemoryRecord(name="fresh", type=MemoryType.USER, description="d", body="b")
+        calls: dict[str, Any] = {
+            "dup-batch": lambda: self.store.extend([r, r]),
+            "not-record": lambda: self.store.extend([r.to_json()]),  # type: ignore[list-item]
+            "str-names": lambda: self.store.apply_consolidation(
+                base_records=self.model, source_names="fresh", replacements=[r]
+            ),
+            "bad-forget": lambda: self.store.forget([1]),  # type: ignore[list-item]
+            "empty": lambda: self.store.apply_consolidation(
+                base_records=self.model, source_names=[], replacements=[r]
+            ),
+        }
+        self._refused(calls[which])
+
+    # --- invariants ------------------------------------------------------------------
+
+    @invariant()
+    def matches_model(self) -> None:
+        assert self.store.records() == tuple(self.model)
+        if not self.root.exists():
+            assert not self.model
+            return
+        assert verify_listed(self.root) == tuple(self.model)
+        files = set(listed_files(self.root))
+        on_disk = set(snapshot(self.root))
+        # Clean commits leave nothing behind: the set, its manifest, its index.
+        assert on_disk - files <= {"manifest.json", "MEMORY.md"}
+        if "manifest.json" in on_disk:
+            assert (self.root / "MEMORY.md").read_text() == self.store.catalog()
+
+
+TestStoreMachine = StoreMachine.TestCase
+TestStoreMachine.settings = settings(
+    max_examples=50,
+    stateful_step_count=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)

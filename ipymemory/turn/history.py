@@ -26,8 +26,9 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import SideQueryError, SideQueryReplyError
-from ..sidequery.model import ModelClient, Usage, cached_system
+from ..errors import SideQueryError
+from ..sidequery.model import ModelClient, Usage
+from ..sidequery.replies import encode_input, side_query_text
 
 __all__ = [
     "SUMMARY_HEADER",
@@ -141,41 +142,21 @@ def summarize_history(
     """Summarise ``previous`` + ``dropped`` with a tool-free side-query.
 
     Raises :class:`SideQueryError` on an API failure or an invalid reply (a tool
-    block, a stop other than ``end_turn``, empty text).
+    block, a stop other than ``end_turn``, empty text): the SPEC §3 envelope rules.
     """
     payload = {
         "messages": [_message_view(m, _BLOCK_CHARS) for m in dropped],
         "previous_summary": previous,
     }
-    chosen = side_model or getattr(model, "side_model", None)
-    try:
-        reply = model.create(
-            system=cached_system(SUMMARIZER_PROMPT),
-            messages=[
-                {"role": "user", "content": json.dumps(payload, ensure_ascii=False, sort_keys=True)}
-            ],
-            max_tokens=max_tokens,
-            tools=None,
-            model=chosen if isinstance(chosen, str) and chosen else None,
-        )
-    except SideQueryError as e:
-        raise SideQueryError(f"summary call failed: {e}") from e
-    except Exception as e:  # a custom ModelClient's bug must not break the turn
-        raise SideQueryError(f"summary call failed: {type(e).__name__}: {e}") from e
-    for block in reply.content:
-        if not isinstance(block, dict) or block.get("type") != "text":
-            kind = block.get("type") if isinstance(block, dict) else type(block).__name__
-            raise SideQueryReplyError(
-                f"summary reply contains a {kind!r} block (no tools were offered)", reply.usage
-            )
-    if reply.stop_reason != "end_turn":
-        raise SideQueryReplyError(
-            f"summary reply stopped with {reply.stop_reason!r}, not 'end_turn'", reply.usage
-        )
-    text = reply.text.strip()
-    if not text:
-        raise SideQueryReplyError("summary reply has no text", reply.usage)
-    return text, reply.usage
+    text, usage = side_query_text(
+        model,
+        system=SUMMARIZER_PROMPT,
+        messages=[{"role": "user", "content": encode_input(payload)}],
+        max_tokens=max_tokens,
+        side_model=side_model,
+        role="summary",
+    )
+    return text.strip(), usage
 
 
 def _truncate_to_tokens(text: str, tokens: int) -> str:

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import pytest
+
+from ipymemory.sidequery.model import Usage
+from ipymemory.turn import SessionConfig
+from ipymemory.turn.usage import CallUsage, TurnUsage, UsageLedger, estimate_cost
+
+
+def test_cost_estimate_by_model_family() -> None:
+    usage = Usage(input_tokens=1_000_000, output_tokens=1_000_000)
+    assert estimate_cost("claude-sonnet-4-5", usage) == pytest.approx(18.0)
+    assert estimate_cost(
+        "claude-haiku-x", Usage(cache_read_input_tokens=1_000_000)
+    ) == pytest.approx(0.1)
+    assert estimate_cost(
+        "claude-sonnet-x", Usage(cache_creation_input_tokens=1_000_000)
+    ) == pytest.approx(3.75)
+    assert estimate_cost("some-other-model", usage) is None
+
+
+def test_turn_usage_splits_main_from_memory_and_ledger_sums() -> None:
+    turn = TurnUsage(
+        (
+            CallUsage("select", "claude-haiku", Usage(10, 1)),
+            CallUsage("main", "claude-sonnet", Usage(100, 20)),
+            CallUsage("main", "claude-sonnet", Usage(200, 30)),
+            CallUsage("extract", "claude-haiku", Usage(40, 4)),
+            CallUsage("summarize", "claude-haiku", Usage(5, 5)),
+        )
+    )
+    assert turn.main == Usage(300, 50)
+    assert turn.memory == Usage(55, 10)
+    assert turn.total == Usage(355, 60)
+    assert turn.by_role("consolidate") == Usage()
+    data = turn.to_json()
+    assert data["calls"] == 5 and data["estimated_cost_usd"] == pytest.approx(turn.estimated_cost)
+    ledger = UsageLedger()
+    ledger.turns.append(turn)
+    ledger.add_other([CallUsage("consolidate", "claude-haiku", Usage(7, 7))])
+    assert ledger.last_turn is turn
+    assert ledger.total.total == Usage(362, 67)
+    assert TurnUsage((CallUsage("main", "mystery", Usage(1, 1)),)).estimated_cost is None
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"commit_mode": "sometimes"},
+        {"consolidate_threshold": 0},
+        {"max_tool_steps": -1},
+        {"history_token_budget": True},
+        {"max_selected": -1},
+        {"system_prompt": "  "},
+    ],
+)
+def test_bad_session_config_is_refused_with_the_field_name(kw: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match=f"SessionConfig.{next(iter(kw))}"):
+        SessionConfig(**kw)  # type: ignore[arg-type]

@@ -460,6 +460,10 @@ def test_off_mode_selects_and_injects_but_never_extracts(
     refused = session.commit(planned)
     assert refused.error is not None and "'off'" in refused.error
     assert _snapshot(workspace) == before
+    # A turn explicitly run in auto mode does write.
+    messages_server.enqueue(text("[]"), text("Answer."), records_reply(rec("a-note")))
+    assert session.run_turn("q", commit_mode="auto").committed == ("a-note",)
+    assert _names(workspace) == ["x-note", "a-note"]
 
 
 def test_per_turn_overrides(messages_server: MessagesServer, workspace: str) -> None:

@@ -328,7 +328,7 @@ class AgentSession:
                 plan_error = str(e)
         batch = self._register(PendingBatch(_batch_id(), items, plan, base, plan_error=plan_error))
         if mode == "auto" and plan_error is None:
-            return self.commit(batch).batch
+            return self._commit(batch, (), True, auto=True).batch
         return batch
 
     # --- batches -------------------------------------------------------------------
@@ -342,14 +342,20 @@ class AgentSession:
         Raises :class:`BatchError` for an unknown batch, one already committed or
         discarded, or reject names that are not items. Otherwise never raises: a
         refusal is in ``CommitResult.error`` (and, for a store failure, in
-        ``last_error``), and the set is unchanged.
+        ``last_error``), and the set is unchanged. In commit mode ``off`` every
+        commit is refused (a turn run with ``commit_mode="auto"`` still commits).
         """
+        return self._commit(batch, reject, accept_plan, auto=False)
+
+    def _commit(
+        self, batch: PendingBatch, reject: Collection[str], accept_plan: bool, *, auto: bool
+    ) -> CommitResult:
         with self._lock:
             current = self._lookup(batch)
             if current.status not in ("pending", "failed"):
                 raise BatchError(f"batch {current.id} is already {current.status}")
             check_reject(current, reject)
-            if self.config.commit_mode == "off":
+            if not auto and self.config.commit_mode == "off":
                 return CommitResult(
                     (), (), "commit mode is 'off': this session never writes memories", current
                 )

@@ -1,0 +1,147 @@
+"""The ``ipymemory`` command (SPEC §5): subcommands, --json, exit codes 0/1/2."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ipymemory.cli import COMMANDS, main
+from ipymemory.store.record import MemoryRecord
+from ipymemory.store.store import MemoryStore
+
+FID = "0123456789abcdef0123456789abcdef"
+
+
+def rec(name: str, type: str = "user") -> MemoryRecord:
+    return MemoryRecord(name=name, type=type, description=f"about {name}", body=f"Body {name}.")  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def ws(workspace: str) -> str:
+    MemoryStore(workspace).extend([rec("alpha"), rec("beta", "project")])
+    return workspace
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--dir", ws, "list")
+    assert code == 0 and err == ""
+    assert out == "alpha (user) - about alpha\nbeta (project) - about beta\n"
+    code, out, _ = run(capsys, "list", "--dir", ws, "--json")
+    data = json.loads(out)
+    assert data["directory"] == str(Path(ws) / ".memory")
+    assert [r["name"] for r in data["records"]] == ["alpha", "beta"]
+    assert set(data["records"][0]) == {"name", "type", "description", "file"}
+
+
+def test_dir_defaults_to_cwd(
+    ws: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ws)
+    code, out, _ = run(capsys, "--json", "list")
+    assert code == 0 and len(json.loads(out)["records"]) == 2
+
+
+def test_show(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--dir", ws, "show", "beta")
+    assert code == 0 and out.startswith("name: beta\ntype: project\n")
+    assert out.endswith("Body beta.\n")
+    code, out, _ = run(capsys, "--dir", ws, "--json", "show", "alpha")
+    assert json.loads(out)["record"] == rec("alpha").to_json()
+    code, out, err = run(capsys, "--dir", ws, "show", "nope")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "no record named 'nope'" in err and ".memory" in err
+
+
+def test_check_ok_and_problem(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--dir", ws, "check")
+    assert code == 0 and "ok" in out and err == ""
+    root = Path(ws) / ".memory"
+    (root / f"ghost-{FID}.md").write_text("x")
+    code, out, _ = run(capsys, "--dir", ws, "check", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["ok"] and data["problems"][0]["severity"] == "warning"
+    (root / "manifest.json").write_bytes(b'{"version":true,"files":[]}')
+    code, out, err = run(capsys, "--dir", ws, "check")
+    assert code == 1
+    assert f"error: {root / 'manifest.json'}: version must be the JSON number 1" in err
+    code, out, _ = run(capsys, "--dir", ws, "--json", "check")
+    assert code == 1 and not json.loads(out)["ok"]
+
+
+def test_bad_store_is_exit_1_with_one_line(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = Path(ws) / ".memory" / "manifest.json"
+    manifest.write_bytes(b'{"version":1,"files":["../x.md"]}')
+    for argv in (["list"], ["show", "alpha"], ["forget", "alpha"], ["reindex"], ["gc"]):
+        code, _out, err = run(capsys, "--dir", ws, *argv)
+        assert code == 1, argv
+        assert err.startswith("ipymemory: error: ") and err.count("\n") == 1
+        assert str(manifest) in err and "not a safe record file name" in err
+
+
+def test_forget(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--dir", ws, "forget", "alpha", "nope")
+    assert code == 1
+    assert [r.name for r in MemoryStore(ws).records()] == ["alpha", "beta"]
+    code, out, _ = run(capsys, "--dir", ws, "--json", "forget", "alpha")
+    assert code == 0 and json.loads(out) == {"forgotten": ["alpha"]}
+    assert [r.name for r in MemoryStore(ws).records()] == ["beta"]
+
+
+def test_gc_and_reindex(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    root = Path(ws) / ".memory"
+    ghost = root / f"ghost-{FID}.md"
+    ghost.write_text("x")
+    t = time.time() - 120
+    os.utime(ghost, (t, t))
+    code, out, _ = run(capsys, "--dir", ws, "gc", "--json")
+    assert code == 0 and json.loads(out) == {"removed": [ghost.name]}
+    (root / "MEMORY.md").write_text("stale")
+    code, out, _ = run(capsys, "--dir", ws, "reindex")
+    assert code == 0 and "2 records" in out
+    assert (root / "MEMORY.md").read_text() == MemoryStore(ws).catalog()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[], ["bogus"], ["show"], ["forget"], ["list", "--nope"], ["gc", "--stale-seconds", "x"]],
+)
+def test_bad_usage_is_exit_2(ws: str, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    code, _, err = run(capsys, "--dir", ws, *argv)
+    assert code == 2 and "usage" in err
+
+
+def test_missing_dir_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "--dir", str(tmp_path / "nope"), "list")
+    assert code == 2 and "no such directory" in err
+
+
+def test_help_is_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and all(name in out for name in COMMANDS)
+
+
+def test_real_subprocess(ws: str) -> None:
+    exe = shutil.which("ipymemory")
+    cmd = [exe] if exe else [sys.executable, "-m", "ipymemory.cli"]
+    done = subprocess.run(
+        [*cmd, "--dir", ws, "--json", "list"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert [r["name"] for r in json.loads(done.stdout)["records"]] == ["alpha", "beta"]
+    done = subprocess.run([*cmd, "--dir", ws, "show", "zzz"], capture_output=True, text=True)
+    assert done.returncode == 1 and "no record named 'zzz'" in done.stderr
+    done = subprocess.run([*cmd, "--dir", ws, "frobnicate"], capture_output=True, text=True)
+    assert done.returncode == 2

@@ -1,0 +1,191 @@
+"""check / gc / reindex (the recovery half of SPEC §4)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ipymemory.errors import MemoryFormatError, MemoryLockTimeout, MemoryStoreError
+from ipymemory.store.lock import StoreLock
+from ipymemory.store.maintenance import Problem, check, gc, reindex
+from ipymemory.store.record import MemoryRecord
+from ipymemory.store.store import MemoryStore
+
+FID = "0123456789abcdef0123456789abcdef"
+
+
+def rec(name: str) -> MemoryRecord:
+    return MemoryRecord(name=name, type="user", description=f"about {name}", body="b")  # type: ignore[arg-type]
+
+
+def age(path: Path, seconds: float) -> None:
+    t = time.time() - seconds
+    os.utime(path, (t, t), follow_symlinks=False)
+
+
+@pytest.fixture
+def store(workspace: str) -> MemoryStore:
+    s = MemoryStore(workspace)
+    s.extend([rec("a"), rec("b")])
+    return s
+
+
+def by_file(problems: list[Problem]) -> dict[str, Problem]:
+    return {os.path.basename(p.file): p for p in problems}
+
+
+# --- check ---------------------------------------------------------------------------
+
+
+def test_check_clean_and_absent(store: MemoryStore, tmp_path: Path) -> None:
+    report = check(store.workspace)
+    assert report == [] and report.ok
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert check(empty) == []
+    assert not (empty / ".memory").exists()
+
+
+def test_check_reports_every_problem_with_file_and_reason(store: MemoryStore) -> None:
+    root = store.root
+    a, b = (e.file for e in store.entries())
+    (root / a).write_bytes(b"---\nname: a\ndescription: d\ntype: 1\n---\n\nx\n")
+    (root / b).unlink()
+    (root / f"ghost-{FID}.md").write_text("junk")
+    (root / f".tmp-{FID}").write_text("{")
+    (root / "notes.txt").write_text("hi")
+    report = check(store.workspace)
+    found = by_file(report)
+    assert set(found) == {a, b, f"ghost-{FID}.md", f".tmp-{FID}", "notes.txt"}
+    assert "unknown type '1'" in found[a].reason and found[a].severity == "error"
+    assert found[b].reason == "listed in manifest.json but missing"
+    assert found[f"ghost-{FID}.md"].severity == "warning" and found[f"ghost-{FID}.md"].leftover
+    assert found[f".tmp-{FID}"].leftover
+    assert found["notes.txt"].severity == "warning" and not found["notes.txt"].leftover
+    assert not report.ok and [p.severity for p in report][:2] == ["error", "error"]
+    assert str(found[a]).startswith(str(root / a) + ": ")
+    assert found[a].to_json()["file"] == str(root / a)
+
+
+def test_check_bad_manifest(store: MemoryStore) -> None:
+    (store.root / "manifest.json").write_bytes(b'{"version":true,"files":[]}')
+    report = check(store.workspace)
+    assert [os.path.basename(p.file) for p in report.errors] == ["manifest.json"]
+    assert "version must be the JSON number 1" in report.errors[0].reason
+    # With no valid manifest, the record files are unreferenced: reported as warnings.
+    assert {p.severity for p in report if p not in report.errors} == {"warning"}
+
+
+def test_check_index_mismatch_and_missing(store: MemoryStore) -> None:
+    index = store.root / "MEMORY.md"
+    index.write_text(index.read_text() + "- [x](x.md) - forged\n")
+    (problem,) = check(store.workspace)
+    assert problem.file.endswith("MEMORY.md") and "does not match manifest.json" in problem.reason
+    index.unlink()
+    (problem,) = check(store.workspace)
+    assert "missing" in problem.reason and problem.severity == "error"
+    assert reindex(store.workspace) == 2
+    assert check(store.workspace) == []
+
+
+def test_check_plain_file_at_lock(store: MemoryStore) -> None:
+    (store.root / ".lock").write_text("")
+    (problem,) = check(store.workspace)
+    assert problem.file.endswith(".lock") and "plain file" in problem.reason
+
+
+def test_check_memory_symlink_outside(tmp_path: Path, workspace: str) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (Path(workspace) / ".memory").symlink_to(outside)
+    (problem,) = check(workspace)
+    assert "symlink pointing outside" in problem.reason
+
+
+def test_check_over_index_bounds(store: MemoryStore) -> None:
+    report = check(store.workspace, max_index_lines=1)
+    assert not report.ok
+    assert "over the limit of 1 entries" in report.errors[0].reason
+
+
+# --- gc ------------------------------------------------------------------------------
+
+
+def test_gc_removes_only_old_unreferenced_files(store: MemoryStore) -> None:
+    root = store.root
+    listed = {e.file for e in store.entries()}
+    old_ghost, new_ghost = root / f"ghost-{FID}.md", root / f"fresh-{FID}.md"
+    old_tmp, stale_lock = root / f".tmp-{FID}", root / f".lock.stale-{FID}"
+    other = root / "notes.txt"
+    for p in (old_ghost, new_ghost, old_tmp, other):
+        p.write_text("x")
+    stale_lock.mkdir()
+    for p in (old_ghost, old_tmp, other, stale_lock, *(root / f for f in listed)):
+        age(p, 120)
+    removed = gc(store.workspace)
+    assert removed == sorted([old_ghost.name, old_tmp.name, stale_lock.name])
+    assert new_ghost.exists() and other.exists()
+    assert all((root / f).exists() for f in listed)
+    assert [r.name for r in store.records()] == ["a", "b"]
+    assert gc(store.workspace, stale_seconds=0) == [new_ghost.name]
+    assert not os.path.lexists(root / ".lock")
+
+
+def test_gc_refuses_when_the_set_does_not_load(store: MemoryStore) -> None:
+    ghost = store.root / f"ghost-{FID}.md"
+    ghost.write_text("x")
+    age(ghost, 120)
+    (store.root / "manifest.json").write_bytes(b"{")
+    with pytest.raises(MemoryFormatError, match=r"manifest\.json: not valid JSON"):
+        gc(store.workspace)
+    assert ghost.exists()
+
+
+def test_gc_waits_for_the_lock(store: MemoryStore) -> None:
+    ghost = store.root / f"ghost-{FID}.md"
+    ghost.write_text("x")
+    age(ghost, 120)
+    errors: list[BaseException] = []
+    with StoreLock(store.root):
+
+        def run() -> None:
+            try:
+                gc(store.workspace, lock_timeout=0.2)
+            except BaseException as e:
+                errors.append(e)
+
+        t = threading.Thread(target=run)
+        t.start()
+        t.join(timeout=30)
+    assert len(errors) == 1 and isinstance(errors[0], MemoryLockTimeout)
+    assert ghost.exists()
+
+
+def test_gc_without_store(tmp_path: Path) -> None:
+    assert gc(tmp_path) == []
+
+
+# --- reindex -------------------------------------------------------------------------
+
+
+def test_reindex_rebuilds_exact_bytes(store: MemoryStore) -> None:
+    index = store.root / "MEMORY.md"
+    expected = index.read_bytes()
+    index.write_text("garbage")
+    assert reindex(store.workspace) == 2
+    assert index.read_bytes() == expected == store.catalog().encode()
+    assert not [p for p in store.root.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_reindex_refuses_over_bounds_and_without_store(store: MemoryStore, tmp_path: Path) -> None:
+    index = store.root / "MEMORY.md"
+    index.write_text("garbage")
+    with pytest.raises(MemoryStoreError, match="over the limit of 10 bytes"):
+        reindex(store.workspace, max_index_bytes=10)
+    assert index.read_text() == "garbage"
+    with pytest.raises(MemoryStoreError, match="no memory directory"):
+        reindex(tmp_path)

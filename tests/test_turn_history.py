@@ -197,8 +197,11 @@ def test_a_long_session_stays_under_budget_and_keeps_pairs(
         config=SessionConfig(commit_mode="off", history_token_budget=budget),
     )
     turns = 14
+    kinds: list[str] = []
     for i in range(turns):
-        result = session.run_turn(f"turn {i}: what is in big.txt?")
+        result = session.run_turn(
+            f"turn {i}: what is in big.txt?", on_event=lambda e: kinds.append(e.kind)
+        )
         assert result.answer == "The file is all b." and result.tool_calls == 1
     main = requests_of(messages_server.requests, "main")
     assert len(main) == 2 * turns
@@ -218,6 +221,7 @@ def test_a_long_session_stays_under_budget_and_keeps_pairs(
     assert any("SUMMARY-2" in t for t in texts)  # a valid summary replaced it later
     summaries = requests_of(messages_server.requests, "summarize")
     assert 2 <= len(summaries) < turns  # cached: not recomputed for every request
+    assert kinds.count("summarizing") == len(summaries)  # the progress line can say so
     for request in summaries:
         assert "tools" not in request
     # The canonical history is complete and was never compressed.

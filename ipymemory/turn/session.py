@@ -70,15 +70,24 @@ __all__ = [
 LAST_ERROR_READ = "Memory could not be read"
 LAST_ERROR_COMMIT = "Memory commit failed"
 
-EVENT_KINDS = ("selecting", "model", "tool", "extracting", "consolidating", "done")
+EVENT_KINDS = (
+    "selecting",
+    "model",
+    "tool",
+    "summarizing",
+    "extracting",
+    "consolidating",
+    "done",
+)
 
 
 @dataclass(frozen=True)
 class TurnEvent:
     """Progress of a turn, for a spinner or a progress line.
 
-    ``kind`` is one of ``selecting``, ``model``, ``tool``, ``extracting``,
-    ``consolidating``, ``done``; ``detail`` is a short human-readable text.
+    ``kind`` is one of ``selecting``, ``model``, ``tool``, ``summarizing`` (older
+    history is being compressed), ``extracting``, ``consolidating``, ``done``;
+    ``detail`` is a short human-readable text.
     """
 
     kind: str
@@ -461,6 +470,7 @@ class AgentSession:
         return selection
 
     def _summarize(self, previous: str | None, dropped: Any, max_tokens: int) -> str:
+        self._emit("summarizing", f"{len(dropped)} older messages")
         try:
             text, usage = summarize_history(
                 self.model,

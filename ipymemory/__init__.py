@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .errors import (
     MemoryConflictError,
     MemoryFormatError,
@@ -25,4 +27,21 @@ __all__ = [
     "SideQueryError",
     "StoredRecord",
     "__version__",
+    "load_ipython_extension",
+    "unload_ipython_extension",
 ]
+
+
+def load_ipython_extension(ip: Any) -> None:
+    """``%load_ext ipymemory``: register ``%%agent``, ``%memory`` and ``%config IPyMemory``."""
+    # Imported lazily: `import ipymemory` must stay light outside IPython.
+    from .notebook import load_ipython_extension as load
+
+    load(ip)
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    """``%unload_ext ipymemory``: unregister the magics, close widgets and sessions."""
+    from .notebook import unload_ipython_extension as unload
+
+    unload(ip)

@@ -8,16 +8,17 @@ if TYPE_CHECKING:
     from .sidequery.model import Usage
 
 __all__ = [
+    "BatchError",
+    "MemoryConfigError",
     "MemoryConflictError",
     "MemoryFormatError",
     "MemoryLockTimeout",
     "MemoryStoreError",
     "ModelNotConfigured",
+    "ScriptExhausted",
     "SideQueryError",
     "SideQueryReplyError",
-    "ScriptExhausted",
     "TurnError",
-    "BatchError",
 ]
 
 
@@ -63,3 +64,7 @@ class TurnError(MemoryStoreError):
 
 class BatchError(MemoryStoreError, ValueError):
     """A pending-batch operation got bad input (unknown batch, unknown item names)."""
+
+
+class MemoryConfigError(MemoryStoreError, ValueError):
+    """A setting (``%config IPyMemory``, an ``IPYMEMORY_*`` variable) has a bad value."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._static import MIME_TYPE, StaticView
 from .batch import BatchView, ConsolidationPlanView
+from .check import CheckView
 from .error import ErrorView, MessageView
 from .manifest import ManifestView
 from .record import RecordView
@@ -21,6 +22,7 @@ __all__ = [
     "MIME_TYPE",
     "BatchReview",
     "BatchView",
+    "CheckView",
     "ConsolidationPlanView",
     "ErrorView",
     "ManifestView",

@@ -10,7 +10,8 @@ __all__ = ["ErrorView", "MessageView"]
 
 
 class ErrorView(StaticView):
-    """A readable error: what failed (``where``) and the exact cause."""
+    """A readable error: what failed (``where``, e.g. "%memory list", or an outcome
+    such as "Memory extraction failed") and the exact cause."""
 
     view_name = "error"
 
@@ -29,7 +30,11 @@ class ErrorView(StaticView):
         return {"view": "error", "where": self.where, "error": self.message, "hint": self.hint}
 
     def _headline(self) -> str:
-        return f"{self.where} failed: {self.message}" if self.where else f"Error: {self.message}"
+        if not self.where:
+            return f"Error: {self.message}"
+        if self.where.endswith("failed"):
+            return f"{self.where}: {self.message}"
+        return f"{self.where} failed: {self.message}"
 
     def to_text(self) -> str:
         return self._headline() + (f"\n{self.hint}" if self.hint else "")

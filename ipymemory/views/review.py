@@ -127,7 +127,8 @@ class BatchReview(StaticBundleBox):
         if result.batch is not None:
             self.batch = result.batch
         if result.error:
-            self.status = "failed"
+            # A refused decision leaves the batch pending; a store failure marks it failed.
+            self.status = self.batch.status if result.batch is not None else "failed"
             self._refused(result.error)
             return
         self.status = "committed"

@@ -1,0 +1,95 @@
+"""The notebook front end: ``%load_ext ipymemory`` gives ``%%agent`` and ``%memory``.
+
+Python helpers for notebooks and tests:
+
+* :func:`get_session` -- the kernel's :class:`~ipymemory.turn.AgentSession` for a
+  directory (the one ``%%agent`` uses), e.g. to read ``history`` or ``pending``;
+* :func:`last_turn` -- the output of the latest ``%%agent`` cell (its ``result``,
+  its ``review`` widget);
+* :func:`use_model` -- make every session use a given model object (e.g. a
+  ``ScriptedModel`` for an offline notebook); ``use_model(None)`` goes back to the
+  configured one (``ANTHROPIC_API_KEY`` …).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..sidequery.model import ModelClient
+from ..turn import AgentSession
+from .magics import MemoryMagics
+from .output import TurnOutput
+from .state import NotebookState
+
+__all__ = [
+    "MemoryMagics",
+    "NotebookState",
+    "get_session",
+    "last_turn",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+    "use_model",
+]
+
+_STATE: NotebookState | None = None
+
+
+def load_ipython_extension(ip: Any) -> None:
+    """Register the magics and the ``IPyMemory`` configurable (idempotent)."""
+    global _STATE
+    if _STATE is not None and _STATE.shell is ip:
+        return
+    if _STATE is not None:  # another shell (tests): leave the old one clean
+        unload_ipython_extension(_STATE.shell)
+    state = NotebookState(ip)
+    magics = MemoryMagics(ip, state)
+    ip.register_magics(magics)
+    ip.configurables.append(state.config)
+    state.magics = magics
+    _STATE = state
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    """Unregister the magics and the configurable; close widgets; forget sessions."""
+    global _STATE
+    state = _STATE
+    if state is None or state.shell is not ip:
+        return
+    table = ip.magics_manager.magics
+    for kind, name in (("cell", "agent"), ("line", "memory")):
+        # Only ours: another extension may have taken the name since.
+        if getattr(table[kind].get(name), "__self__", None) is state.magics:
+            del table[kind][name]
+    if ip.magics_manager.registry.get(MemoryMagics.__name__) is state.magics:
+        del ip.magics_manager.registry[MemoryMagics.__name__]
+    for configurable in (state.config, state.magics):
+        if configurable in ip.configurables:
+            ip.configurables.remove(configurable)
+    state.close()
+    _STATE = None
+
+
+def _state() -> NotebookState:
+    if _STATE is None:
+        raise RuntimeError("ipymemory is not loaded: run %load_ext ipymemory first")
+    return _STATE
+
+
+def get_session(directory: str | Path | None = None) -> AgentSession:
+    """The session ``%%agent`` uses for ``directory`` (default: the configured one)."""
+    state = _state()
+    return state.session(
+        state.settings({"directory": str(directory) if directory is not None else None})
+    )
+
+
+def last_turn() -> TurnOutput | None:
+    """The output of the latest ``%%agent`` cell (``.result``, ``.review``), or None."""
+    turn: TurnOutput | None = _state().last_turn
+    return turn
+
+
+def use_model(model: ModelClient | None) -> None:
+    """Use ``model`` for every ``%%agent`` / ``%memory`` call (None: the configured one)."""
+    _state().pin(model)

@@ -1,0 +1,173 @@
+"""The magics: ``%%agent`` (one agent turn) and ``%memory`` (inspect and change memory)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+
+from ..errors import MemoryConfigError, MemoryStoreError, TurnError
+from ..turn import TurnResult
+from ..turn.config import COMMIT_MODES
+from ..views import ErrorView, MessageView
+from ._args import arg, arguments
+from .commands import SUBCOMMANDS, Context, cmd_help, help_text, parse
+from .output import TurnOutput
+from .progress import ProgressLine
+from .state import NotebookState
+
+__all__ = ["MemoryMagics"]
+
+# `--dir DIR` (or --dir=DIR) before the subcommand; DIR may be quoted.
+_DIR_OPTION = re.compile(r"""\s*--dir(?:=|\s+)("[^"]*"|'[^']*'|\S+)(.*)\Z""", re.S)
+
+
+@magics_class
+class MemoryMagics(Magics):
+    """``%%agent`` and ``%memory``; one :class:`NotebookState` per shell."""
+
+    def __init__(self, shell: Any, state: NotebookState) -> None:
+        super().__init__(shell)
+        self.state = state
+
+    # --- %%agent -----------------------------------------------------------------
+
+    @arguments(name="%agent")  # the usage line prefixes one more "%"
+    @arg("--model", metavar="NAME", help="main model for this turn (e.g. claude-sonnet-4-5)")
+    @arg(
+        "--commit",
+        choices=COMMIT_MODES,
+        help="what to do with memories extracted from this turn: review (a widget asks "
+        "you; default), auto (commit at once) or off (do not extract)",
+    )
+    @arg(
+        "--python",
+        action="store_true",
+        help="let the agent run Python in this notebook's namespace during this turn",
+    )
+    @arg("--no-memory", action="store_true", help="neither use nor extract memories this turn")
+    @arg("--dir", metavar="DIR", help="workspace whose .memory/ to use (default: cwd)")
+    @cell_magic
+    def agent(self, line: str, cell: str) -> Any:
+        """Run one agent turn; the cell body is the question.
+
+        The agent sees the files under the workspace (read-only tools) and, with
+        --python, this notebook's namespace. Up to five relevant memories from
+        .memory/ are selected for the turn; afterwards new memories are extracted from
+        the conversation and, in review mode, shown for you to accept or reject.
+        Interrupt the kernel (Ctrl-C / the stop button) to stop a turn cleanly.
+
+        Examples::
+
+            %%agent
+            How should I format the config loader?
+
+            %%agent --python --commit auto
+            Summarise the dataframe `df` and remember its column meanings.
+
+        Settings: %config IPyMemory (model, commit_mode, directory, …); without
+        ANTHROPIC_API_KEY the agent cannot answer (memory selection still works).
+        """
+        args = parse(cast(Any, self).agent, line)
+        query = cell.strip("\n")
+        if not query.strip():
+            raise UsageError(
+                "%%agent: the cell is empty; write your question below the %%agent line"
+            )
+        try:
+            settings = self.state.settings(
+                {"directory": args.dir, "model": args.model, "commit_mode": args.commit}
+            )
+            session = self.state.session(settings)
+        except MemoryStoreError as e:
+            return ErrorView.of(e, where="%%agent settings")
+        progress = ProgressLine()
+        progress.start()
+        try:
+            result = session.run_turn(
+                query,
+                allow_python=args.python,
+                use_memory=not args.no_memory,
+                namespace=self._user_ns() if args.python else None,
+                on_event=progress.event,
+            )
+        except KeyboardInterrupt:
+            progress.finish(f"■ interrupted after {progress.elapsed():.1f} s")
+            return MessageView(
+                "Turn interrupted: the model call was stopped and the conversation "
+                "history was closed consistently. Nothing was extracted.",
+                kind="interrupted",
+            )
+        except (TurnError, MemoryStoreError) as e:
+            progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
+            return ErrorView.of(e, where="The agent turn", hint=_turn_hint(e))
+        progress.finish(_summary(result, progress.elapsed()))
+        review = None
+        if result.batch is not None and result.batch.status in ("pending", "failed"):
+            review = self.state.review(session, result.batch)
+        output = TurnOutput(query, result, used_memory=not args.no_memory, review=review)
+        self.state.last_turn = output
+        return output
+
+    def _user_ns(self) -> dict[str, Any]:
+        shell = self.shell
+        if shell is None:  # pragma: no cover - magics are always bound to a shell here
+            raise UsageError("%%agent --python needs an IPython shell")
+        return cast("dict[str, Any]", shell.user_ns)
+
+    # --- %memory -----------------------------------------------------------------
+
+    @line_magic
+    def memory(self, line: str) -> Any:
+        """Inspect and change long-term memory. (Replaced by help_text() below.)"""
+        directory = None
+        match = _DIR_OPTION.match(line)
+        if match:
+            directory = match.group(1).strip("\"'")
+            line = match.group(2)
+        elif line.strip().startswith("--dir"):
+            raise UsageError("%memory: --dir needs a directory, e.g. %memory --dir ../proj list")
+        name, _, rest = line.strip().partition(" ")
+        if not name:
+            return cmd_help(None, "")
+        entry = SUBCOMMANDS.get(name)
+        if entry is None:
+            close = [s for s in SUBCOMMANDS if s.startswith(name[:2])]
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            raise UsageError(
+                f"%memory: unknown subcommand {name!r}{hint}; "
+                f"one of: {', '.join(SUBCOMMANDS)}. See %memory help."
+            )
+        func = entry[0]
+        try:
+            ctx = Context(self.state, self.state.settings({"directory": directory}))
+            return func(ctx, rest)
+        except MemoryConfigError as e:
+            return ErrorView.of(e, where="%memory settings")
+        except MemoryStoreError as e:
+            return ErrorView.of(e, where=f"%memory {name}")
+
+
+MemoryMagics.memory.__doc__ = help_text()
+
+
+def _summary(result: TurnResult, seconds: float) -> str:
+    main, memory = result.usage.main, result.usage.memory
+    tools = f"{result.tool_calls} tool call{'' if result.tool_calls == 1 else 's'}"
+    tokens = (
+        f"tokens in/out: agent {main.input_tokens}/{main.output_tokens}, "
+        f"memory {memory.input_tokens}/{memory.output_tokens}"
+    )
+    return f"✓ answered in {seconds:.1f} s · {tools} · {tokens}"
+
+
+def _turn_hint(error: BaseException) -> str:
+    text = str(error)
+    if "no model configured" in text:
+        return (
+            "Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a compatible endpoint) "
+            "in the kernel's environment, or use ipymemory.notebook.use_model(...)."
+        )
+    return "The conversation history was kept consistent; you can ask again."

@@ -1,0 +1,63 @@
+"""A progress line under an ``%%agent`` cell, updated in place from the turn's events."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from IPython.display import DisplayHandle
+
+from ..views._static import display_bundle, esc, update_bundle
+
+__all__ = ["ProgressLine"]
+
+_SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+_WHAT = {
+    "selecting": "selecting memories",
+    "model": "waiting for the model",
+    "tool": "running a tool",
+    "extracting": "extracting memories",
+    "consolidating": "consolidating memories",
+    "summarizing": "summarising older history",
+    "done": "done",
+}
+
+
+class ProgressLine:
+    """One output line, replaced on every event (no threads: the turn reports)."""
+
+    def __init__(self) -> None:
+        self._handle: DisplayHandle | None = None
+        self._start = time.monotonic()
+        self._ticks = 0
+
+    def start(self, message: str = "starting the turn") -> None:
+        self._handle = display_bundle(self._bundle(f"{_SPINNER[0]} {message}…"))
+
+    def event(self, event: Any) -> None:
+        """Show a ``TurnEvent`` (``kind``, ``detail``)."""
+        kind = str(getattr(event, "kind", "") or "")
+        detail = str(getattr(event, "detail", "") or "")
+        self._ticks += 1
+        what = _WHAT.get(kind, kind or "working")
+        line = f"{_SPINNER[self._ticks % len(_SPINNER)]} {what}"
+        if detail:
+            line += f": {detail}"
+        self._show(f"{line} ({self.elapsed():.1f} s)")
+
+    def finish(self, message: str) -> None:
+        self._show(message)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self._start
+
+    def _show(self, text: str) -> None:
+        if self._handle is not None:
+            update_bundle(self._handle, self._bundle(text))
+
+    @staticmethod
+    def _bundle(text: str) -> dict[str, str]:
+        return {
+            "text/plain": text,
+            "text/html": f'<div class="ipymemory-progress" style="opacity:.75">{esc(text)}</div>',
+        }

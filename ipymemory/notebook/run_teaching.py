@@ -1,0 +1,93 @@
+"""Run the teaching notebook headless and save the executed copy (with widget state).
+
+    python -m ipymemory.notebook.run_teaching [--notebook PATH] [--output PATH]
+
+The notebook runs in a fresh kernel, from a temporary copy of it, with the Anthropic and
+``IPYMEMORY_*`` variables removed from the kernel's environment: it is offline by
+construction (scripted models) and must not depend on the machine's settings. Exits 1
+(and still writes the partial notebook) if a cell fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["DEFAULT_NOTEBOOK", "clean_env", "execute", "main"]
+
+NOTEBOOK_NAME = "01-memory-lifecycle.ipynb"
+# The repository layout: <repo>/ipymemory/notebook/run_teaching.py → <repo>/notebooks/.
+DEFAULT_NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / NOTEBOOK_NAME
+_DROPPED = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+
+
+def clean_env() -> dict[str, str]:
+    """The runner's environment without model credentials and ipymemory settings."""
+    return {
+        k: v for k, v in os.environ.items() if k not in _DROPPED and not k.startswith("IPYMEMORY_")
+    }
+
+
+def execute(
+    notebook: Path, output: Path, *, timeout: int = 300, kernel_name: str = "python3"
+) -> None:
+    """Execute ``notebook`` in a temporary directory and write the result to ``output``.
+
+    Raises ``nbclient.exceptions.CellExecutionError`` after writing the partial result.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(str(notebook), as_version=4)  # type: ignore[no-untyped-call]
+    try:
+        with tempfile.TemporaryDirectory(prefix="ipymemory-teaching-") as tmp:
+            shutil.copy(notebook, Path(tmp) / notebook.name)
+            client = NotebookClient(
+                nb,
+                timeout=timeout,
+                kernel_name=kernel_name,
+                store_widget_state=True,
+                resources={"metadata": {"path": tmp}},
+            )
+            client.execute(env=clean_env())
+    finally:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, str(output))  # type: ignore[no-untyped-call]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ipymemory.notebook.run_teaching",
+        description="Execute the ipymemory teaching notebook headless (offline).",
+    )
+    parser.add_argument("--notebook", type=Path, default=DEFAULT_NOTEBOOK, help="notebook to run")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path(NOTEBOOK_NAME.replace(".ipynb", ".executed.ipynb")),
+        help="where to write the executed copy (default: %(default)s)",
+    )
+    parser.add_argument("--timeout", type=int, default=300, help="seconds per cell")
+    parser.add_argument("--kernel", default="python3", help="kernel name (default: python3)")
+    args = parser.parse_args(argv)
+    if not args.notebook.is_file():
+        parser.error(f"notebook not found: {args.notebook} (pass --notebook PATH)")
+
+    from nbclient.exceptions import CellExecutionError
+
+    try:
+        execute(args.notebook, args.output, timeout=args.timeout, kernel_name=args.kernel)
+    except CellExecutionError as e:
+        print(f"FAILED: a cell raised an error; partial result in {args.output}", file=sys.stderr)
+        print(str(e)[-3000:], file=sys.stderr)
+        return 1
+    print(f"OK: executed {args.notebook.name} -> {args.output}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

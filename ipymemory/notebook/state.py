@@ -1,0 +1,126 @@
+"""The extension's per-kernel state: settings, one session per directory, live widgets."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as w
+
+from ..config import IPyMemory, Settings, make_model, resolve
+from ..sidequery.model import ModelClient
+from ..store.store import MemoryStore
+from ..turn import AgentSession, PendingBatch
+from ..views import BatchReview
+
+__all__ = ["NotebookState"]
+
+
+class NotebookState:
+    """Everything ``%load_ext ipymemory`` keeps for one IPython shell.
+
+    ``sessions`` holds one :class:`AgentSession` per workspace directory, so history
+    and pending batches survive between cells. ``pinned_model`` (see
+    :func:`ipymemory.notebook.use_model`) replaces the configured model, e.g. with a
+    ``ScriptedModel`` for offline notebooks.
+    """
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self.config = IPyMemory(parent=shell)
+        self.sessions: dict[Path, AgentSession] = {}
+        self.pinned_model: ModelClient | None = None
+        self._model_keys: dict[Path, tuple[Any, ...]] = {}
+        self.reviews: dict[str, BatchReview] = {}
+        self.widgets: list[w.Widget] = []
+        self.magics: Any = None  # the registered MemoryMagics (set by the loader)
+        self.last_turn: Any = None  # the TurnOutput of the latest %%agent cell
+
+    def settings(self, overrides: Mapping[str, object] | None = None) -> Settings:
+        """Resolve settings: ``overrides`` (magic arguments) → %config → env → default."""
+        return resolve(self.config, overrides)
+
+    def session(self, settings: Settings) -> AgentSession:
+        """The session for ``settings.directory``, brought up to date with ``settings``."""
+        directory = settings.directory
+        session = self.sessions.get(directory)
+        if session is None:
+            store = MemoryStore(directory, lock_timeout=settings.lock_timeout)
+            session = AgentSession(
+                directory,
+                model=self._model(settings),
+                config=settings.session_config(),
+                store=store,
+            )
+            self.sessions[directory] = session
+        else:
+            session.model = self._model(settings)
+            session.config = settings.session_config()
+            session.store.lock_timeout = settings.lock_timeout
+        return session
+
+    def _model(self, settings: Settings) -> ModelClient:
+        if self.pinned_model is not None:
+            return self.pinned_model
+        # Rebuild the SDK client only when something it depends on changed (a key set
+        # after loading the extension, another base URL, …).
+        key = (
+            settings.model,
+            settings.side_model,
+            settings.max_tokens,
+            settings.timeout,
+            settings.max_retries,
+            settings.base_url,
+            os.environ.get("ANTHROPIC_API_KEY"),
+            os.environ.get("ANTHROPIC_AUTH_TOKEN"),
+            os.environ.get("ANTHROPIC_BASE_URL"),
+        )
+        session = self.sessions.get(settings.directory)
+        if session is not None and self._model_keys.get(settings.directory) == key:
+            return session.model
+        self._model_keys[settings.directory] = key
+        return make_model(settings)
+
+    def pin(self, model: ModelClient | None) -> None:
+        """Use ``model`` for every session from now on (``None``: the configured one)."""
+        self.pinned_model = model
+        self._model_keys.clear()
+        for session in self.sessions.values():
+            if model is not None:
+                session.model = model
+
+    def review(self, session: AgentSession, batch: PendingBatch) -> BatchReview:
+        """A review widget for ``batch`` (remembered so ``%memory commit`` can update it)."""
+        widget = BatchReview(session, batch)
+        self.reviews[batch.id] = widget
+        return widget
+
+    def sync_reviews(self, batch: PendingBatch | None) -> None:
+        """Tell a displayed review widget that its batch was decided elsewhere."""
+        if batch is not None and batch.id in self.reviews:
+            self.reviews[batch.id].sync(batch)
+
+    def keep(self, widget: w.Widget) -> w.Widget:
+        """Remember a widget so unloading the extension closes it."""
+        self.widgets.append(widget)
+        return widget
+
+    def close(self) -> None:
+        """Close every widget and forget sessions (memory on disk is untouched)."""
+        for widget in [*self.reviews.values(), *self.widgets]:
+            _close_tree(widget)
+        self.reviews.clear()
+        self.widgets.clear()
+        self.sessions.clear()
+        self._model_keys.clear()
+        self.pinned_model = None
+        self.last_turn = None
+
+
+def _close_tree(widget: w.Widget) -> None:
+    # Widget.close() leaves children open: close the whole tree.
+    for child in getattr(widget, "children", ()) or ():
+        _close_tree(child)
+    widget.close()

@@ -1,0 +1,154 @@
+"""The teaching notebook: up to date with its builder, stored without outputs, and it
+executes offline under nbclient (the main-job runner) with widget state saved."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from ipymemory.notebook.run_teaching import DEFAULT_NOTEBOOK, main
+from ipymemory.views import MIME_TYPE
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def test_the_committed_notebook_is_built_from_the_script_and_has_no_outputs() -> None:
+    builder = ROOT / "notebooks" / "build_notebook.py"
+    check = subprocess.run(
+        [sys.executable, str(builder), "--check"], capture_output=True, text=True, timeout=60
+    )
+    assert check.returncode == 0, check.stderr
+    nb = nbformat.read(str(DEFAULT_NOTEBOOK), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and all(c.outputs == [] and c.execution_count is None for c in code)
+    assert "widgets" not in nb.metadata
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> nbformat.NotebookNode:
+    output = tmp_path_factory.mktemp("run") / "executed.ipynb"
+    # The main job exactly as the README runs it (the runner strips ANTHROPIC_* itself).
+    assert main(["--output", str(output), "--timeout", "240"]) == 0
+    return nbformat.read(str(output), as_version=4)
+
+
+def _outputs(nb: nbformat.NotebookNode, source_start: str) -> list[Any]:
+    cells = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith(source_start)]
+    assert cells, f"no code cell starts with {source_start!r}"
+    return [o for c in cells for o in c.outputs]
+
+
+def _views(nb: nbformat.NotebookNode, view: str) -> list[dict[str, Any]]:
+    found = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {}).get(MIME_TYPE)
+            if data and data.get("view") == view:
+                found.append(data)
+    return found
+
+
+def _stream(nb: nbformat.NotebookNode, source_start: str) -> str:
+    return "".join(
+        o.get("text", "") for o in _outputs(nb, source_start) if o.output_type == "stream"
+    )
+
+
+def test_runs_without_errors_and_saves_widget_state(executed: nbformat.NotebookNode) -> None:
+    errors = [o for c in executed.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert errors == []
+    code = [c for c in executed.cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in code)
+    state = executed.metadata["widgets"][WIDGET_STATE]["state"]
+    manifest = _outputs(executed, "%memory manifest")
+    assert len(manifest) == 1
+    data = manifest[0]["data"]
+    # The widget view and its static fallback travel together; the model is saved.
+    assert data[WIDGET_VIEW]["model_id"] in state
+    assert data[MIME_TYPE]["view"] == "manifest" and "text/html" in data
+    assert len(data[MIME_TYPE]["records"]) == 4
+
+
+def test_authority_section(executed: nbformat.NotebookNode) -> None:
+    checks = _views(executed, "check")
+    assert checks and checks[0]["ok"] is False
+    reasons = " ".join(p["reason"] for p in checks[0]["problems"])
+    assert "does not match manifest.json" in reasons and "not listed in manifest.json" in reasons
+    repaired = _stream(executed, "# Repair with the command-line tool")
+    assert "1 file(s) removed" in repaired and repaired.rstrip().endswith(": ok")
+    ignored = _stream(executed, "memdir = ")
+    assert "sneaky" not in ignored.split("catalog sent")[0] and "ghost" not in ignored
+
+
+def test_selection_section_shows_model_and_fallback_with_reasons(
+    executed: nbformat.NotebookNode,
+) -> None:
+    selections = _views(executed, "selection")
+    sources = [s["source"] for s in selections]
+    assert "model" in sources and sources.count("fallback") >= 4
+    reasons = " | ".join(s["reason"] or "" for s in selections)
+    assert "not JSON" in reasons and "max_tokens" in reasons and "prefers-spaces" in reasons
+    seen = json.loads(_stream(executed, "# What the selector saw"))
+    assert set(seen) == {"catalog", "query"} and "every language" not in seen["catalog"]
+    status = _views(executed, "status")
+    assert any(
+        s["last_error"] == "Memory selection failed; deterministic fallback used" for s in status
+    )
+
+
+def test_extraction_and_review_section(executed: nbformat.NotebookNode) -> None:
+    history = _stream(executed, "session = get_session()")
+    assert "['tool_use']" in history and "['tool_result']" in history
+    assert "memories in the canonical history: False" in history
+    assert "memories in the request sent to the model: True" in history
+    batches = _views(executed, "batch")
+    reviewed = [b for b in batches if b["items"] and b["status"] == "committed"]
+    assert reviewed and reviewed[0]["committed"] == [
+        "friday-deploy-freeze",
+        "deploy-notes-location",
+    ]
+    assert [i["accepted"] for i in reviewed[0]["items"]] == [True, True, False]
+    failed = [e for e in _views(executed, "error") if e["where"] == "Memory extraction failed"]
+    assert failed and "priority" in failed[0]["error"]
+
+
+def test_consolidation_and_crash_section(executed: nbformat.NotebookNode) -> None:
+    refused = [e for e in _views(executed, "error") if e["where"] == "Consolidation"]
+    assert refused and "source_names" in refused[0]["error"]
+    plans = [b for b in _views(executed, "batch") if b["consolidation"]]
+    assert plans and plans[-1]["status"] == "committed"
+    assert plans[-1]["consolidation"]["source_names"] == [
+        "prefers-tabs",
+        "tabs-in-python",
+        "tabs-in-js",
+    ]
+    table = _stream(executed, "from ipymemory.store.store import COMMIT_STEPS")
+    rows = [line.split() for line in table.splitlines()[1:] if line.strip()]
+    assert len(rows) >= 10 and all(row[1] == "killed" for row in rows)
+    outcomes = [" ".join(row[2:]) for row in rows]
+    assert set(outcomes) == {"old set", "new set"}
+    # Old set up to the manifest swap, the new set from it on.
+    first_new = outcomes.index("new set")
+    assert rows[first_new][0] == "manifest-replaced"
+    assert outcomes[:first_new] == ["old set"] * first_new
+
+
+def test_session_memory_section_and_real_model_hint(executed: nbformat.NotebookNode) -> None:
+    text = _stream(executed, "class TwoScripts")
+    assert "canonical history: 8 messages" in text
+    assert (
+        "last request sent:  1 message(s)" in text and "Summary of the earlier conversation" in text
+    )
+    tomorrow = _stream(executed, "# Memory outlives the session")
+    assert "history: 0 messages" in tomorrow and "indent-with-tabs" in tomorrow
+    final = [s for s in _views(executed, "status")][-1]
+    assert final["model"] is None and final["records"] == 6
+    assert any("ANTHROPIC_API_KEY" in c.source for c in executed.cells if c.cell_type == "markdown")

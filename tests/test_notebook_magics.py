@@ -1,0 +1,615 @@
+"""The magics in a real IPython InteractiveShell: %%agent, every %memory subcommand,
+every UsageError, %config resolution, load/unload."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+from messages_server import MessagesServer, error, text, tool_use
+from notebook_support import items_json, rec
+
+import ipymemory
+from ipymemory.notebook import get_session, use_model
+from ipymemory.notebook.output import TurnOutput
+from ipymemory.store.record import MemoryRecord
+from ipymemory.store.store import MemoryStore
+from ipymemory.turn import ScriptedModel
+from ipymemory.views import (
+    MIME_TYPE,
+    BatchReview,
+    BatchView,
+    CheckView,
+    ErrorView,
+    ManifestView,
+    ManifestWidget,
+    MessageView,
+    RecordView,
+    SelectionWidget,
+    StatusView,
+)
+
+ENV_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+
+
+@pytest.fixture
+def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    monkeypatch.chdir(workspace)
+    for name in list(os.environ):
+        if name.startswith("IPYMEMORY_") or name in ENV_VARS:
+            monkeypatch.delenv(name)
+    shell = InteractiveShell.instance()
+    # %config writes into the shell's config (it outlives a reload): start clean.
+    shell.config.pop("IPyMemory", None)
+    shell.run_line_magic("load_ext", "ipymemory")
+    try:
+        yield shell
+    finally:
+        shell.run_line_magic("unload_ext", "ipymemory")
+        shell.config.pop("IPyMemory", None)
+
+
+@pytest.fixture
+def api(
+    ip: InteractiveShell, messages_server: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> MessagesServer:
+    """The real SDK against the scripted server, configured the way a user would."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.base_url)
+    ip.run_line_magic("config", "IPyMemory.max_retries = 0")
+    return messages_server
+
+
+def memory(ip: InteractiveShell, line: str) -> Any:
+    return ip.run_line_magic("memory", line)
+
+
+def agent(ip: InteractiveShell, line: str, cell: str) -> Any:
+    return ip.run_cell_magic("agent", line, cell)
+
+
+def names(workspace: str | Path) -> list[str]:
+    return [r.name for r in MemoryStore(workspace).records()]
+
+
+def seed(workspace: str | Path, *records: MemoryRecord) -> MemoryStore:
+    store = MemoryStore(workspace)
+    store.extend(records)
+    return store
+
+
+# --- loading -------------------------------------------------------------------------
+
+
+def test_load_is_idempotent_and_unload_cleans_up(ip: InteractiveShell) -> None:
+    mine = [c for c in ip.configurables if type(c).__module__.startswith("ipymemory")]
+    assert len(mine) == 2  # the IPyMemory config and the magics
+    ip.run_line_magic("load_ext", "ipymemory")
+    ipymemory.load_ipython_extension(ip)  # direct second call: still one of each
+    assert [c for c in ip.configurables if type(c).__module__.startswith("ipymemory")] == mine
+    widget = memory(ip, "manifest")
+    assert widget.comm is not None
+
+    ip.run_line_magic("unload_ext", "ipymemory")
+    assert "memory" not in ip.magics_manager.magics["line"]
+    assert "agent" not in ip.magics_manager.magics["cell"]
+    assert not [c for c in ip.configurables if type(c).__module__.startswith("ipymemory")]
+    assert widget.comm is None  # closed
+    with pytest.raises(RuntimeError, match="load_ext"):
+        get_session()
+    result = ip.run_cell("%memory list")
+    assert isinstance(result.error_in_exec, UsageError)
+    ip.run_line_magic("load_ext", "ipymemory")  # the fixture unloads again
+    assert isinstance(memory(ip, "status"), StatusView)
+
+
+# --- %memory: reading ----------------------------------------------------------------
+
+
+def test_help_and_docstrings(ip: InteractiveShell) -> None:
+    for view in (memory(ip, "help"), memory(ip, "")):
+        assert isinstance(view, MessageView)
+        for sub in (
+            "list",
+            "manifest",
+            "show NAME",
+            "select QUERY",
+            "status",
+            "consolidate",
+            "commit",
+            "discard",
+            "forget NAME",
+            "check",
+            "help",
+        ):
+            assert sub in view.to_text()
+    doc = ip.object_inspect("%memory")["docstring"]
+    assert "select QUERY" in doc and "Examples:" in doc
+    agent_doc = ip.object_inspect("%%agent")["docstring"]
+    for option in ("--model", "--commit", "--python", "--no-memory", "--dir", "Examples"):
+        assert option in agent_doc
+
+
+def test_list_manifest_show(ip: InteractiveShell, workspace: str) -> None:
+    seed(workspace, rec("prefers-tabs", desc="indents with tabs", body="Tabs, not spaces."))
+    listed = memory(ip, "list")
+    assert isinstance(listed, ManifestView)
+    data = listed._repr_mimebundle_()[MIME_TYPE]
+    assert data["directory"] == str(Path(workspace, ".memory"))
+    assert [r["name"] for r in data["records"]] == ["prefers-tabs"]
+
+    widget = memory(ip, "manifest")
+    assert isinstance(widget, ManifestWidget)
+    assert widget.rows.titles == ("prefers-tabs (user) — indents with tabs",)
+
+    shown = memory(ip, "show prefers-tabs")
+    assert isinstance(shown, RecordView)
+    assert shown.to_json()["record"]["body"] == "Tabs, not spaces."
+
+
+def test_select_uses_the_fallback_without_a_model_and_says_why(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    seed(
+        workspace,
+        rec("prefers-tabs", desc="indents with tabs"),
+        rec("db-tests", desc="never mock the database"),
+    )
+    widget = memory(ip, "select how should I indent with tabs?")
+    assert isinstance(widget, SelectionWidget)
+    data = widget._repr_mimebundle_()[MIME_TYPE]
+    assert data["source"] == "fallback" and "no model configured" in data["reason"]
+    assert [r["name"] for r in data["records"]] == ["prefers-tabs"]
+    assert data["query"] == "how should I indent with tabs?"
+    assert get_session().last_error is None  # a preview does not touch the session
+
+
+def test_select_with_the_model(api: MessagesServer, ip: InteractiveShell, workspace: str) -> None:
+    seed(workspace, rec("prefers-tabs"), rec("db-tests"))
+    api.enqueue(text('["db-tests"]'))
+    data = memory(ip, "select what about tests?")._repr_mimebundle_()[MIME_TYPE]
+    assert data["source"] == "model" and data["reason"] is None
+    assert [r["name"] for r in data["records"]] == ["db-tests"]
+    sent = json.loads(api.requests[0]["messages"][0]["content"])
+    assert sent["query"] == "what about tests?" and "db-tests" in sent["catalog"]
+    assert api.requests[0]["model"] == "claude-haiku-5-5"  # the side model
+
+
+def test_status_reports_model_pending_and_last_error(
+    api: MessagesServer, ip: InteractiveShell, workspace: str
+) -> None:
+    seed(workspace, rec("a"))
+    status = memory(ip, "status")._repr_mimebundle_()[MIME_TYPE]
+    assert status["model"] and "claude-sonnet-5-5" in status["model"]
+    assert status["records"] == 1 and status["pending"] == 0 and status["last_error"] is None
+
+    # A turn whose selection fails (HTTP 500) and whose extraction proposes one item.
+    api.enqueue(error(500), text("Answer."), text(items_json(rec("b"))))
+    agent(ip, "", "question about a")
+    status = memory(ip, "status")
+    data = status._repr_mimebundle_()[MIME_TYPE]
+    assert data["pending"] == 1
+    assert data["last_error"] == "Memory selection failed; deterministic fallback used"
+    assert "HTTP 500" in status.to_text()
+
+
+def test_status_without_a_key_says_not_configured(ip: InteractiveShell) -> None:
+    data = memory(ip, "status")._repr_mimebundle_()[MIME_TYPE]
+    assert data["model"] is None and "not configured" in memory(ip, "status").to_text()
+
+
+def test_check(ip: InteractiveShell, workspace: str) -> None:
+    seed(workspace, rec("a"))
+    ok = memory(ip, "check")
+    assert isinstance(ok, CheckView) and ok.ok and ok.problems == []
+    Path(workspace, ".memory", "stray-0123.md").write_text("left over")
+    warned = memory(ip, "check")
+    assert warned.ok and warned.problems[0]["severity"] == "warning"
+    assert "gc" in warned.to_text()
+    Path(workspace, ".memory", "manifest.json").write_text("{broken")
+    bad = memory(ip, "check").to_json()
+    assert bad["view"] == "check" and bad["ok"] is False
+    assert any("manifest.json" in p["file"] for p in bad["problems"])
+
+
+def test_store_errors_are_views_not_tracebacks(
+    ip: InteractiveShell, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed(workspace, rec("a"))
+    Path(workspace, ".memory", "manifest.json").write_text('{"version": true, "files": []}')
+    listed = memory(ip, "list")
+    assert isinstance(listed, ManifestView) and listed.error and "version" in listed.error
+    shown = memory(ip, "show a")
+    assert isinstance(shown, ErrorView) and "%memory show" in shown.to_text()
+    result = ip.run_cell("%memory forget a")
+    assert result.error_in_exec is None and isinstance(result.result, ErrorView)
+    assert "Traceback" not in capsys.readouterr().out
+
+
+# --- %memory: changing ---------------------------------------------------------------
+
+
+def test_forget(ip: InteractiveShell, workspace: str) -> None:
+    seed(workspace, rec("a"), rec("b"), rec("c"))
+    view = memory(ip, "forget a c")
+    assert isinstance(view, MessageView) and "a, c" in view.to_text()
+    assert names(workspace) == ["b"]
+
+
+def _pending_turn(ip: InteractiveShell, *items: MemoryRecord) -> TurnOutput:
+    model = ScriptedModel(["Answer.", items_json(*items)])
+    use_model(model)
+    out = agent(ip, "", "remember this")
+    assert isinstance(out, TurnOutput) and out.review is not None
+    return out
+
+
+def test_commit_with_reject_and_it_updates_the_review_widget(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    out = _pending_turn(ip, rec("a"), rec("b"), rec("c"))
+    view = memory(ip, "commit --reject b c")
+    assert isinstance(view, BatchView) and view.status == "committed"
+    assert names(workspace) == ["a"]
+    assert out.review is not None and out.review.status == "committed"
+    assert out.review.commit_button.disabled and "Committed: a" in out.review.result.value
+    assert isinstance(memory(ip, "commit"), MessageView)  # nothing pending any more
+
+
+def test_discard_and_batch_ids(ip: InteractiveShell, workspace: str) -> None:
+    first = _pending_turn(ip, rec("a"))
+    second = _pending_turn(ip, rec("b"))
+    assert first.result.batch is not None and second.result.batch is not None
+    view = memory(ip, f"discard --batch {first.result.batch.id}")
+    assert isinstance(view, BatchView) and view.status == "discarded"
+    assert first.review is not None and first.review.status == "discarded"
+    memory(ip, "commit")  # the latest: the second batch
+    assert names(workspace) == ["b"]
+    assert isinstance(memory(ip, "discard"), MessageView)
+
+
+def test_consolidate_shows_the_plan_and_commit_applies_it(
+    api: MessagesServer, ip: InteractiveShell, workspace: str
+) -> None:
+    seed(
+        workspace,
+        rec("tabs-py", desc="tabs in python"),
+        rec("tabs-js", desc="tabs in js"),
+        rec("other"),
+    )
+    merged = rec("prefers-tabs", desc="tabs everywhere")
+    api.enqueue(
+        text(json.dumps({"source_names": ["tabs-py", "tabs-js"], "records": [merged.to_json()]}))
+    )
+    review = memory(ip, "consolidate")
+    assert isinstance(review, BatchReview) and review.plan_decision is not None
+    text_view = review.static_view().to_text()
+    assert "- tabs-py: tabs in python" in text_view and "+ prefers-tabs (user)" in text_view
+    assert names(workspace) == ["tabs-py", "tabs-js", "other"]  # nothing before confirmation
+    view = memory(ip, "commit")
+    assert isinstance(view, BatchView) and view.status == "committed"
+    assert sorted(names(workspace)) == ["other", "prefers-tabs"]
+    assert review.status == "committed"
+
+
+def test_commit_no_plan(api: MessagesServer, ip: InteractiveShell, workspace: str) -> None:
+    seed(workspace, rec("tabs-py"), rec("tabs-js"))
+    merged = rec("prefers-tabs")
+    api.enqueue(
+        text(json.dumps({"source_names": ["tabs-py", "tabs-js"], "records": [merged.to_json()]}))
+    )
+    memory(ip, "consolidate")
+    view = memory(ip, "commit --no-plan")
+    assert names(workspace) == ["tabs-py", "tabs-js"]
+    assert view.status == "discarded"  # nothing accepted: nothing written
+
+
+def test_consolidate_failure_is_an_error_view(
+    api: MessagesServer, ip: InteractiveShell, workspace: str
+) -> None:
+    seed(workspace, rec("a"), rec("b"))
+    api.enqueue(text("not json"))
+    view = memory(ip, "consolidate")
+    assert isinstance(view, ErrorView) and "Consolidation" in view.to_text()
+    assert names(workspace) == ["a", "b"]
+    assert memory(ip, "status").to_json()["last_error"] == "Memory consolidation failed"
+    empty = memory(ip, "--dir sub consolidate")
+    assert isinstance(empty, ErrorView) and "empty" in empty.to_text()
+
+
+def test_dir_option_selects_another_workspace(
+    ip: InteractiveShell, workspace: str, tmp_path: Path
+) -> None:
+    other = tmp_path / "other project"
+    other.mkdir()
+    seed(other, rec("elsewhere"))
+    data = memory(ip, f'--dir "{other}" list').to_json()
+    assert [r["name"] for r in data["records"]] == ["elsewhere"]
+    assert memory(ip, f"--dir='{other}' show elsewhere").to_json()["file"].startswith("elsewhere-")
+    assert memory(ip, "list").to_json()["records"] == []
+
+
+# --- UsageErrors ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("bogus", "unknown subcommand 'bogus'"),
+        ("lst", "unknown subcommand"),
+        ("show", "missing NAME"),
+        ("show nope", "no memory named 'nope'"),
+        ("show Not-A-Name", "not a memory name"),
+        ("forget", "missing NAME"),
+        ("forget nope", "no memory named 'nope'"),
+        ("forget 'unbalanced", "cannot split"),
+        ("select", "missing QUERY"),
+        ("select   ", "missing QUERY"),
+        ("list extra", "unrecognized arguments"),
+        ("status --verbose", "unrecognized arguments"),
+        ("commit --reject", "expected at least one argument"),
+        ("commit --batch nope", "no pending batch 'nope'"),
+        ("discard --batch nope", "no pending batch 'nope'"),
+        ("--dir", "--dir needs a directory"),
+    ],
+)
+def test_memory_usage_errors(ip: InteractiveShell, workspace: str, line: str, message: str) -> None:
+    seed(workspace, rec("a"))
+    with pytest.raises(UsageError, match=message.replace("(", r"\(")):
+        memory(ip, line)
+    assert names(workspace) == ["a"]
+
+
+def test_commit_rejecting_an_unknown_item_is_a_usage_error(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    _pending_turn(ip, rec("a"))
+    with pytest.raises(UsageError, match="not an item"):
+        memory(ip, "commit --reject zzz")
+    assert names(workspace) == [] and len(get_session().pending) == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "cell", "message"),
+    [
+        ("--commit sometimes", "hi", "invalid choice: 'sometimes'"),
+        ("--bogus", "hi", "unrecognized arguments"),
+        ("--model", "hi", "expected one argument"),
+        ("", "   \n\n", "the cell is empty"),
+    ],
+)
+def test_agent_usage_errors(ip: InteractiveShell, line: str, cell: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        agent(ip, line, cell)
+
+
+def test_usage_error_prints_no_traceback(
+    ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = ip.run_cell("%%agent --commit never\nhello")
+    assert isinstance(result.error_in_exec, UsageError)
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert "invalid choice" in out and "Traceback" not in out
+
+
+# --- %%agent -------------------------------------------------------------------------
+
+
+def test_agent_with_the_real_sdk_review_mode(
+    api: MessagesServer, ip: InteractiveShell, workspace: str
+) -> None:
+    seed(workspace, rec("prefers-tabs", desc="indents with tabs", body="Tabs, not spaces."))
+    api.enqueue(
+        text('["prefers-tabs"]'),
+        text("Use **tabs**."),
+        text(items_json(rec("likes-bold", desc="likes bold answers"))),
+    )
+    with capture_output() as captured:
+        result = ip.run_cell("%%agent\nHow should I indent?")
+    out = result.result
+    assert isinstance(out, TurnOutput) and out.answer == "Use **tabs**."
+    # The turn's request carried the selected memory; the extractor saw the history.
+    main_request = api.requests[1]
+    assert "Tabs, not spaces." in json.dumps(main_request["system"])
+    assert main_request["model"] == "claude-sonnet-5-5"
+    assert "Use **tabs**." in json.dumps(api.requests[2])
+    # Outputs: progress line, answer (Markdown), memories used, the review widget.
+    bundles = [o.data for o in captured.outputs]
+    assert any(b.get("text/markdown") == "Use **tabs**." for b in bundles)
+    selection = [b[MIME_TYPE] for b in bundles if b.get(MIME_TYPE, {}).get("view") == "selection"]
+    assert selection and selection[0]["source"] == "model"
+    assert [r["name"] for r in selection[0]["records"]] == ["prefers-tabs"]
+    review = [b for b in bundles if "application/vnd.jupyter.widget-view+json" in b]
+    assert review and review[0][MIME_TYPE]["view"] == "batch"
+    progress = [o for o in captured.outputs if o.update]
+    assert progress and progress[-1].data["text/plain"].startswith("✓ answered")
+    # Review mode: nothing written until the user decides.
+    assert names(workspace) == ["prefers-tabs"]
+    assert out.review is not None
+    out.review.commit_button.click()
+    assert names(workspace) == ["prefers-tabs", "likes-bold"]
+
+
+def test_agent_model_option_and_commit_auto(
+    api: MessagesServer, ip: InteractiveShell, workspace: str
+) -> None:
+    api.enqueue(text("Done."), text(items_json(rec("fact-one"))))
+    out = agent(ip, "--model claude-other-1 --commit auto", "Remember fact one.")
+    assert api.requests[0]["model"] == "claude-other-1"
+    assert names(workspace) == ["fact-one"]
+    assert out.review is None
+    parts = out.parts()
+    assert any(isinstance(p, BatchView) and p.status == "committed" for p in parts)
+
+
+def test_agent_commit_off_extracts_nothing(
+    api: MessagesServer, ip: InteractiveShell, workspace: str
+) -> None:
+    api.enqueue(text("Done."))
+    out = agent(ip, "--commit off", "Hello")
+    assert out.answer == "Done." and len(api.requests) == 1 and out.result.batch is None
+    assert api.unexpected == 0
+
+
+def test_agent_no_memory(api: MessagesServer, ip: InteractiveShell, workspace: str) -> None:
+    seed(workspace, rec("secret-pref", body="SECRET BODY"))
+    api.enqueue(text("Plain answer."))
+    out = agent(ip, "--no-memory", "hello secret")
+    assert len(api.requests) == 1  # no selection, no extraction
+    assert "SECRET BODY" not in json.dumps(api.requests[0])
+    assert out.selection_view.used is False
+    assert "memory off" in out.selection_view.to_text()
+
+
+def test_agent_python_runs_in_the_user_namespace(api: MessagesServer, ip: InteractiveShell) -> None:
+    ip.user_ns["base"] = 41
+    api.enqueue(
+        tool_use("run_python", {"code": "answer = base + 1\nprint(answer)"}), text("It is 42.")
+    )
+    out = agent(ip, "--python --commit off", "compute")
+    assert ip.user_ns["answer"] == 42 and out.answer == "It is 42."
+    assert [t["name"] for t in api.requests[0]["tools"]].count("run_python") == 1
+    tool_result = api.requests[1]["messages"][-1]["content"][0]
+    assert tool_result["type"] == "tool_result" and "42" in json.dumps(tool_result)
+
+
+def test_agent_without_python_offers_no_python_tool(
+    api: MessagesServer, ip: InteractiveShell
+) -> None:
+    api.enqueue(text("ok"))
+    agent(ip, "--commit off", "compute")
+    assert "run_python" not in [t["name"] for t in api.requests[0].get("tools", [])]
+
+
+def test_agent_dir_option(
+    api: MessagesServer, ip: InteractiveShell, tmp_path: Path, workspace: str
+) -> None:
+    other = tmp_path / "proj"
+    other.mkdir()
+    api.enqueue(text("ok"), text(items_json(rec("there"))))
+    agent(ip, f"--dir {other} --commit auto", "note")
+    assert names(other) == ["there"] and names(workspace) == []
+
+
+def test_agent_api_failure_is_an_error_view(
+    api: MessagesServer, ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api.enqueue(error(529, "overloaded", "overloaded_error"))
+    result = ip.run_cell("%%agent --commit off\nhello")
+    assert result.error_in_exec is None
+    assert isinstance(result.result, ErrorView) and "529" in result.result.to_text()
+    assert "Traceback" not in capsys.readouterr().out
+
+
+def test_agent_without_a_key_explains_how_to_configure(ip: InteractiveShell) -> None:
+    view = agent(ip, "", "hello")
+    assert isinstance(view, ErrorView)
+    assert "ANTHROPIC_API_KEY" in view.to_text()
+
+
+def test_agent_with_scripted_model(ip: InteractiveShell, workspace: str) -> None:
+    seed(workspace, rec("prefers-tabs", desc="indents with tabs"))
+    model = ScriptedModel(["not json", "Tabs.", "[]"])
+    use_model(model)
+    out = agent(ip, "", "how to indent with tabs")
+    assert out.answer == "Tabs."
+    assert out.selection_view.source == "fallback"  # the selector reply was invalid
+    assert out.result.last_error == "Memory selection failed; deterministic fallback used"
+    assert out.result.batch is None
+    assert model.remaining == 0
+    use_model(None)
+    assert "Scripted" not in repr(get_session().model)
+
+
+def test_agent_history_carries_across_cells(ip: InteractiveShell) -> None:
+    use_model(ScriptedModel(["first answer", "[]", "second answer", "[]"]))
+    agent(ip, "", "first question")
+    agent(ip, "", "second question")
+    history = get_session().history
+    assert [m["content"] for m in history if m["role"] == "user"][:2] == [
+        "first question",
+        "second question",
+    ]
+
+
+def test_ctrl_c_stops_the_turn_cleanly(
+    api: MessagesServer, ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from messages_server import Scripted
+
+    api.enqueue(Scripted(content=[{"type": "text", "text": "late"}], delay=10))
+    main_thread = threading.get_ident()
+
+    def interrupt() -> None:
+        deadline = time.monotonic() + 10
+        while not api.requests and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # let the SDK block on the socket
+        signal.pthread_kill(main_thread, signal.SIGINT)
+
+    thread = threading.Thread(target=interrupt)
+    thread.start()
+    started = time.monotonic()
+    result = ip.run_cell("%%agent --commit off\nslow question")
+    thread.join()
+    assert time.monotonic() - started < 8
+    assert result.error_in_exec is None
+    assert isinstance(result.result, MessageView) and "interrupted" in result.result.to_text()
+    assert "Traceback" not in capsys.readouterr().out
+    history = get_session().history
+    assert history[0] == {"role": "user", "content": "slow question"}
+    assert history[-1]["role"] == "assistant"  # the partial turn was closed
+
+
+# --- settings ------------------------------------------------------------------------
+
+
+def test_resolution_order_argument_config_env_default(
+    api: MessagesServer, ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch, workspace: str
+) -> None:
+    assert get_session().config.commit_mode == "review"  # default
+    monkeypatch.setenv("IPYMEMORY_COMMIT_MODE", "off")
+    assert (
+        memory(ip, "status").to_text().count("commit mode: off (from env IPYMEMORY_COMMIT_MODE)")
+        == 1
+    )
+    ip.run_line_magic("config", "IPyMemory.commit_mode = 'auto'")
+    assert "commit mode: auto (from %config)" in memory(ip, "status").to_text()
+    # The argument wins for this turn: review → a pending batch, nothing written.
+    api.enqueue(text("ok"), text(items_json(rec("x"))))
+    out = agent(ip, "--commit review", "q")
+    assert out.review is not None and names(workspace) == []
+    # Without the argument %config (auto) applies.
+    api.enqueue(text("ok"), text(items_json(rec("y"))))
+    agent(ip, "", "q2")
+    assert names(workspace) == ["y"]
+
+
+def test_config_directory_and_bad_env_value(
+    ip: InteractiveShell, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "configured"
+    target.mkdir()
+    seed(target, rec("configured-note"))
+    monkeypatch.setenv("IPYMEMORY_DIR", str(target))
+    assert [r["name"] for r in memory(ip, "list").to_json()["records"]] == ["configured-note"]
+    monkeypatch.setenv("IPYMEMORY_MAX_TOKENS", "lots")
+    view = memory(ip, "list")
+    assert isinstance(view, ErrorView) and "IPYMEMORY_MAX_TOKENS" in view.to_text()
+    assert isinstance(agent(ip, "", "q"), ErrorView)
+
+
+def test_config_rejects_bad_values(ip: InteractiveShell) -> None:
+    ip.run_line_magic("config", "IPyMemory.commit_mode = 'sometimes'")
+    assert "commit mode: review" in memory(ip, "status").to_text()

@@ -1,0 +1,306 @@
+"""Views: static mime bundles (escaped) and the ipywidgets forms, driven by traits and click()."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+from notebook_support import items_json, rec
+
+from ipymemory.store.record import MemoryRecord, StoredRecord
+from ipymemory.store.store import MemoryStore
+from ipymemory.turn import AgentSession, ScriptedModel, SessionConfig
+from ipymemory.views import (
+    MIME_TYPE,
+    BatchReview,
+    BatchView,
+    CheckView,
+    ConsolidationPlanView,
+    ErrorView,
+    ManifestView,
+    ManifestWidget,
+    MessageView,
+    RecordView,
+    SelectionView,
+    SelectionWidget,
+    StatusView,
+)
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+EVIL = '<img src=x onerror="alert(1)"> & <script>alert(2)</script>'
+
+
+def assert_escaped(html: str) -> None:
+    assert "<img" not in html and "<script>" not in html
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html
+
+
+# --- static bundles ------------------------------------------------------------------
+
+
+def test_manifest_bundle_has_the_agreed_json_and_escaped_html() -> None:
+    entry = StoredRecord("evil-0123.md", rec("evil", desc=EVIL, body=EVIL))
+    bundle = ManifestView("/w/.memory", [entry])._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html", MIME_TYPE}
+    assert bundle[MIME_TYPE] == {
+        "view": "manifest",
+        "directory": "/w/.memory",
+        "error": None,
+        "records": [
+            {
+                "name": "evil",
+                "type": "user",
+                "description": EVIL,
+                "file": "evil-0123.md",
+                "body": EVIL,
+            }
+        ],
+    }
+    assert_escaped(bundle["text/html"])
+    assert "evil-0123.md" in bundle["text/plain"] and "1 record" in bundle["text/plain"]
+    json.dumps(bundle[MIME_TYPE])
+
+
+def test_manifest_load_turns_a_store_error_into_the_view_error(workspace: str) -> None:
+    store = MemoryStore(workspace)
+    store.extend([rec("prefers-tabs")])
+    (store.root / "manifest.json").write_text('{"version": 1, "files": [1]}')
+    view = ManifestView.load(store)
+    data = view.to_json()
+    assert data["records"] == [] and data["error"] and "manifest" in data["error"]
+    assert "Error:" in view.to_text()
+
+
+def test_selection_bundle_escapes_query_and_reason() -> None:
+    view = SelectionView(EVIL, [rec("a", desc=EVIL)], "fallback", reason=EVIL)
+    bundle = view._repr_mimebundle_()
+    assert bundle[MIME_TYPE] == {
+        "view": "selection",
+        "query": EVIL,
+        "source": "fallback",
+        "reason": EVIL,
+        "records": [{"name": "a", "type": "user", "description": EVIL}],
+    }
+    assert_escaped(bundle["text/html"])
+    assert "fallback" in bundle["text/plain"] and "Why:" in bundle["text/plain"]
+
+
+def test_record_status_error_message_views() -> None:
+    record = RecordView(StoredRecord("a-1.md", rec("a", desc=EVIL, body=EVIL)))
+    data = record._repr_mimebundle_()
+    assert data[MIME_TYPE] == {
+        "view": "record",
+        "file": "a-1.md",
+        "record": rec("a", EVIL, EVIL).to_json(),
+    }
+    assert_escaped(data["text/html"])
+
+    status = StatusView("/w/.memory", model=None, records=3, pending=1, last_error=EVIL)
+    data = status._repr_mimebundle_()
+    assert data[MIME_TYPE] == {
+        "view": "status",
+        "directory": "/w/.memory",
+        "model": None,
+        "pending": 1,
+        "last_error": EVIL,
+        "records": 3,
+    }
+    assert_escaped(data["text/html"])
+    assert "not configured" in data["text/plain"]
+
+    error = ErrorView(EVIL, where="%memory list")._repr_mimebundle_()
+    assert error[MIME_TYPE]["view"] == "error" and error[MIME_TYPE]["error"] == EVIL
+    assert_escaped(error["text/html"])
+    assert error["text/plain"].startswith("%memory list failed:")
+
+    message = MessageView(EVIL)._repr_mimebundle_()
+    assert_escaped(message["text/html"])
+
+    problem = {"file": EVIL, "reason": EVIL, "severity": "error", "leftover": False}
+    check = CheckView("/w/.memory", [problem])._repr_mimebundle_()
+    assert check[MIME_TYPE] == {
+        "view": "check",
+        "directory": "/w/.memory",
+        "ok": False,
+        "problems": [problem],
+    }
+    assert_escaped(check["text/html"])
+    assert CheckView("/w/.memory", []).to_text().startswith("OK:")
+
+
+def test_batch_bundle_with_plan_is_a_diff() -> None:
+    old = rec("old-note", desc="old description")
+    new = rec("merged", desc=EVIL, body=EVIL)
+    plan = ConsolidationPlanView(["old-note"], [new], sources=[old])
+    view = BatchView([rec("x"), rec("y")], rejected={"y"}, plan=plan)
+    data = view._repr_mimebundle_()
+    assert data[MIME_TYPE] == {
+        "view": "batch",
+        "status": "pending",
+        "items": [
+            {**rec("x").to_json(), "accepted": True},
+            {**rec("y").to_json(), "accepted": False},
+        ],
+        "consolidation": {
+            "source_names": ["old-note"],
+            "records": [new.to_json()],
+            "accepted": True,
+        },
+        "committed": [],
+        "error": None,
+    }
+    assert_escaped(data["text/html"])
+    text = data["text/plain"]
+    assert "- old-note: old description" in text and "+ merged (user)" in text
+    assert "reject    y" in text and "%memory commit" in text
+
+
+# --- widgets -------------------------------------------------------------------------
+
+
+def test_manifest_widget_rows_expand_and_carry_the_static_bundle(workspace: str) -> None:
+    store = MemoryStore(workspace)
+    store.extend([rec("first", body="first body"), rec("second", desc=EVIL, body=EVIL)])
+    widget = ManifestWidget(ManifestView.load(store), store)
+    bundle = widget._repr_mimebundle_()
+    assert {WIDGET_MIME, MIME_TYPE, "text/html", "text/plain"} <= set(bundle)
+    assert [r["name"] for r in bundle[MIME_TYPE]["records"]] == ["first", "second"]
+    assert widget.rows.titles[1].startswith("second (user)")  # rendered as text
+    assert widget.rows.selected_index is None
+    widget.rows.selected_index = 1  # expand the second row: its panel holds the body
+    panel = widget.rows.children[widget.rows.selected_index]
+    texts = " ".join(child.value for child in panel.children)
+    assert "second-" in texts and ".md" in texts
+    assert_escaped(texts)
+
+    store.forget(["first"])
+    widget.refresh_button.click()
+    assert [r["name"] for r in widget._repr_mimebundle_()[MIME_TYPE]["records"]] == ["second"]
+
+
+def test_selection_widget_lists_selected_records() -> None:
+    view = SelectionView("tabs?", [rec("prefers-tabs", body="uses tabs")], "model")
+    widget = SelectionWidget(view)
+    assert widget.rows.titles == ("prefers-tabs (user) — a note",)
+    assert widget._repr_mimebundle_()[MIME_TYPE]["source"] == "model"
+
+
+def _session_with_batch(
+    workspace: str, *items: MemoryRecord, **config: Any
+) -> tuple[AgentSession, Any]:
+    model = ScriptedModel(["The answer.", items_json(*items)])
+    session = AgentSession(workspace, model=model, config=SessionConfig(**config))
+    result = session.run_turn("Remember things")
+    assert result.batch is not None and result.batch.status == "pending"
+    return session, result.batch
+
+
+def test_review_reject_two_of_three_commits_exactly_one(workspace: str) -> None:
+    session, batch = _session_with_batch(
+        workspace, rec("keep-me"), rec("drop-one"), rec("drop-two")
+    )
+    review = BatchReview(session, batch)
+    review.decisions["drop-one"].value = "reject"
+    review.decisions["drop-two"].value = "reject"
+    assert review.rejected == ("drop-one", "drop-two")
+    review.commit_button.click()
+
+    assert [r.name for r in session.store.records()] == ["keep-me"]
+    assert review.status == "committed" and review.committed == ("keep-me",)
+    assert "Committed: keep-me" in review.result.value
+    assert review.commit_button.disabled and review.discard_button.disabled
+    assert all(t.disabled for t in review.decisions.values())
+    data = review._repr_mimebundle_()[MIME_TYPE]
+    assert data["status"] == "committed" and data["committed"] == ["keep-me"]
+    assert [i["accepted"] for i in data["items"]] == [True, False, False]
+    assert session.pending == ()
+    review.commit_button.click()  # a second click does nothing
+    assert [r.name for r in session.store.records()] == ["keep-me"]
+
+
+def test_review_discard_writes_nothing(workspace: str) -> None:
+    session, batch = _session_with_batch(workspace, rec("a"), rec("b"))
+    review = BatchReview(session, batch)
+    review.discard_button.click()
+    assert session.store.records() == ()
+    assert review.status == "discarded" and "Discarded" in review.result.value
+    assert review.commit_button.disabled
+
+
+def test_review_plan_accept_reject_and_a_refused_decision(workspace: str) -> None:
+    store = MemoryStore(workspace)
+    store.extend([rec("tabs-a", desc="tabs in python"), rec("tabs-b", desc="tabs in js")])
+    merged = rec("prefers-tabs", desc="tabs everywhere", body="Tabs in every language.")
+    plan = json.dumps(
+        {"source_names": ["tabs-a", "tabs-b", "tabs-c"], "records": [merged.to_json()]}
+    )
+    model = ScriptedModel(
+        ['["tabs-a"]', "Noted.", items_json(rec("tabs-c", desc="tabs in go"), rec("other")), plan]
+    )
+    session = AgentSession(workspace, model=model, config=SessionConfig(consolidate_threshold=3))
+    batch = session.run_turn("tabs").batch
+    assert batch is not None and batch.plan is not None
+    review = BatchReview(session, batch)
+    assert review.plan_decision is not None
+    html = review._repr_mimebundle_()["text/html"]
+    assert "tabs-a" in html and "prefers-tabs" in html
+
+    # Rejecting an item the accepted plan replaces is refused; nothing written.
+    review.decisions["tabs-c"].value = "reject"
+    review.commit_button.click()
+    assert "refused" in review.result.value and review.status == "pending"
+    assert not review.commit_button.disabled
+    assert [r.name for r in store.records()] == ["tabs-a", "tabs-b"]
+
+    # Rejecting the plan too makes the decision valid: only "other" is added.
+    review.plan_decision.value = "reject"
+    review.commit_button.click()
+    assert review.status == "committed"
+    assert [r.name for r in store.records()] == ["tabs-a", "tabs-b", "other"]
+    assert review._repr_mimebundle_()[MIME_TYPE]["consolidation"]["accepted"] is False
+
+
+def test_review_with_accepted_plan_swaps_in_one_commit(workspace: str) -> None:
+    store = MemoryStore(workspace)
+    store.extend([rec("tabs-a"), rec("tabs-b")])
+    merged = rec("prefers-tabs", desc="tabs everywhere")
+    plan = json.dumps({"source_names": ["tabs-a", "tabs-b"], "records": [merged.to_json()]})
+    model = ScriptedModel(["[]", "Noted.", items_json(rec("other")), plan])
+    session = AgentSession(workspace, model=model, config=SessionConfig(consolidate_threshold=3))
+    batch = session.run_turn("tabs").batch
+    review = BatchReview(session, batch)
+    review.commit_button.click()
+    assert sorted(r.name for r in store.records()) == ["other", "prefers-tabs"]
+    assert "replaced: tabs-a, tabs-b" in review.result.value
+
+
+def test_displayed_review_is_replaced_by_its_static_outcome(workspace: str) -> None:
+    InteractiveShell.instance()
+    session, batch = _session_with_batch(workspace, rec("one"))
+    review = BatchReview(session, batch)
+    with capture_output() as captured:
+        from IPython.display import display
+
+        display(review)
+        review.commit_button.click()
+    first, update = captured.outputs[0], captured.outputs[-1]
+    assert WIDGET_MIME in first.data and first.data[MIME_TYPE]["status"] == "pending"
+    assert update.update and WIDGET_MIME not in update.data
+    assert update.data[MIME_TYPE]["status"] == "committed"
+    assert update.transient["display_id"] == first.transient["display_id"]
+
+
+@pytest.mark.parametrize("status", ["committed", "discarded"])
+def test_review_of_a_finished_batch_is_read_only(workspace: str, status: str) -> None:
+    session, batch = _session_with_batch(workspace, rec("one"))
+    if status == "committed":
+        session.commit(batch)
+    else:
+        session.discard(batch)
+    finished = next(b for b in session.batches if b.id == batch.id)
+    review = BatchReview(session, finished)
+    assert review.status == status and review.commit_button.disabled

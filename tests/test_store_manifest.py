@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ipymemory.errors import MemoryFormatError, MemoryStoreError
@@ -31,7 +31,14 @@ def test_roundtrip_and_spaced_json_accepted() -> None:
     assert parse_manifest(spaced, WHERE) == files
 
 
-@given(st.lists(st.from_regex(r"[a-z0-9]+(-[a-z0-9]+)*", fullmatch=True), unique=True))
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.from_regex(r"[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,2}", fullmatch=True),
+        unique=True,
+        max_size=20,
+    )
+)
 def test_roundtrip_property(names: list[str]) -> None:
     files = tuple(f"{n}-{ID}.md" for n in names)
     assert parse_manifest(render_manifest(files), WHERE) == files

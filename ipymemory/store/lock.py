@@ -114,6 +114,7 @@ def _reset_after_fork() -> None:
     _registry.clear()
     _registry_guard = threading.Lock()
     _Heartbeat.instance = None
+    _Heartbeat._guard = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
@@ -367,13 +368,18 @@ class StoreLock:
             return
         held, shared.held = shared.held, None
         shared.owner = None
+        # Best effort throughout: a failure here must not turn a finished commit into an
+        # error. A .lock left behind is ours (pid recorded), so the next acquisition in
+        # this process takes it at once; others see it go stale.
         try:
             if held is not None:
-                self._release_dir(held)
+                with contextlib.suppress(OSError):
+                    self._release_dir(held)
         finally:
             try:
                 if shared.flock is not None:
-                    shared.flock.release()
+                    with contextlib.suppress(OSError):
+                        shared.flock.release()
             finally:
                 shared.mutex.release()
 

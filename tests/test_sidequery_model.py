@@ -4,7 +4,7 @@ import anthropic
 import pytest
 from messages_server import MessagesServer, error, text, tool_use
 
-from ipymemory.errors import MemoryStoreError, ModelNotConfigured, SideQueryError
+from ipymemory.errors import MemoryConfigError, ModelNotConfigured, SideQueryError
 from ipymemory.sidequery.model import (
     DEFAULT_MAIN_MODEL,
     DEFAULT_SIDE_MODEL,
@@ -144,13 +144,13 @@ def test_model_from_env_names_a_bad_setting(
 ) -> None:
     clean_env.setenv(f"IPYMEMORY_{name}", value)
     # Checked even without a key: a typo must not hide until a key is set.
-    with pytest.raises(MemoryStoreError) as info:
+    with pytest.raises(MemoryConfigError) as info:
         model_from_env()
     assert str(info.value) == message
 
 
 def test_model_from_env_rejects_bad_arguments(clean_env: pytest.MonkeyPatch) -> None:
-    with pytest.raises(MemoryStoreError, match="IPYMEMORY_MAX_TOKENS"):
+    with pytest.raises(MemoryConfigError, match="IPYMEMORY_MAX_TOKENS"):
         model_from_env(max_tokens=True)
-    with pytest.raises(MemoryStoreError, match="IPYMEMORY_TIMEOUT"):
+    with pytest.raises(MemoryConfigError, match="IPYMEMORY_TIMEOUT"):
         model_from_env(timeout=0)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import MemoryStoreError, ModelNotConfigured, SideQueryError
+from ..errors import MemoryConfigError, ModelNotConfigured, SideQueryError
 
 __all__ = [
     "DEFAULT_MAIN_MODEL",
@@ -244,7 +244,7 @@ def model_from_env(
     ``IPYMEMORY_TIMEOUT`` (seconds), ``IPYMEMORY_MAX_RETRIES``. Key and endpoint are the
     SDK's own (``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL``);
     without a key the result is :class:`NoModel`. A malformed setting raises
-    :class:`MemoryStoreError` naming the variable, even without a key.
+    :class:`MemoryConfigError` naming the variable, even without a key.
     """
     main = model or _env_str("IPYMEMORY_MODEL") or DEFAULT_MAIN_MODEL
     side = side_model or _env_str("IPYMEMORY_SIDE_MODEL") or DEFAULT_SIDE_MODEL
@@ -277,11 +277,11 @@ def _int_setting(given: int | None, name: str, default: int, *, minimum: int) ->
         try:
             given = int(raw)
         except ValueError:
-            raise MemoryStoreError(f"{name}: expected an integer, got {raw!r}") from None
+            raise MemoryConfigError(f"{name}: expected an integer, got {raw!r}") from None
     elif isinstance(given, bool) or not isinstance(given, int):
-        raise MemoryStoreError(f"{name} (argument): expected an integer, got {given!r}")
+        raise MemoryConfigError(f"{name} (argument): expected an integer, got {given!r}")
     if given < minimum:
-        raise MemoryStoreError(f"{name}: expected an integer >= {minimum}, got {given}")
+        raise MemoryConfigError(f"{name}: expected an integer >= {minimum}, got {given}")
     return given
 
 
@@ -293,9 +293,9 @@ def _float_setting(given: float | None, name: str, default: float) -> float:
         try:
             given = float(raw)
         except ValueError:
-            raise MemoryStoreError(f"{name}: expected a number of seconds, got {raw!r}") from None
+            raise MemoryConfigError(f"{name}: expected a number of seconds, got {raw!r}") from None
     elif isinstance(given, bool) or not isinstance(given, (int, float)):
-        raise MemoryStoreError(f"{name} (argument): expected a number, got {given!r}")
+        raise MemoryConfigError(f"{name} (argument): expected a number, got {given!r}")
     if not math.isfinite(given) or given <= 0:
-        raise MemoryStoreError(f"{name}: expected a positive number of seconds, got {given}")
+        raise MemoryConfigError(f"{name}: expected a positive number of seconds, got {given}")
     return float(given)

@@ -218,6 +218,10 @@ def test_consolidation_conflict_changes_nothing(store: MemoryStore, root: Path) 
         ({"source_names": ["a"], "additions": [rec("b")]}, "additions repeat base record names"),
         ({"source_names": ["a"], "replacements": [rec("b")]}, "two records named 'b'"),
         ({"source_names": ["a"], "replacements": [rec("z"), rec("z")]}, "'z' appears twice"),
+        (
+            {"source_names": ["a"], "additions": [rec("z")], "replacements": [rec("z")]},
+            "two records named 'z'",
+        ),
     ],
 )
 def test_consolidation_bad_plans_change_nothing(
@@ -229,6 +233,7 @@ def test_consolidation_bad_plans_change_nothing(
     with pytest.raises(MemoryStoreError) as info:
         store.apply_consolidation(**args)
     assert rule in str(info.value)
+    assert not isinstance(info.value, MemoryConflictError)  # a bad plan, not a race
     assert snapshot(root) == before
 
 

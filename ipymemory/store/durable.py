@@ -12,6 +12,7 @@ import contextlib
 import errno
 import os
 import re
+import sys
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -118,6 +119,8 @@ def replace_atomic(directory: str, target: str, data: bytes, step: Step, label: 
 
 def fsync_dir(directory: str) -> None:
     """fsync a directory so the names created / renamed in it are durable."""
+    if sys.platform == "win32":  # pragma: no cover - directories cannot be opened there;
+        return  # NTFS journals its metadata, and a rename is durable with it.
     fd = os.open(directory, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     try:
         os.fsync(fd)

@@ -398,16 +398,19 @@ class MemoryStore:
             kept = tuple(e for e in current if e.record.name not in replaced)
             new = tuple(_new_entry(r) for r in adds if r.name not in replaced)
             new += tuple(_new_entry(r) for r in reps)
-            taken: dict[str, str] = {e.record.name: "current" for e in kept}
+            taken = {e.record.name for e in kept}
             for entry in new:
                 name = entry.record.name
                 if name in taken:
-                    error = MemoryConflictError if name not in base_names else MemoryStoreError
+                    # A clash with a record committed since the plan is a conflict; any
+                    # other clash is a bad plan.
+                    concurrent = name in by_name and name not in base_names
+                    error = MemoryConflictError if concurrent else MemoryStoreError
                     raise error(
                         f"{self.root / MANIFEST_NAME}: consolidation would hold two records "
                         f"named {name!r}; nothing changed"
                     )
-                taken[name] = "new"
+                taken.add(name)
             removed = tuple(e.file for e in current if e.record.name in replaced)
             self._commit(real, lock, kept + new, new, removed)
             return new

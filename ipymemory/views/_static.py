@@ -16,6 +16,7 @@ from IPython.display import DisplayHandle, display
 __all__ = [
     "MIME_TYPE",
     "StaticView",
+    "cell",
     "display_bundle",
     "esc",
     "plain_table",
@@ -56,6 +57,16 @@ def esc(value: object) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
+# Inline, because JupyterLab's own table rule (right-aligned cells) outranks a class rule.
+_CELL_STYLE = ' style="text-align:left;vertical-align:top"'
+
+
+def cell(inner_html: str, *, header: bool = False) -> str:
+    """A left-aligned table cell around already-escaped HTML."""
+    tag = "th" if header else "td"
+    return f"<{tag}{_CELL_STYLE}>{inner_html}</{tag}>"
+
+
 def record_rows_html(
     rows: Iterable[Mapping[str, Any]],
     columns: Sequence[tuple[str, str]],
@@ -63,15 +74,14 @@ def record_rows_html(
     body_key: str | None = "body",
 ) -> str:
     """An HTML table; a row's ``body`` (if any) goes in a collapsed ``<details>``."""
-    head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
+    head = "".join(cell(esc(label), header=True) for _, label in columns)
     out = [f"<table><thead><tr>{head}</tr></thead><tbody>"]
     for row in rows:
-        cells = [f"<td>{esc(row.get(key, ''))}</td>" for key, _ in columns]
+        texts = [esc(row.get(key, "")) for key, _ in columns]
         body = row.get(body_key) if body_key else None
         if isinstance(body, str) and body:
-            cells[-1] = cells[-1][: -len("</td>")] + (
-                f"<details><summary>body</summary><pre>{esc(body)}</pre></details></td>"
-            )
+            texts[-1] += f"<details><summary>body</summary><pre>{esc(body)}</pre></details>"
+        cells = [cell(text) for text in texts]
         out.append(f'<tr data-name="{esc(row.get("name", ""))}">{"".join(cells)}</tr>')
     out.append("</tbody></table>")
     return "".join(out)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._static import StaticView, esc
+from ._static import StaticView, cell, esc
 
 __all__ = ["CheckView"]
 
@@ -62,15 +62,12 @@ class CheckView(StaticView):
     def _html_body(self) -> str:
         cls = "" if self.ok else ' class="ipm-error"'
         rows = "".join(
-            f"<tr><td>{esc(p.get('severity'))}</td><td>{esc(p.get('file'))}</td>"
-            f"<td>{esc(p.get('reason'))}</td></tr>"
+            "<tr>" + "".join(cell(esc(p.get(k))) for k in ("severity", "file", "reason")) + "</tr>"
             for p in self.problems
         )
+        head = "".join(cell(label, header=True) for label in ("Severity", "File", "Reason"))
         table = (
-            f"<table><thead><tr><th>Severity</th><th>File</th><th>Reason</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table>"
-            if rows
-            else ""
+            f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>" if rows else ""
         )
         hint = self._hint()
         note = f'<div class="ipm-note">{esc(hint)}</div>' if hint else ""

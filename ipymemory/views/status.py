@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._static import StaticView, esc
+from ._static import StaticView, cell, esc
 
 __all__ = ["StatusView"]
 
@@ -58,7 +58,9 @@ class StatusView(StaticView):
         return "\n".join(lines)
 
     def _html_body(self) -> str:
-        rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in self._pairs())
+        rows = "".join(
+            f"<tr>{cell(esc(k), header=True)}{cell(esc(v))}</tr>" for k, v in self._pairs()
+        )
         notes = "".join(f'<div class="ipm-note">{esc(n)}</div>' for n in self.notes)
         error = f'<div class="ipm-error">{esc(self.last_error)}</div>' if self.last_error else ""
         return f"<div><b>Memory status</b></div>{error}<table>{rows}</table>{notes}"

@@ -100,6 +100,7 @@ class MemoryStore:
         self.max_index_bytes = max_index_bytes
         self.lock_timeout = float(lock_timeout)
         self._manifest_cache: tuple[bytes, tuple[str, ...]] | None = None
+        self._store_lock: tuple[str, StoreLock] | None = None
 
     def __repr__(self) -> str:
         return f"MemoryStore({str(self.workspace)!r})"
@@ -292,7 +293,13 @@ class MemoryStore:
     # --- writing -----------------------------------------------------------------
 
     def _lock(self, real: str) -> StoreLock:
-        return StoreLock(real, timeout=self.lock_timeout)
+        cached = self._store_lock
+        if cached is None or cached[0] != real:
+            # Kept: building one resolves the path (a syscall per path component).
+            cached = self._store_lock = (real, StoreLock(real))
+        lock = cached[1]
+        lock.timeout = self.lock_timeout
+        return lock
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[tuple[str, StoreLock]]:

@@ -292,3 +292,29 @@ def test_fast_path_matches_yaml_emitter(value: str) -> None:
 def test_lone_surrogate_is_a_format_error(field: str) -> None:
     with pytest.raises(MemoryFormatError, match="not encodable as UTF-8"):
         rec(**{field: "bad \ud800 surrogate"})
+
+
+_wide = "A-Za-z0-9\u00c0-\ud7ff\ue000-\uffff"
+_plainish = st.from_regex(rf"[{_wide}][{_wide} _.,;()/'+=\-]{{0,30}}", fullmatch=True)
+_front_value = st.one_of(_plainish, _text, st.sampled_from(["no", "1", "null", "a  b", "x "]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    name=_front_value,
+    description=_front_value,
+    type_=_front_value,
+    order=st.permutations([0, 1, 2]),
+)
+def test_read_fast_path_agrees_with_yaml(
+    name: str, description: str, type_: str, order: list[int]
+) -> None:
+    # The frontmatter fast path (skipping YAML for plain lines) yields exactly what the
+    # YAML loader would, or declines (None) and leaves the file to YAML.
+    lines = [f"name: {name}", f"description: {description}", f"type: {type_}"]
+    lines = [lines[i] for i in order]
+    fast = record_module._fast_frontmatter(lines)
+    if fast is None:
+        return
+    assert order == [0, 1, 2]
+    assert fast == yaml.load("\n".join(lines), Loader=record_module._Loader)

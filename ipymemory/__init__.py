@@ -13,6 +13,7 @@ from .errors import (
     SideQueryError,
 )
 from .store.record import MemoryRecord, MemoryType, StoredRecord
+from .store.store import MemoryStore
 
 __version__ = "0.1.0"
 
@@ -21,6 +22,7 @@ __all__ = [
     "MemoryFormatError",
     "MemoryLockTimeout",
     "MemoryRecord",
+    "MemoryStore",
     "MemoryStoreError",
     "MemoryType",
     "ModelNotConfigured",

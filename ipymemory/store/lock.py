@@ -33,8 +33,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-
-import filelock
+from typing import TYPE_CHECKING
 
 from ..errors import MemoryLockTimeout, MemoryStoreError
 
@@ -59,6 +58,9 @@ DEFAULT_LOCK_TIMEOUT = 10.0
 
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+if TYPE_CHECKING:
+    import filelock
 
 
 def is_lock_artefact(name: str) -> bool:
@@ -409,6 +411,8 @@ class StoreLock:
     # --- layer 2: OS lock ---------------------------------------------------------
 
     def _acquire_os(self, shared: _Shared, deadline: float) -> None:
+        import filelock  # here, not at the top: `import ipymemory` stays light
+
         if shared.flock is None:
             shared.flock = filelock.FileLock(
                 str(self.memory_dir / LOCK_FLOCK_NAME), thread_local=False

@@ -47,3 +47,16 @@ def unload_ipython_extension(ip: Any) -> None:
     from .notebook import unload_ipython_extension as unload
 
     unload(ip)
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    # Imported lazily: plain `import ipymemory` must not need jupyter_server.
+    from .server import jupyter_server_extension_points
+
+    return jupyter_server_extension_points()
+
+
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    from .server import labextension_paths
+
+    return labextension_paths()

@@ -24,6 +24,15 @@ export interface IMemoryListing {
   readonly mtime: number | null;
   readonly etag: string;
   readonly error: string | null;
+  /** Whether the server opens hidden files (".memory/…") in JupyterLab. */
+  readonly allowHidden: boolean;
+}
+
+/** One record with its body, from the record endpoint. */
+export interface IRecordReply {
+  readonly file: string;
+  readonly record: Record<string, unknown> | null;
+  readonly error: string | null;
 }
 
 export const ENDPOINT = 'ipymemory/api/memory';
@@ -49,8 +58,32 @@ function parseListing(directory: string, payload: unknown, status: number): IMem
     records,
     mtime: typeof data.mtime === 'number' ? data.mtime : null,
     etag: asText(data.etag),
-    error
+    error,
+    allowHidden: data.allow_hidden === true
   };
+}
+
+async function getJSON(
+  path: string,
+  query: Record<string, string>,
+  settings: ServerConnection.ISettings
+): Promise<{ status: number; payload: unknown }> {
+  const url = URLExt.join(settings.baseUrl, path) + URLExt.objectToQueryString(query);
+  let response: Response;
+  try {
+    response = await ServerConnection.makeRequest(url, { method: 'GET', cache: 'no-store' }, settings);
+  } catch (reason) {
+    return { status: 0, payload: { error: `Cannot reach the Jupyter server: ${String(reason)}` } };
+  }
+  try {
+    return { status: response.status, payload: await response.json() };
+  } catch {
+    const error =
+      response.status === 404
+        ? 'The ipymemory server extension is not enabled (HTTP 404).'
+        : `The memory endpoint answered HTTP ${response.status} without a JSON body.`;
+    return { status: response.status, payload: { error } };
+  }
 }
 
 /** Fetch the memory set of `directory` (relative to the server root). Never rejects. */
@@ -58,23 +91,22 @@ export async function fetchMemory(
   directory: string,
   settings: ServerConnection.ISettings = ServerConnection.makeSettings()
 ): Promise<IMemoryListing> {
-  const url = URLExt.join(settings.baseUrl, ENDPOINT) + URLExt.objectToQueryString({ path: directory });
-  let response: Response;
-  try {
-    response = await ServerConnection.makeRequest(url, { method: 'GET', cache: 'no-store' }, settings);
-  } catch (reason) {
-    return parseListing(directory, { error: `Cannot reach the Jupyter server: ${String(reason)}` }, 0);
+  const { status, payload } = await getJSON(ENDPOINT, { path: directory }, settings);
+  return parseListing(directory, payload, status);
+}
+
+/** Fetch one record (body included) of the set of `directory`. Never rejects. */
+export async function fetchRecord(
+  directory: string,
+  file: string,
+  settings: ServerConnection.ISettings = ServerConnection.makeSettings()
+): Promise<IRecordReply> {
+  const { status, payload } = await getJSON(`${ENDPOINT}/record`, { path: directory, file }, settings);
+  const data = asObject(payload);
+  const record = data.record !== null && typeof data.record === 'object' ? asObject(data.record) : null;
+  let error = data.error ? asText(data.error) : null;
+  if (!record && !error) {
+    error = `The memory endpoint answered HTTP ${status} without a record.`;
   }
-  let payload: unknown;
-  try {
-    payload = await response.json();
-  } catch {
-    payload = {
-      error:
-        response.status === 404
-          ? 'The ipymemory server extension is not enabled (HTTP 404).'
-          : `The memory endpoint answered HTTP ${response.status} without a JSON body.`
-    };
-  }
-  return parseListing(directory, payload, response.status);
+  return { file, record, error };
 }

@@ -6,9 +6,10 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { PathExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
-import { fetchMemory } from './api';
+import { fetchMemory, fetchRecord, IMemoryEntry, IMemoryListing } from './api';
 import { memoryIcon } from './icon';
 import { MemoryPanel, PANEL_ID } from './panel';
+import { RecordViewer, viewerId } from './viewer';
 
 export const COMMAND_SHOW = 'ipymemory:show-panel';
 
@@ -24,7 +25,7 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
         return notebook ? PathExt.dirname(notebook.context.localPath) : null;
       },
       fetch: directory => fetchMemory(directory, app.serviceManager.serverSettings),
-      openFile: path => void app.commands.execute('docmanager:open', { path })
+      openRecord: (entry, listing) => void openRecord(app, entry, listing)
     });
     panel.title.icon = memoryIcon;
     panel.title.caption = 'Memory';
@@ -44,5 +45,29 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
     });
   }
 };
+
+/**
+ * Open a record: as a file when the server serves hidden files (".memory/" is hidden),
+ * otherwise in a read-only view fed by the endpoint.
+ */
+async function openRecord(app: JupyterFrontEnd, entry: IMemoryEntry, listing: IMemoryListing): Promise<void> {
+  if (listing.allowHidden) {
+    await app.commands.execute('docmanager:open', { path: entry.path });
+    return;
+  }
+  const id = viewerId(entry.path);
+  let viewer: RecordViewer | undefined;
+  for (const widget of app.shell.widgets('main')) {
+    if (widget.id === id && widget instanceof RecordViewer) {
+      viewer = widget;
+    }
+  }
+  if (!viewer) {
+    viewer = new RecordViewer(entry.path, entry.name);
+    app.shell.add(viewer, 'main');
+  }
+  app.shell.activateById(id);
+  viewer.showReply(await fetchRecord(listing.directory, entry.file, app.serviceManager.serverSettings));
+}
 
 export default [panelPlugin];

@@ -5,7 +5,7 @@ import { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
 import { IMemoryEntry, IMemoryListing } from './api';
-import { element, errorBox, recordsTable } from './views';
+import { element, errorBox, recordsList } from './views';
 
 export const PANEL_ID = 'ipymemory-panel';
 
@@ -16,7 +16,8 @@ export interface IMemoryPanelOptions {
   /** Directory (relative to the server root) whose memory to show; `null` if none. */
   currentDirectory: () => string | null;
   fetch: (directory: string) => Promise<IMemoryListing>;
-  openFile: (path: string) => void;
+  /** Open a record of the listing (the panel does not decide how). */
+  openRecord: (entry: IMemoryEntry, listing: IMemoryListing) => void;
 }
 
 export class MemoryPanel extends Widget {
@@ -106,8 +107,8 @@ export class MemoryPanel extends Widget {
     }
     if (listing.records.length) {
       children.push(
-        recordsTable(listing.records as unknown as ReadonlyArray<Record<string, unknown>>, undefined, (row, record) =>
-          this._makeOpenable(row, record as unknown as IMemoryEntry)
+        recordsList(listing.records, (item, record) =>
+          this._makeOpenable(item, record as unknown as IMemoryEntry, listing)
         )
       );
     } else if (!listing.error) {
@@ -116,12 +117,13 @@ export class MemoryPanel extends Widget {
     this._content.replaceChildren(...children);
   }
 
-  private _makeOpenable(row: HTMLTableRowElement, record: IMemoryEntry): void {
+  private _makeOpenable(row: HTMLElement, record: IMemoryEntry, listing: IMemoryListing): void {
     row.dataset.path = record.path;
     row.tabIndex = 0;
+    row.setAttribute('role', 'button');
     row.title = `Open ${record.path}`;
     row.classList.add('jp-ipymemory-openable');
-    const open = (): void => this._options.openFile(record.path);
+    const open = (): void => this._options.openRecord(record, listing);
     row.addEventListener('click', open);
     row.addEventListener('keydown', event => {
       if (event.key === 'Enter' || event.key === ' ') {

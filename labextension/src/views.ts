@@ -104,7 +104,9 @@ export function recordsTable(
     const record = asObject(item);
     const row = body.insertRow();
     row.className = 'jp-ipymemory-row';
-    row.dataset.name = asText(record.name);
+    if (record.name !== undefined) {
+      row.dataset.name = asText(record.name);
+    }
     for (const column of columns) {
       const cell = row.insertCell();
       cell.className = `jp-ipymemory-cell-${column.key}`;
@@ -116,6 +118,30 @@ export function recordsTable(
     decorate?.(row, record);
   }
   return table;
+}
+
+/**
+ * A compact list of records for narrow places (the side panel): name and type on one
+ * line, the description below. Each item has `data-name`; `decorate` adds behaviour.
+ */
+export function recordsList(
+  records: ReadonlyArray<unknown>,
+  decorate?: (item: HTMLLIElement, record: JSONObject) => void
+): HTMLUListElement {
+  const list = element('ul', 'jp-ipymemory-list');
+  for (const entry of records) {
+    const record = asObject(entry);
+    const item = element('li', 'jp-ipymemory-row');
+    item.dataset.name = asText(record.name);
+    const head = element('div', 'jp-ipymemory-item-head');
+    head.appendChild(element('span', 'jp-ipymemory-cell-name', asText(record.name)));
+    head.appendChild(element('span', 'jp-ipymemory-cell-type', asText(record.type)));
+    item.appendChild(head);
+    item.appendChild(element('div', 'jp-ipymemory-cell-description', asText(record.description)));
+    decorate?.(item, record);
+    list.appendChild(item);
+  }
+  return list;
 }
 
 function keyValueTable(pairs: ReadonlyArray<[string, string, unknown]>): HTMLTableElement {
@@ -187,14 +213,8 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
     root.appendChild(note('Nothing extracted.'));
   }
   if (data.consolidation !== null && data.consolidation !== undefined) {
-    const plan = asObject(data.consolidation);
     const section = element('div', 'jp-ipymemory-consolidation');
-    section.dataset.accepted = String(plan.accepted !== false);
-    const sources = asList(plan.source_names).map(asText);
-    section.appendChild(
-      heading('Consolidation', `${plan.accepted === false ? 'rejected' : 'accepted'}; replaces: ${sources.join(', ')}`)
-    );
-    section.appendChild(recordsTable(asList(plan.records)));
+    renderPlan(section, asObject(data.consolidation));
     root.appendChild(section);
   }
   const committed = asList(data.committed).map(asText);
@@ -203,6 +223,75 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
     line.appendChild(element('span', 'jp-ipymemory-label', 'Committed: '));
     line.appendChild(element('span', undefined, committed.join(', ')));
     root.appendChild(line);
+  }
+}
+
+/**
+ * A consolidation plan: the records it replaces (`source_names`, with their records when
+ * `sources` has them) and the records it adds.
+ */
+function renderPlan(root: HTMLElement, plan: JSONObject): void {
+  const accepted = plan.accepted !== false;
+  root.dataset.accepted = String(accepted);
+  const sourceNames = asList(plan.source_names).map(asText);
+  root.appendChild(heading('Consolidation plan', accepted ? 'accepted' : 'rejected'));
+  const known = new Map(asList(plan.sources).map(item => [asText(asObject(item).name), item]));
+  const replaced = sourceNames.map(name => known.get(name) ?? { name });
+  const removed = recordsTable(replaced, RECORD_COLUMNS, row => row.classList.add('jp-ipymemory-removed'));
+  removed.dataset.role = 'replaces';
+  root.appendChild(element('div', 'jp-ipymemory-label', `Replaces ${replaced.length}:`));
+  root.appendChild(removed);
+  const records = asList(plan.records);
+  const added = recordsTable(records, RECORD_COLUMNS, row => row.classList.add('jp-ipymemory-added'));
+  added.dataset.role = 'adds';
+  root.appendChild(element('div', 'jp-ipymemory-label', `Adds ${records.length}:`));
+  root.appendChild(added);
+}
+
+function renderError(root: HTMLElement, data: JSONObject): void {
+  const where = asText(data.where);
+  const message = asText(data.error);
+  let headline = `Error: ${message}`;
+  if (where) {
+    headline = where.endsWith('failed') ? `${where}: ${message}` : `${where} failed: ${message}`;
+  }
+  root.appendChild(errorBox(headline));
+  if (data.hint) {
+    root.appendChild(note(asText(data.hint)));
+  }
+}
+
+function renderMessage(root: HTMLElement, data: JSONObject): void {
+  root.dataset.kind = asText(data.kind);
+  root.appendChild(element('div', 'jp-ipymemory-message', asText(data.message)));
+}
+
+function renderCheck(root: HTMLElement, data: JSONObject): void {
+  const problems = asList(data.problems).map(asObject);
+  const errors = problems.filter(p => p.severity === 'error').length;
+  const ok = data.ok === true;
+  root.dataset.ok = String(ok);
+  const directory = asText(data.directory);
+  let headline = `OK: ${directory} is consistent.`;
+  if (problems.length) {
+    const verdict = ok ? 'OK (warnings only)' : 'PROBLEMS';
+    headline = `${verdict}: ${errors} error(s), ${problems.length - errors} warning(s) in ${directory}`;
+  }
+  root.appendChild(ok ? heading(headline) : errorBox(headline));
+  if (problems.length) {
+    const columns = [
+      { key: 'severity', label: 'Severity' },
+      { key: 'file', label: 'File' },
+      { key: 'reason', label: 'Reason' }
+    ];
+    root.appendChild(
+      recordsTable(problems, columns, (row, problem) => {
+        row.dataset.severity = asText(problem.severity);
+      })
+    );
+  }
+  if (problems.some(p => p.leftover)) {
+    root.appendChild(note('Leftover files are ignored by readers; `ipymemory gc` removes them.'));
   }
 }
 
@@ -243,7 +332,11 @@ const RENDERERS: Readonly<Record<string, (root: HTMLElement, data: JSONObject) =
   selection: renderSelection,
   batch: renderBatch,
   record: renderRecord,
-  status: renderStatus
+  status: renderStatus,
+  consolidation: renderPlan,
+  check: renderCheck,
+  error: renderError,
+  message: renderMessage
 };
 
 /** Render one view payload; unknown views fall back to pretty JSON (forward compatibility). */

@@ -1,0 +1,32 @@
+"""The jupyter_server extension: a read-only endpoint listing a directory's ``.memory/``.
+
+The package hooks (``ipymemory._jupyter_server_extension_points`` and
+``ipymemory._jupyter_labextension_paths``) delegate here. jupyter_server is imported only
+when the extension loads, so ``import ipymemory`` does not need it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["LABEXTENSION_NAME", "jupyter_server_extension_points", "labextension_paths"]
+
+# The npm package name of labextension/ (its share/jupyter/labextensions/ directory).
+LABEXTENSION_NAME = "@ipymemory/labextension"
+
+
+def jupyter_server_extension_points() -> list[dict[str, str]]:
+    """Where jupyter_server finds ``_load_jupyter_server_extension``."""
+    return [{"module": "ipymemory.server"}]
+
+
+def labextension_paths() -> list[dict[str, str]]:
+    """The prebuilt lab extension, relative to the ``ipymemory`` package directory."""
+    return [{"src": "labextension", "dest": LABEXTENSION_NAME}]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    from .handlers import setup_handlers
+
+    setup_handlers(serverapp.web_app, serverapp.root_dir)
+    serverapp.log.info("ipymemory: memory endpoint enabled (read-only)")

@@ -1,0 +1,83 @@
+"""HTTP handlers of the read-only memory endpoint (jupyter_server 2 extension).
+
+``GET <base>/ipymemory/api/memory?path=<dir>``: the set of ``<dir>/.memory`` (names,
+types, descriptions, files). ``GET <base>/ipymemory/api/memory/record?path=<dir>&file=<f>``:
+one record of that set, body included. Both need an authenticated user allowed to read
+``contents``, and answer JSON in every case, errors included.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import tornado.web
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado.ioloop import IOLoop
+
+from .listing import Refusal, Workspace, confine, list_memory, read_record
+
+__all__ = ["API_PATH", "MemoryListHandler", "MemoryRecordHandler", "setup_handlers"]
+
+API_PATH = "ipymemory/api/memory"
+
+
+class _MemoryHandler(APIHandler):
+    # Same permission as reading files through the Contents API.
+    auth_resource = "contents"
+
+    def initialize(self, root_dir: str) -> None:
+        self._root_dir = root_dir
+
+    def _reply(self, status: int, payload: dict[str, Any]) -> None:
+        self.set_status(status)
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(payload))
+
+    def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
+        """Status and JSON payload for a confined directory (runs off the event loop)."""
+        raise NotImplementedError
+
+    @tornado.web.authenticated
+    @authorized
+    async def get(self) -> None:
+        requested = self.get_query_argument("path", "")
+        confined = confine(self._root_dir, requested)
+        if isinstance(confined, Refusal):
+            self._reply(confined.status, confined.payload(requested))
+            return
+        # Disk reads (up to a few hundred small files) stay off the event loop.
+        status, payload = await IOLoop.current().run_in_executor(None, self._answer, confined)
+        self._reply(status, payload)
+
+
+class MemoryListHandler(_MemoryHandler):
+    """The memory set of one directory."""
+
+    def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
+        status, payload = list_memory(ws)
+        # Hidden files (".memory/…") open in JupyterLab only when the server allows them.
+        payload["allow_hidden"] = bool(getattr(self.contents_manager, "allow_hidden", False))
+        return status, payload
+
+
+class MemoryRecordHandler(_MemoryHandler):
+    """One record of the set, for the panel's read-only record view."""
+
+    def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
+        return read_record(ws, self.get_query_argument("file", ""))
+
+
+def setup_handlers(web_app: tornado.web.Application, root_dir: str) -> None:
+    """Register the endpoint under the server's base URL."""
+    base_url = web_app.settings.get("base_url", "/")
+    kwargs = {"root_dir": root_dir}
+    web_app.add_handlers(
+        ".*$",
+        [
+            (url_path_join(base_url, API_PATH), MemoryListHandler, kwargs),
+            (url_path_join(base_url, API_PATH, "record"), MemoryRecordHandler, kwargs),
+        ],
+    )

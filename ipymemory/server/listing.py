@@ -1,0 +1,190 @@
+"""What the server endpoint answers: a directory confined to the server root, and its set.
+
+Pure and synchronous (the handlers run it off the event loop). Nothing here writes.
+Every failure becomes a JSON-ready payload with an ``error`` message; a broken
+``.memory/`` is data to show, not an exception to propagate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from ..errors import MemoryStoreError
+from ..store.record import StoredRecord
+from ..store.store import MemoryStore
+
+__all__ = [
+    "MANIFEST_FILE",
+    "MEMORY_DIR",
+    "Refusal",
+    "Workspace",
+    "confine",
+    "list_memory",
+    "read_record",
+]
+
+MEMORY_DIR = ".memory"
+MANIFEST_FILE = "manifest.json"
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A request the endpoint will not serve: HTTP status and a message for the user."""
+
+    status: int
+    message: str
+
+    def payload(self, directory: str) -> dict[str, Any]:
+        return {"directory": directory, "records": [], "mtime": None, "error": self.message}
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A directory inside the server root (both resolved, symlinks followed)."""
+
+    root: Path
+    directory: Path
+
+    @property
+    def rel(self) -> str:
+        """The directory relative to the server root, POSIX style; ``""`` for the root."""
+        rel = self.directory.relative_to(self.root).as_posix()
+        return "" if rel == "." else rel
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.directory / MEMORY_DIR
+
+    @property
+    def rel_memory(self) -> str:
+        """``.memory`` relative to the server root."""
+        return str(PurePosixPath(self.rel, MEMORY_DIR))
+
+    def rel_file(self, file: str) -> str:
+        """Path of a record file relative to the server root (what the Contents API takes)."""
+        return str(PurePosixPath(self.rel, MEMORY_DIR, file))
+
+    def scrub(self, message: str) -> str:
+        """Show paths in messages relative to the server root, as the client knows them."""
+        return message.replace(str(self.root) + os.sep, "")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def confine(root_dir: str, requested: str) -> Workspace | Refusal:
+    """Map ``requested`` (a directory relative to the server root) into the root, or refuse.
+
+    Absolute paths are a bad request (400); anything resolving outside the root after
+    following symlinks, ``..`` included, is forbidden (403).
+    """
+    if "\x00" in requested:
+        return Refusal(400, "path contains a NUL character")
+    if requested.startswith(("/", "\\")) or PureWindowsPath(requested).drive:
+        return Refusal(400, f"path must be relative to the server root, got {requested!r}")
+    root = Path(root_dir).resolve()
+    directory = (root / requested).resolve()
+    if not _inside(directory, root):
+        return Refusal(403, f"path {requested!r} is outside the server root")
+    if not directory.exists():
+        return Refusal(404, f"no such directory: {requested!r}")
+    if not directory.is_dir():
+        return Refusal(400, f"not a directory: {requested!r}")
+    return Workspace(root=root, directory=directory)
+
+
+def _escaping_link(ws: Workspace) -> Refusal | None:
+    """Refuse a ``.memory/`` whose directory or files are symlinks leading out of the root.
+
+    Checked before the store reads anything, so no file outside the root is ever opened.
+    """
+    memory = ws.memory_dir
+    if not _inside(memory.resolve(), ws.root):
+        return Refusal(403, f"{ws.rel_memory!r} links outside the server root")
+    try:
+        with os.scandir(memory) as entries:
+            links = [Path(entry.path) for entry in entries if entry.is_symlink()]
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        return Refusal(403, f"cannot read {ws.rel_memory!r}: {e.strerror}")
+    for link in links:
+        if not _inside(link.resolve(), ws.root):
+            return Refusal(403, f"{ws.rel_file(link.name)!r} links outside the server root")
+    return None
+
+
+def _manifest_mtime(ws: Workspace) -> float | None:
+    try:
+        return (ws.memory_dir / MANIFEST_FILE).stat().st_mtime
+    except OSError:
+        return None
+
+
+def _read_set(ws: Workspace) -> tuple[tuple[StoredRecord, ...], str | None]:
+    """The entries of the set, or ``()`` and the error message to show."""
+    try:
+        return MemoryStore(ws.directory).entries(), None
+    except (MemoryStoreError, OSError, UnicodeError, ValueError) as e:
+        return (), ws.scrub(str(e) or type(e).__name__)
+    except Exception as e:  # a reader bug must still answer with a message, not a 500
+        _log.exception("ipymemory: reading %s failed", ws.memory_dir)
+        return (), ws.scrub(f"could not read {ws.rel_memory}: {type(e).__name__}: {e}")
+
+
+def list_memory(ws: Workspace) -> tuple[int, dict[str, Any]]:
+    """The set of ``ws`` as ``(status, payload)``; a broken store is status 200 with ``error``.
+
+    ``etag`` changes whenever what the panel shows would change (it hashes the payload).
+    """
+    refusal = _escaping_link(ws)
+    if refusal is not None:
+        return refusal.status, refusal.payload(ws.rel)
+    entries, error = _read_set(ws)
+    records = [
+        {
+            "name": entry.record.name,
+            "type": entry.record.type.value,
+            "description": entry.record.description,
+            "file": entry.file,
+            "path": ws.rel_file(entry.file),
+        }
+        for entry in entries
+    ]
+    payload: dict[str, Any] = {
+        "directory": ws.rel,
+        "records": records,
+        "mtime": _manifest_mtime(ws),
+        "error": error,
+    }
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8"))
+    payload["etag"] = digest.hexdigest()[:20]
+    return 200, payload
+
+
+def read_record(ws: Workspace, file: str) -> tuple[int, dict[str, Any]]:
+    """One record of the current set by file name, as ``(status, payload)``.
+
+    Only files the manifest lists are served: other files in ``.memory/`` (temp files,
+    old records, the lock) are not part of the set.
+    """
+    base: dict[str, Any] = {"directory": ws.rel, "file": file, "record": None, "error": None}
+    refusal = _escaping_link(ws)
+    if refusal is not None:
+        return refusal.status, {**base, "error": refusal.message}
+    entries, error = _read_set(ws)
+    if error is not None:
+        return 200, {**base, "error": error}
+    for entry in entries:
+        if entry.file == file:
+            return 200, {**base, "path": ws.rel_file(file), "record": entry.record.to_json()}
+    return 404, {**base, "error": f"{file!r} is not in the memory set of {ws.rel or '/'!r}"}

@@ -1,0 +1,153 @@
+"""Run a real ``jupyter server`` / ``jupyter lab`` on 127.0.0.1 for the endpoint and browser tests.
+
+Each run is hermetic: its own config, data, runtime and lab settings directories, the
+ipymemory server extension enabled by its own config, a random port and a token.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["HttpReply", "RunningJupyter", "run_jupyter"]
+
+START_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class HttpReply:
+    status: int
+    content_type: str
+    text: str
+
+    def json(self) -> Any:
+        return json.loads(self.text)
+
+
+@dataclass(frozen=True)
+class RunningJupyter:
+    url: str  # base URL, ending in "/"
+    token: str
+    root: Path
+    home: Path
+    log: Path
+
+    def get(
+        self, path: str, params: dict[str, str] | None = None, *, token: str | None = ""
+    ) -> HttpReply:
+        """GET ``path`` (relative to the base URL); ``token=""`` uses the server's token,
+        ``None`` sends no credentials."""
+        url = self.url + path
+        if params is not None:
+            url += "?" + urllib.parse.urlencode(params)
+        request = urllib.request.Request(url)
+        if token is not None:
+            request.add_header("Authorization", f"token {token or self.token}")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return HttpReply(
+                    response.status,
+                    response.headers.get("Content-Type", ""),
+                    response.read().decode("utf-8"),
+                )
+        except urllib.error.HTTPError as e:
+            return HttpReply(e.code, e.headers.get("Content-Type", ""), e.read().decode("utf-8"))
+
+
+def _environment(home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    for var, sub in [
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("JUPYTERLAB_SETTINGS_DIR", "lab-settings"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "lab-workspaces"),
+        ("IPYTHONDIR", "ipython"),
+    ]:
+        (home / sub).mkdir(parents=True, exist_ok=True)
+        env[var] = str(home / sub)
+    env.pop("JUPYTER_PORT", None)
+    env.pop("JUPYTER_TOKEN", None)
+    # The kernel must import this checkout's ipymemory even without an install.
+    repo = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [repo, env.get("PYTHONPATH", "")] if p)
+    return env
+
+
+def _wait_for_runtime_file(
+    process: subprocess.Popen[bytes], home: Path, log: Path
+) -> dict[str, Any]:
+    info_file = home / "runtime" / f"jpserver-{process.pid}.json"
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"jupyter exited with {process.returncode}:\n{log.read_text()[-4000:]}"
+            )
+        if info_file.exists():
+            try:
+                data: dict[str, Any] = json.loads(info_file.read_text())
+                return data
+            except json.JSONDecodeError:
+                pass  # written but not yet complete
+        time.sleep(0.1)
+    raise RuntimeError(f"jupyter did not start in {START_TIMEOUT}s:\n{log.read_text()[-4000:]}")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@contextmanager
+def run_jupyter(
+    app: str,
+    root: Path,
+    home: Path,
+    extra_args: Sequence[str] = (),
+) -> Iterator[RunningJupyter]:
+    """Start ``jupyter <app>`` (``server`` or ``lab``) serving ``root``; stop it on exit."""
+    env = _environment(home)
+    config = {"ServerApp": {"jpserver_extensions": {"ipymemory": True}}}
+    (home / "config" / "jupyter_server_config.json").write_text(json.dumps(config))
+    token = secrets.token_hex(16)
+    module = {"server": "jupyter_server", "lab": "jupyterlab"}[app]
+    log = home / f"jupyter-{app}.log"
+    args = [
+        sys.executable,
+        "-m",
+        module,
+        "--allow-root",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        "--ServerApp.port=0",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}",
+        f"--IdentityProvider.token={token}",
+        *extra_args,
+    ]
+    with log.open("wb") as out:
+        process = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
+    try:
+        info = _wait_for_runtime_file(process, home, log)
+        yield RunningJupyter(url=info["url"], token=token, root=root, home=home, log=log)
+    finally:
+        _stop(process)

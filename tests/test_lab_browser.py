@@ -1,0 +1,512 @@
+"""JupyterLab in a real browser: the MIME views, the widget views and the Memory side panel.
+
+Needs Debian's Chromium at /usr/bin/chromium (``apt-get install -y chromium``) and the
+built lab extension in ``ipymemory/labextension`` (``pip install -e .`` builds it, or
+``cd labextension && npm install && npm run build:prod``). Either missing is a failure,
+not a skip. Screenshots go to ``tests/artifacts/``.
+
+The notebook under test is a parameter (:data:`CASES`): a small notebook this test
+writes, and the teaching notebook ``notebooks/01-memory-lifecycle.ipynb`` once it exists.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from jupyter_support import RunningJupyter, run_jupyter
+
+from ipymemory import MemoryRecord, MemoryType
+from ipymemory.store.store import MemoryStore
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "tests" / "artifacts"
+BUILT_EXTENSION = REPO / "ipymemory" / "labextension"
+LABEXTENSION_NAME = "@ipymemory/labextension"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TEACHING_NOTEBOOK = REPO / "notebooks" / "01-memory-lifecycle.ipynb"
+
+# Bounds for UI waits (milliseconds); whole-notebook execution gets the long one.
+UI_TIMEOUT = 30_000
+RUN_TIMEOUT = 150_000
+POLL_SLACK = 12_000  # the panel polls every 3 s
+
+OUTPUTS = ".jp-OutputArea-output"
+PANEL = "#ipymemory-panel"
+
+
+# --- the notebooks ---------------------------------------------------------------------
+
+FIXTURE_RECORDS = [
+    ("uses-tabs", "user", "Indents with tabs, <b>not</b> spaces", "The user indents with tabs."),
+    ("auth-rewrite", "project", "The auth rewrite is compliance-driven", "Legal asked for it."),
+]
+
+_SETUP = """\
+from IPython.display import display
+from ipymemory import MemoryRecord, MemoryType
+from ipymemory.store.store import MemoryStore
+
+MIME = "application/vnd.ipymemory.v1+json"
+store = MemoryStore(".")
+store.extend([MemoryRecord(name=n, type=t, description=d, body=b) for n, t, d, b in {records!r}])
+names = [e.record.name for e in store.entries()]
+names
+"""
+
+_MANIFEST = """\
+def view(data):
+    display({MIME: data, "text/plain": repr(data)}, raw=True)
+
+view({"view": "manifest", "directory": str(store.root), "error": None,
+      "records": [dict(e.record.to_json(), file=e.file) for e in store.entries()]})
+"""
+
+_OTHER_VIEWS = """\
+view({"view": "selection", "query": "how do I indent?", "source": "fallback",
+      "reason": "Memory selection failed; deterministic fallback used",
+      "records": [store.entries()[0].record.to_json()]})
+view({"view": "batch", "status": "pending", "consolidation": None, "committed": [], "error": None,
+      "items": [{"name": "likes-rust", "type": "user", "description": "Prefers Rust",
+                 "body": "Said so.", "accepted": True},
+                {"name": "wrong-guess", "type": "user", "description": "A bad guess",
+                 "body": "No.", "accepted": False}]})
+view({"view": "consolidation", "accepted": False, "source_names": ["uses-tabs", "gone"],
+      "sources": [store.entries()[0].record.to_json()],
+      "records": [{"name": "indent-with-tabs", "type": "user", "description": "Tabs everywhere",
+                   "body": "Tabs."}]})
+view({"view": "error", "where": "%memory list", "error": "manifest.json: bad", "hint": "run check"})
+view({"view": "check", "directory": "work/.memory", "ok": False, "problems": [
+      {"file": "x-1.md", "reason": "bad frontmatter", "severity": "error", "leftover": False}]})
+view({"view": "message", "kind": "info", "message": "forgot 2 records"})
+view({"view": "from-the-future", "answer": 42})
+"""
+
+_WIDGET = """\
+import ipywidgets as widgets
+widgets.VBox([widgets.Checkbox(value=True, description=n) for n in names])
+"""
+
+
+def _stored_output() -> Any:
+    """An output saved in the notebook file: it must render before any kernel runs."""
+    data = {
+        "view": "manifest",
+        "directory": "/elsewhere/.memory",
+        "error": None,
+        "records": [
+            {
+                "name": "stored-before-run",
+                "type": "reference",
+                "description": "saved output",
+                "file": "stored-before-run-0123456789abcdef0123456789abcdef.md",
+                "body": "x",
+            }
+        ],
+    }
+    return nbformat.v4.new_output(
+        "display_data", data={"application/vnd.ipymemory.v1+json": data, "text/plain": "stored"}
+    )
+
+
+def write_fixture_notebook(root: Path) -> str:
+    records = [tuple(r) for r in FIXTURE_RECORDS]
+    manifest_cell = nbformat.v4.new_code_cell(_MANIFEST)
+    manifest_cell.outputs = [_stored_output()]
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# ipymemory browser fixture"),
+            nbformat.v4.new_code_cell(_SETUP.format(records=records)),
+            manifest_cell,
+            nbformat.v4.new_code_cell(_OTHER_VIEWS),
+            nbformat.v4.new_code_cell(_WIDGET),
+        ],
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+    )
+    (root / "work").mkdir()
+    nbformat.write(nb, root / "work" / "fixture.ipynb")
+    return "work/fixture.ipynb"
+
+
+def copy_teaching_notebook(root: Path) -> str:
+    (root / "notebooks").mkdir()
+    shutil.copy(TEACHING_NOTEBOOK, root / "notebooks" / TEACHING_NOTEBOOK.name)
+    return f"notebooks/{TEACHING_NOTEBOOK.name}"
+
+
+@dataclass(frozen=True)
+class NotebookCase:
+    """A notebook to run in the browser and what its rendered outputs must show."""
+
+    name: str
+    prepare: Callable[[Path], str]  # writes it under the server root; returns its path there
+    check_outputs: Callable[[Any, list[str]], None]  # (page, record names on disk after the run)
+    # Where the notebook keeps its memory: (notebook directory, saved notebook) -> directory.
+    workspace: Callable[[Path, Any], Path] = lambda notebook_dir, _saved: notebook_dir
+    stored_output_name: str | None = None  # a record name in a saved output, seen before running
+
+
+def check_fixture_outputs(page: Any, names: list[str]) -> None:
+    manifest = page.locator(f'{OUTPUTS} [data-ipymemory-view="manifest"]')
+    assert manifest.count() == 1
+    assert row_names(manifest) == names == [r[0] for r in FIXTURE_RECORDS]
+    # Untrusted text is shown as text: the description's markup is not parsed.
+    description = manifest.locator('tr[data-name="uses-tabs"] .jp-ipymemory-cell-description')
+    assert description.inner_text().startswith("Indents with tabs, <b>not</b> spaces")
+    assert description.locator("b").count() == 0
+
+    selection = page.locator(f'{OUTPUTS} [data-ipymemory-view="selection"]')
+    assert selection.get_attribute("data-source") == "fallback"
+    assert row_names(selection) == ["uses-tabs"]
+    assert "deterministic fallback used" in selection.inner_text()
+
+    batch = page.locator(f'{OUTPUTS} [data-ipymemory-view="batch"]')
+    assert batch.get_attribute("data-status") == "pending"
+    assert row_names(batch) == ["likes-rust", "wrong-guess"]
+    assert batch.locator('tr[data-name="wrong-guess"]').get_attribute("data-accepted") == "false"
+
+    plan = page.locator(f'{OUTPUTS} [data-ipymemory-view="consolidation"]')
+    assert plan.get_attribute("data-accepted") == "false"
+    assert row_names(plan.locator('[data-role="replaces"]')) == ["uses-tabs", "gone"]
+    assert row_names(plan.locator('[data-role="adds"]')) == ["indent-with-tabs"]
+    replaced = plan.locator('[data-role="replaces"] tr[data-name="uses-tabs"]')
+    assert "Indents with tabs" in replaced.inner_text()  # the source record, looked up
+
+    error = page.locator(f'{OUTPUTS} [data-ipymemory-view="error"]')
+    assert error.locator('[role="alert"]').inner_text() == "%memory list failed: manifest.json: bad"
+    assert "run check" in error.inner_text()
+
+    check = page.locator(f'{OUTPUTS} [data-ipymemory-view="check"]')
+    assert check.get_attribute("data-ok") == "false"
+    assert "PROBLEMS: 1 error(s), 0 warning(s)" in check.locator('[role="alert"]').inner_text()
+    assert check.locator('tr[data-severity="error"]').inner_text().split("\t")[1:] == [
+        "x-1.md",
+        "bad frontmatter",
+    ]
+    message = page.locator(f'{OUTPUTS} [data-ipymemory-view="message"]')
+    assert message.inner_text() == "forgot 2 records"
+
+    unknown = page.locator(f'{OUTPUTS} [data-ipymemory-view="json"]')
+    assert json.loads(unknown.inner_text()) == {"view": "from-the-future", "answer": 42}
+
+    checkboxes = page.locator(f"{OUTPUTS} .jupyter-widgets .widget-checkbox")
+    # (ipywidgets puts a zero-width space in the empty outer label)
+    assert [c.inner_text().replace("\u200b", "").strip() for c in checkboxes.all()] == names
+
+
+def check_teaching_outputs(page: Any, names: list[str]) -> None:
+    views = page.locator(f"{OUTPUTS} [data-ipymemory-view]")
+    kinds = [v.get_attribute("data-ipymemory-view") for v in views.all()]
+    # Every view the package emits has a renderer: none falls back to raw JSON.
+    assert "json" not in kinds, kinds
+    assert {"manifest", "selection", "batch", "status"} <= set(kinds), kinds
+    shown = set(row_names(views))
+    assert shown & set(names), f"no MIME view lists a stored record: {shown} vs {names}"
+    widgets = page.locator(f"{OUTPUTS} .jupyter-widgets")
+    widget_text = " ".join(w.inner_text() for w in widgets.all())
+    assert any(n in widget_text for n in names), "no widget view shows a stored record"
+
+
+def printed_workspace(notebook_dir: Path, saved: Any) -> Path:
+    """The teaching notebook works in a temporary directory and prints it."""
+    for cell in saved.cells:
+        for output in cell.get("outputs", []):
+            for line in output.get("text", "").splitlines():
+                if line.startswith("demo workspace:"):
+                    return Path(line.split(":", 1)[1].strip())
+    pytest.fail("the notebook did not print its 'demo workspace:'")
+
+
+CASES = [
+    NotebookCase(
+        "fixture",
+        write_fixture_notebook,
+        check_fixture_outputs,
+        stored_output_name="stored-before-run",
+    ),
+]
+if TEACHING_NOTEBOOK.exists():
+    CASES.append(
+        NotebookCase(
+            "teaching", copy_teaching_notebook, check_teaching_outputs, workspace=printed_workspace
+        )
+    )
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def row_names(view: Any) -> list[str]:
+    return [r.get_attribute("data-name") for r in view.locator("tr[data-name]").all()]
+
+
+def require_prerequisites() -> None:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    if not (BUILT_EXTENSION / "package.json").exists():
+        pytest.fail(
+            f"the lab extension is not built in {BUILT_EXTENSION}: "
+            "pip install -e . (or: cd labextension && npm install && npm run build:prod)"
+        )
+
+
+def lab_home(tmp_path: Path) -> Path:
+    """Isolated Jupyter dirs: this checkout's built extension, quiet and unvirtualised lab."""
+    home = tmp_path / "home"
+    extensions = home / "data" / "labextensions" / LABEXTENSION_NAME
+    extensions.parent.mkdir(parents=True)
+    extensions.symlink_to(BUILT_EXTENSION, target_is_directory=True)
+    settings = {
+        "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+        "@jupyterlab/apputils-extension/notification": {
+            "fetchNews": "false",
+            "checkForUpdates": False,
+        },
+    }
+    for plugin, values in settings.items():
+        path = home / "lab-settings" / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    return home
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    require_prerequisites()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page_errors() -> list[str]:
+    return []
+
+
+def open_page(browser: Any, lab: RunningJupyter, path: str, errors: list[str]) -> Any:
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    page.set_default_timeout(UI_TIMEOUT)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{lab.url}lab/tree/{path}?token={lab.token}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    return page
+
+
+@contextmanager
+def lab_page(
+    browser: Any,
+    tmp_path: Path,
+    root: Path,
+    nb_path: str,
+    label: str,
+    errors: list[str],
+    extra_args: Sequence[str] = (),
+) -> Iterator[Any]:
+    """JupyterLab serving ``root`` with ``nb_path`` open; its log (and a screenshot if the
+    test fails) are kept in tests/artifacts/."""
+    with run_jupyter("lab", root, lab_home(tmp_path), extra_args) as lab:
+        page = None
+        try:
+            page = open_page(browser, lab, nb_path, errors)
+            yield page
+        except BaseException:
+            if page is not None:
+                shot(page, label, "failure")
+            raise
+        finally:
+            ARTIFACTS.mkdir(exist_ok=True)
+            shutil.copy(lab.log, ARTIFACTS / f"lab-{label}.log")
+
+
+def shot(page: Any, case: str, step: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"lab-{case}-{step}.png"), full_page=True)
+
+
+def wait_kernel_idle(page: Any) -> None:
+    """The notebook's kernel is connected and idle (menu commands are enabled then)."""
+    page.wait_for_function(
+        """() => {
+            const text = document.querySelector('.jp-StatusBar-Widget')?.textContent ?? '';
+            return text.includes('| Idle') && !text.includes('No Kernel');
+        }""",
+        timeout=60_000,
+    )
+
+
+def run_all_cells(page: Any) -> None:
+    wait_kernel_idle(page)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    # Every code cell shows an execution count once the whole queue has run.
+    page.wait_for_function(
+        """() => {
+            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
+            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+        }""",
+        timeout=RUN_TIMEOUT,
+    )
+
+
+def save_and_read(page: Any, notebook: Path) -> Any:
+    """Save from the UI, then read the file back once the executed version is on disk."""
+    before = notebook.stat().st_mtime_ns
+    page.locator('.jp-NotebookPanel-toolbar [data-command="docmanager:save"]').click()
+    deadline = time.monotonic() + UI_TIMEOUT / 1000
+    while time.monotonic() < deadline:
+        if notebook.stat().st_mtime_ns != before:
+            try:
+                return nbformat.read(notebook, as_version=4)
+            except Exception:  # caught mid-write; read again
+                pass
+        time.sleep(0.2)
+    pytest.fail(f"the notebook was not saved to {notebook}")
+
+
+def open_panel(page: Any) -> Any:
+    page.locator('.lm-TabBar-tab[data-id="ipymemory-panel"]').click()
+    panel = page.locator(PANEL)
+    panel.wait_for(state="visible")
+    return panel
+
+
+def wait_panel_names(page: Any, names: list[str]) -> None:
+    page.wait_for_function(
+        """([selector, names]) => {
+            const rows = [...document.querySelectorAll(selector + ' .jp-ipymemory-row')];
+            return JSON.stringify(rows.map(r => r.dataset.name)) === JSON.stringify(names);
+        }""",
+        arg=[PANEL, names],
+        timeout=POLL_SLACK,
+    )
+
+
+# --- the tests -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_notebook_views_and_memory_panel(
+    case: NotebookCase, browser: Any, page_errors: list[str], tmp_path: Path
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    nb_path = case.prepare(root)
+    workdir = (root / nb_path).parent
+    with lab_page(browser, tmp_path, root, nb_path, case.name, page_errors) as page:
+        if case.stored_output_name:
+            stored = page.locator(f'{OUTPUTS} tr[data-name="{case.stored_output_name}"]')
+            stored.wait_for(state="visible")
+        shot(page, case.name, "opened")
+
+        run_all_cells(page)
+        saved = save_and_read(page, root / nb_path)
+        errors = [
+            o
+            for c in saved.cells
+            if c.cell_type == "code"
+            for o in c.outputs
+            if o.output_type == "error"
+        ]
+        assert not errors, "\n".join("\n".join(e.traceback) for e in errors)
+        workspace = case.workspace(workdir, saved)
+        names = [e.record.name for e in MemoryStore(workspace).entries()]
+        assert names, f"the notebook left no memory in {workspace}/.memory"
+        page.locator(f"{OUTPUTS} [data-ipymemory-view]").first.wait_for(state="visible")
+        shot(page, case.name, "ran")
+        case.check_outputs(page, names)
+
+        # The panel shows the set of the notebook's own directory (a workspace elsewhere,
+        # e.g. outside the server root, is not listed).
+        panel = open_panel(page)
+        panel_names = [e.record.name for e in MemoryStore(workdir).entries()]
+        if workspace == workdir:
+            assert panel_names == names
+        wait_panel_names(page, panel_names)
+        expected_dir = workdir.relative_to(root).as_posix()
+        assert panel.get_attribute("data-directory") == expected_dir
+        shot(page, case.name, "panel")
+
+        # A commit from elsewhere shows up through polling, without any UI action.
+        MemoryStore(workdir).extend(
+            [
+                MemoryRecord(
+                    name="added-from-outside",
+                    type=MemoryType.REFERENCE,
+                    description="committed by the test",
+                    body="Polling found me.",
+                )
+            ]
+        )
+        wait_panel_names(page, [*panel_names, "added-from-outside"])
+
+        # Hidden ".memory" files are not served by default: the record opens read-only.
+        page.locator(f'{PANEL} [data-name="added-from-outside"]').click()
+        viewer = page.locator('.jp-ipymemory-record-viewer [data-ipymemory-view="record"]')
+        viewer.wait_for(state="visible")
+        viewer.get_by_text("Polling found me.").wait_for(state="visible")
+        assert viewer.get_attribute("data-name") == "added-from-outside"
+        shot(page, case.name, "record")
+
+        # A corrupted store is reported in the panel, not swallowed.
+        (workdir / ".memory" / "manifest.json").write_text('{"version": 2, "files": []}')
+        error = page.locator(f"{PANEL} .jp-ipymemory-error")
+        error.wait_for(state="visible", timeout=POLL_SLACK)
+        assert "manifest" in error.inner_text().lower()
+        assert page.locator(f"{PANEL} [data-name]").count() == 0
+        shot(page, case.name, "panel-error")
+    assert not [e for e in page_errors if "ipymemory" in e], page_errors
+
+
+def test_record_opens_as_a_file_when_hidden_files_are_allowed(
+    browser: Any, page_errors: list[str], tmp_path: Path
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    nb_path = write_fixture_notebook(root)
+    workdir = (root / nb_path).parent
+    body = f"Opened in the editor {uuid.uuid4().hex}."
+    [stored] = MemoryStore(workdir).extend(
+        [
+            MemoryRecord(
+                name="open-me", type=MemoryType.FEEDBACK, description="a record to open", body=body
+            )
+        ]
+    )
+    args = ["--ContentsManager.allow_hidden=True"]
+    with lab_page(browser, tmp_path, root, nb_path, "allow-hidden", page_errors, args) as page:
+        open_panel(page)
+        wait_panel_names(page, ["open-me"])
+        page.locator(f'{PANEL} [data-name="open-me"]').click()
+        tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=stored.file)
+        tab.wait_for(state="visible")
+        page.locator(".jp-FileEditor .cm-content", has_text=body).wait_for(state="visible")
+        shot(page, "allow-hidden", "record-file")
+    assert not [e for e in page_errors if "ipymemory" in e], page_errors

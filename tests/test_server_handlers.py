@@ -1,0 +1,306 @@
+"""The read-only memory endpoint, against a real ``jupyter server`` subprocess on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from jupyter_support import HttpReply, RunningJupyter, run_jupyter
+
+from ipymemory import MemoryRecord, MemoryType
+from ipymemory.store.record import render_record
+from ipymemory.store.store import MemoryStore
+
+pytestmark = pytest.mark.timeout(120)
+
+LIST = "ipymemory/api/memory"
+RECORD = "ipymemory/api/memory/record"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningJupyter]:
+    root = tmp_path_factory.mktemp("root")
+    home = tmp_path_factory.mktemp("home")
+    with run_jupyter("server", root, home) as srv:
+        yield srv
+
+
+@pytest.fixture
+def project(server: RunningJupyter) -> Path:
+    """A fresh directory under the server root (tests share one server)."""
+    directory = server.root / f"proj-{uuid.uuid4().hex[:8]}"
+    directory.mkdir()
+    return directory
+
+
+@pytest.fixture
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory outside the server root holding a valid memory set."""
+    directory = tmp_path_factory.mktemp("outside")
+    write_set(directory, [record("secret-outside")])
+    return directory
+
+
+def record(name: str, type: str = "project") -> MemoryRecord:
+    return MemoryRecord(
+        name=name, type=MemoryType(type), description=f"about {name}", body=f"Body of {name}."
+    )
+
+
+def write_set(directory: Path, records: list[MemoryRecord]) -> list[str]:
+    """Write a format-1 ``.memory/`` by hand (SPEC §1), independently of the store code."""
+    memory = directory / ".memory"
+    memory.mkdir()
+    files = []
+    for rec in records:
+        file = f"{rec.name}-{uuid.uuid4().hex}.md"
+        (memory / file).write_bytes(render_record(rec))
+        files.append(file)
+    (memory / "manifest.json").write_text(json.dumps({"version": 1, "files": files}))
+    index = "".join(
+        f"- [{r.name}]({f}) - {r.description}\n" for r, f in zip(records, files, strict=True)
+    )
+    (memory / "MEMORY.md").write_text(index)
+    return files
+
+
+def rel(server: RunningJupyter, path: Path) -> str:
+    return path.relative_to(server.root).as_posix()
+
+
+def listing(server: RunningJupyter, path: str, **kw: str | None) -> HttpReply:
+    return server.get(LIST, {"path": path}, **kw)
+
+
+def assert_json_error(reply: HttpReply, status: int) -> dict[str, object]:
+    assert reply.status == status, reply.text
+    assert reply.content_type.startswith("application/json")
+    data = reply.json()
+    assert isinstance(data["error"], str) and data["error"]
+    assert data["records"] == []
+    assert "Traceback" not in reply.text
+    return data  # type: ignore[no-any-return]
+
+
+def test_requires_a_token(server: RunningJupyter, project: Path) -> None:
+    write_set(project, [record("private-fact")])
+    for token in (None, "wrong-token"):
+        reply = listing(server, rel(server, project), token=token)
+        assert reply.status == 403, reply.text
+        assert "private-fact" not in reply.text
+        reply = server.get(RECORD, {"path": rel(server, project), "file": "x.md"}, token=token)
+        assert reply.status == 403
+    assert listing(server, rel(server, project)).status == 200
+
+
+def test_lists_the_set_with_files_and_paths(server: RunningJupyter, project: Path) -> None:
+    nested = project / "sub dir"
+    nested.mkdir()
+    records = [
+        record("uses-tabs", "user"),
+        record("auth-rewrite"),
+        record("linear-ingest", "reference"),
+    ]
+    files = write_set(nested, records)
+    # An unlisted leftover file is not part of the set (SPEC §1).
+    (nested / ".memory" / f"old-{uuid.uuid4().hex}.md").write_bytes(render_record(record("old")))
+
+    reply = listing(server, rel(server, nested))
+
+    assert reply.status == 200
+    assert reply.content_type.startswith("application/json")
+    data = reply.json()
+    assert data["error"] is None
+    assert data["directory"] == rel(server, nested)
+    assert data["records"] == [
+        {
+            "name": r.name,
+            "type": r.type.value,
+            "description": r.description,
+            "file": f,
+            "path": f"{rel(server, nested)}/.memory/{f}",
+        }
+        for r, f in zip(records, files, strict=True)
+    ]
+    assert data["mtime"] == (nested / ".memory" / "manifest.json").stat().st_mtime
+    assert isinstance(data["etag"], str) and data["etag"]
+    assert data["allow_hidden"] is False
+
+
+def test_directory_without_memory_is_an_empty_set(server: RunningJupyter, project: Path) -> None:
+    data = listing(server, rel(server, project)).json()
+    assert (data["records"], data["mtime"], data["error"]) == ([], None, None)
+
+
+def test_server_root_itself(server: RunningJupyter) -> None:
+    data = listing(server, "").json()
+    assert data["directory"] == "" and data["error"] is None
+
+
+@pytest.mark.parametrize("path", ["..", "../", "x/../..", "proj/../../outside", "./../.."])
+def test_refuses_parent_escapes(server: RunningJupyter, path: str) -> None:
+    data = assert_json_error(listing(server, path), 403)
+    assert "outside the server root" in str(data["error"])
+
+
+def test_refuses_absolute_paths(server: RunningJupyter, outside: Path) -> None:
+    for path in (str(outside), "/", "/etc", "\\\\host\\share", "C:\\Users"):
+        assert_json_error(listing(server, path), 400)
+
+
+def test_refuses_a_directory_symlink_leaving_the_root(
+    server: RunningJupyter, project: Path, outside: Path
+) -> None:
+    (project / "link").symlink_to(outside, target_is_directory=True)
+    reply = listing(server, f"{rel(server, project)}/link")
+    assert_json_error(reply, 403)
+    assert "secret-outside" not in reply.text
+
+
+def test_refuses_a_memory_symlink_leaving_the_root(
+    server: RunningJupyter, project: Path, outside: Path
+) -> None:
+    (project / ".memory").symlink_to(outside / ".memory", target_is_directory=True)
+    for reply in (
+        listing(server, rel(server, project)),
+        server.get(RECORD, {"path": rel(server, project), "file": "x.md"}),
+    ):
+        assert reply.status == 403, reply.text
+        assert "secret-outside" not in reply.text
+
+
+def test_refuses_a_record_symlink_leaving_the_root(
+    server: RunningJupyter, project: Path, outside: Path
+) -> None:
+    files = write_set(project, [record("inside")])
+    [outside_file] = [p for p in (outside / ".memory").iterdir() if p.name.startswith("secret")]
+    link_name = f"leak-{uuid.uuid4().hex}.md"
+    (project / ".memory" / link_name).symlink_to(outside_file)
+    manifest = {"version": 1, "files": [*files, link_name]}
+    (project / ".memory" / "manifest.json").write_text(json.dumps(manifest))
+    reply = listing(server, rel(server, project))
+    assert_json_error(reply, 403)
+    assert "secret-outside" not in reply.text
+
+
+def test_missing_directory_and_file_path(server: RunningJupyter, project: Path) -> None:
+    assert_json_error(listing(server, f"{rel(server, project)}/nope"), 404)
+    (project / "notes.txt").write_text("x")
+    assert_json_error(listing(server, f"{rel(server, project)}/notes.txt"), 400)
+
+
+def _manifest(files: object) -> Callable[[Path, list[str]], None]:
+    def corrupt(memory: Path, good: list[str]) -> None:
+        (memory / "manifest.json").write_text(json.dumps(files))
+
+    return corrupt
+
+
+def _write(name_of: Callable[[list[str]], str], raw: bytes) -> Callable[[Path, list[str]], None]:
+    def corrupt(memory: Path, good: list[str]) -> None:
+        (memory / name_of(good)).write_bytes(raw)
+
+    return corrupt
+
+
+CORRUPTIONS: dict[str, Callable[[Path, list[str]], None]] = {
+    "manifest-not-json": _write(lambda good: "manifest.json", b"{not json"),
+    "manifest-not-utf8": _write(lambda good: "manifest.json", b'{"version": 1, "files": ["\xff"]}'),
+    "manifest-version-true": _manifest({"version": True, "files": []}),
+    "manifest-extra-key": _manifest({"version": 1, "files": [], "more": 1}),
+    "manifest-traversal": _manifest({"version": 1, "files": ["../../etc/passwd"]}),
+    "manifest-missing-file": _manifest({"version": 1, "files": ["gone-0123456789abcdef.md"]}),
+    "record-bad-frontmatter": _write(lambda good: good[0], b"---\nname: [unclosed\n---\n\nbody\n"),
+    "record-extra-key": _write(
+        lambda good: good[0],
+        b"---\nname: fact\ndescription: d\ntype: user\nextra: x\n---\n\nbody\n",
+    ),
+    "record-not-utf8": _write(lambda good: good[0], b"---\nname: \xff\n---\n"),
+    "record-too-big": _write(
+        lambda good: good[0], b"---\nname: fact\ndescription: d\ntype: user\n---\n\n" + b"x" * 5000
+    ),
+}
+
+
+@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+def test_corrupted_memory_is_an_error_payload_not_a_500(
+    server: RunningJupyter, project: Path, corruption: str
+) -> None:
+    good = write_set(project, [record("fact"), record("other-fact")])
+    CORRUPTIONS[corruption](project / ".memory", good)
+
+    data = assert_json_error(listing(server, rel(server, project)), 200)
+    assert str(server.root) not in str(data["error"])  # paths shown relative to the root
+
+    reply = server.get(RECORD, {"path": rel(server, project), "file": good[-1]})
+    assert reply.status == 200 and reply.json()["record"] is None
+    assert reply.json()["error"]
+
+
+def test_mtime_and_etag_follow_commits(server: RunningJupyter, project: Path) -> None:
+    store = MemoryStore(project)
+    store.extend([record("first-fact")])
+    manifest = project / ".memory" / "manifest.json"
+    # Age the manifest so the next commit's mtime differs whatever the clock resolution.
+    old = manifest.stat().st_mtime - 10
+    os.utime(manifest, (old, old))
+    before = listing(server, rel(server, project)).json()
+    assert before["mtime"] == old
+    assert [r["name"] for r in before["records"]] == ["first-fact"]
+    assert listing(server, rel(server, project)).json()["etag"] == before["etag"]
+
+    store.extend([record("second-fact")])
+
+    after = listing(server, rel(server, project)).json()
+    assert after["mtime"] == manifest.stat().st_mtime > old
+    assert after["etag"] != before["etag"]
+    assert [r["name"] for r in after["records"]] == ["first-fact", "second-fact"]
+
+
+def test_record_endpoint_serves_only_set_members(server: RunningJupyter, project: Path) -> None:
+    files = write_set(project, [record("uses-tabs", "user")])
+    leftover = f"old-{uuid.uuid4().hex}.md"
+    (project / ".memory" / leftover).write_bytes(render_record(record("old")))
+    path = rel(server, project)
+
+    data = server.get(RECORD, {"path": path, "file": files[0]}).json()
+    assert data["error"] is None
+    assert data["path"] == f"{path}/.memory/{files[0]}"
+    assert data["record"] == record("uses-tabs", "user").to_json()
+
+    for file in (leftover, "manifest.json", "MEMORY.md", ".lock", "../x.md", ""):
+        reply = server.get(RECORD, {"path": path, "file": file})
+        assert reply.status == 404, (file, reply.text)
+        assert reply.json()["record"] is None and reply.json()["error"]
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            st = path.lstat()
+            out[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def test_reading_never_writes(server: RunningJupyter, project: Path) -> None:
+    good = project / "good"
+    bad = project / "bad"
+    good.mkdir()
+    bad.mkdir()
+    files = write_set(good, [record("fact")])
+    write_set(bad, [record("fact")])
+    (bad / ".memory" / "manifest.json").write_text("[]")
+    (project / "empty").mkdir()
+    before = _tree(project)
+
+    for sub in ("good", "bad", "empty", "missing"):
+        listing(server, f"{rel(server, project)}/{sub}")
+        server.get(RECORD, {"path": f"{rel(server, project)}/{sub}", "file": files[0]})
+
+    assert _tree(project) == before

@@ -60,6 +60,11 @@ def _coerce_type(value: object, where: str) -> MemoryType:
     raise MemoryFormatError(f"{where}: unknown type {value!r} (expected one of {_TYPE_VALUES})")
 
 
+# Every character str.splitlines() breaks on (YAML also treats NEL, LS, PS as breaks):
+# a description containing any of them would not stay on its MEMORY.md line.
+_LINE_BOUNDARY = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def _normalise_body(body: str) -> str:
     return body.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
 
@@ -99,7 +104,7 @@ def _validate_fields(record: MemoryRecord, where: str) -> None:
         raise MemoryFormatError(f"{where}: description must be a string")
     if not desc.strip():
         raise MemoryFormatError(f"{where}: description must not be empty")
-    if len(desc.splitlines()) != 1 or desc.endswith(("\n", "\r")):
+    if _LINE_BOUNDARY.search(desc):
         raise MemoryFormatError(f"{where}: description must be a single line")
     if not isinstance(record.body, str):
         raise MemoryFormatError(f"{where}: body must be a string")

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -181,13 +182,22 @@ def _sweep(sc: Scenario, tmp_path: Path) -> list[str]:
         assert sequence == [], "a commit that changes nothing must not touch the store"
         assert snapshot(dry / ".memory") == snapshot(pristine / ".memory")
 
+    # The children work on separate copies, so they run side by side (one per core);
+    # every kill is then checked in order.
+    for i in range(len(sequence)):
+        shutil.copytree(pristine, tmp_path / f"kill-{i}")
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        codes = list(
+            pool.map(
+                lambda i: _run_child(tmp_path / f"kill-{i}", sc, i, tmp_path / f"kill-{i}.log"),
+                range(len(sequence)),
+            )
+        )
     killed_at = []
     for i, expected_step in enumerate(sequence):
         ws = tmp_path / f"kill-{i}"
-        shutil.copytree(pristine, ws)
-        log = tmp_path / f"kill-{i}.log"
-        code = _run_child(ws, sc, i, log)
-        steps = _steps(log)
+        code = codes[i]
+        steps = _steps(tmp_path / f"kill-{i}.log")
         where = f"{sc.name}: killed at #{i} ({expected_step})"
         assert code == -signal.SIGKILL, f"{where}: child was not killed"
         assert steps == sequence[: i + 1], f"{where}: child took another path: {steps}"

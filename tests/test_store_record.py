@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -318,3 +320,11 @@ def test_read_fast_path_agrees_with_yaml(
         return
     assert order == [0, 1, 2]
     assert fast == yaml.load("\n".join(lines), Loader=record_module._Loader)
+
+
+@settings(max_examples=500, deadline=None)
+@given(raw=st.binary(max_size=40) | st.text("ab\r\n", max_size=40).map(str.encode))
+def test_count_lines_matches_a_split_on_line_breaks(raw: bytes) -> None:
+    pieces = re.split(rb"\r\n|\r|\n", raw)
+    expected = 0 if not raw else len(pieces) - (pieces[-1] == b"")
+    assert record_module.count_lines(raw) == expected

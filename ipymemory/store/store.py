@@ -185,11 +185,14 @@ class MemoryStore:
             if not stat.S_ISREG(st.st_mode):
                 raise MemoryFormatError(f"{self._where(name)}: is not a regular file")
             chunks = []
+            want = max(st.st_size + 1, 4096)
             while True:
-                chunk = os.read(fd, max(st.st_size + 1, 4096))
+                chunk = os.read(fd, want)
                 if not chunk:
                     break
                 chunks.append(chunk)
+                if len(chunk) < want:
+                    break  # a short read of a regular file is its end: no extra syscall
             return b"".join(chunks), st
         finally:
             os.close(fd)
@@ -242,15 +245,16 @@ class MemoryStore:
             if hit is not None:
                 return hit[1]
         else:
-            try:
-                st = os.stat(f"{real}/{file}", follow_symlinks=False)
-            except FileNotFoundError:
-                raise _Vanished(file) from None
-            except OSError as e:
-                raise MemoryStoreError(f"{self._where(file)}: cannot stat ({e})") from e
             hit = _record_cache.get(key)
-            if hit is not None and hit[0] == _stat_key(st):
-                return hit[1]
+            if hit is not None:  # nothing cached: skip the stat, read the file
+                try:
+                    st = os.stat(f"{real}/{file}", follow_symlinks=False)
+                except FileNotFoundError:
+                    raise _Vanished(file) from None
+                except OSError as e:
+                    raise MemoryStoreError(f"{self._where(file)}: cannot stat ({e})") from e
+                if hit[0] == _stat_key(st):
+                    return hit[1]
         got = self._read_bytes(real, file)
         if got is None:
             raise _Vanished(file)

@@ -19,7 +19,7 @@ from ipymemory.errors import MemoryConflictError
 from ipymemory.store.record import MemoryRecord, MemoryType
 from ipymemory.store.store import MemoryStore
 
-MAX_WAIT = 60.0  # seconds: a worker never waits longer than this for the go/stop files
+MAX_WAIT = 150.0  # seconds: a worker never waits longer than this for the go/stop files
 
 
 def rec(name: str) -> MemoryRecord:

@@ -21,7 +21,7 @@ from ipymemory.store.store import MemoryStore
 
 WORKER = str(Path(__file__).with_name("concurrency_worker.py"))
 BIG: dict[str, Any] = {"max_index_lines": 1000, "max_index_bytes": 1 << 20, "lock_timeout": 60.0}
-PROC_TIMEOUT = 120.0
+PROC_TIMEOUT = 200.0
 
 
 class Pool:

@@ -12,12 +12,36 @@ from .errors import (
     ModelNotConfigured,
     SideQueryError,
 )
+from .sidequery import (
+    AnthropicModel,
+    ConsolidationPlan,
+    ModelClient,
+    ModelReply,
+    NoModel,
+    Selection,
+    Usage,
+    select_memories,
+)
+from .sidequery.fallback import keyword_select
 from .store.record import MemoryRecord, MemoryType, StoredRecord
 from .store.store import MemoryStore
+from .turn import (
+    AgentSession,
+    CommitResult,
+    PendingBatch,
+    ScriptedModel,
+    SessionConfig,
+    TurnEvent,
+    TurnResult,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentSession",
+    "AnthropicModel",
+    "CommitResult",
+    "ConsolidationPlan",
     "MemoryConflictError",
     "MemoryFormatError",
     "MemoryLockTimeout",
@@ -25,11 +49,23 @@ __all__ = [
     "MemoryStore",
     "MemoryStoreError",
     "MemoryType",
+    "ModelClient",
     "ModelNotConfigured",
+    "ModelReply",
+    "NoModel",
+    "PendingBatch",
+    "ScriptedModel",
+    "Selection",
+    "SessionConfig",
     "SideQueryError",
     "StoredRecord",
+    "TurnEvent",
+    "TurnResult",
+    "Usage",
     "__version__",
+    "keyword_select",
     "load_ipython_extension",
+    "select_memories",
     "unload_ipython_extension",
 ]
 

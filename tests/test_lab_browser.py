@@ -107,6 +107,9 @@ widgets.VBox([widgets.Checkbox(value=True, description=n) for n in names])
 """
 
 
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
 def _stored_output() -> Any:
     """An output saved in the notebook file: it must render before any kernel runs."""
     data = {
@@ -140,9 +143,7 @@ def write_fixture_notebook(root: Path) -> str:
             nbformat.v4.new_code_cell(_OTHER_VIEWS),
             nbformat.v4.new_code_cell(_WIDGET),
         ],
-        metadata={
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
-        },
+        metadata={"kernelspec": KERNELSPEC},
     )
     (root / "work").mkdir()
     nbformat.write(nb, root / "work" / "fixture.ipynb")
@@ -391,6 +392,29 @@ def save_and_read(page: Any, notebook: Path) -> Any:
     pytest.fail(f"the notebook was not saved to {notebook}")
 
 
+def write_other_notebook(root: Path) -> str:
+    """A second notebook, in another directory with its own memory."""
+    (root / "other").mkdir()
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("# other")], metadata={"kernelspec": KERNELSPEC}
+    )
+    nbformat.write(nb, root / "other" / "notes.ipynb")
+    record = MemoryRecord(
+        name="other-fact", type=MemoryType.PROJECT, description="elsewhere", body="Other."
+    )
+    MemoryStore(root / "other").extend([record])
+    return "other/notes.ipynb"
+
+
+def open_from_path(page: Any, path: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Open from Path").first.click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.locator("input").fill(path)
+    dialog.locator("button.jp-mod-accept").click()
+    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=Path(path).name).wait_for()
+
+
 def open_panel(page: Any) -> Any:
     page.locator('.lm-TabBar-tab[data-id="ipymemory-panel"]').click()
     panel = page.locator(PANEL)
@@ -474,6 +498,15 @@ def test_notebook_views_and_memory_panel(
         viewer.get_by_text("Polling found me.").wait_for(state="visible")
         assert viewer.get_attribute("data-name") == "added-from-outside"
         shot(page, case.name, "record")
+
+        # The panel follows the notebook in focus.
+        other = write_other_notebook(root)
+        open_from_path(page, other)
+        wait_panel_names(page, ["other-fact"])
+        assert panel.get_attribute("data-directory") == "other"
+        page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=Path(nb_path).name).click()
+        wait_panel_names(page, [*panel_names, "added-from-outside"])
+        assert panel.get_attribute("data-directory") == expected_dir
 
         # A corrupted store is reported in the panel, not swallowed.
         (workdir / ".memory" / "manifest.json").write_text('{"version": 2, "files": []}')

@@ -33,7 +33,11 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
     app.shell.add(panel, 'right', { rank: 900 });
 
     // The notebook in focus decides the directory; renames are picked up by the next poll.
-    tracker.currentChanged.connect(() => void panel.refresh());
+    tracker.currentChanged.connect(() => {
+      if (panel.isVisible) {
+        void panel.refresh();
+      }
+    });
 
     app.commands.addCommand(COMMAND_SHOW, {
       label: 'Show Memory Panel',

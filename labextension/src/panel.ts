@@ -42,10 +42,14 @@ export class MemoryPanel extends Widget {
   /** Reload now (also called on notebook focus change); stale answers are dropped. */
   async refresh(): Promise<void> {
     const directory = this._options.currentDirectory();
+    const ticket = ++this._ticket;
     if (directory === null) {
+      this._renderedKey = '';
+      delete this.node.dataset.directory;
+      this._directoryLine.textContent = '';
+      this._showMessage('Open a notebook to see its memory.');
       return;
     }
-    const ticket = ++this._ticket;
     const listing = await this._options.fetch(directory);
     if (ticket !== this._ticket || this.isDisposed) {
       return;

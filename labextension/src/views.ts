@@ -315,9 +315,9 @@ function renderStatus(root: HTMLElement, data: JSONObject): void {
   }
   root.appendChild(
     keyValueTable([
-      ['records', 'Records', data.records],
+      ['records', 'Records', data.records ?? 'unreadable'],
       ['pending', 'Pending batches', data.pending],
-      ['model', 'Model', data.model],
+      ['model', 'Model', data.model ?? 'not configured (set ANTHROPIC_API_KEY)'],
       ['last_error', 'Last error', data.last_error]
     ])
   );

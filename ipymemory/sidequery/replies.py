@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
+from .._json import DuplicateKeyError, NonJSONConstantError, TooDeepError, loads_strict
 from ..errors import (
     MemoryFormatError,
     ModelNotConfigured,
@@ -188,49 +189,22 @@ def reply_text(reply: ModelReply, role: str = "side-query") -> str:
 
 
 def _strict_json(text: str, role: str) -> Any:
-    """``json.loads`` of the whole text, minus what Python accepts beyond JSON."""
+    """The whole text as strict JSON (see :func:`~ipymemory._json.loads_strict`)."""
     try:
-        return json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
-    except _DuplicateKey as e:
+        return loads_strict(text)
+    except DuplicateKeyError as e:
         raise SideQueryReplyError(
             f"{role} reply is not strict JSON: an object repeats the key {_short(e.key)!r}"
         ) from None
-    except _BadConstant as e:
-        raise SideQueryReplyError(
-            f"{role} reply is not strict JSON: {e.constant} is not a JSON value"
-        ) from None
+    except NonJSONConstantError as e:
+        raise SideQueryReplyError(f"{role} reply is not strict JSON: {e}") from None
+    except TooDeepError:
+        raise SideQueryReplyError(f"{role} reply is JSON nested too deeply") from None
     except json.JSONDecodeError as e:
         raise SideQueryReplyError(
             f"{role} reply is not JSON ({e.msg} at line {e.lineno} column {e.colno}); "
             f"it starts with {_preview(text)}"
         ) from None
-    except RecursionError:
-        raise SideQueryReplyError(f"{role} reply is JSON nested too deeply") from None
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-class _BadConstant(ValueError):
-    def __init__(self, constant: str) -> None:
-        super().__init__(constant)
-        self.constant = constant
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-def _no_constant(constant: str) -> Any:
-    raise _BadConstant(constant)
 
 
 # --- shapes ------------------------------------------------------------------------

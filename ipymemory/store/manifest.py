@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
+from .._json import DuplicateKeyError, loads_strict
 from ..errors import MemoryFormatError
 from .names import is_valid_file_name
 
@@ -19,24 +19,6 @@ __all__ = ["MANIFEST_NAME", "MANIFEST_VERSION", "parse_manifest", "render_manife
 MANIFEST_NAME = "manifest.json"
 MANIFEST_VERSION = 1
 _KEYS = frozenset({"version", "files"})
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
-def _no_constant(token: str) -> Any:
-    # NaN / Infinity are not JSON; Python's json would accept them.
-    raise ValueError(f"{token} is not valid JSON")
 
 
 def render_manifest(files: Sequence[str]) -> bytes:
@@ -58,10 +40,10 @@ def parse_manifest(raw: bytes, where: str, max_entries: int | None = None) -> tu
     except UnicodeDecodeError as e:
         raise MemoryFormatError(f"{where}: not valid UTF-8 ({e.reason} at byte {e.start})") from e
     try:
-        data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
-    except _DuplicateKey as e:
-        raise MemoryFormatError(f"{where}: the key {e.args[0]!r} appears twice") from e
-    except ValueError as e:  # json.JSONDecodeError is a ValueError
+        data = loads_strict(text)
+    except DuplicateKeyError as e:
+        raise MemoryFormatError(f"{where}: {e}") from e
+    except ValueError as e:  # JSONDecodeError, NaN/Infinity, too deep
         raise MemoryFormatError(f"{where}: not valid JSON ({e})") from e
     if not isinstance(data, dict):
         raise MemoryFormatError(

@@ -33,9 +33,10 @@ def _parse(block: str) -> list[tuple[str, str, str, str]]:
     for lines in sections:
         m = _HEADER.match(lines[0])
         assert m is not None
-        description = lines[1]
-        assert lines[2] == ""
-        body = "\n".join(lines[3:]).rstrip("\n")
+        assert lines[1] == ""
+        description = lines[2]
+        assert lines[3] == ""
+        body = "\n".join(lines[4:]).rstrip("\n")
         parsed.append((m.group(1), m.group(2), _unescape(description), _unescape(body)))
     return parsed
 
@@ -43,7 +44,7 @@ def _parse(block: str) -> list[tuple[str, str, str, str]]:
 def test_layout_is_the_spec_block() -> None:
     block = render_memory_block([rec("prefers-tabs", "tabs not spaces", "Use tabs.", "user")])
     assert block == (
-        "<relevant_memories>\n\n## prefers-tabs (user)\ntabs not spaces\n\nUse tabs.\n\n"
+        "<relevant_memories>\n\n## prefers-tabs (user)\n\ntabs not spaces\n\nUse tabs.\n\n"
         "</relevant_memories>"
     )
     assert render_memory_block([]) == ""

@@ -43,7 +43,7 @@ def render_memory_block(records: Sequence[MemoryRecord]) -> str:
     sections = [BLOCK_OPEN]
     for record in records:
         sections.append(
-            f"## {record.name} ({record.type.value})\n"
+            f"## {record.name} ({record.type.value})\n\n"
             f"{escape_text(record.description)}\n\n"
             f"{escape_text(record.body)}"
         )

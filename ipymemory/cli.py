@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from ._env import parse_int
 from .errors import MemoryStoreError
 from .sidequery.model import model_from_env
 from .sidequery.select import select_memories
@@ -164,10 +165,10 @@ def _forget(ctx: Context) -> int:
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError(text)
-    return value
+    try:
+        return parse_int(text, 1)
+    except ValueError as e:  # argparse would only say "invalid _positive_int value"
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _add_select(parser: argparse.ArgumentParser) -> None:

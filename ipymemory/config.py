@@ -17,6 +17,7 @@ from typing import Any, cast
 from traitlets import Enum, Float, Integer, Unicode
 from traitlets.config import LoggingConfigurable
 
+from ._env import parse_int, parse_seconds
 from .errors import MemoryConfigError
 from .sidequery.model import (
     DEFAULT_MAIN_MODEL,
@@ -141,40 +142,24 @@ class Settings:
         )
 
 
-def _positive_int(minimum: int) -> Callable[[str], object]:
-    def parse(text: str) -> object:
-        value = int(text.strip())
-        if value < minimum:
-            raise ValueError(f"must be ≥ {minimum}")
-        return value
-
-    return parse
+def _int(minimum: int) -> Callable[[str], object]:
+    return lambda text: parse_int(text, minimum)
 
 
-def _non_negative_float(text: str) -> object:
-    value = float(text.strip())
-    if not 0 <= value < float("inf"):  # also rejects nan
-        raise ValueError("must be a number ≥ 0")
-    return value
-
-
-def _positive_float(text: str) -> object:
-    value = float(text.strip())
-    if not 0 < value < float("inf"):
-        raise ValueError("must be a number > 0")
-    return value
+def _seconds(*, allow_zero: bool) -> Callable[[str], object]:
+    return lambda text: parse_seconds(text, allow_zero=allow_zero)
 
 
 def _commit_mode(text: str) -> object:
     value = text.strip()
     if value not in COMMIT_MODES:
-        raise ValueError(f"must be one of {', '.join(COMMIT_MODES)}")
+        raise ValueError(f"expected one of {', '.join(COMMIT_MODES)}, got {text!r}")
     return value
 
 
 def _text(text: str) -> object:
     if not text.strip():
-        raise ValueError("must not be empty")
+        raise ValueError(f"expected a non-empty value, got {text!r}")
     return text.strip()
 
 
@@ -183,15 +168,15 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "model": _text,
     "side_model": _text,
     "commit_mode": _commit_mode,
-    "consolidate_threshold": _positive_int(1),
-    "max_selected": _positive_int(0),
-    "max_tool_steps": _positive_int(1),
-    "history_token_budget": _positive_int(1),
-    "max_tokens": _positive_int(1),
-    "lock_timeout": _non_negative_float,
+    "consolidate_threshold": _int(1),
+    "max_selected": _int(0),
+    "max_tool_steps": _int(1),
+    "history_token_budget": _int(1),
+    "max_tokens": _int(1),
+    "lock_timeout": _seconds(allow_zero=True),
     "base_url": _text,
-    "timeout": _positive_float,
-    "max_retries": _positive_int(0),
+    "timeout": _seconds(allow_zero=False),
+    "max_retries": _int(0),
 }
 
 
@@ -238,7 +223,8 @@ def resolve(
             try:
                 values[name] = parse(raw)
             except ValueError as e:
-                raise MemoryConfigError(f"environment variable {var}={raw!r}: {e}") from e
+                # Worded like model_from_env's errors: the variable, then the phrase.
+                raise MemoryConfigError(f"{var}: {e}") from None
             origin[name] = f"env {var}"
             continue
         origin[name] = "default"

@@ -164,14 +164,24 @@ def test_empty_store_makes_no_request(
 
 
 @pytest.mark.parametrize(
-    "argv", [("select",), ("select", "q", "--limit", "0"), ("select", "q", "--limit", "x")]
+    ("argv", "why"),
+    [
+        (("select",), "the following arguments are required: query"),
+        (("select", "q", "--limit", "0"), "--limit: expected an integer >= 1, got 0"),
+        (("select", "q", "--limit", "x"), "--limit: expected an integer, got 'x'"),
+    ],
 )
 def test_bad_usage_exits_2(
-    no_key: None, workspace: str, argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+    no_key: None,
+    workspace: str,
+    argv: tuple[str, ...],
+    why: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     status, out, _ = run("--dir", workspace, *argv)
     assert status == 2 and out == ""
-    assert "usage: ipymemory select" in capsys.readouterr().err  # argparse writes to sys.stderr
+    err = capsys.readouterr().err  # argparse writes to sys.stderr
+    assert "usage: ipymemory select" in err and why in err
 
 
 def test_limit(no_key: None, workspace: str) -> None:

@@ -8,12 +8,12 @@ tests or notebooks can swap in another :class:`ModelClient` (e.g. ``ScriptedMode
 from __future__ import annotations
 
 import json
-import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from .._env import check_seconds, parse_int, parse_seconds
 from ..errors import MemoryConfigError, ModelNotConfigured, SideQueryError
 
 __all__ = [
@@ -32,6 +32,8 @@ __all__ = [
 DEFAULT_MAIN_MODEL = "claude-sonnet-5-5"
 DEFAULT_SIDE_MODEL = "claude-haiku-5-5"
 NO_MODEL_REASON = "no model configured (set ANTHROPIC_API_KEY)"
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -272,30 +274,25 @@ def _env_str(name: str) -> str | None:
 def _int_setting(given: int | None, name: str, default: int, *, minimum: int) -> int:
     if given is None:
         raw = _env_str(name)
-        if raw is None:
-            return default
-        try:
-            given = int(raw)
-        except ValueError:
-            raise MemoryConfigError(f"{name}: expected an integer, got {raw!r}") from None
-    elif isinstance(given, bool) or not isinstance(given, int):
+        return default if raw is None else _setting(name, parse_int, raw, minimum)
+    if isinstance(given, bool) or not isinstance(given, int):
         raise MemoryConfigError(f"{name} (argument): expected an integer, got {given!r}")
-    if given < minimum:
-        raise MemoryConfigError(f"{name}: expected an integer >= {minimum}, got {given}")
-    return given
+    # An int round-trips through str, so one parser checks the bound for both sources.
+    return _setting(name, parse_int, str(given), minimum)
 
 
 def _float_setting(given: float | None, name: str, default: float) -> float:
     if given is None:
         raw = _env_str(name)
-        if raw is None:
-            return default
-        try:
-            given = float(raw)
-        except ValueError:
-            raise MemoryConfigError(f"{name}: expected a number of seconds, got {raw!r}") from None
-    elif isinstance(given, bool) or not isinstance(given, (int, float)):
+        return default if raw is None else _setting(name, parse_seconds, raw)
+    if isinstance(given, bool) or not isinstance(given, (int, float)):
         raise MemoryConfigError(f"{name} (argument): expected a number, got {given!r}")
-    if not math.isfinite(given) or given <= 0:
-        raise MemoryConfigError(f"{name}: expected a positive number of seconds, got {given}")
-    return float(given)
+    return _setting(name, check_seconds, given)
+
+
+def _setting(name: str, parse: Callable[..., T], *args: Any) -> T:
+    """``parse(*args)``; its ValueError becomes a MemoryConfigError naming ``name``."""
+    try:
+        return parse(*args)
+    except ValueError as e:
+        raise MemoryConfigError(f"{name}: {e}") from None

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from ipymemory.errors import MemoryConfigError
 from ipymemory.sidequery.model import Usage
 from ipymemory.turn import SessionConfig
 from ipymemory.turn.usage import CallUsage, TurnUsage, UsageLedger, estimate_cost
@@ -55,5 +56,7 @@ def test_turn_usage_splits_main_from_memory_and_ledger_sums() -> None:
     ],
 )
 def test_bad_session_config_is_refused_with_the_field_name(kw: dict[str, object]) -> None:
-    with pytest.raises(ValueError, match=f"SessionConfig.{next(iter(kw))}"):
+    # A MemoryConfigError (the package's root) that is still a ValueError.
+    with pytest.raises(MemoryConfigError, match=f"SessionConfig.{next(iter(kw))}") as info:
         SessionConfig(**kw)  # type: ignore[arg-type]
+    assert isinstance(info.value, ValueError)

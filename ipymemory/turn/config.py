@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..errors import MemoryConfigError
+
 __all__ = ["COMMIT_MODES", "DEFAULT_SYSTEM_PROMPT", "CommitMode", "SessionConfig"]
 
 CommitMode = Literal["review", "auto", "off"]
@@ -40,6 +42,7 @@ class SessionConfig:
     selected and injected, never extracted or written).
     ``history_token_budget`` bounds the *request* history (estimated tokens); the
     canonical history is never compressed.
+    A bad value raises :class:`MemoryConfigError` (a ``ValueError`` too) naming the field.
     """
 
     commit_mode: CommitMode = "review"
@@ -57,7 +60,7 @@ class SessionConfig:
 
     def __post_init__(self) -> None:
         if self.commit_mode not in COMMIT_MODES:
-            raise ValueError(
+            raise MemoryConfigError(
                 f"SessionConfig.commit_mode: {self.commit_mode!r} is not one of "
                 + ", ".join(COMMIT_MODES)
             )
@@ -72,15 +75,17 @@ class SessionConfig:
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"SessionConfig.{name}: must be a positive integer, got {value!r}")
+                raise MemoryConfigError(
+                    f"SessionConfig.{name}: must be a positive integer, got {value!r}"
+                )
         if (
             not isinstance(self.max_selected, int)
             or isinstance(self.max_selected, bool)
             or self.max_selected < 0
         ):
-            raise ValueError(
+            raise MemoryConfigError(
                 f"SessionConfig.max_selected: must be a non-negative integer, "
                 f"got {self.max_selected!r}"
             )
         if not isinstance(self.system_prompt, str) or not self.system_prompt.strip():
-            raise ValueError("SessionConfig.system_prompt: must be a non-empty string")
+            raise MemoryConfigError("SessionConfig.system_prompt: must be a non-empty string")

@@ -254,7 +254,8 @@ def main(
         return e.code if isinstance(e.code, int) else 2
     workspace = getattr(args, "dir", None) or os.getcwd()
     if not os.path.isdir(workspace):
-        err.write(f"ipymemory: error: {workspace}: no such directory\n")
+        problem = "not a directory" if os.path.exists(workspace) else "no such directory"
+        err.write(f"ipymemory: error: {workspace}: {problem}\n")
         return 2
     try:
         store = MemoryStore(workspace)

@@ -126,6 +126,9 @@ def test_bad_usage_is_exit_2(ws: str, capsys: pytest.CaptureFixture[str], argv: 
 def test_missing_dir_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "--dir", str(tmp_path / "nope"), "list")
     assert code == 2 and "no such directory" in err
+    (tmp_path / "a-file").write_text("x")
+    code, _, err = run(capsys, "--dir", str(tmp_path / "a-file"), "list")
+    assert code == 2 and "a-file: not a directory" in err
 
 
 def test_help_is_exit_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -323,6 +323,7 @@ def test_consolidate_failure_is_an_error_view(
     assert isinstance(view, ErrorView) and "Consolidation" in view.to_text()
     assert names(workspace) == ["a", "b"]
     assert memory(ip, "status").to_json()["last_error"] == "Memory consolidation failed"
+    (Path(workspace) / "sub").mkdir()
     empty = memory(ip, "--dir sub consolidate")
     assert isinstance(empty, ErrorView) and "empty" in empty.to_text()
 
@@ -337,6 +338,24 @@ def test_dir_option_selects_another_workspace(
     assert [r["name"] for r in data["records"]] == ["elsewhere"]
     assert memory(ip, f"--dir='{other}' show elsewhere").to_json()["file"].startswith("elsewhere-")
     assert memory(ip, "list").to_json()["records"] == []
+
+
+def test_a_missing_directory_is_an_error_not_an_empty_set(
+    ip: InteractiveShell, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-project"
+    for view in (
+        memory(ip, f"--dir {missing} list"),
+        memory(ip, f"--dir {missing} status"),
+        agent(ip, f"--dir {missing}", "hello"),
+    ):
+        assert isinstance(view, ErrorView)
+        assert f"{missing}: no such directory" in view.to_text()
+        assert "set by argument" in view.to_text()
+    assert not missing.exists()
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    assert f"{a_file}: not a directory" in memory(ip, f"--dir {a_file} list").to_text()
 
 
 # --- UsageErrors ---------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..config import IPyMemory, Settings, make_model, resolve
+from ..errors import MemoryConfigError
 from ..sidequery.model import ModelClient
 from ..store.store import MemoryStore
 from ..turn import AgentSession, PendingBatch
@@ -47,6 +48,11 @@ class NotebookState:
         directory = settings.directory
         session = self.sessions.get(directory)
         if session is None:
+            if not directory.is_dir():
+                # A typo in --dir would otherwise show an empty set, then fail on commit.
+                origin = settings.origin.get("directory", "default")
+                problem = "not a directory" if directory.exists() else "no such directory"
+                raise MemoryConfigError(f"{directory}: {problem} (the workspace; set by {origin})")
             store = MemoryStore(directory, lock_timeout=settings.lock_timeout)
             session = AgentSession(
                 directory,

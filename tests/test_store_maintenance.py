@@ -62,6 +62,7 @@ def test_check_reports_every_problem_with_file_and_reason(store: MemoryStore) ->
     found = by_file(report)
     assert set(found) == {a, b, f"ghost-{FID}.md", f".tmp-{FID}", "notes.txt"}
     assert "unknown type '1'" in found[a].reason and found[a].severity == "error"
+    assert str(root) not in found[a].reason  # the file is named once, by the Problem
     assert found[b].reason == "listed in manifest.json but missing"
     assert found[f"ghost-{FID}.md"].severity == "warning" and found[f"ghost-{FID}.md"].leftover
     assert found[f".tmp-{FID}"].leftover
@@ -76,8 +77,12 @@ def test_check_bad_manifest(store: MemoryStore) -> None:
     report = check(store.workspace)
     assert [os.path.basename(p.file) for p in report.errors] == ["manifest.json"]
     assert "version must be the JSON number 1" in report.errors[0].reason
-    # With no valid manifest, the record files are unreferenced: reported as warnings.
-    assert {p.severity for p in report if p not in report.errors} == {"warning"}
+    # With no valid manifest nobody can tell members from leftovers: the record files
+    # are reported as warnings, never as leftovers gc would remove.
+    others = [p for p in report if p not in report.errors]
+    assert len(others) == 2 and {p.severity for p in others} == {"warning"}
+    assert not any(p.leftover for p in others)
+    assert all("manifest.json is unreadable" in p.reason for p in others)
 
 
 def test_check_index_mismatch_and_missing(store: MemoryStore) -> None:

@@ -41,6 +41,8 @@ class Problem:
     file: str
     reason: str
     severity: Literal["error", "warning"] = "error"
+    # False when the file's status is unknown (the manifest is unreadable): not a leftover.
+    collectable: bool = True
 
     def __str__(self) -> str:
         return f"{self.file}: {self.reason}"
@@ -49,10 +51,14 @@ class Problem:
     def leftover(self) -> bool:
         """True for an unreferenced file an interrupted commit leaves (``gc`` removes it)."""
         name = os.path.basename(self.file)
-        return self.severity == "warning" and (
-            is_valid_file_name(name)
-            or durable.is_temp_name(name)
-            or name.startswith(_STALE_LOCK_PREFIX)
+        return (
+            self.collectable
+            and self.severity == "warning"
+            and (
+                is_valid_file_name(name)
+                or durable.is_temp_name(name)
+                or name.startswith(_STALE_LOCK_PREFIX)
+            )
         )
 
     def to_json(self) -> dict[str, object]:
@@ -137,7 +143,7 @@ def check(
             all_valid = False
     if all_valid:
         out.extend(_check_index(store, real, entries))
-    out.extend(_check_extras(store, real, set(listed)))
+    out.extend(_check_extras(store, real, set(listed), manifest_ok=manifest_ok))
     out.sort(key=lambda p: p.severity != "error")
     return CheckReport(out)
 
@@ -169,7 +175,9 @@ def _check_index(store: MemoryStore, real: str, entries: list[StoredRecord]) -> 
     return []
 
 
-def _check_extras(store: MemoryStore, real: str, listed: set[str]) -> list[Problem]:
+def _check_extras(
+    store: MemoryStore, real: str, listed: set[str], *, manifest_ok: bool = True
+) -> list[Problem]:
     out: list[Problem] = []
     for name in sorted(os.listdir(real)):
         if name in listed or name in (MANIFEST_NAME, INDEX_NAME):
@@ -188,6 +196,14 @@ def _check_extras(store: MemoryStore, real: str, listed: set[str]) -> list[Probl
             continue
         if is_lock_artefact(name) and not name.startswith(_STALE_LOCK_PREFIX):
             continue
+        if not manifest_ok and is_valid_file_name(name):
+            # Without a readable manifest nobody can tell set members from leftovers.
+            reason = (
+                f"not checked: {MANIFEST_NAME} is unreadable, so whether this record "
+                "belongs to the set is unknown (fix the manifest first)"
+            )
+            out.append(Problem(where, reason, "warning", collectable=False))
+            continue
         if is_valid_file_name(name) or durable.is_temp_name(name):
             reason = (
                 f"not listed in {MANIFEST_NAME} (left by an interrupted commit; "
@@ -202,10 +218,15 @@ def _check_extras(store: MemoryStore, real: str, listed: set[str]) -> list[Probl
 
 
 def _reason(error: MemoryStoreError, where: str) -> str:
-    """The error's message without its leading ``<file>: `` (the Problem names the file)."""
+    """The error's message without its leading ``<file>: `` or ``<file> `` (the Problem
+    names the file)."""
     text = str(error)
-    prefix = f"{where}: "
-    return text[len(prefix) :] if text.startswith(prefix) else text
+    if not text.startswith(where):
+        return text
+    rest = text[len(where) :]
+    if rest.startswith(": "):
+        return rest[2:]
+    return rest.lstrip() if rest[:1] == " " else text
 
 
 def gc(

@@ -73,6 +73,24 @@ def test_manifest_load_turns_a_store_error_into_the_view_error(workspace: str) -
     data = view.to_json()
     assert data["records"] == [] and data["error"] and "manifest" in data["error"]
     assert "Error:" in view.to_text()
+    # An unreadable set is not an empty one: no "0 records" headline.
+    for shown in (view.to_text(), view.to_html()):
+        assert "0 records" not in shown and "cannot read" in shown
+
+
+def test_manifest_html_puts_the_body_under_the_description() -> None:
+    entry = StoredRecord("a-0123.md", rec("a", desc="the description", body="the body"))
+    html = ManifestView("/w/.memory", [entry]).to_html()
+    description_cell = html.split("the description", 1)[1].split("</td>", 1)[0]
+    assert "<details>" in description_cell and "the body" in description_cell
+    file_cell = html.split("a-0123.md", 1)[1].split("</td>", 1)[0]
+    assert "<details>" not in file_cell
+
+
+def test_selection_headline_says_when_the_model_chose_nothing() -> None:
+    view = SelectionView("q", [], "model", compact=True)
+    assert view.to_text() == "Memories used: none (the model found none relevant)"
+    assert "chosen by the model" in SelectionView("q", [rec("a")], "model").to_text()
 
 
 def test_selection_bundle_escapes_query_and_reason() -> None:
@@ -111,6 +129,9 @@ def test_record_status_error_message_views() -> None:
     }
     assert_escaped(data["text/html"])
     assert "not configured" in data["text/plain"]
+    # The last error appears once, highlighted in its row (not also above the table).
+    assert data["text/html"].count("&lt;script&gt;alert(2)") == 1
+    assert 'class="ipm-error"' in data["text/html"]
 
     error = ErrorView(EVIL, where="%memory list")._repr_mimebundle_()
     assert error[MIME_TYPE]["view"] == "error" and error[MIME_TYPE]["error"] == EVIL
@@ -157,6 +178,14 @@ def test_batch_bundle_with_plan_is_a_diff() -> None:
     text = data["text/plain"]
     assert "- old-note: old description" in text and "+ merged (user)" in text
     assert "reject    y" in text and "%memory commit" in text
+    assert "2 extracted memories + a consolidation plan" in text
+
+
+def test_batch_headline_of_a_plan_alone_does_not_count_zero_items() -> None:
+    plan = ConsolidationPlanView(["a", "b"], [rec("ab")], sources=[rec("a"), rec("b")])
+    view = BatchView([], plan=plan)
+    assert view.to_text().splitlines()[0] == "Memory batch (pending): a consolidation plan"
+    assert "0 extracted" not in view.to_html()
 
 
 # --- widgets -------------------------------------------------------------------------

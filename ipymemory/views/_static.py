@@ -73,14 +73,17 @@ def record_rows_html(
     *,
     body_key: str | None = "body",
 ) -> str:
-    """An HTML table; a row's ``body`` (if any) goes in a collapsed ``<details>``."""
+    """An HTML table; a row's ``body`` (if any) goes in a collapsed ``<details>`` under
+    its description (the last column if there is none)."""
     head = "".join(cell(esc(label), header=True) for _, label in columns)
+    keys = [key for key, _ in columns]
+    at = keys.index("description") if "description" in keys else len(keys) - 1
     out = [f"<table><thead><tr>{head}</tr></thead><tbody>"]
     for row in rows:
-        texts = [esc(row.get(key, "")) for key, _ in columns]
+        texts = [esc(row.get(key, "")) for key in keys]
         body = row.get(body_key) if body_key else None
         if isinstance(body, str) and body:
-            texts[-1] += f"<details><summary>body</summary><pre>{esc(body)}</pre></details>"
+            texts[at] += f"<details><summary>body</summary><pre>{esc(body)}</pre></details>"
         cells = [cell(text) for text in texts]
         out.append(f'<tr data-name="{esc(row.get("name", ""))}">{"".join(cells)}</tr>')
     out.append("</tbody></table>")

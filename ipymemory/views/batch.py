@@ -180,7 +180,8 @@ class BatchView(StaticView):
         n = len(self.items)
         what = f"{n} extracted memor{'y' if n == 1 else 'ies'}"
         if self.plan is not None:
-            what += " + a consolidation plan"
+            # An on-demand consolidation extracts nothing: do not lead with "0 extracted".
+            what = f"{what} + a consolidation plan" if n else "a consolidation plan"
         return f"Memory batch ({self.status}): {what}"
 
     def _outcome(self) -> str | None:

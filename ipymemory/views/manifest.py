@@ -59,6 +59,8 @@ class ManifestView(StaticView):
         }
 
     def _summary(self) -> str:
+        if self.error:  # "0 records" would claim an empty set
+            return f"Memory: cannot read the set in {self.directory}"
         n = len(self.entries)
         return f"Memory: {n} record{'' if n == 1 else 's'} in {self.directory}"
 

@@ -74,6 +74,8 @@ class SelectionView(StaticView):
     def _headline(self) -> str:
         names = ", ".join(self.names) if self.records else "none"
         how = _SOURCE_TEXT.get(self.source, self.source)
+        if self.source == "model" and not self.records:
+            how = "the model found none relevant"
         if not self.used:
             how = "memory off"
         return f"Memories used: {names} ({how})"

@@ -58,9 +58,14 @@ class StatusView(StaticView):
         return "\n".join(lines)
 
     def _html_body(self) -> str:
+        def value(key: str, text: str) -> str:
+            # The last error is highlighted in its own row, not repeated above the table.
+            if key == "Last error" and self.last_error:
+                return f'<span class="ipm-error">{esc(text)}</span>'
+            return esc(text)
+
         rows = "".join(
-            f"<tr>{cell(esc(k), header=True)}{cell(esc(v))}</tr>" for k, v in self._pairs()
+            f"<tr>{cell(esc(k), header=True)}{cell(value(k, v))}</tr>" for k, v in self._pairs()
         )
         notes = "".join(f'<div class="ipm-note">{esc(n)}</div>' for n in self.notes)
-        error = f'<div class="ipm-error">{esc(self.last_error)}</div>' if self.last_error else ""
-        return f"<div><b>Memory status</b></div>{error}<table>{rows}</table>{notes}"
+        return f"<div><b>Memory status</b></div><table>{rows}</table>{notes}"

@@ -7,12 +7,11 @@ saved notebook read by nbconvert, GitHub or VS Code, still shows the content.
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
 import ipywidgets as w
 
-from ._static import StaticView
+from ._static import StaticView, esc
 
 __all__ = ["StaticBundleBox", "body_toggle", "html_text"]
 
@@ -32,13 +31,13 @@ def html_text(text: str, *, tag: str = "div", cls: str | None = None) -> w.HTML:
     style += _STYLES.get(cls or "", "")
     attr = f' class="{cls}"' if cls in _STYLES else ""
     attr += f' style="{style}"' if style else ""
-    return w.HTML(value=f"<{tag}{attr}>{escape(text, quote=True)}</{tag}>")
+    return w.HTML(value=f"<{tag}{attr}>{esc(text)}</{tag}>")
 
 
 def body_toggle(body: str, *, label: str = "body") -> tuple[w.ToggleButton, w.HTML]:
     """A toggle that shows/hides a record body (collapsed at first)."""
     pre = w.HTML(
-        value=f'<pre style="white-space:pre-wrap;margin:0">{escape(body, quote=True)}</pre>',
+        value=f'<pre style="white-space:pre-wrap;margin:0">{esc(body)}</pre>',
         layout=w.Layout(display="none"),
     )
     toggle = w.ToggleButton(

@@ -172,7 +172,10 @@ def _positive_int(text: str) -> int:
 
 
 def _add_select(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("query", help="the request the memories are for")
+    # nargs="+": an unquoted multi-word query is what users type first.
+    parser.add_argument(
+        "query", nargs="+", help="the request the memories are for (the words are joined)"
+    )
     parser.add_argument(
         "--limit", type=_positive_int, default=5, help="select at most N records (default 5)"
     )
@@ -182,7 +185,7 @@ def _select(ctx: Context) -> int:
     # The same selection a turn makes: the side model if configured (ANTHROPIC_API_KEY,
     # IPYMEMORY_SIDE_MODEL, ...), else or on any failure the deterministic fallback.
     model = model_from_env()
-    query = ctx.args.query
+    query = " ".join(ctx.args.query)
     selection = select_memories(
         model, query, ctx.store.records(), ctx.store.catalog(), limit=ctx.args.limit
     )
@@ -228,11 +231,18 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ipymemory",
         description="Inspect and maintain the .memory directory of a workspace.",
+        epilog="Exit status: 0 ok, 1 a problem was found or the operation failed, "
+        "2 bad usage. `ipymemory COMMAND --help` describes one command.",
         parents=[common],
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, command in COMMANDS.items():
-        child = sub.add_parser(name, help=command.help, parents=[common])
+        child = sub.add_parser(
+            name,
+            help=command.help,
+            description=f"{command.help[0].upper()}{command.help[1:]}.",
+            parents=[common],
+        )
         command.add_arguments(child)
     return parser
 

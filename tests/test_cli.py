@@ -134,6 +134,16 @@ def test_missing_dir_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_help_is_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--help")
     assert code == 0 and all(name in out for name in COMMANDS)
+    assert "Exit status: 0 ok, 1 a problem" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_each_subcommand_help_says_what_it_does(
+    capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    code, out, _ = run(capsys, name, "--help")
+    summary = COMMANDS[name].help
+    assert code == 0 and f"{summary[0].upper()}{summary[1:]}." in " ".join(out.split())
 
 
 def test_real_subprocess(ws: str) -> None:

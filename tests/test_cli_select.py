@@ -184,6 +184,14 @@ def test_bad_usage_exits_2(
     assert "usage: ipymemory select" in err and why in err
 
 
+def test_an_unquoted_query_is_the_words_joined(no_key: None, workspace: str) -> None:
+    make_store(workspace)
+    quoted = run("--dir", workspace, "--json", "select", "python tabs database")
+    unquoted = run("--dir", workspace, "select", "python", "tabs", "database", "--json")
+    assert quoted[0] == unquoted[0] == 0 and quoted[1] == unquoted[1]
+    assert json.loads(unquoted[1])["query"] == "python tabs database"
+
+
 def test_limit(no_key: None, workspace: str) -> None:
     make_store(workspace)
     query = "python tabs database deploy auth ingest style"

@@ -54,11 +54,13 @@ def test_tool_use_blocks_are_plain_dicts(messages_server: MessagesServer) -> Non
 
 @pytest.mark.parametrize("status", [429, 500, 529])
 def test_api_errors_become_side_query_errors(messages_server: MessagesServer, status: int) -> None:
-    messages_server.enqueue(error(status, "boom"))
-    with pytest.raises(SideQueryError, match=f"HTTP {status}"):
+    messages_server.enqueue(error(status, "boom", "overloaded_error"))
+    with pytest.raises(SideQueryError, match=f"HTTP {status}") as caught:
         _model(messages_server).create(
             system="s", messages=[{"role": "user", "content": "x"}], max_tokens=10
         )
+    # The API's own type and message, not the SDK's repeat of the status and body dict.
+    assert str(caught.value) == f"model API error: HTTP {status}: overloaded_error: boom"
 
 
 def test_timeout_and_connection_refused(messages_server: MessagesServer) -> None:

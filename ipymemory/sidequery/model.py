@@ -192,7 +192,9 @@ class AnthropicModel:
         try:
             message = self._client.messages.create(**kwargs)
         except anthropic.APIStatusError as e:
-            raise SideQueryError(f"model API error: HTTP {e.status_code}: {_short(e)}") from e
+            raise SideQueryError(
+                f"model API error: HTTP {e.status_code}: {_status_detail(e)}"
+            ) from e
         except anthropic.APITimeoutError as e:
             raise SideQueryError("model API error: the request timed out") from e
         except anthropic.APIConnectionError as e:
@@ -205,7 +207,19 @@ class AnthropicModel:
         return _reply_from_message(message)
 
 
-def _short(e: BaseException) -> str:
+def _status_detail(e: Any) -> str:
+    """The API's own ``error.type: error.message`` when the body has them; the SDK's
+    text repeats the status and dumps the whole body as a Python dict."""
+    body = getattr(e, "body", None)
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(message, str) or not message:
+        return _short(e)
+    kind = error.get("type") if isinstance(error, dict) else None
+    return _short(f"{kind}: {message}" if isinstance(kind, str) and kind else message)
+
+
+def _short(e: object) -> str:
     text = str(e)
     return text if len(text) <= 300 else text[:300] + "…"
 

@@ -179,6 +179,7 @@ def test_batch_bundle_with_plan_is_a_diff() -> None:
     assert "- old-note: old description" in text and "+ merged (user)" in text
     assert "reject    y" in text and "%memory commit" in text
     assert "2 extracted memories + a consolidation plan" in text
+    assert "%memory commit" in data["text/html"]  # the hint without widgets, too
 
 
 def test_batch_headline_of_a_plan_alone_does_not_count_zero_items() -> None:

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BatchView", "ConsolidationPlanView"]
 
+_REVIEW_HINT = "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %memory discard"
+
 _ITEM_COLUMNS = (
     ("decision", "Decision"),
     ("name", "Name"),
@@ -205,9 +207,7 @@ class BatchView(StaticView):
         if outcome:
             lines.append(outcome)
         elif self.status == "pending":
-            lines.append(
-                "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %memory discard"
-            )
+            lines.append(_REVIEW_HINT)
         return "\n".join(lines)
 
     def _html_body(self) -> str:
@@ -221,4 +221,6 @@ class BatchView(StaticView):
         outcome = self._outcome()
         if outcome:
             parts.append(f"<div>{esc(outcome)}</div>")
+        elif self.status == "pending":  # HTML is what a frontend without widgets shows
+            parts.append(f'<div class="ipm-note">{esc(_REVIEW_HINT)}</div>')
         return "".join(parts)

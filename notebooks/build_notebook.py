@@ -202,8 +202,7 @@ code(
 for command in (["reindex"], ["gc", "--stale-seconds", "0"], ["check"]):
     done = subprocess.run([sys.executable, "-m", "ipymemory.cli", "--dir", str(WORK), *command],
                           capture_output=True, text=True)
-    print("$ ipymemory", *command, "->", done.returncode)
-    print(done.stdout.strip())
+    print(f"$ ipymemory {' '.join(command)}  (exit {done.returncode})\\n{done.stdout.strip()}")
 """
 )
 
@@ -388,7 +387,9 @@ print("the extractor saw the tool result:",
 md(
     """
 Decide programmatically — exactly what clicking does: reject one item, then Commit.
-(Without widgets: `%memory commit --reject prefers-short-answers`.)
+(Without widgets: `%memory commit --reject prefers-short-answers`.) Once the batch is
+decided, the review widget above is replaced by the outcome, so a saved notebook records
+what was committed.
 """
 )
 code(

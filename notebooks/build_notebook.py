@@ -634,8 +634,8 @@ md(
 3. Optionally choose models and behaviour:
 
 ```python
-%config IPyMemory.model = "claude-sonnet-4-5"        # the agent
-%config IPyMemory.side_model = "claude-haiku-4-5"    # selector / extractor / consolidator
+%config IPyMemory.model = "claude-sonnet-5-5"        # the agent
+%config IPyMemory.side_model = "claude-haiku-5-5"    # selector / extractor / consolidator
 %config IPyMemory.commit_mode = "review"             # or "auto", "off"
 %config IPyMemory                                    # every option, with its help
 ```

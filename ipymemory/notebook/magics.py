@@ -35,7 +35,7 @@ class MemoryMagics(Magics):
     # --- %%agent -----------------------------------------------------------------
 
     @arguments(name="%agent")  # the usage line prefixes one more "%"
-    @arg("--model", metavar="NAME", help="main model for this turn (e.g. claude-sonnet-4-5)")
+    @arg("--model", metavar="NAME", help="main model for this turn (e.g. claude-sonnet-5-5)")
     @arg(
         "--commit",
         choices=COMMIT_MODES,

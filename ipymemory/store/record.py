@@ -3,8 +3,8 @@
 A record file is ``---`` / YAML frontmatter (name, description, type) / ``---`` / blank
 line / body / newline. Frontmatter is written so that both a YAML 1.1 reader (PyYAML) and
 the YAML 1.2 reader of the reference TypeScript agent read every value back as the same
-string, and read so that plain scalars are always strings (that agent leaves ``no``,
-``null`` or ``1`` unquoted).
+string, and read so that plain scalars are always strings (that agent's YAML 1.2 writer
+leaves ``no``, ``yes``, ``on``, ``off`` unquoted; it quotes ``null``, ``true``, ``1``).
 """
 
 from __future__ import annotations
@@ -274,6 +274,31 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> dict[Any, Any]:
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
+# The reference agent's YAML 1.2 library writes these raw, as ordinary content (checked in
+# tests/test_store_interop.py); PyYAML refuses them (DEL, C1 controls, U+FFFE/U+FFFF) or
+# reads them as line breaks (NEL, LS, PS: a "a<NEL>b" would silently become "a b"). They are
+# parsed as stand-ins from Supplementary Private Use Area-A (plain text to YAML) and swapped
+# back, so values are exactly theirs (a NEL, LS or PS then fails the one-line rule clearly).
+_YAML12_CONTENT = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+
+
+def _load_frontmatter(text: str) -> Any:
+    found = sorted(set(_YAML12_CONTENT.findall(text)))
+    if not found:
+        return yaml.load(text, Loader=_Loader)
+    free = (chr(c) for c in range(0xF0000, 0xFFFFE) if chr(c) not in text)
+    swap = {ch: next(free) for ch in found}
+    meta = yaml.load(_YAML12_CONTENT.sub(lambda m: swap[m.group()], text), Loader=_Loader)
+    if not isinstance(meta, dict):
+        return meta
+    back = {ord(stand_in): ch for ch, stand_in in swap.items()}
+    return {
+        (k.translate(back) if isinstance(k, str) else k): (
+            v.translate(back) if isinstance(v, str) else v
+        )
+        for k, v in meta.items()
+    }
+
 
 def parse_record(raw: bytes, where: str = "record file") -> MemoryRecord:
     """Parse and fully validate a record file's bytes. ``where`` names it in errors."""
@@ -292,7 +317,7 @@ def parse_record(raw: bytes, where: str = "record file") -> MemoryRecord:
     meta: Any = _fast_frontmatter(lines[1:end])
     try:
         if meta is None:
-            meta = yaml.load("\n".join(lines[1:end]), Loader=_Loader)
+            meta = _load_frontmatter("\n".join(lines[1:end]))
     except _DuplicateKey as e:
         raise MemoryFormatError(f"{where}: frontmatter repeats the key {e.args[0]!r}") from e
     except yaml.YAMLError as e:

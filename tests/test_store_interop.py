@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -440,3 +441,19 @@ def test_our_lock_makes_the_reference_agent_wait(
     node("write", str(mem), "theirs", "user", "d", "b")
     assert [r["name"] for r in node_read(node, mem)] == ["ours", "theirs"]
     assert [r.name for r in MemoryStore(workspace).records()] == ["ours", "theirs"]
+
+
+def test_killed_reference_holder_goes_stale_and_is_taken_over(
+    workspace: str, mem: Path, node: NodeRun, node_holder: subprocess.Popen[str]
+) -> None:
+    node_holder.kill()  # SIGKILL: proper-lockfile leaves its directory behind
+    node_holder.wait(timeout=10)
+    assert (mem / ".lock").is_dir()
+    record = MemoryRecord(name="a", type=MemoryType.USER, description="d", body="b")
+    with pytest.raises(MemoryLockTimeout):  # still fresh: honoured
+        MemoryStore(workspace, lock_timeout=0.2).extend([record])
+    past = time.time() - 31  # older than proper-lockfile's 30 s stale window
+    os.utime(mem / ".lock", (past, past))
+    MemoryStore(workspace, lock_timeout=2).extend([record])
+    assert not os.path.lexists(mem / ".lock")
+    assert node("try-lock", str(mem)).strip() == "locked"

@@ -230,7 +230,8 @@ def test_body_roundtrips_unchanged(body: str) -> None:
 
 @pytest.mark.parametrize("value", ["no", "yes", "on", "off", "null", "1", "true", "0x1F", "1e3"])
 def test_reference_agent_plain_scalars_are_strings(value: str) -> None:
-    # The reference agent's YAML 1.2 writer leaves these unquoted.
+    # The reference writer leaves YAML 1.1 keywords (no, yes, on, off) unquoted; files
+    # edited by hand may hold any plain scalar. Either way plain values are strings here.
     raw = file_bytes(f"name: tabs\ndescription: {value}\ntype: user\n")
     assert parse_record(raw).description == value
 

@@ -59,9 +59,18 @@ md(
     """
 ## 0 · Setup
 
-A fresh demo workspace in a temporary directory (nothing outside it is touched), the
-extension, and settings pinned with `%config` so that `IPYMEMORY_*` variables in your
-environment cannot change the demo. `use_model(...)` makes `%%agent` and `%memory` use a
+The demo keeps its memory where `%load_ext ipymemory` looks by default: the `.memory/`
+directory next to this notebook (Jupyter starts the kernel in the notebook's directory).
+In JupyterLab, the **Memory** side panel of ipymemory's extension shows that set live
+while you run the cells.
+
+The first cell starts the demo over. It removes `.memory/` only if it is absent or holds
+nothing but this notebook's own demo records; if you already keep memories here, it
+stops with a message and deletes nothing — then run the notebook from a copy in an empty
+directory, or headless with `python -m ipymemory.notebook.run_teaching`.
+
+Settings are pinned with `%config` so that `IPYMEMORY_*` variables in your environment
+cannot change the demo, and `use_model(...)` makes `%%agent` and `%memory` use a
 scripted model instead of the Anthropic API.
 """
 )
@@ -76,22 +85,32 @@ from pathlib import Path
 
 from ipymemory import MemoryRecord
 from ipymemory.notebook import get_session, last_turn, use_model
+from ipymemory.notebook.teaching import reset_demo_memory
 from ipymemory.turn import AgentSession, ScriptedModel, SessionConfig
 
-WORK = Path(tempfile.mkdtemp(prefix="ipymemory-demo-"))
-(WORK / "notes").mkdir()
-(WORK / "notes" / "deploy.md").write_text(
+HERE = Path.cwd()  # the notebook's directory
+# Every record name this notebook can write. The reset refuses a .memory/ holding others.
+DEMO_NAMES = {
+    "prefers-tabs", "no-mock-database", "auth-rewrite-compliance", "pipeline-bugs-linear",
+    "sneaky", "friday-deploy-freeze", "deploy-notes-location", "prefers-short-answers",
+    "tabs-in-python", "tabs-in-js", "indent-with-tabs",
+}
+reset_demo_memory(HERE, DEMO_NAMES)
+
+# A file the agent reads with a tool in section 5 (a scratch directory of this demo).
+(HERE / "ipymemory-demo").mkdir(exist_ok=True)
+(HERE / "ipymemory-demo" / "deploy.md").write_text(
     "# Deploy notes\\n\\n"
     "- Friday deploys are frozen since the March outage.\\n"
     "- Pipeline bugs go to Linear, project INGEST.\\n"
 )
-print("demo workspace:", WORK)
+print("demo memory:", HERE / ".memory")
 """
 )
 code(
     """
 %load_ext ipymemory
-%config IPyMemory.directory = str(WORK)
+%config IPyMemory.directory = str(HERE)
 %config IPyMemory.commit_mode = "review"
 %config IPyMemory.consolidate_threshold = 10
 %memory status
@@ -134,13 +153,13 @@ store.extend([
                  description="Pipeline bugs are tracked in Linear project INGEST",
                  body="File pipeline bugs in Linear, project INGEST (not GitHub issues)."),
 ])
-sorted(p.name for p in (WORK / ".memory").iterdir())
+sorted(p.name for p in (HERE / ".memory").iterdir())
 """
 )
 code(
     """
 # A record is a small text file anyone can read.
-record_file = next((WORK / ".memory").glob("prefers-tabs-*.md"))
+record_file = next((HERE / ".memory").glob("prefers-tabs-*.md"))
 print(record_file.read_text())
 """
 )
@@ -162,9 +181,9 @@ File names carry a unique id, so a new set never overwrites an old file. The loc
 )
 code(
     """
-print("manifest.json:", (WORK / ".memory" / "manifest.json").read_text())
+print("manifest.json:", (HERE / ".memory" / "manifest.json").read_text())
 print("MEMORY.md:")
-print((WORK / ".memory" / "MEMORY.md").read_text())
+print((HERE / ".memory" / "MEMORY.md").read_text())
 """
 )
 md(
@@ -176,7 +195,7 @@ trusted when reading: the catalog is rendered from the manifest.
 )
 code(
     """
-memdir = WORK / ".memory"
+memdir = HERE / ".memory"
 # 1. A valid record file nobody listed: readers ignore it.
 (memdir / "sneaky-0123456789abcdef0123456789abcdef.md").write_text(
     "---\\nname: sneaky\\ndescription: Not in the manifest\\ntype: user\\n---\\n\\nIgnored.\\n"
@@ -200,7 +219,7 @@ code(
 # Repair with the command-line tool: rebuild MEMORY.md from the manifest, remove leftovers.
 # (gc normally spares files younger than 30 s: a live commit may still be writing them.)
 for command in (["reindex"], ["gc", "--stale-seconds", "0"], ["check"]):
-    done = subprocess.run([sys.executable, "-m", "ipymemory.cli", "--dir", str(WORK), *command],
+    done = subprocess.run([sys.executable, "-m", "ipymemory.cli", "--dir", str(HERE), *command],
                           capture_output=True, text=True)
     print(f"$ ipymemory {' '.join(command)}  (exit {done.returncode})\\n{done.stdout.strip()}")
 """
@@ -347,15 +366,15 @@ items = [
      "description": "Friday deploys are frozen since the March outage",
      "body": "No deploys on Fridays (decided after the March outage)."},
     {"name": "deploy-notes-location", "type": "reference",
-     "description": "Deploy rules live in notes/deploy.md",
-     "body": "The team's deploy rules are in notes/deploy.md in the workspace."},
+     "description": "Deploy rules live in ipymemory-demo/deploy.md",
+     "body": "The team's deploy rules are in ipymemory-demo/deploy.md in the workspace."},
     {"name": "prefers-short-answers", "type": "user",
      "description": "Wants short answers",
      "body": "The user asked to keep it short."},
 ]
 model = ScriptedModel([
     '["pipeline-bugs-linear"]',                                            # selector
-    {"type": "tool_use", "name": "read_file", "input": {"path": "notes/deploy.md"}},
+    {"type": "tool_use", "name": "read_file", "input": {"path": "ipymemory-demo/deploy.md"}},
     "File it in Linear, project **INGEST**. And no deploy on Friday: that is frozen.",
     json.dumps(items),                                                     # extractor
 ])
@@ -539,7 +558,7 @@ NEW = sorted(set(OLD) - {"no-mock-database", "auth-rewrite-compliance"} | {"team
 rows = []
 for step in dict.fromkeys(COMMIT_STEPS):
     copy = Path(tempfile.mkdtemp(prefix="crash-")) / "ws"
-    shutil.copytree(WORK / ".memory", copy / ".memory")
+    shutil.copytree(HERE / ".memory", copy / ".memory")
     child = subprocess.run([sys.executable, "-c", CHILD, str(copy), step],
                            capture_output=True, text=True, timeout=120)
     seen = sorted(r.name for r in MemoryStore(copy).records())   # a fresh reader
@@ -599,7 +618,7 @@ class TwoScripts:
 agent_script = ScriptedModel([f"Answer {i}: " + "details " * 30 for i in range(4)])
 summaries = ScriptedModel(["The user loaded sales.csv (columns: month, revenue, region) "
                            "and found missing revenue values in March."] * 4)
-chat = AgentSession(WORK, model=TwoScripts(agent_script, summaries),
+chat = AgentSession(HERE, model=TwoScripts(agent_script, summaries),
                     config=SessionConfig(history_token_budget=150, commit_mode="off"))
 for question in ["Load sales.csv and list its columns.",
                  "Which column has missing values?",
@@ -617,7 +636,7 @@ code(
     """
 # Memory outlives the session: a brand-new session (think: tomorrow's kernel) has no
 # conversation history, yet it sees the committed records.
-tomorrow = AgentSession(WORK, model=ScriptedModel([]))
+tomorrow = AgentSession(HERE, model=ScriptedModel([]))
 print("history:", len(tomorrow.history), "messages")
 print("memories:", [r.name for r in tomorrow.store.records()])
 """
@@ -653,13 +672,25 @@ use_model(None)
 )
 md(
     """
+What stays on disk is the set the demo ended with, in `.memory/` next to this notebook —
+the same list the Memory side panel shows in JupyterLab:
+"""
+)
+code(
+    """
+%memory list
+"""
+)
+md(
+    """
 ---
 
 **In one sentence** — *Memory 不保存「曾经发生过的一切」，只保存下个会话仍会用到的内容。* Memory does
 not keep everything that happened, only what the next session will still need; its
 strength is not "better memories" but **auditable boundaries**: plain files, one
 authoritative manifest, explicit consolidation sources, and commits that cannot lose the
-old set. The demo workspace is in `WORK`; delete it when you are done.
+old set. The demo's files are `.memory/` and `ipymemory-demo/` next to this notebook:
+delete them when you are done (running the first cell again also starts over).
 """
 )
 

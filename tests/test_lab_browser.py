@@ -52,6 +52,7 @@ POLL_SLACK = 12_000  # the panel polls every 3 s
 
 OUTPUTS = ".jp-OutputArea-output"
 PANEL = "#ipymemory-panel"
+MIME = "application/vnd.ipymemory.v1+json"
 
 
 # --- the notebooks ---------------------------------------------------------------------
@@ -162,13 +163,12 @@ class NotebookCase:
 
     name: str
     prepare: Callable[[Path], str]  # writes it under the server root; returns its path there
-    check_outputs: Callable[[Any, list[str]], None]  # (page, record names on disk after the run)
-    # Where the notebook keeps its memory: (notebook directory, saved notebook) -> directory.
-    workspace: Callable[[Path, Any], Path] = lambda notebook_dir, _saved: notebook_dir
+    # (page, record names in the notebook directory's .memory/ after the run, saved notebook)
+    check_outputs: Callable[[Any, list[str], Any], None]
     stored_output_name: str | None = None  # a record name in a saved output, seen before running
 
 
-def check_fixture_outputs(page: Any, names: list[str]) -> None:
+def check_fixture_outputs(page: Any, names: list[str], _saved: Any) -> None:
     manifest = page.locator(f'{OUTPUTS} [data-ipymemory-view="manifest"]')
     assert manifest.count() == 1
     assert row_names(manifest) == names == [r[0] for r in FIXTURE_RECORDS]
@@ -216,27 +216,60 @@ def check_fixture_outputs(page: Any, names: list[str]) -> None:
     assert [c.inner_text().replace("\u200b", "").strip() for c in checkboxes.all()] == names
 
 
-def check_teaching_outputs(page: Any, names: list[str]) -> None:
+def check_teaching_outputs(page: Any, names: list[str], saved: Any) -> None:
     views = page.locator(f"{OUTPUTS} [data-ipymemory-view]")
     kinds = [v.get_attribute("data-ipymemory-view") for v in views.all()]
     # Every view the package emits has a renderer: none falls back to raw JSON.
     assert "json" not in kinds, kinds
-    assert {"manifest", "selection", "batch", "status"} <= set(kinds), kinds
-    shown = set(row_names(views))
-    assert shown & set(names), f"no MIME view lists a stored record: {shown} vs {names}"
-    widgets = page.locator(f"{OUTPUTS} .jupyter-widgets")
-    widget_text = " ".join(w.inner_text() for w in widgets.all())
-    assert any(n in widget_text for n in names), "no widget view shows a stored record"
+    assert {"manifest", "selection", "batch", "status", "check"} <= set(kinds), kinds
+
+    # The closing `%memory list` renders exactly the set left in the notebook's .memory/.
+    final = cell_index(saved, "%memory list", last=True)
+    assert row_names(rendered(page, final).locator('[data-ipymemory-view="manifest"]')) == names
+    assert [r["name"] for r in saved_view(saved, final)["records"]] == names
+
+    # The `%memory manifest` widget (section 3) lists, in order, the records its saved
+    # static form names: one accordion row each, titled "name (type) — description".
+    index = cell_index(saved, "%memory manifest")
+    expected = [f"{r['name']} ({r['type']})" for r in saved_view(saved, index)["records"]]
+    assert expected, "the saved manifest widget lists no record"
+    widget = rendered(page, index).locator(".jupyter-widgets").first
+    widget.get_by_text(expected[-1]).first.wait_for(state="visible")
+    text = widget.inner_text()
+    positions = [text.find(title) for title in expected]
+    assert -1 not in positions and positions == sorted(positions), (expected, text)
+
+    # The selection widget of the first `%memory select` shows the record the scripted
+    # selector chose.
+    index = cell_index(saved, "model = ScriptedModel(")
+    chosen = [r["name"] for r in saved_view(saved, index)["records"]]
+    assert chosen == ["prefers-tabs"]
+    widget = rendered(page, index).locator(".jupyter-widgets").first
+    widget.get_by_text("prefers-tabs (user)").first.wait_for(state="visible")
 
 
-def printed_workspace(notebook_dir: Path, saved: Any) -> Path:
-    """The teaching notebook works in a temporary directory and prints it."""
-    for cell in saved.cells:
-        for output in cell.get("outputs", []):
-            for line in output.get("text", "").splitlines():
-                if line.startswith("demo workspace:"):
-                    return Path(line.split(":", 1)[1].strip())
-    pytest.fail("the notebook did not print its 'demo workspace:'")
+def cell_index(saved: Any, source: str, *, last: bool = False) -> int:
+    """The index of the first (or last) code cell whose source starts with ``source``."""
+    found = [
+        i
+        for i, c in enumerate(saved.cells)
+        if c.cell_type == "code" and c.source.startswith(source)
+    ]
+    assert found, f"no code cell starts with {source!r}"
+    return found[-1] if last else found[0]
+
+
+def rendered(page: Any, index: int) -> Any:
+    """The rendered output area of the notebook's cell ``index`` (no windowing: all in DOM)."""
+    return page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea")
+
+
+def saved_view(saved: Any, index: int) -> dict[str, Any]:
+    """The ipymemory JSON of cell ``index``'s last saved view output."""
+    data = [o["data"][MIME] for o in saved.cells[index].outputs if MIME in o.get("data", {})]
+    assert data, f"cell {index} saved no ipymemory view"
+    view: dict[str, Any] = data[-1]
+    return view
 
 
 CASES = [
@@ -248,11 +281,7 @@ CASES = [
     ),
 ]
 if TEACHING_NOTEBOOK.exists():
-    CASES.append(
-        NotebookCase(
-            "teaching", copy_teaching_notebook, check_teaching_outputs, workspace=printed_workspace
-        )
-    )
+    CASES.append(NotebookCase("teaching", copy_teaching_notebook, check_teaching_outputs))
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -460,23 +489,20 @@ def test_notebook_views_and_memory_panel(
             if o.output_type == "error"
         ]
         assert not errors, "\n".join("\n".join(e.traceback) for e in errors)
-        workspace = case.workspace(workdir, saved)
-        names = [e.record.name for e in MemoryStore(workspace).entries()]
-        assert names, f"the notebook left no memory in {workspace}/.memory"
+        # The notebook's memory is the .memory/ of its own directory (the kernel's cwd).
+        names = [r.name for r in MemoryStore(workdir).records()]
+        assert names, f"the notebook left no memory in {workdir}/.memory"
         page.locator(f"{OUTPUTS} [data-ipymemory-view]").first.wait_for(state="visible")
         shot(page, case.name, "ran")
-        case.check_outputs(page, names)
+        case.check_outputs(page, names, saved)
 
-        # The panel shows the set of the notebook's own directory (a workspace elsewhere,
-        # e.g. outside the server root, is not listed).
+        # The side panel lists exactly that set, for the notebook's directory.
         panel = open_panel(page)
-        panel_names = [e.record.name for e in MemoryStore(workdir).entries()]
-        if workspace == workdir:
-            assert panel_names == names
-        wait_panel_names(page, panel_names)
+        wait_panel_names(page, names)
         expected_dir = workdir.relative_to(root).as_posix()
         assert panel.get_attribute("data-directory") == expected_dir
         shot(page, case.name, "panel")
+        panel_names = names
 
         # A commit from elsewhere shows up through polling, without any UI action.
         MemoryStore(workdir).extend(

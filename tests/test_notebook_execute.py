@@ -1,5 +1,6 @@
 """The teaching notebook: up to date with its builder, stored without outputs, and it
-executes offline under nbclient (the main-job runner) with widget state saved."""
+executes offline under nbclient (the main-job runner) with widget state saved. Its demo
+memory is the .memory/ of its own directory, reset only when it holds demo records only."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ from typing import Any
 import nbformat
 import pytest
 
+from ipymemory import MemoryRecord, MemoryType
 from ipymemory.notebook.run_teaching import DEFAULT_NOTEBOOK, main
+from ipymemory.store.store import MemoryStore
 from ipymemory.views import MIME_TYPE
 
 ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -32,11 +36,18 @@ def test_the_committed_notebook_is_built_from_the_script_and_has_no_outputs() ->
     assert "widgets" not in nb.metadata
 
 
+def _tree(root: Path) -> dict[str, int]:
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in sorted(root.rglob("*"))}
+
+
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> nbformat.NotebookNode:
     output = tmp_path_factory.mktemp("run") / "executed.ipynb"
+    before = _tree(NOTEBOOKS)
     # The main job exactly as the README runs it (the runner strips ANTHROPIC_* itself).
     assert main(["--output", str(output), "--timeout", "240"]) == 0
+    # It ran from a temporary copy: no .memory/ or scratch files next to the real notebook.
+    assert _tree(NOTEBOOKS) == before
     return nbformat.read(str(output), as_version=4)
 
 
@@ -152,3 +163,63 @@ def test_session_memory_section_and_real_model_hint(executed: nbformat.NotebookN
     final = [s for s in _views(executed, "status")][-1]
     assert final["model"] is None and final["records"] == 6
     assert any("ANTHROPIC_API_KEY" in c.source for c in executed.cells if c.cell_type == "markdown")
+
+
+def _manifest_names(nb: nbformat.NotebookNode) -> list[str]:
+    """The record names of the notebook's last ``%memory list`` output (the final set)."""
+    data = [o["data"][MIME_TYPE] for o in _outputs(nb, "%memory list") if "data" in o]
+    return [r["name"] for r in data[-1]["records"]]
+
+
+def test_the_demo_memory_is_the_notebook_directory_and_a_rerun_starts_over(
+    tmp_path: Path,
+) -> None:
+    nbdir = tmp_path / "nbdir"
+    nbdir.mkdir()
+    for run in ("first", "second"):  # the second run's reset accepts what the first left
+        output = tmp_path / f"{run}.ipynb"
+        assert main(["--output", str(output), "--workdir", str(nbdir)]) == 0, run
+        nb = nbformat.read(str(output), as_version=4)
+        names = [r.name for r in MemoryStore(nbdir).records()]
+        assert names and names == _manifest_names(nb), run
+    # Only what .gitignore lists for notebooks/ is made next to the notebook.
+    assert sorted(p.name for p in nbdir.iterdir()) == [".memory", "ipymemory-demo"]
+    assert _views(nb, "status")[-1]["directory"] == str(nbdir / ".memory")
+
+
+def test_a_directory_with_other_memories_is_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = MemoryStore(tmp_path)
+    store.extend(
+        [
+            MemoryRecord(
+                name="prefers-tabs",  # a demo name: alone it would be reset
+                type=MemoryType.USER,
+                description="Indents with tabs",
+                body="Tabs.",
+            ),
+            MemoryRecord(
+                name="real-preference",
+                type=MemoryType.FEEDBACK,
+                description="Someone's real memory",
+                body="Keep me.",
+            ),
+        ]
+    )
+    before = {p.name: p.read_bytes() for p in store.root.iterdir() if p.is_file()}
+    output = tmp_path / "refused.ipynb"
+    assert main(["--output", str(output), "--workdir", str(tmp_path)]) == 1
+    assert "FAILED" in capsys.readouterr().err
+    nb = nbformat.read(str(output), as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    # A short message, no traceback; no later cell ran.
+    [message] = first.outputs
+    assert message["output_type"] == "stream" and message["name"] == "stderr"
+    assert message["text"].startswith(f"UsageError: Not resetting {store.root}: ")
+    assert "record 'real-preference'" in message["text"] and "Traceback" not in message["text"]
+    later = [c for c in nb.cells if c.cell_type == "code"][1:]
+    assert all(c.execution_count is None for c in later)
+    after = {p.name: p.read_bytes() for p in store.root.iterdir() if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".memory", "refused.ipynb"]

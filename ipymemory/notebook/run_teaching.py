@@ -1,11 +1,12 @@
 """Run the teaching notebook headless and save the executed copy (with widget state).
 
-    python -m ipymemory.notebook.run_teaching [--notebook PATH] [--output PATH]
+    python -m ipymemory.notebook.run_teaching [--notebook PATH] [--output PATH] [--workdir DIR]
 
-The notebook runs in a fresh kernel, from a temporary copy of it, with the Anthropic and
-``IPYMEMORY_*`` variables removed from the kernel's environment: it is offline by
-construction (scripted models) and must not depend on the machine's settings. Exits 1
-(and still writes the partial notebook) if a cell fails.
+The notebook runs in a fresh kernel, from a temporary copy of it (or in ``--workdir``,
+which keeps the ``.memory/`` it makes), with the Anthropic and ``IPYMEMORY_*`` variables
+removed from the kernel's environment: it is offline by construction (scripted models)
+and must not depend on the machine's settings. Exits 1 (and still writes the partial
+notebook) if a cell fails.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 __all__ = ["DEFAULT_NOTEBOOK", "clean_env", "execute", "main"]
 
@@ -33,30 +35,45 @@ def clean_env() -> dict[str, str]:
 
 
 def execute(
-    notebook: Path, output: Path, *, timeout: int = 300, kernel_name: str = "python3"
+    notebook: Path,
+    output: Path,
+    *,
+    timeout: int = 300,
+    kernel_name: str = "python3",
+    workdir: Path | None = None,
 ) -> None:
-    """Execute ``notebook`` in a temporary directory and write the result to ``output``.
+    """Execute ``notebook`` and write the result to ``output``.
 
+    The kernel runs in ``workdir`` if given (the notebook's demo files stay there), else
+    in a temporary directory holding a copy of the notebook, removed afterwards.
     Raises ``nbclient.exceptions.CellExecutionError`` after writing the partial result.
     """
     import nbformat
-    from nbclient import NotebookClient
 
     nb = nbformat.read(str(notebook), as_version=4)  # type: ignore[no-untyped-call]
     try:
-        with tempfile.TemporaryDirectory(prefix="ipymemory-teaching-") as tmp:
-            shutil.copy(notebook, Path(tmp) / notebook.name)
-            client = NotebookClient(
-                nb,
-                timeout=timeout,
-                kernel_name=kernel_name,
-                store_widget_state=True,
-                resources={"metadata": {"path": tmp}},
-            )
-            client.execute(env=clean_env())
+        if workdir is not None:
+            _run(nb, workdir, timeout=timeout, kernel_name=kernel_name)
+        else:
+            with tempfile.TemporaryDirectory(prefix="ipymemory-teaching-") as tmp:
+                shutil.copy(notebook, Path(tmp) / notebook.name)
+                _run(nb, Path(tmp), timeout=timeout, kernel_name=kernel_name)
     finally:
         output.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, str(output))  # type: ignore[no-untyped-call]
+
+
+def _run(nb: Any, cwd: Path, *, timeout: int, kernel_name: str) -> None:
+    from nbclient import NotebookClient
+
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name=kernel_name,
+        store_widget_state=True,
+        resources={"metadata": {"path": str(cwd)}},
+    )
+    client.execute(env=clean_env())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,14 +90,28 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--timeout", type=int, default=300, help="seconds per cell")
     parser.add_argument("--kernel", default="python3", help="kernel name (default: python3)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="run the kernel in this existing directory and keep the .memory/ the notebook "
+        "makes there (default: a temporary directory, removed afterwards)",
+    )
     args = parser.parse_args(argv)
     if not args.notebook.is_file():
         parser.error(f"notebook not found: {args.notebook} (pass --notebook PATH)")
+    if args.workdir is not None and not args.workdir.is_dir():
+        parser.error(f"--workdir {args.workdir}: not a directory")
 
     from nbclient.exceptions import CellExecutionError
 
     try:
-        execute(args.notebook, args.output, timeout=args.timeout, kernel_name=args.kernel)
+        execute(
+            args.notebook,
+            args.output,
+            timeout=args.timeout,
+            kernel_name=args.kernel,
+            workdir=args.workdir.resolve() if args.workdir is not None else None,
+        )
     except CellExecutionError as e:
         print(f"FAILED: a cell raised an error; partial result in {args.output}", file=sys.stderr)
         print(str(e)[-3000:], file=sys.stderr)

@@ -1,0 +1,83 @@
+"""The teaching notebook's reset: start its demo memory empty, never delete anyone else's.
+
+The notebook demonstrates on the ``.memory/`` of its own directory (where
+``%load_ext ipymemory`` looks by default). A user may open it in a directory whose
+``.memory/`` holds real memories, so :func:`reset_demo_memory` removes the directory
+only when every record in it — listed in the manifest or left over by an interrupted
+commit — carries one of the notebook's demo names.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from collections.abc import Collection
+from pathlib import Path
+from typing import NoReturn
+
+from IPython.core.error import UsageError
+
+from ..errors import MemoryStoreError
+from ..store.durable import is_temp_name
+from ..store.index import INDEX_NAME
+from ..store.lock import is_lock_artefact
+from ..store.manifest import MANIFEST_NAME
+from ..store.names import is_valid_file_name
+from ..store.record import parse_record
+
+__all__ = ["reset_demo_memory"]
+
+_SHOWN = 5  # foreign entries named in the message; more are counted
+_HOW = (
+    "Run the notebook from a copy in an empty directory, or headless with "
+    "`python -m ipymemory.notebook.run_teaching`."
+)
+
+
+def reset_demo_memory(workspace: str | os.PathLike[str], demo_names: Collection[str]) -> Path:
+    """Remove ``workspace/.memory`` if it is absent or holds only ``demo_names`` records.
+
+    Returns the ``.memory`` path. Anything else there — a record with another name, a
+    file that cannot be read or is not part of the format, a symlink — raises
+    ``UsageError`` (IPython prints its message without a traceback, and "Run All"
+    stops before any demo cell writes) and nothing is removed.
+    """
+    root = Path(workspace) / ".memory"
+    try:
+        st = os.lstat(root)
+    except FileNotFoundError:
+        return root
+    if not stat.S_ISDIR(st.st_mode):
+        _refuse(root, "it is not a plain directory")
+    demo = set(demo_names)
+    foreign: list[str] = []
+    with os.scandir(root) as listing:
+        entries = sorted(listing, key=lambda e: e.name)
+    for entry in entries:
+        name = entry.name
+        if name in (MANIFEST_NAME, INDEX_NAME) or is_lock_artefact(name) or is_temp_name(name):
+            continue
+        if not (is_valid_file_name(name) and entry.is_file(follow_symlinks=False)):
+            foreign.append(f"{name!r} (not part of the memory format)")
+            continue
+        # Every record file, listed in the manifest or not (an interrupted commit, the
+        # notebook's "sneaky" demo): the names decide, whatever the manifest says.
+        try:
+            record = parse_record(Path(entry.path).read_bytes(), str(root / name))
+        except (OSError, MemoryStoreError):
+            foreign.append(f"{name!r} (an unreadable record file)")
+            continue
+        if record.name not in demo:
+            foreign.append(f"record {record.name!r}")
+    foreign = list(dict.fromkeys(foreign))  # a name can have an old file and a current one
+    if foreign:
+        more = f" and {len(foreign) - _SHOWN} more" if len(foreign) > _SHOWN else ""
+        shown = ", ".join(foreign[:_SHOWN])
+        _refuse(root, f"it holds more than this notebook's demo records: {shown}{more}")
+    shutil.rmtree(root)
+    return root
+
+
+def _refuse(root: Path, why: str) -> NoReturn:
+    raise UsageError(f"Not resetting {root}: {why}. Nothing was deleted. {_HOW}")

@@ -1,0 +1,119 @@
+"""The teaching notebook's reset: it clears only a .memory/ holding nothing but demo records."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from IPython.core.error import UsageError
+from notebook_support import rec
+
+from ipymemory.notebook.teaching import reset_demo_memory
+from ipymemory.store.record import render_record
+from ipymemory.store.store import MemoryStore
+
+DEMO = {"prefers-tabs", "sneaky", "indent-with-tabs"}
+UUID = "0123456789abcdef0123456789abcdef"
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every entry under ``root`` with its bytes (None for a directory)."""
+    return {
+        str(p.relative_to(root)): None if p.is_dir() else p.read_bytes()
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def demo_set(workspace: Path) -> Path:
+    """A store holding demo records only, plus what interrupted commits leave behind."""
+    store = MemoryStore(workspace)
+    store.extend([rec("prefers-tabs"), rec("indent-with-tabs")])
+    memdir = workspace / ".memory"
+    (memdir / f"sneaky-{UUID}.md").write_bytes(render_record(rec("sneaky")))  # not listed
+    (memdir / f".tmp-{UUID}").write_bytes(b"half a manifest")
+    return memdir
+
+
+def refused(workspace: Path, *fragments: str) -> None:
+    before = snapshot(workspace)
+    with pytest.raises(UsageError) as caught:
+        reset_demo_memory(workspace, DEMO)
+    message = str(caught.value)
+    assert message.startswith(f"Not resetting {workspace / '.memory'}: ")
+    assert "Nothing was deleted" in message
+    assert "python -m ipymemory.notebook.run_teaching" in message
+    for fragment in fragments:
+        assert fragment in message
+    assert snapshot(workspace) == before
+
+
+def test_an_absent_memory_directory_is_left_absent(tmp_path: Path) -> None:
+    assert reset_demo_memory(tmp_path, DEMO) == tmp_path / ".memory"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_records_and_commit_leftovers_are_removed(tmp_path: Path) -> None:
+    memdir = demo_set(tmp_path)
+    (memdir / ".lock").mkdir()  # the reference agent's lock directory, left by a crash
+    (tmp_path / "notes.md").write_text("the user's, next to .memory/")
+    reset_demo_memory(tmp_path, DEMO)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.md"]
+    assert MemoryStore(tmp_path).records() == ()
+
+
+def test_the_names_decide_even_when_the_manifest_is_unreadable(tmp_path: Path) -> None:
+    memdir = demo_set(tmp_path)
+    (memdir / "manifest.json").write_text("{not json")
+    reset_demo_memory(tmp_path, DEMO)
+    assert not memdir.exists()
+
+
+def test_a_record_of_someone_else_stops_the_reset(tmp_path: Path) -> None:
+    demo_set(tmp_path)
+    MemoryStore(tmp_path).extend([rec("my-real-preference")])
+    refused(tmp_path, "record 'my-real-preference'")
+
+
+def test_an_unlisted_record_of_someone_else_stops_the_reset(tmp_path: Path) -> None:
+    memdir = demo_set(tmp_path)
+    (memdir / f"old-note-{UUID}.md").write_bytes(render_record(rec("old-note")))
+    refused(tmp_path, "record 'old-note'")
+
+
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        ("notes.txt", "'notes.txt' (not part of the memory format)"),
+        ("archive", "'archive' (not part of the memory format)"),
+        (f"broken-{UUID}.md", f"'broken-{UUID}.md' (an unreadable record file)"),
+    ],
+)
+def test_anything_unknown_stops_the_reset(tmp_path: Path, entry: str, why: str) -> None:
+    memdir = demo_set(tmp_path)
+    if entry == "archive":
+        (memdir / entry).mkdir()
+    else:
+        (memdir / entry).write_bytes(b"no frontmatter here\n")
+    refused(tmp_path, why)
+
+
+def test_many_foreign_records_are_counted_not_all_listed(tmp_path: Path) -> None:
+    MemoryStore(tmp_path).extend([rec(f"mine-{i}") for i in range(8)])
+    refused(tmp_path, "record 'mine-0'", "record 'mine-4'", "and 3 more")
+
+
+def test_a_symlink_or_a_file_is_not_removed(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    demo_set(elsewhere)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    os.symlink(elsewhere / ".memory", workspace / ".memory")
+    before = snapshot(elsewhere)
+    refused(workspace, "not a plain directory")
+    assert snapshot(elsewhere) == before
+
+    (workspace / ".memory").unlink()
+    (workspace / ".memory").write_text("a file")
+    refused(workspace, "not a plain directory")

@@ -69,9 +69,10 @@ nothing but this notebook's own demo records; if you already keep memories here,
 stops with a message and deletes nothing — then run the notebook from a copy in an empty
 directory, or headless with `python -m ipymemory.notebook.run_teaching`.
 
-Settings are pinned with `%config` so that `IPYMEMORY_*` variables in your environment
-cannot change the demo, and `use_model(...)` makes `%%agent` and `%memory` use a
-scripted model instead of the Anthropic API.
+`%reload_ext` (rather than `%load_ext`) also gives a second run in the same kernel fresh
+sessions. Settings are pinned with `%config` so that `IPYMEMORY_*` variables in your
+environment cannot change the demo, and `use_model(...)` makes `%%agent` and `%memory`
+use a scripted model instead of the Anthropic API.
 """
 )
 code(
@@ -109,7 +110,7 @@ print("demo memory:", HERE / ".memory")
 )
 code(
     """
-%load_ext ipymemory
+%reload_ext ipymemory
 %config IPyMemory.directory = str(HERE)
 %config IPyMemory.commit_mode = "review"
 %config IPyMemory.consolidate_threshold = 10

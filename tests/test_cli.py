@@ -84,11 +84,25 @@ def test_check_ok_and_problem(ws: str, capsys: pytest.CaptureFixture[str]) -> No
 def test_bad_store_is_exit_1_with_one_line(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
     manifest = Path(ws) / ".memory" / "manifest.json"
     manifest.write_bytes(b'{"version":1,"files":["../x.md"]}')
-    for argv in (["list"], ["show", "alpha"], ["forget", "alpha"], ["reindex"], ["gc"]):
+    before = _content(manifest.parent)
+    for argv in (
+        ["list"],
+        ["show", "alpha"],
+        ["forget", "alpha"],
+        ["reindex"],
+        ["gc", "--stale-seconds", "0"],
+        ["select", "alpha"],
+    ):
         code, _out, err = run(capsys, "--dir", ws, *argv)
         assert code == 1, argv
         assert err.startswith("ipymemory: error: ") and err.count("\n") == 1
         assert str(manifest) in err and "not a safe record file name" in err
+        assert _content(manifest.parent) == before, f"{argv} changed the directory"
+
+
+def _content(root: Path) -> dict[str, bytes]:
+    """The store's files (the lock's side files are not content)."""
+    return {p.name: p.read_bytes() for p in root.iterdir() if not p.name.startswith(".lock")}
 
 
 def test_forget(ws: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ipymemory.errors import MemoryFormatError
 from ipymemory.store import record as record_module
+from ipymemory.store.manifest import parse_manifest, render_manifest
 from ipymemory.store.record import (
     MAX_RECORD_BYTES,
     MAX_RECORD_LINES,
@@ -113,6 +114,23 @@ def test_bad_names_refused_on_read(name: str) -> None:
         parse_record(raw, "x.md")
     assert str(info.value).startswith("x.md")
     assert repr(name) in str(info.value)
+
+
+# Every Windows device name SPEC §1 reserves, spelled out (not taken from the code).
+RESERVED = ["con", "prn", "aux", "nul"] + [f"{d}{i}" for d in ("com", "lpt") for i in range(1, 10)]
+
+
+@pytest.mark.parametrize("name", RESERVED)
+def test_every_reserved_name_is_refused_as_record_and_file_name(name: str) -> None:
+    with pytest.raises(MemoryFormatError, match="reserved Windows device name"):
+        rec(name=name)
+    with pytest.raises(MemoryFormatError, match=r"^x\.md\b.*reserved Windows device name"):
+        parse_record(file_bytes(f"name: {name}\ndescription: d\ntype: user\n"), "x.md")
+    with pytest.raises(MemoryFormatError, match="not a safe record file name"):
+        parse_manifest(render_manifest([f"{name}.md"]), "manifest.json")
+    # Only the whole name is reserved: as a slug's word it is an ordinary name.
+    assert rec(name=f"{name}-notes").name == f"{name}-notes"
+    assert parse_manifest(render_manifest([f"{name}-notes.md"]), "m") == (f"{name}-notes.md",)
 
 
 # --- frontmatter --------------------------------------------------------------------------

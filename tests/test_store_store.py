@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import re
+import uuid
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from ipymemory.errors import MemoryConflictError, MemoryFormatError, MemoryStoreError
+from ipymemory.store import store as store_module
 from ipymemory.store.record import MemoryRecord, render_record
 from ipymemory.store.store import COMMIT_STEPS, MemoryStore
 
@@ -589,6 +592,23 @@ def test_failure_before_commit_point_rolls_back(
     assert snapshot(root) == before  # new record removed, MEMORY.md restored, no temp left
     store.extend([rec("b")])
     assert [r.name for r in store.records()] == ["a", "b"]
+
+
+def test_record_files_are_created_exclusively(
+    store: MemoryStore, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC §1: a new set never overwrites an old file (O_CREAT|O_EXCL). Forced id clash:
+    the commit is refused and the file already at that path keeps its bytes."""
+    store.extend([rec("b")])
+    fixed = uuid.UUID(int=0xABC)
+    monkeypatch.setattr(store_module, "uuid", SimpleNamespace(uuid4=lambda: fixed))
+    taken = root / f"a-{fixed.hex}.md"
+    taken.write_bytes(b"someone else's bytes")
+    before = snapshot(root)
+    with pytest.raises(MemoryStoreError, match=r"rolled back.*File exists"):
+        store.extend([rec("a")])
+    assert snapshot(root) == before
+    assert [r.name for r in store.records()] == ["b"]
 
 
 def test_lost_lock_abandons_commit(store: MemoryStore, root: Path) -> None:

@@ -16,6 +16,8 @@ from turn_support import (
 )
 
 from ipymemory.errors import SideQueryError
+from ipymemory.sidequery.extract import extractor_messages
+from ipymemory.store.store import MemoryStore
 from ipymemory.turn import AgentSession, SessionConfig
 from ipymemory.turn.history import (
     SUMMARY_HEADER,
@@ -232,3 +234,35 @@ def test_a_long_session_stays_under_budget_and_keeps_pairs(
         history
     )
     assert session.usage.total.by_role("summarize").input_tokens == 10 * len(summaries)
+
+
+def test_extraction_reads_the_whole_canonical_history_after_compression(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    """Compression shortens what the agent is sent, never what the extractor reads."""
+    Path(workspace, "big.txt").write_text("b" * 2_000)
+    main_and_summaries = _long_session_responder(messages_server)
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        return text("[]") if role_of(body) == "extract" else main_and_summaries(body)
+
+    messages_server.responder = respond
+    session = AgentSession(
+        workspace,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(commit_mode="review", history_token_budget=3_000),
+    )
+    for i in range(6):
+        session.run_turn(f"turn {i}: what is in big.txt?")
+    history = session.history
+    full_result = "b" * 2_000
+    sent = json.dumps(requests_of(messages_server.requests, "main")[-1]["messages"])
+    assert SUMMARY_HEADER in sent and sent.count(full_result) < 6  # the agent got less
+    extract = requests_of(messages_server.requests, "extract")
+    assert len(extract) == 6
+    assert extract[-1]["messages"] == extractor_messages(
+        list(history), MemoryStore(workspace).catalog()
+    )
+    read = json.dumps(extract[-1]["messages"])
+    assert read.count(full_result) == 6  # every tool result of every turn, whole
+    assert SUMMARY_HEADER not in read and "Automatic truncation" not in read

@@ -483,6 +483,40 @@ def test_per_turn_overrides(messages_server: MessagesServer, workspace: str) -> 
         session.run_turn("   ")
 
 
+def test_memory_costs_count_every_side_query_even_failed_ones(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    """What memory costs: the selector, extractor and consolidator calls of a turn are
+    in its usage -- also when their reply was invalid (the API still billed it)."""
+    MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
+    messages_server.enqueue(
+        text('```json\n["x-note"]\n```', usage={"input_tokens": 11, "output_tokens": 1}),
+        text("A.", usage={"input_tokens": 100, "output_tokens": 10}),
+        records_reply(rec("a-note"), usage={"input_tokens": 22, "output_tokens": 2}),
+        plan_reply(
+            ["x-note", "a-note"], [rec("xa")], usage={"input_tokens": 33, "output_tokens": 3}
+        ),
+    )
+    session = _session(messages_server, workspace, consolidate_threshold=3)
+    first = session.run_turn("q1")
+    assert first.last_error == LAST_ERROR_SELECT  # the fenced selector reply was refused
+    assert first.usage.by_role("select") == Usage(11, 1)
+    assert first.usage.by_role("extract") == Usage(22, 2)
+    assert first.usage.by_role("consolidate") == Usage(33, 3)
+    assert first.usage.memory == Usage(66, 6) and first.usage.main == Usage(100, 10)
+    messages_server.enqueue(
+        text('["x-note"]', usage={"input_tokens": 5, "output_tokens": 1}),
+        text("B.", usage={"input_tokens": 100, "output_tokens": 10}),
+        text("not json", usage={"input_tokens": 44, "output_tokens": 4}),
+    )
+    second = session.run_turn("q2")
+    assert second.last_error == LAST_ERROR_EXTRACT
+    assert second.usage.by_role("extract") == Usage(44, 4)
+    assert second.usage.memory == Usage(49, 5)
+    assert session.usage.total.memory == Usage(115, 11)
+    assert session.usage.total.main == Usage(200, 20)
+
+
 def test_consolidate_now_waits_for_review(messages_server: MessagesServer, workspace: str) -> None:
     MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
     messages_server.enqueue(plan_reply(["x-note", "y-note"], [rec("xy-note")]))

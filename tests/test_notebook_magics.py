@@ -623,6 +623,15 @@ def test_config_directory_and_bad_env_value(
     seed(target, rec("configured-note"))
     monkeypatch.setenv("IPYMEMORY_DIR", str(target))
     assert [r["name"] for r in memory(ip, "list").to_json()["records"]] == ["configured-note"]
+    # %config beats the environment; --dir beats %config.
+    chosen = tmp_path / "chosen"
+    chosen.mkdir()
+    seed(chosen, rec("chosen-note"))
+    ip.run_line_magic("config", f"IPyMemory.directory = {str(chosen)!r}")
+    assert [r["name"] for r in memory(ip, "list").to_json()["records"]] == ["chosen-note"]
+    assert "directory from: %config" in memory(ip, "status").to_text()
+    listed = memory(ip, f"--dir {target} list").to_json()["records"]
+    assert [r["name"] for r in listed] == ["configured-note"]
     monkeypatch.setenv("IPYMEMORY_MAX_TOKENS", "lots")
     view = memory(ip, "list")
     assert isinstance(view, ErrorView)

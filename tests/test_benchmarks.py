@@ -1,0 +1,65 @@
+"""The benchmark scripts keep running (issue 2 and 3 benchmarks): a small known input and
+the CI-sized store run, checking the reported measures, not the machine's speed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+MEMORIES = [
+    {"name": "tabs", "description": "The user indents Python code with tabs", "body": "b"},
+    {"name": "db", "description": "Tests use a real postgres database, never mocks", "body": "b"},
+    {"name": "deploy", "description": "Releases go through the staging script", "body": "b"},
+]
+QUERIES = [
+    {"q": "Does the user indent with tabs?", "gold": ["tabs"], "cat": 1},
+    {"q": "Which database do the tests use?", "gold": ["db"], "cat": 2},
+    {"q": "Anything about cooking?", "gold": ["deploy"], "cat": 2},
+]
+
+
+def _run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *argv], capture_output=True, text=True, timeout=300, cwd=BENCH.parent
+    )
+
+
+def test_select_quality_reports_every_measure(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.jsonl"
+    data.write_text(json.dumps({"id": "s", "memories": MEMORIES, "queries": QUERIES}) + "\n")
+    done = _run(str(BENCH / "select_quality.py"), "--json", "--data", str(data))
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)["files"]["tiny.jsonl"]
+    assert (report["sets"], report["memories"], report["queries"]) == (1, 3, 3)
+    for ranker in ("seed", "bm25", "ours"):
+        # Two queries name their record's words; the third matches nothing (gold unreachable).
+        assert report["overall"][ranker] == pytest.approx(
+            {"n": 3, "recall": 2 / 3, "hit": 2 / 3, "p": 2 / 15}
+        ), ranker
+        assert report["median_ms"][ranker] > 0
+        assert report["by_cat"]["1"][ranker]["recall"] == 1.0
+        assert report["by_cat"]["2"][ranker]["recall"] == 0.5
+    text = _run(str(BENCH / "select_quality.py"), "--data", str(data))
+    assert text.returncode == 0 and "recall@5" in text.stdout and "bm25" in text.stdout
+    missing = _run(str(BENCH / "select_quality.py"), "--data", str(tmp_path / "nope.jsonl"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_store_bench_quick_reports_every_measure(tmp_path: Path) -> None:
+    done = _run(str(BENCH / "store_bench.py"), "--quick", "--json", "--dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    extend = report["extend"]
+    assert extend["extend_ms"] > 0 and extend["floor_files_ms"] > 0
+    assert extend["ratio_files"] == pytest.approx(extend["extend_ms"] / extend["floor_files_ms"])
+    assert [r["records"] for r in report["records"]] == [10, 50, 200]
+    assert all(r["warm_ms"] > 0 and r["cold_ms"] > 0 for r in report["records"])
+    throughput = report["throughput"]
+    assert throughput["one_per_s"] > 0 and throughput["eight_per_s"] > 0

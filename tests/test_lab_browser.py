@@ -362,6 +362,9 @@ def lab_page(
 ) -> Iterator[Any]:
     """JupyterLab serving ``root`` with ``nb_path`` open; its log (and a screenshot if the
     test fails) are kept in tests/artifacts/."""
+    # A failure screenshot of an earlier run must not sit next to this run's pictures.
+    for stale in ARTIFACTS.glob(f"lab-{label}-*.png"):
+        stale.unlink()
     with run_jupyter("lab", root, lab_home(tmp_path), extra_args) as lab:
         page = None
         try:

@@ -140,6 +140,25 @@ def test_gc_removes_only_old_unreferenced_files(store: MemoryStore) -> None:
     assert not os.path.lexists(root / ".lock")
 
 
+def test_gc_leaves_files_that_are_not_crash_leftovers(store: MemoryStore) -> None:
+    # Only generated record names (<slug>-<32 hex>.md) and temp files are leftovers; a
+    # user's own notes.md is reported but never deleted. The reference agent's temp
+    # files (".<uuid>.tmp") are leftovers too.
+    root = store.root
+    notes, ref_tmp = root / "notes.md", root / ".0a1b2c3d-0000-4000-8000-0123456789ab.tmp"
+    short_id = root / "thing-1234.md"
+    for p in (notes, ref_tmp, short_id):
+        p.write_text("x")
+        age(p, 120)
+    found = by_file(check(store.workspace))
+    assert not found["notes.md"].leftover and "leaves it alone" in found["notes.md"].reason
+    assert not found["thing-1234.md"].leftover
+    assert found[ref_tmp.name].leftover
+    assert gc(store.workspace) == [ref_tmp.name]
+    assert notes.exists() and short_id.exists() and not ref_tmp.exists()
+    assert [r.name for r in store.records()] == ["a", "b"]
+
+
 def test_gc_refuses_when_the_set_does_not_load(store: MemoryStore) -> None:
     ghost = store.root / f"ghost-{FID}.md"
     ghost.write_text("x")

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass
@@ -50,15 +51,10 @@ class Problem:
     @property
     def leftover(self) -> bool:
         """True for an unreferenced file an interrupted commit leaves (``gc`` removes it)."""
-        name = os.path.basename(self.file)
         return (
             self.collectable
             and self.severity == "warning"
-            and (
-                is_valid_file_name(name)
-                or durable.is_temp_name(name)
-                or name.startswith(_STALE_LOCK_PREFIX)
-            )
+            and is_collectable(os.path.basename(self.file))
         )
 
     def to_json(self) -> dict[str, object]:
@@ -204,13 +200,18 @@ def _check_extras(
             )
             out.append(Problem(where, reason, "warning", collectable=False))
             continue
-        if is_valid_file_name(name) or durable.is_temp_name(name):
+        if name.startswith(_STALE_LOCK_PREFIX):
+            reason = "a stale lock moved aside; `ipymemory gc` removes it"
+        elif is_collectable(name):
             reason = (
                 f"not listed in {MANIFEST_NAME} (left by an interrupted commit; "
                 "`ipymemory gc` removes it)"
             )
-        elif name.startswith(_STALE_LOCK_PREFIX):
-            reason = "a stale lock moved aside; `ipymemory gc` removes it"
+        elif is_valid_file_name(name):
+            reason = (
+                f"not listed in {MANIFEST_NAME}; not a generated record file name "
+                "(<name>-<32 hex>.md), so `ipymemory gc` leaves it alone"
+            )
         else:
             reason = "not part of the memory format; ignored by readers"
         out.append(Problem(where, reason, "warning"))
@@ -227,6 +228,24 @@ def _reason(error: MemoryStoreError, where: str) -> str:
     if rest.startswith(": "):
         return rest[2:]
     return rest.lstrip() if rest[:1] == " " else text
+
+
+# What a crashed writer can leave behind: record files with a generated id (ours and the
+# reference agent's default: a UUID4 without dashes), our temp files, the reference
+# agent's temp files (".<uuid>.tmp") and stale lock directories we moved aside. Only
+# these are ever removed by gc: any other file (e.g. notes a user keeps here) is left.
+_GENERATED_RECORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{32}\.md")
+_REFERENCE_TEMP = re.compile(r"\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp")
+
+
+def is_collectable(name: str) -> bool:
+    """True if ``name``, when no manifest lists it, is a crash leftover gc may remove."""
+    return (
+        (_GENERATED_RECORD.fullmatch(name) is not None and is_valid_file_name(name))
+        or durable.is_temp_name(name)
+        or _REFERENCE_TEMP.fullmatch(name) is not None
+        or name.startswith(_STALE_LOCK_PREFIX)
+    )
 
 
 def gc(
@@ -254,7 +273,7 @@ def gc(
             if name in listed:
                 continue
             is_stale_lock = name.startswith(_STALE_LOCK_PREFIX)
-            if not (is_valid_file_name(name) or durable.is_temp_name(name) or is_stale_lock):
+            if not is_collectable(name):
                 continue
             path = f"{real}/{name}"
             try:

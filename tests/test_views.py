@@ -168,6 +168,8 @@ def test_batch_bundle_with_plan_is_a_diff() -> None:
         ],
         "consolidation": {
             "source_names": ["old-note"],
+            # the replaced records themselves, so a renderer can show them after the commit
+            "sources": [old.to_json()],
             "records": [new.to_json()],
             "accepted": True,
         },
@@ -234,9 +236,14 @@ def test_review_reject_two_of_three_commits_exactly_one(workspace: str) -> None:
         workspace, rec("keep-me"), rec("drop-one"), rec("drop-two")
     )
     review = BatchReview(session, batch)
+    assert "Commit writes 3 of 3 memories" in review.summary.value
     review.decisions["drop-one"].value = "reject"
     review.decisions["drop-two"].value = "reject"
     assert review.rejected == ("drop-one", "drop-two")
+    # The choice shows before the click: what Commit will write, rejected rows struck out.
+    assert "Commit writes 1 of 3 memories" in review.summary.value
+    struck = [n for n, label in review._labels.items() if "line-through" in label.value]
+    assert struck == ["drop-one", "drop-two"]
     review.commit_button.click()
 
     assert [r.name for r in session.store.records()] == ["keep-me"]
@@ -278,6 +285,7 @@ def test_review_plan_accept_reject_and_a_refused_decision(workspace: str) -> Non
     assert review.plan_decision is not None
     html = review._repr_mimebundle_()["text/html"]
     assert "tabs-a" in html and "prefers-tabs" in html
+    assert "Commit writes 2 of 2 memories and applies the plan" in review.summary.value
 
     # Rejecting an item the accepted plan replaces is refused; nothing written.
     review.decisions["tabs-c"].value = "reject"
@@ -288,6 +296,7 @@ def test_review_plan_accept_reject_and_a_refused_decision(workspace: str) -> Non
 
     # Rejecting the plan too makes the decision valid: only "other" is added.
     review.plan_decision.value = "reject"
+    assert "and skips the plan" in review.summary.value
     review.commit_button.click()
     assert review.status == "committed"
     assert [r.name for r in store.records()] == ["tabs-a", "tabs-b", "other"]

@@ -7,7 +7,7 @@ untrusted: it reaches HTML only through :func:`esc`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -21,6 +21,9 @@ __all__ = [
     "esc",
     "plain_table",
     "record_rows_html",
+    "styled_html",
+    "table_head_html",
+    "table_rows_html",
     "update_bundle",
 ]
 
@@ -37,8 +40,21 @@ _STYLE = (
     ".ipymemory-view .ipm-note{opacity:.75}"
     ".ipymemory-view .ipm-del{color:#b00020}"
     ".ipymemory-view .ipm-add{color:#1b7f3b}"
+    ".ipymemory-view .ipm-name{font-family:var(--jp-code-font-family,monospace,monospace);"
+    "white-space:nowrap}"
+    ".ipymemory-view .ipm-rejected td{text-decoration:line-through;opacity:.55}"
+    ".ipymemory-view .ipm-section{margin-top:.5em;font-weight:600}"
+    ".ipymemory-view tr.ipm-row-del{background:rgba(176,0,32,.07)}"
+    ".ipymemory-view tr.ipm-row-add{background:rgba(27,127,59,.09)}"
+    ".ipymemory-view tr.ipm-row-del td:first-child{color:#b00020;font-weight:700}"
+    ".ipymemory-view tr.ipm-row-add td:first-child{color:#1b7f3b;font-weight:700}"
     "</style>"
 )
+
+
+def styled_html(inner_html: str, view_name: str = "view") -> str:
+    """Already-escaped HTML in a view's div, with the style block its classes need."""
+    return f'{_STYLE}<div class="ipymemory-view ipymemory-{esc(view_name)}">{inner_html}</div>'
 
 
 def display_bundle(bundle: dict[str, Any]) -> DisplayHandle | None:
@@ -72,21 +88,48 @@ def record_rows_html(
     columns: Sequence[tuple[str, str]],
     *,
     body_key: str | None = "body",
+    row_class: Callable[[Mapping[str, Any]], str | None] | None = None,
 ) -> str:
     """An HTML table; a row's ``body`` (if any) goes in a collapsed ``<details>`` under
-    its description (the last column if there is none)."""
-    head = "".join(cell(esc(label), header=True) for _, label in columns)
+    its description (the last column if there is none). Names are set in the code font
+    (they are identifiers); ``row_class`` may give a row a class (e.g. rejected)."""
+    return (
+        f"<table>{table_head_html(columns)}<tbody>"
+        f"{table_rows_html(rows, columns, body_key=body_key, row_class=row_class)}"
+        "</tbody></table>"
+    )
+
+
+def table_head_html(columns: Sequence[tuple[str, str]]) -> str:
+    """The ``<thead>`` of :func:`record_rows_html`."""
+    return (
+        f"<thead><tr>{''.join(cell(esc(label), header=True) for _, label in columns)}</tr></thead>"
+    )
+
+
+def table_rows_html(
+    rows: Iterable[Mapping[str, Any]],
+    columns: Sequence[tuple[str, str]],
+    *,
+    body_key: str | None = "body",
+    row_class: Callable[[Mapping[str, Any]], str | None] | None = None,
+) -> str:
+    """The ``<tr>`` rows of :func:`record_rows_html` (to combine several in one table)."""
     keys = [key for key, _ in columns]
     at = keys.index("description") if "description" in keys else len(keys) - 1
-    out = [f"<table><thead><tr>{head}</tr></thead><tbody>"]
+    out = []
     for row in rows:
         texts = [esc(row.get(key, "")) for key in keys]
+        if "name" in keys:
+            i = keys.index("name")
+            texts[i] = f'<span class="ipm-name">{texts[i]}</span>'
         body = row.get(body_key) if body_key else None
         if isinstance(body, str) and body:
             texts[at] += f"<details><summary>body</summary><pre>{esc(body)}</pre></details>"
         cells = [cell(text) for text in texts]
-        out.append(f'<tr data-name="{esc(row.get("name", ""))}">{"".join(cells)}</tr>')
-    out.append("</tbody></table>")
+        cls = row_class(row) if row_class else None
+        attr = f' class="{esc(cls)}"' if cls else ""
+        out.append(f'<tr data-name="{esc(row.get("name", ""))}"{attr}>{"".join(cells)}</tr>')
     return "".join(out)
 
 
@@ -128,10 +171,7 @@ class StaticView:
         raise NotImplementedError
 
     def to_html(self) -> str:
-        return (
-            f'{_STYLE}<div class="ipymemory-view ipymemory-{esc(self.view_name)}">'
-            f"{self._html_body()}</div>"
-        )
+        return styled_html(self._html_body(), self.view_name)
 
     def bundle(self) -> dict[str, Any]:
         """The full static bundle (what a saved notebook keeps)."""

@@ -6,7 +6,14 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..store.record import MemoryRecord
-from ._static import StaticView, esc, plain_table, record_rows_html
+from ._static import (
+    StaticView,
+    esc,
+    plain_table,
+    record_rows_html,
+    table_head_html,
+    table_rows_html,
+)
 
 if TYPE_CHECKING:
     from ..turn.batch import PendingBatch
@@ -17,6 +24,12 @@ _REVIEW_HINT = "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %
 
 _ITEM_COLUMNS = (
     ("decision", "Decision"),
+    ("name", "Name"),
+    ("type", "Type"),
+    ("description", "Description"),
+)
+_DIFF_COLUMNS = (
+    ("sign", ""),
     ("name", "Name"),
     ("type", "Type"),
     ("description", "Description"),
@@ -71,8 +84,11 @@ class ConsolidationPlanView(StaticView):
 
     def plan_json(self) -> dict[str, Any]:
         """The ``consolidation`` member of a batch view."""
+        # "sources" (additive) lets a renderer show what each replaced name was, also
+        # after the commit, when those records are gone from the set.
         return {
             "source_names": list(self.source_names),
+            "sources": [r.to_json() for r in self.sources],
             "records": [r.to_json() for r in self.records],
             "accepted": self.accepted,
         }
@@ -95,27 +111,31 @@ class ConsolidationPlanView(StaticView):
     def to_text(self) -> str:
         return "\n".join([self._headline(), *self.diff_lines()])
 
-    def _html_body(self) -> str:
-        rows = []
+    def diff_html(self) -> str:
+        """The plan as one diff table (shared columns line up): the records it replaces,
+        marked with a minus sign, then the records it adds, marked "+"."""
+        removed: list[dict[str, str]] = []
         for name in self.source_names:
             known = self._by_name.get(name)
-            desc = f": {known.description}" if known else ""
-            body = (
-                f"<details><summary>body</summary><pre>{esc(known.body)}</pre></details>"
-                if known
-                else ""
-            )
-            rows.append(
-                f'<div class="ipm-del" data-name="{esc(name)}">'
-                f"&minus; {esc(name)}{esc(desc)}{body}</div>"
-            )
-        for r in self.records:
-            rows.append(
-                f'<div class="ipm-add" data-name="{esc(r.name)}">+ {esc(r.name)} '
-                f"({esc(r.type.value)}): {esc(r.description)}"
-                f"<details><summary>body</summary><pre>{esc(r.body)}</pre></details></div>"
-            )
-        return f"<div><b>{esc(self._headline())}</b></div>{''.join(rows)}"
+            row = known.to_json() if known else {"name": name, "type": "", "description": ""}
+            removed.append({"sign": "\u2212", **row})
+        added = [{"sign": "+", **r.to_json()} for r in self.records]
+        span = len(_DIFF_COLUMNS)
+
+        def section(label: str) -> str:
+            return f'<tr><td colspan="{span}" class="ipm-section">{esc(label)}</td></tr>'
+
+        return (
+            f"<table>{table_head_html(_DIFF_COLUMNS)}<tbody>"
+            f"{section(f'Replaces {len(removed)}:')}"
+            f"{table_rows_html(removed, _DIFF_COLUMNS, row_class=lambda _r: 'ipm-row-del')}"
+            f"{section(f'Adds {len(added)}:')}"
+            f"{table_rows_html(added, _DIFF_COLUMNS, row_class=lambda _r: 'ipm-row-add')}"
+            "</tbody></table>"
+        )
+
+    def _html_body(self) -> str:
+        return f"<div><b>{esc(self._headline())}</b></div>{self.diff_html()}"
 
 
 class BatchView(StaticView):
@@ -215,9 +235,16 @@ class BatchView(StaticView):
         if self.error:
             parts.append(f'<div class="ipm-error">{esc(self.error)}</div>')
         if self.items:
-            parts.append(record_rows_html(self._item_rows(), _ITEM_COLUMNS))
+            parts.append(
+                record_rows_html(
+                    self._item_rows(),
+                    _ITEM_COLUMNS,
+                    row_class=lambda r: "ipm-rejected" if r["decision"] == "reject" else None,
+                )
+            )
         if self.plan is not None:
-            parts.append(self.plan._html_body())
+            parts.append(f'<div class="ipm-section">{esc(self.plan._headline())}</div>')
+            parts.append(self.plan.diff_html())
         outcome = self._outcome()
         if outcome:
             parts.append(f"<div>{esc(outcome)}</div>")

@@ -16,16 +16,48 @@ import ipywidgets as w
 from IPython.display import DisplayHandle
 
 from ..errors import MemoryStoreError
-from ._static import StaticView, display_bundle, update_bundle
-from ._widgetbase import StaticBundleBox, body_toggle, html_text
+from ..store.record import MemoryRecord
+from ._static import StaticView, display_bundle, esc, styled_html, update_bundle
+from ._widgetbase import (
+    StaticBundleBox,
+    block_html,
+    body_toggle,
+    html_block,
+    html_text,
+    note_html,
+    record_label_html,
+)
 from .batch import BatchView, ConsolidationPlanView
 
 if TYPE_CHECKING:
+    from ..sidequery.consolidate import ConsolidationPlan
     from ..turn.batch import CommitResult, PendingBatch
 
 __all__ = ["BatchReview"]
 
 ACCEPT, REJECT = "accept", "reject"
+
+_ROW = w.Layout(align_items="center")
+
+
+def _decision(accept_tip: str, reject_tip: str) -> w.ToggleButtons:
+    """An accept/reject toggle (values ``ACCEPT`` / ``REJECT``); the marks in the labels
+    keep the choice readable at a glance (ToggleButtons icons would follow the text)."""
+    return w.ToggleButtons(
+        options=(("\u2713 accept", ACCEPT), ("\u2715 reject", REJECT)),
+        value=ACCEPT,
+        style={"button_width": "6.5em"},
+        tooltips=(accept_tip, reject_tip),
+    )
+
+
+def _plan_effect(plan: ConsolidationPlan | ConsolidationPlanView) -> str:
+    n = len(plan.source_names)
+    return f"replaces {n} record{'' if n == 1 else 's'} with {len(plan.records)}"
+
+
+def _label_parts(record: MemoryRecord) -> tuple[str, str, str]:
+    return record.name, record.type.value, record.description
 
 
 class _Reviewer(Protocol):
@@ -55,51 +87,86 @@ class BatchReview(StaticBundleBox):
         self._handles: list[DisplayHandle] = []
 
         self.decisions: dict[str, w.ToggleButtons] = {}
-        rows: list[w.Widget] = []
+        self._labels: dict[str, w.HTML] = {}
+        parts: list[w.Widget] = [self._heading()]
         for record in batch.items:
-            toggle = w.ToggleButtons(
-                options=(ACCEPT, REJECT),
-                value=ACCEPT,
-                style={"button_width": "5.5em"},
-                tooltips=(f"keep {record.name}", f"drop {record.name}"),
-            )
+            toggle = _decision(f"keep {record.name}", f"drop {record.name}")
+            label = w.HTML(value=record_label_html(*_label_parts(record)))
             self.decisions[record.name] = toggle
+            self._labels[record.name] = label
+            toggle.observe(lambda _c, r=record: self._on_decision(r), names="value")
             show, body = body_toggle(record.body)
-            label = html_text(f"{record.name} ({record.type.value}) — {record.description}")
-            rows.append(w.VBox([w.HBox([toggle, show, label]), body]))
+            parts.append(w.VBox([w.HBox([toggle, show, label], layout=_ROW), body]))
 
         self.plan_decision: w.ToggleButtons | None = None
-        parts: list[w.Widget] = [html_text(self._headline())]
-        parts.extend(rows)
         plan = ConsolidationPlanView.of(batch)
         if plan is not None:
-            self.plan_decision = w.ToggleButtons(
-                options=(ACCEPT, REJECT),
-                value=ACCEPT,
-                style={"button_width": "5.5em"},
-                tooltips=("apply the consolidation", "keep the records as they are"),
+            self.plan_decision = _decision(
+                "apply the consolidation", "keep the records as they are"
             )
-            parts.append(html_text("Consolidation plan (sources → new records):"))
-            parts.append(w.HTML(value=plan.to_html()))
-            parts.append(w.HBox([html_text("plan:"), self.plan_decision]))
+            self.plan_decision.observe(lambda _c: self._update_summary(), names="value")
+            if batch.items:  # (a plan alone is already named by the headline)
+                effect = _plan_effect(plan)
+                parts.append(html_block(f"<b>Consolidation plan</b>: {esc(effect)}"))
+            # The static diff (with its own style block), without its verdict headline:
+            # the toggle below is the verdict while the batch is pending.
+            parts.append(html_block(styled_html(plan.diff_html(), "consolidation")))
+            parts.append(w.HBox([html_text("Apply this plan:"), self.plan_decision], layout=_ROW))
 
-        self.commit_button = w.Button(description="Commit", button_style="success", icon="check")
-        self.discard_button = w.Button(description="Discard", button_style="warning", icon="trash")
+        self.commit_button = w.Button(
+            description="Commit",
+            button_style="success",
+            icon="check",
+            tooltip="write the accepted choices",
+        )
+        # Neutral, so Commit reads as the main action; the icon says what Discard does.
+        self.discard_button = w.Button(
+            description="Discard", icon="trash", tooltip="drop the whole batch, write nothing"
+        )
         self.commit_button.on_click(lambda _b: self.commit())
         self.discard_button.on_click(lambda _b: self.discard())
+        self.summary = w.HTML(value="")
         self.result = w.HTML(value="")
-        parts.append(w.HBox([self.commit_button, self.discard_button]))
+        parts.append(
+            w.HBox(
+                [self.commit_button, self.discard_button, self.summary],
+                layout=w.Layout(align_items="center", margin="6px 0 0 0"),
+            )
+        )
         parts.append(self.result)
         self.children = tuple(parts)
+        self._update_summary()
         if self.status in ("committed", "discarded"):
             self.sync(batch)
 
+    def _heading(self) -> w.HTML:
+        return html_block(f"<b>{esc(self._headline())}</b> {note_html(f'batch {self.batch.id}')}")
+
     def _headline(self) -> str:
         n = len(self.batch.items)
-        what = f"{n} memor{'y' if n == 1 else 'ies'} extracted"
+        what = f"{n} extracted memor{'y' if n == 1 else 'ies'}"
         if self.batch.plan is not None:
-            what = "consolidation plan" if n == 0 else what + " + a consolidation plan"
-        return f"Review memory batch {self.batch.id}: {what}"
+            if n == 0:
+                return f"Review a consolidation plan: {_plan_effect(self.batch.plan)}"
+            what += " and a consolidation plan"
+        return f"Review {what}"
+
+    def _on_decision(self, record: MemoryRecord) -> None:
+        rejected = self.decisions[record.name].value == REJECT
+        self._labels[record.name].value = record_label_html(*_label_parts(record), struck=rejected)
+        self._update_summary()
+
+    def _update_summary(self) -> None:
+        """What Commit would write now, so the choice is visible before clicking."""
+        if self.status not in ("pending", "failed"):
+            self.summary.value = ""
+            return
+        n = len(self.decisions)
+        kept = n - len(self.rejected)
+        what = [f"writes {kept} of {n} memor{'y' if n == 1 else 'ies'}"] if n else []
+        if self.plan_decision is not None:
+            what.append("applies the plan" if self.plan_accepted else "skips the plan")
+        self.summary.value = block_html(note_html("Commit " + " and ".join(what)))
 
     @property
     def rejected(self) -> tuple[str, ...]:
@@ -189,6 +256,7 @@ class BatchReview(StaticBundleBox):
             if control is not None:
                 control.disabled = True
         self.error = None
+        self.summary.value = ""
         self.result.value = html_text(message).value
         bundle = self.static_view().bundle()
         for handle in self._handles:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from ..store.record import MemoryRecord
-from ._static import StaticView
-from ._widgetbase import StaticBundleBox, html_text
+from ._static import StaticView, esc
+from ._widgetbase import StaticBundleBox, html_block, html_text, note_html
 from .manifest import ManifestView
 from .selection import SelectionView
 
@@ -25,8 +25,12 @@ __all__ = ["ManifestWidget", "SelectionWidget", "records_accordion"]
 _TITLE_CAP = 120
 
 
+def _full_title(record: MemoryRecord) -> str:
+    return f"{record.name} ({record.type.value}) — {record.description}"
+
+
 def _title(record: MemoryRecord) -> str:
-    title = f"{record.name} ({record.type.value}) — {record.description}"
+    title = _full_title(record)
     return title if len(title) <= _TITLE_CAP else title[: _TITLE_CAP - 1] + "…"
 
 
@@ -37,10 +41,22 @@ def records_accordion(
     files = list(files) if files is not None else [None] * len(records)
     children = []
     for record, file in zip(records, files, strict=True):
-        parts = [html_text(f"file: {file}", cls="ipm-note")] if file else []
+        parts = []
+        if _title(record) != _full_title(record):  # the title cut it: show it whole
+            parts.append(html_block(esc(record.description)))
+        if file:
+            parts.append(html_block(note_html(f"file: {file}")))
         parts.append(html_text(record.body, tag="pre"))
         children.append(w.VBox(parts))
     return w.Accordion(children=children, titles=tuple(_title(r) for r in records))
+
+
+def _manifest_heading(view: ManifestView) -> str:
+    """The summary in bold, the directory muted (it is long and secondary)."""
+    if view.error:
+        return f"<b>{esc(view._summary())}</b>"
+    n = len(view.entries)
+    return f"<b>Memory: {n} record{'' if n == 1 else 's'}</b> {note_html(f'in {view.directory}')}"
 
 
 class ManifestWidget(StaticBundleBox):
@@ -63,8 +79,10 @@ class ManifestWidget(StaticBundleBox):
 
     def _show(self, view: ManifestView) -> None:
         self.view = view
-        self.header = html_text(view._summary())
-        parts: list[w.Widget] = [w.HBox([self.header, self.refresh_button])]
+        self.header = html_block(_manifest_heading(view))
+        parts: list[w.Widget] = [
+            w.HBox([self.header, self.refresh_button], layout=w.Layout(align_items="center"))
+        ]
         if view.error:
             parts.append(html_text(view.error, cls="ipm-error"))
         self.rows = records_accordion(
@@ -88,9 +106,11 @@ class SelectionWidget(StaticBundleBox):
     def __init__(self, view: SelectionView, **kw: Any) -> None:
         super().__init__(**kw)
         self.view = view
-        parts: list[w.Widget] = [html_text(f"Query: {view.query}"), html_text(view._headline())]
+        # One block: separate HTML widgets would each take a control row's height.
+        lines = [f"<b>{esc(view._headline())}</b>", note_html(f"Query: {view.query}")]
         if view.reason:
-            parts.append(html_text(f"Why: {view.reason}", cls="ipm-note"))
+            lines.append(note_html(f"Why: {view.reason}"))
+        parts: list[w.Widget] = [html_block("<br>".join(lines))]
         self.rows = records_accordion(view.records)
         if view.records:
             parts.append(self.rows)

@@ -91,6 +91,10 @@ view({"view": "batch", "status": "pending", "consolidation": None, "committed": 
                  "body": "Said so.", "accepted": True},
                 {"name": "wrong-guess", "type": "user", "description": "A bad guess",
                  "body": "No.", "accepted": False}]})
+view({"view": "batch", "status": "committed", "items": [], "committed": ["indent-with-tabs"],
+      "error": None, "consolidation": {"accepted": True, "source_names": ["uses-tabs"],
+      "records": [{"name": "indent-with-tabs", "type": "user", "description": "Tabs everywhere",
+                   "body": "Tabs."}]}})
 view({"view": "consolidation", "accepted": False, "source_names": ["uses-tabs", "gone"],
       "sources": [store.entries()[0].record.to_json()],
       "records": [{"name": "indent-with-tabs", "type": "user", "description": "Tabs everywhere",
@@ -176,16 +180,26 @@ def check_fixture_outputs(page: Any, names: list[str], _saved: Any) -> None:
     description = manifest.locator('tr[data-name="uses-tabs"] .jp-ipymemory-cell-description')
     assert description.inner_text().startswith("Indents with tabs, <b>not</b> spaces")
     assert description.locator("b").count() == 0
+    # The body expands under its description, not under the file name.
+    assert description.locator("details.jp-ipymemory-body").count() == 1
+    file_cell = manifest.locator('tr[data-name="uses-tabs"] .jp-ipymemory-cell-file')
+    assert file_cell.locator("details").count() == 0
 
     selection = page.locator(f'{OUTPUTS} [data-ipymemory-view="selection"]')
     assert selection.get_attribute("data-source") == "fallback"
     assert row_names(selection) == ["uses-tabs"]
     assert "deterministic fallback used" in selection.inner_text()
 
-    batch = page.locator(f'{OUTPUTS} [data-ipymemory-view="batch"]')
+    batch = page.locator(f'{OUTPUTS} [data-ipymemory-view="batch"][data-status="pending"]')
     assert batch.get_attribute("data-status") == "pending"
     assert row_names(batch) == ["likes-rust", "wrong-guess"]
     assert batch.locator('tr[data-name="wrong-guess"]').get_attribute("data-accepted") == "false"
+
+    # A plan-only batch (%memory consolidate) leads with the plan, not "0 items".
+    plan_batch = page.locator(f'{OUTPUTS} [data-ipymemory-view="batch"][data-status="committed"]')
+    assert plan_batch.locator(".jp-ipymemory-title").first.inner_text() == "Consolidation batch"
+    assert "Nothing extracted" not in plan_batch.inner_text()
+    assert row_names(plan_batch.locator('[data-role="adds"]')) == ["indent-with-tabs"]
 
     plan = page.locator(f'{OUTPUTS} [data-ipymemory-view="consolidation"]')
     assert plan.get_attribute("data-accepted") == "false"

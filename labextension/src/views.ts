@@ -113,7 +113,9 @@ export function recordsTable(
       cell.textContent = asText(record[column.key]);
     }
     if (typeof record.body === 'string' && record.body !== '') {
-      row.cells[row.cells.length - 1].appendChild(bodyDetails(record.body));
+      // The body belongs under the description it expands, not under the file name.
+      const at = columns.findIndex(column => column.key === 'description');
+      row.cells[at >= 0 ? at : row.cells.length - 1].appendChild(bodyDetails(record.body));
     }
     decorate?.(row, record);
   }
@@ -201,7 +203,13 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
   const status = asText(data.status);
   root.dataset.status = status;
   const items = asList(data.items);
-  root.appendChild(heading(`Extracted batch: ${items.length} item${items.length === 1 ? '' : 's'}`, status));
+  const hasPlan = data.consolidation !== null && data.consolidation !== undefined;
+  // A plan-only batch (`%memory consolidate`) leads with the plan, not "0 items".
+  const title =
+    items.length || !hasPlan
+      ? `Extracted batch: ${items.length} item${items.length === 1 ? '' : 's'}`
+      : 'Consolidation batch';
+  root.appendChild(heading(title, status));
   if (data.error) {
     root.appendChild(errorBox(asText(data.error)));
   }
@@ -209,10 +217,10 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
     const table = recordsTable(items, RECORD_COLUMNS, acceptedCell);
     table.tHead?.rows[0].insertBefore(element('th', undefined, 'Decision'), table.tHead.rows[0].firstChild);
     root.appendChild(table);
-  } else {
+  } else if (!hasPlan) {
     root.appendChild(note('Nothing extracted.'));
   }
-  if (data.consolidation !== null && data.consolidation !== undefined) {
+  if (hasPlan) {
     const section = element('div', 'jp-ipymemory-consolidation');
     renderPlan(section, asObject(data.consolidation));
     root.appendChild(section);

@@ -39,16 +39,7 @@ class ManifestView(StaticView):
             return cls(store.root, (), str(e))
 
     def rows(self) -> list[dict[str, str]]:
-        return [
-            {
-                "name": e.record.name,
-                "type": e.record.type.value,
-                "description": e.record.description,
-                "file": e.file,
-                "body": e.record.body,
-            }
-            for e in self.entries
-        ]
+        return [{**e.record.to_json(), "file": e.file} for e in self.entries]
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -65,11 +65,15 @@ class SelectionView(StaticView):
             "query": self.query,
             "source": self.source,
             "reason": self.reason,
-            "records": [
-                {"name": r.name, "type": r.type.value, "description": r.description}
-                for r in self.records
-            ],
+            "records": self._rows(),
         }
+
+    def _rows(self) -> list[dict[str, str]]:
+        # Selection shows what the selector saw (the catalog's view): no bodies.
+        return [
+            {"name": r.name, "type": r.type.value, "description": r.description}
+            for r in self.records
+        ]
 
     def _headline(self) -> str:
         names = ", ".join(self.names) if self.records else "none"
@@ -98,9 +102,5 @@ class SelectionView(StaticView):
         if not self.compact:
             parts.insert(0, f"<div>Query: {esc(self.query)}</div>")
             if self.records:
-                rows = [
-                    {"name": r.name, "type": r.type.value, "description": r.description}
-                    for r in self.records
-                ]
-                parts.append(record_rows_html(rows, _COLUMNS, body_key=None))
+                parts.append(record_rows_html(self._rows(), _COLUMNS, body_key=None))
         return "".join(parts)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ipymemory.store.record import MemoryRecord, parse_record
@@ -87,3 +88,19 @@ def one_of(actual: Sequence[MemoryRecord], *candidates: Sequence[MemoryRecord]) 
     raise AssertionError(
         f"torn set: {names_of(actual)} is none of {[names_of(c) for c in candidates]}"
     )
+
+
+def raised_in_thread(call: Callable[[], object], join: float = 30.0) -> list[BaseException]:
+    """Run ``call`` in another thread; return what it raised (empty if it returned)."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as e:
+            errors.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(timeout=join)
+    return errors

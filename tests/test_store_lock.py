@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store_support import raised_in_thread
 
 from ipymemory.errors import MemoryLockTimeout, MemoryStoreError
 from ipymemory.store.lock import StoreLock
@@ -103,18 +104,8 @@ def test_reentrant_for_the_holding_thread(mem: Path) -> None:
 
 
 def test_other_thread_times_out_naming_the_lock(mem: Path) -> None:
-    errors: list[BaseException] = []
     with StoreLock(mem):
-
-        def contender() -> None:
-            try:
-                StoreLock(mem, timeout=0.2).acquire()
-            except BaseException as e:
-                errors.append(e)
-
-        t = threading.Thread(target=contender)
-        t.start()
-        t.join(timeout=30)
+        errors = raised_in_thread(StoreLock(mem, timeout=0.2).acquire)
     assert len(errors) == 1 and isinstance(errors[0], MemoryLockTimeout)
     assert str(mem / ".lock") in str(errors[0])
     assert "another thread of this process" in str(errors[0])
@@ -254,17 +245,7 @@ def test_slow_live_holder_keeps_the_lock(mem: Path) -> None:
             ages.append(time.time() - os.stat(mem / ".lock").st_mtime)
             time.sleep(0.05)
         # Our own contender in another thread, with the same stale window, must wait.
-        errors: list[BaseException] = []
-
-        def contender() -> None:
-            try:
-                StoreLock(mem, timeout=0.2, stale=stale).acquire()
-            except BaseException as e:
-                errors.append(e)
-
-        t = threading.Thread(target=contender)
-        t.start()
-        t.join(timeout=30)
+        errors = raised_in_thread(StoreLock(mem, timeout=0.2, stale=stale).acquire)
     assert len(errors) == 1 and isinstance(errors[0], MemoryLockTimeout)
     assert max(ages) < stale, max(ages)
     assert not (mem / ".lock").exists()

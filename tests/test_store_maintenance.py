@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import threading
 import time
 from pathlib import Path
 
 import pytest
+from store_support import raised_in_thread
 
 from ipymemory.errors import MemoryFormatError, MemoryLockTimeout, MemoryStoreError
 from ipymemory.store.lock import StoreLock
@@ -173,18 +173,8 @@ def test_gc_waits_for_the_lock(store: MemoryStore) -> None:
     ghost = store.root / f"ghost-{FID}.md"
     ghost.write_text("x")
     age(ghost, 120)
-    errors: list[BaseException] = []
     with StoreLock(store.root):
-
-        def run() -> None:
-            try:
-                gc(store.workspace, lock_timeout=0.2)
-            except BaseException as e:
-                errors.append(e)
-
-        t = threading.Thread(target=run)
-        t.start()
-        t.join(timeout=30)
+        errors = raised_in_thread(lambda: gc(store.workspace, lock_timeout=0.2))
     assert len(errors) == 1 and isinstance(errors[0], MemoryLockTimeout)
     assert ghost.exists()
 

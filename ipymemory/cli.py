@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from ._env import parse_int
 from .errors import MemoryStoreError
-from .sidequery.model import model_from_env
+from .model.anthropic import model_from_env
 from .sidequery.select import select_memories
 from .store import maintenance
 from .store.record import MemoryRecord

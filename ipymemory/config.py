@@ -19,14 +19,8 @@ from traitlets.config import LoggingConfigurable
 
 from ._env import parse_int, parse_seconds
 from .errors import MemoryConfigError
-from .sidequery.model import (
-    DEFAULT_MAIN_MODEL,
-    DEFAULT_SIDE_MODEL,
-    AnthropicModel,
-    ModelClient,
-    NoModel,
-    model_from_env,
-)
+from .model import AnthropicModel, ModelClient, NoModel
+from .model.anthropic import DEFAULT_MAIN_MODEL, DEFAULT_SIDE_MODEL, model_from_env
 from .store.lock import DEFAULT_LOCK_TIMEOUT
 from .turn.config import COMMIT_MODES, CommitMode, SessionConfig
 

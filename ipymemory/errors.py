@@ -5,16 +5,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .sidequery.model import Usage
+    from .model.usage import Usage
 
 __all__ = [
     "BatchError",
+    "CommandError",
+    "CommandUsageError",
+    "IPyMemoryError",
     "MemoryConfigError",
     "MemoryConflictError",
     "MemoryFormatError",
     "MemoryLockTimeout",
+    "MemoryRecoveryNeeded",
     "MemoryStoreError",
+    "ModelAPIError",
+    "ModelConnectionError",
+    "ModelError",
     "ModelNotConfigured",
+    "ModelResponseError",
+    "ModelTimeout",
     "ScriptExhausted",
     "SideQueryError",
     "SideQueryReplyError",
@@ -22,8 +31,12 @@ __all__ = [
 ]
 
 
-class MemoryStoreError(Exception):
-    """Root of every ipymemory error: the memory set could not be read or changed."""
+class IPyMemoryError(Exception):
+    """Root of every error ipymemory raises on purpose."""
+
+
+class MemoryStoreError(IPyMemoryError):
+    """The memory set could not be read or changed."""
 
 
 class MemoryFormatError(MemoryStoreError):
@@ -38,12 +51,13 @@ class MemoryLockTimeout(MemoryStoreError):
     """The store lock could not be acquired in time."""
 
 
+class MemoryRecoveryNeeded(MemoryFormatError):
+    """``manifest.json`` is missing or unreadable while records or a history exist:
+    the set is unknown until ``recover`` rebuilds it (SPEC §6)."""
+
+
 class SideQueryError(MemoryStoreError):
     """A side-query (select / extract / consolidate) failed or its reply was invalid."""
-
-
-class ModelNotConfigured(SideQueryError):
-    """No model is configured (e.g. no ANTHROPIC_API_KEY), so no model call can be made."""
 
 
 class SideQueryReplyError(SideQueryError):
@@ -52,10 +66,6 @@ class SideQueryReplyError(SideQueryError):
     def __init__(self, message: str, usage: Usage | None = None) -> None:
         super().__init__(message)
         self.usage = usage
-
-
-class ScriptExhausted(SideQueryError):
-    """A ``ScriptedModel`` was called after its last scripted reply."""
 
 
 class TurnError(MemoryStoreError):
@@ -68,3 +78,59 @@ class BatchError(MemoryStoreError, ValueError):
 
 class MemoryConfigError(MemoryStoreError, ValueError):
     """A setting (``%config IPyMemory``, an ``IPYMEMORY_*`` variable) has a bad value."""
+
+
+class ModelError(IPyMemoryError):
+    """A model call could not be made or did not return a usable reply."""
+
+
+class ModelNotConfigured(ModelError):
+    """No model is configured (e.g. no ANTHROPIC_API_KEY), so no model call can be made."""
+
+
+class ModelAPIError(ModelError):
+    """The Messages API answered with an error status (4xx/5xx).
+
+    ``status_code`` is the HTTP status, ``error_type`` the API's ``error.type`` (e.g.
+    ``"overloaded_error"``) and ``request_id`` its ``request-id`` header, when present.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        error_type: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.error_type = error_type
+        self.request_id = request_id
+
+
+class ModelConnectionError(ModelError):
+    """The Messages API could not be reached (DNS, refused, reset, ...)."""
+
+
+class ModelTimeout(ModelConnectionError):
+    """A model request timed out (after the SDK's retries)."""
+
+
+class ModelResponseError(ModelError):
+    """A response arrived but could not be read (e.g. a body that is not JSON)."""
+
+
+class ScriptExhausted(ModelError):
+    """A ``ScriptedModel`` was called after its last scripted reply."""
+
+
+class CommandError(IPyMemoryError):
+    """A command (``ipymemory …``, ``%memory …``) was asked for something that is not
+    there: an unknown memory name, no such pending batch. The CLI exits 1; ``%memory``
+    raises IPython's ``UsageError``."""
+
+
+class CommandUsageError(CommandError):
+    """A command was called wrongly (a missing or malformed argument). The CLI prints
+    the usage and exits 2; ``%memory`` raises IPython's ``UsageError``."""

@@ -32,6 +32,7 @@ class Scripted:
     delay: float = 0.0
     raw_body: bytes | None = None  # send these bytes verbatim (malformed responses)
     model: str | None = None
+    request_id: str | None = None  # sent as the API's ``request-id`` header
 
     def body(self, request: dict[str, Any]) -> bytes:
         if self.raw_body is not None:
@@ -115,6 +116,8 @@ class MessagesServer:
                     self.send_response(scripted.status)
                     self.send_header("content-type", "application/json")
                     self.send_header("content-length", str(len(data)))
+                    if scripted.request_id is not None:
+                        self.send_header("request-id", scripted.request_id)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):

@@ -10,7 +10,7 @@ from typing import Any
 
 import anthropic
 
-from ipymemory.sidequery.model import AnthropicModel
+from ipymemory import AnthropicModel
 from ipymemory.store.record import MemoryRecord
 from ipymemory.store.store import MemoryStore
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from messages_server import MessagesServer, text
 from sidequery_support import SIDE_MODEL, last_user_json, make_store, model_for, tree_snapshot
 
+from ipymemory import Usage
 from ipymemory.errors import SideQueryError
 from ipymemory.sidequery.extract import EXTRACT_MAX_TOKENS, extract_memories, extractor_messages
-from ipymemory.sidequery.model import Usage
 from ipymemory.sidequery.prompts import EXTRACTOR_PROMPT
 from ipymemory.store.record import MemoryRecord, MemoryType
 

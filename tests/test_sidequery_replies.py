@@ -23,11 +23,11 @@ from sidequery_support import (
     tree_snapshot,
 )
 
+from ipymemory import ModelClient, NoModel, Usage
 from ipymemory.errors import ModelNotConfigured, SideQueryError, SideQueryReplyError
 from ipymemory.sidequery.consolidate import plan_consolidation
 from ipymemory.sidequery.extract import extract_memories
 from ipymemory.sidequery.fallback import keyword_select
-from ipymemory.sidequery.model import ModelClient, NoModel, Usage
 from ipymemory.sidequery.prompts import CONSOLIDATOR_PROMPT, EXTRACTOR_PROMPT, SELECTOR_PROMPT
 from ipymemory.sidequery.replies import (
     MAX_REPLY_CHARS,
@@ -389,11 +389,14 @@ def test_text_blocks_are_joined_and_thinking_is_ignored(messages_server: Message
     assert value == ["db-testing"]
 
 
-def test_no_model_keeps_its_type_and_message() -> None:
+def test_no_model_keeps_its_message_and_cause() -> None:
+    # A side-query failure is a SideQueryError (callers fall back on that type); the
+    # missing model is its cause, and its exact message is not prefixed.
     with pytest.raises(
-        ModelNotConfigured, match=r"^no model configured \(set ANTHROPIC_API_KEY\)$"
-    ):
+        SideQueryError, match=r"^no model configured \(set ANTHROPIC_API_KEY\)$"
+    ) as caught:
         side_query_json(NoModel(), system="s", messages=[], max_tokens=5)
+    assert isinstance(caught.value.__cause__, ModelNotConfigured)
 
 
 class _Broken:

@@ -14,9 +14,9 @@ from sidequery_support import (
     sample_records,
 )
 
+from ipymemory import NoModel, Usage
 from ipymemory.sidequery import LAST_ERROR_SELECT
 from ipymemory.sidequery.fallback import keyword_select
-from ipymemory.sidequery.model import NoModel, Usage
 from ipymemory.sidequery.prompts import SELECTOR_PROMPT
 from ipymemory.sidequery.select import SELECT_MAX_TOKENS, select_memories
 from ipymemory.store.store import MemoryStore

@@ -11,7 +11,7 @@ from typing import Any
 from messages_server import MessagesServer, Scripted, text
 from turn_support import model_for, plan_reply, rec, records_reply, role_of, system_text
 
-from ipymemory.sidequery.model import NoModel
+from ipymemory import NoModel
 from ipymemory.store.store import MemoryStore
 from ipymemory.turn import AgentSession, SessionConfig
 from ipymemory.turn.session import LAST_ERROR_COMMIT
@@ -19,7 +19,7 @@ from ipymemory.turn.session import LAST_ERROR_COMMIT
 _CHILD_SESSION = """
 import json, sys
 import anthropic
-from ipymemory.sidequery.model import AnthropicModel
+from ipymemory import AnthropicModel
 from ipymemory.turn import AgentSession, SessionConfig
 
 workspace, base_url, query = sys.argv[1:4]

@@ -6,9 +6,8 @@ from pathlib import Path
 import pytest
 from turn_support import assert_alternates, assert_pairs_intact, rec
 
-from ipymemory.errors import ScriptExhausted, SideQueryError, TurnError
+from ipymemory import ModelError, ModelReply, ScriptExhausted, Usage
 from ipymemory.sidequery import LAST_ERROR_SELECT
-from ipymemory.sidequery.model import ModelReply, Usage
 from ipymemory.store.store import MemoryStore
 from ipymemory.turn import AgentSession, ScriptedModel, SessionConfig
 
@@ -66,7 +65,7 @@ def test_records_requests_as_copies_and_says_when_it_runs_out() -> None:
     ]
     with pytest.raises(ScriptExhausted, match=r"no reply left for call 2 \(it was given 1\)"):
         _call(model)
-    assert issubclass(ScriptExhausted, SideQueryError)
+    assert issubclass(ScriptExhausted, ModelError)
     model.add("two")
     assert _call(model).text == "two"
 
@@ -123,7 +122,7 @@ def test_running_out_is_reported_like_an_api_failure(workspace: str) -> None:
     assert [m for m, _ in result.memory_errors] == [LAST_ERROR_SELECT, "Memory extraction failed"]
     assert "no reply left for call 3" in (result.last_error_cause or "")
     # The agent itself running out is a failed turn; the history stays a valid dialogue.
-    with pytest.raises(TurnError, match="no reply left for call 5"):
+    with pytest.raises(ScriptExhausted, match="no reply left for call 5"):
         session.run_turn("and now?")
     assert_pairs_intact(session.history)
     assert_alternates(session.history)

@@ -25,10 +25,16 @@ from turn_support import (
     system_text,
 )
 
-from ipymemory.errors import BatchError, TurnError
+from ipymemory import Usage
+from ipymemory.errors import (
+    BatchError,
+    ModelAPIError,
+    ModelNotConfigured,
+    SideQueryError,
+    TurnError,
+)
 from ipymemory.sidequery import LAST_ERROR_CONSOLIDATE, LAST_ERROR_EXTRACT, LAST_ERROR_SELECT
 from ipymemory.sidequery.extract import extractor_messages
-from ipymemory.sidequery.model import Usage
 from ipymemory.store.store import MemoryStore
 from ipymemory.turn import AgentSession, PendingBatch, SessionConfig, TurnEvent
 from ipymemory.turn.session import LAST_ERROR_COMMIT
@@ -614,13 +620,15 @@ def test_a_cut_off_answer_says_so(messages_server: MessagesServer, workspace: st
     assert result.answer.startswith("The answer is") and "cut off" in result.answer
 
 
-def test_main_model_failure_raises_turn_error_and_closes_history(
+def test_main_model_failure_raises_its_model_error_and_closes_history(
     messages_server: MessagesServer, workspace: str
 ) -> None:
     messages_server.enqueue(tool_use("list_files", {}, id="t1"), error(529, "overloaded"))
     session = _session(messages_server, workspace)
-    with pytest.raises(TurnError, match="HTTP 529"):
+    # The main call's failure keeps its type: not a side-query error, not rewrapped.
+    with pytest.raises(ModelAPIError, match="HTTP 529") as caught:
         session.run_turn("q")
+    assert caught.value.status_code == 529 and not isinstance(caught.value, SideQueryError)
     history = session.history
     assert_pairs_intact(history)
     assert_alternates(history)
@@ -739,7 +747,7 @@ def test_without_a_key_the_session_has_no_model_but_still_selects(
     assert selection.source == "fallback" and selection.names == ("deploy-day",)
     assert session.last_error == LAST_ERROR_SELECT
     assert "no model configured" in (session.last_error_cause or "")
-    with pytest.raises(TurnError, match="no model configured"):
+    with pytest.raises(ModelNotConfigured, match="no model configured"):
         session.run_turn("hello")
     assert_pairs_intact(session.history)
     assert session.history[-1]["role"] == "assistant"

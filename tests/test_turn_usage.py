@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from ipymemory import Usage
 from ipymemory.errors import MemoryConfigError
-from ipymemory.sidequery.model import Usage
+from ipymemory.model import estimate_cost
 from ipymemory.turn import SessionConfig
-from ipymemory.turn.usage import CallUsage, TurnUsage, UsageLedger, estimate_cost
+from ipymemory.turn.usage import CallUsage, TurnUsage, UsageLedger
 
 
 def test_cost_estimate_by_model_family() -> None:

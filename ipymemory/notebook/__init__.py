@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..sidequery.model import ModelClient
+from ..model import ModelClient
 from ..turn import AgentSession
 from .magics import MemoryMagics
 from .output import TurnOutput

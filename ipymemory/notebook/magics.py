@@ -8,7 +8,13 @@ from typing import Any, cast
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from ..errors import MemoryConfigError, MemoryStoreError, TurnError
+from ..errors import (
+    MemoryConfigError,
+    MemoryStoreError,
+    ModelError,
+    ModelNotConfigured,
+    TurnError,
+)
 from ..turn import TurnResult
 from ..turn.config import COMMIT_MODES
 from ..views import ErrorView, MessageView
@@ -100,7 +106,7 @@ class MemoryMagics(Magics):
                 "history was closed consistently. Nothing was extracted.",
                 kind="interrupted",
             )
-        except (TurnError, MemoryStoreError) as e:
+        except (TurnError, ModelError, MemoryStoreError) as e:
             progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
             return ErrorView.of(e, where="The agent turn", hint=_turn_hint(e))
         progress.finish(_summary(result, progress.elapsed()))
@@ -164,8 +170,7 @@ def _summary(result: TurnResult, seconds: float) -> str:
 
 
 def _turn_hint(error: BaseException) -> str:
-    text = str(error)
-    if "no model configured" in text:
+    if isinstance(error, ModelNotConfigured):
         return (
             "Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a compatible endpoint) "
             "in the kernel's environment, or use ipymemory.notebook.use_model(...)."

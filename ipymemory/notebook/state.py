@@ -11,7 +11,7 @@ import ipywidgets as w
 
 from ..config import IPyMemory, Settings, make_model, resolve
 from ..errors import MemoryConfigError
-from ..sidequery.model import ModelClient
+from ..model import ModelClient
 from ..store.store import MemoryStore
 from ..turn import AgentSession, PendingBatch
 from ..views import BatchReview

@@ -4,14 +4,6 @@ from __future__ import annotations
 
 from .consolidate import ConsolidationPlan, plan_consolidation
 from .extract import Extraction, extract_memories
-from .model import (
-    AnthropicModel,
-    ModelClient,
-    ModelReply,
-    NoModel,
-    Usage,
-    model_from_env,
-)
 from .replies import side_query_json
 from .select import Selection, select_memories
 
@@ -24,16 +16,10 @@ __all__ = [
     "LAST_ERROR_CONSOLIDATE",
     "LAST_ERROR_EXTRACT",
     "LAST_ERROR_SELECT",
-    "AnthropicModel",
     "ConsolidationPlan",
     "Extraction",
-    "ModelClient",
-    "ModelReply",
-    "NoModel",
     "Selection",
-    "Usage",
     "extract_memories",
-    "model_from_env",
     "plan_consolidation",
     "select_memories",
     "side_query_json",

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import SideQueryError
+from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
-from .model import ModelClient, Usage
 from .prompts import CONSOLIDATOR_PROMPT
 from .replies import encode_input, side_query, validate_plan
 

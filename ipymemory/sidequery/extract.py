@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import SideQueryError
+from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
-from .model import ModelClient, Usage
 from .prompts import EXTRACTOR_PROMPT
 from .replies import encode_input, side_query, validate_records
 

@@ -18,12 +18,13 @@ from typing import Any, TypeVar
 from .._json import DuplicateKeyError, NonJSONConstantError, TooDeepError, loads_strict
 from ..errors import (
     MemoryFormatError,
+    ModelError,
     ModelNotConfigured,
     SideQueryError,
     SideQueryReplyError,
 )
+from ..model import ModelClient, ModelReply, Usage, cached_system
 from ..store.record import MemoryRecord
-from .model import ModelClient, ModelReply, Usage, cached_system
 
 __all__ = [
     "MAX_REPLY_CHARS",
@@ -130,7 +131,8 @@ def _checked_call(
     read: Callable[[ModelReply], T],
 ) -> tuple[T, Usage]:
     """One tool-free call; ``read`` judges the reply. A rejected reply's error carries
-    the usage it cost; API failures become :class:`SideQueryError` naming the role."""
+    the usage it cost; a model failure (any ``ModelError``, the cause) becomes a
+    :class:`SideQueryError` naming the role."""
     chosen = side_model or getattr(model, "side_model", None)
     try:
         reply = model.create(
@@ -140,9 +142,10 @@ def _checked_call(
             tools=None,
             model=chosen if isinstance(chosen, str) and chosen else None,
         )
-    except ModelNotConfigured:
-        raise  # a state, not a failure of this call: its message is already exact
-    except SideQueryError as e:
+    except ModelNotConfigured as e:
+        # A state, not a failure of this call: its message is already exact.
+        raise SideQueryError(str(e)) from e
+    except ModelError as e:
         raise SideQueryError(f"{role} call failed: {e}") from e
     except Exception as e:  # a custom ModelClient's bug must not break the turn either
         raise SideQueryError(f"{role} call failed: {type(e).__name__}: {_short(str(e))}") from e

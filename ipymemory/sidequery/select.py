@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import SideQueryError, SideQueryReplyError
+from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
 from .fallback import keyword_select
-from .model import ModelClient, Usage
 from .prompts import SELECTOR_PROMPT
 from .replies import encode_input, side_query, validate_names
 

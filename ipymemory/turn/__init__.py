@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..model import ScriptedModel
 from .batch import CommitResult, PendingBatch
 from .config import SessionConfig
-from .scripted import ScriptedModel
 from .session import AgentSession, TurnEvent, TurnResult
 from .usage import TurnUsage, UsageLedger
 

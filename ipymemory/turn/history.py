@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import SideQueryError
-from ..sidequery.model import ModelClient, Usage
+from ..model import ModelClient, Usage
 from ..sidequery.replies import encode_input, side_query_text
 
 __all__ = [

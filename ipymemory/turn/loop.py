@@ -11,8 +11,8 @@ KeyboardInterrupt -- the partial turn is *closed*, not rolled back: every
 ``tool_use`` gets a ``tool_result`` (results already computed are kept, the rest
 say they were not run) and an assistant note ends the turn, so the canonical history
 stays a valid Messages-API conversation that records what really happened (tools
-may have had effects). Then the exception propagates (a failed model call as
-:class:`~ipymemory.errors.TurnError`).
+may have had effects). Then the exception propagates (a failed model call as its
+typed :class:`~ipymemory.errors.ModelError`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import SideQueryError, TurnError
-from ..sidequery.model import ModelClient, ModelReply
+from ..model import ModelClient, ModelReply
 from .history import RequestHistory
 from .tools import ToolBox
 
@@ -134,16 +133,15 @@ def run_tool_loop(
             model_calls += 1
             emit("model", f"step {model_calls}")
             messages = _with_cache_breakpoint(request_history.build(history))
-            try:
-                reply = model.create(
-                    system=system,
-                    messages=messages,
-                    max_tokens=max_tokens,
-                    tools=tools.definitions,
-                    model=main_model,
-                )
-            except SideQueryError as e:
-                raise TurnError(f"the model call failed (step {model_calls}): {e}") from e
+            # A failed call raises its typed ModelError as is (the handler below
+            # closes the history first), so callers can tell "no key" from "HTTP 529".
+            reply = model.create(
+                system=system,
+                messages=messages,
+                max_tokens=max_tokens,
+                tools=tools.definitions,
+                model=main_model,
+            )
             on_reply(reply)
             content = [dict(b) for b in reply.content] or [
                 {"type": "text", "text": "(the model returned an empty reply)"}

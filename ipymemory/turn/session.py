@@ -21,7 +21,7 @@ cleared when a turn (or ``begin_turn``) starts.
 
 A KeyboardInterrupt during a turn closes the partial turn in the canonical history
 (see :mod:`ipymemory.turn.loop`), records the usage spent, skips extraction and is
-re-raised. A failed main model call does the same and raises :class:`TurnError`.
+re-raised. A failed main model call does the same and raises its :class:`ModelError`.
 """
 
 from __future__ import annotations
@@ -35,19 +35,17 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BatchError, MemoryStoreError, SideQueryError, SideQueryReplyError, TurnError
+from ..model import ModelClient, ModelReply, Usage, cached_system
+from ..model.anthropic import model_from_env
 from ..sidequery import (
     LAST_ERROR_CONSOLIDATE,
     LAST_ERROR_EXTRACT,
     LAST_ERROR_SELECT,
-    ModelClient,
     Selection,
-    Usage,
     extract_memories,
-    model_from_env,
     plan_consolidation,
     select_memories,
 )
-from ..sidequery.model import ModelReply, cached_system
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from .batch import CommitResult, PendingBatch, apply_batch, check_reject, plan_conflict

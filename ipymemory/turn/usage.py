@@ -1,9 +1,7 @@
-"""Token accounting per turn: the main agent calls vs each memory side-query.
+"""The turn ledger: which role made each model call, per turn and per session.
 
-Numbers come from the API's ``usage`` of every call. The dollar figures are an
-*estimate* from a small list-price table per model family (USD per million tokens;
-cache writes at 1.25x and cache reads at 0.1x the input price); unknown model names
-have no estimate (``None``) rather than a guess.
+What one call cost (:class:`~ipymemory.model.usage.Usage`, its dollar estimate) is
+the model package's; this module only adds the calls up by role.
 """
 
 from __future__ import annotations
@@ -11,33 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..sidequery.model import Usage
+from ..model.usage import Usage, estimate_cost
 
-__all__ = ["ROLES", "CallUsage", "TurnUsage", "UsageLedger", "estimate_cost"]
+__all__ = ["ROLES", "CallUsage", "TurnUsage", "UsageLedger"]
 
 # "main" is the agent itself; the rest are what memory (and compression) cost.
 ROLES: tuple[str, ...] = ("main", "select", "extract", "consolidate", "summarize")
-
-# (input, output) USD per million tokens, by model family (substring of the model id).
-_PRICES: tuple[tuple[str, float, float], ...] = (
-    ("opus", 15.0, 75.0),
-    ("sonnet", 3.0, 15.0),
-    ("haiku", 1.0, 5.0),
-)
-
-
-def estimate_cost(model: str, usage: Usage) -> float | None:
-    """Estimated USD cost of one call, or ``None`` if the model family is unknown."""
-    lowered = model.lower()
-    for family, price_in, price_out in _PRICES:
-        if family in lowered:
-            return (
-                usage.input_tokens * price_in
-                + usage.cache_creation_input_tokens * price_in * 1.25
-                + usage.cache_read_input_tokens * price_in * 0.1
-                + usage.output_tokens * price_out
-            ) / 1_000_000
-    return None
 
 
 @dataclass(frozen=True)
@@ -99,22 +76,13 @@ class TurnUsage:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "roles": {role: _usage_json(self.by_role(role)) for role in ROLES},
-            "main": _usage_json(self.main),
-            "memory": _usage_json(self.memory),
-            "total": _usage_json(self.total),
+            "roles": {role: self.by_role(role).to_json() for role in ROLES},
+            "main": self.main.to_json(),
+            "memory": self.memory.to_json(),
+            "total": self.total.to_json(),
             "calls": len(self.calls),
             "estimated_cost_usd": self.estimated_cost,
         }
-
-
-def _usage_json(usage: Usage) -> dict[str, int]:
-    return {
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
-        "cache_read_input_tokens": usage.cache_read_input_tokens,
-    }
 
 
 @dataclass

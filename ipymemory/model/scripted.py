@@ -22,8 +22,8 @@ A reply may be:
   ``"stop_reason"``, ``"usage"`` (a dict of token counts) and ``"model"``.
 
 Usage is all zeros unless a reply says otherwise: nothing is estimated. When the
-script runs out, the call raises :class:`ScriptExhausted` (a ``SideQueryError``, so
-a side-query falls back or records ``last_error`` exactly as on an API failure),
+script runs out, the call raises :class:`ScriptExhausted` (a ``ModelError``, so a
+side-query falls back or records ``last_error`` exactly as on an API failure),
 naming how many replies were scripted. It is a teaching and testing aid, not a
 stand-in for the real API (whose path is tested against a Messages-API server).
 """
@@ -38,15 +38,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import ScriptExhausted
-from ..sidequery.model import ModelReply, Usage
+from .client import ModelReply
+from .usage import Usage
 
-__all__ = ["ScriptExhausted", "ScriptedModel"]
+__all__ = ["ScriptedModel"]
 
 ScriptedReply = ModelReply | str | dict[str, Any]
 
 
 class ScriptedModel:
-    """A :class:`~ipymemory.sidequery.model.ModelClient` replaying ``replies`` in order."""
+    """A :class:`~ipymemory.model.client.ModelClient` replaying ``replies`` in order."""
 
     def __init__(
         self,

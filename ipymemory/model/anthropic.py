@@ -1,131 +1,40 @@
-"""The model boundary: one small protocol, an Anthropic implementation and "no model".
+"""``AnthropicModel``: a :class:`~ipymemory.model.client.ModelClient` over the
+``anthropic`` SDK's Messages API.
 
-Everything above this module speaks plain Messages-API dicts and gets back a frozen
-:class:`ModelReply`, so the turn logic and the side-queries never touch SDK types and
-tests or notebooks can swap in another :class:`ModelClient` (e.g. ``ScriptedModel``).
+SDK errors become the typed :class:`~ipymemory.errors.ModelError` family here (the
+original stays as ``__cause__``), so callers decide by type and never see SDK types.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .._env import check_seconds, parse_int, parse_seconds
-from ..errors import MemoryConfigError, ModelNotConfigured, SideQueryError
+from ..errors import (
+    MemoryConfigError,
+    ModelAPIError,
+    ModelConnectionError,
+    ModelError,
+    ModelResponseError,
+    ModelTimeout,
+)
+from .client import NO_MODEL_REASON, ModelReply, NoModel
+from .usage import Usage
 
 __all__ = [
     "DEFAULT_MAIN_MODEL",
     "DEFAULT_SIDE_MODEL",
-    "NO_MODEL_REASON",
     "AnthropicModel",
-    "ModelClient",
-    "ModelReply",
-    "NoModel",
-    "Usage",
-    "cached_system",
     "model_from_env",
 ]
 
 DEFAULT_MAIN_MODEL = "claude-sonnet-5-5"
 DEFAULT_SIDE_MODEL = "claude-haiku-5-5"
-NO_MODEL_REASON = "no model configured (set ANTHROPIC_API_KEY)"
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Token counts of one model call, as the API reports them."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
-            self.cache_read_input_tokens + other.cache_read_input_tokens,
-        )
-
-    @classmethod
-    def from_api(cls, usage: Any) -> Usage:
-        def num(name: str) -> int:
-            value = getattr(usage, name, None)
-            if value is None and isinstance(usage, Mapping):
-                value = usage.get(name)
-            return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-        return cls(
-            num("input_tokens"),
-            num("output_tokens"),
-            num("cache_creation_input_tokens"),
-            num("cache_read_input_tokens"),
-        )
-
-
-@dataclass(frozen=True)
-class ModelReply:
-    """A model's reply: content blocks as plain dicts, the stop reason and usage."""
-
-    content: tuple[dict[str, Any], ...]
-    stop_reason: str | None
-    usage: Usage = field(default_factory=Usage)
-    model: str = ""
-
-    @property
-    def text(self) -> str:
-        """All text blocks joined (no separator), as the model wrote them."""
-        return "".join(
-            b.get("text", "")
-            for b in self.content
-            if b.get("type") == "text" and isinstance(b.get("text"), str)
-        )
-
-    @property
-    def tool_uses(self) -> tuple[dict[str, Any], ...]:
-        return tuple(b for b in self.content if b.get("type") == "tool_use")
-
-
-@runtime_checkable
-class ModelClient(Protocol):
-    """Anything that can answer a Messages-API request."""
-
-    def create(
-        self,
-        *,
-        system: str | list[dict[str, Any]],
-        messages: list[dict[str, Any]],
-        max_tokens: int,
-        tools: list[dict[str, Any]] | None = None,
-        model: str | None = None,
-    ) -> ModelReply: ...
-
-
-class NoModel:
-    """The "no model configured" state: every call fails with a clear message."""
-
-    def __init__(self, reason: str = NO_MODEL_REASON) -> None:
-        self.reason = reason
-
-    def create(
-        self,
-        *,
-        system: str | list[dict[str, Any]],
-        messages: list[dict[str, Any]],
-        max_tokens: int,
-        tools: list[dict[str, Any]] | None = None,
-        model: str | None = None,
-    ) -> ModelReply:
-        raise ModelNotConfigured(self.reason)
-
-    def __repr__(self) -> str:
-        return f"NoModel({self.reason!r})"
 
 
 class AnthropicModel:
@@ -192,31 +101,46 @@ class AnthropicModel:
         try:
             message = self._client.messages.create(**kwargs)
         except anthropic.APIStatusError as e:
-            raise SideQueryError(
-                f"model API error: HTTP {e.status_code}: {_status_detail(e)}"
+            raise ModelAPIError(
+                f"model API error: HTTP {e.status_code}: {_status_detail(e)}",
+                status_code=e.status_code,
+                error_type=_error_type(e),
+                request_id=getattr(e, "request_id", None),
             ) from e
         except anthropic.APITimeoutError as e:
-            raise SideQueryError("model API error: the request timed out") from e
+            raise ModelTimeout("model API error: the request timed out") from e
         except anthropic.APIConnectionError as e:
-            raise SideQueryError(f"model API error: connection failed: {_short(e)}") from e
+            raise ModelConnectionError(f"model API error: connection failed: {_short(e)}") from e
         except anthropic.APIError as e:
-            raise SideQueryError(f"model API error: {_short(e)}") from e
+            raise ModelResponseError(f"model API error: {_short(e)}") from e
         except json.JSONDecodeError as e:
             # A 200 response whose body is not JSON (a broken gateway or proxy).
-            raise SideQueryError(f"model API error: the response is not JSON ({e.msg})") from e
+            raise ModelResponseError(f"model API error: the response is not JSON ({e.msg})") from e
+        except anthropic.AnthropicError as e:  # e.g. credentials the SDK cannot load
+            raise ModelError(f"model API error: {_short(e)}") from e
         return _reply_from_message(message)
+
+
+def _body_error(e: Any, key: str) -> str | None:
+    """``error.<key>`` of an API error's JSON body, if it is a non-empty string."""
+    body = getattr(e, "body", None)
+    error = body.get("error") if isinstance(body, dict) else None
+    value = error.get(key) if isinstance(error, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _error_type(e: Any) -> str | None:
+    return _body_error(e, "type")
 
 
 def _status_detail(e: Any) -> str:
     """The API's own ``error.type: error.message`` when the body has them; the SDK's
     text repeats the status and dumps the whole body as a Python dict."""
-    body = getattr(e, "body", None)
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    if not isinstance(message, str) or not message:
+    message = _body_error(e, "message")
+    if message is None:
         return _short(e)
-    kind = error.get("type") if isinstance(error, dict) else None
-    return _short(f"{kind}: {message}" if isinstance(kind, str) and kind else message)
+    kind = _error_type(e)
+    return _short(f"{kind}: {message}" if kind else message)
 
 
 def _short(e: object) -> str:
@@ -237,11 +161,6 @@ def _reply_from_message(message: Any) -> ModelReply:
         usage=Usage.from_api(getattr(message, "usage", None)),
         model=str(getattr(message, "model", "") or ""),
     )
-
-
-def cached_system(text: str) -> list[dict[str, Any]]:
-    """A system prompt as one text block marked for Anthropic prompt caching."""
-    return [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]
 
 
 def model_from_env(

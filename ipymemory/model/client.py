@@ -1,0 +1,83 @@
+"""The model boundary: one small protocol, its reply type and the "no model" client.
+
+Everything above this package speaks plain Messages-API dicts and gets back a frozen
+:class:`ModelReply`, so the turn logic and the side-queries never touch SDK types and
+tests or notebooks can swap in another :class:`ModelClient` (e.g. ``ScriptedModel``).
+A client signals failure with a :class:`~ipymemory.errors.ModelError` subclass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import ModelNotConfigured
+from .usage import Usage
+
+__all__ = ["NO_MODEL_REASON", "ModelClient", "ModelReply", "NoModel", "cached_system"]
+
+NO_MODEL_REASON = "no model configured (set ANTHROPIC_API_KEY)"
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """A model's reply: content blocks as plain dicts, the stop reason and usage."""
+
+    content: tuple[dict[str, Any], ...]
+    stop_reason: str | None
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined (no separator), as the model wrote them."""
+        return "".join(
+            b.get("text", "")
+            for b in self.content
+            if b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
+
+    @property
+    def tool_uses(self) -> tuple[dict[str, Any], ...]:
+        return tuple(b for b in self.content if b.get("type") == "tool_use")
+
+
+@runtime_checkable
+class ModelClient(Protocol):
+    """Anything that can answer a Messages-API request (or raise a ``ModelError``)."""
+
+    def create(
+        self,
+        *,
+        system: str | list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
+    ) -> ModelReply: ...
+
+
+class NoModel:
+    """The "no model configured" state: every call raises :class:`ModelNotConfigured`."""
+
+    def __init__(self, reason: str = NO_MODEL_REASON) -> None:
+        self.reason = reason
+
+    def create(
+        self,
+        *,
+        system: str | list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
+    ) -> ModelReply:
+        raise ModelNotConfigured(self.reason)
+
+    def __repr__(self) -> str:
+        return f"NoModel({self.reason!r})"
+
+
+def cached_system(text: str) -> list[dict[str, Any]]:
+    """A system prompt as one text block marked for Anthropic prompt caching."""
+    return [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]

@@ -11,24 +11,45 @@ the API refuses ``tool_use`` / ``tool_result`` blocks in a request that defines 
 tools, so those become text blocks saying what was called and what came back;
 thinking blocks are dropped; other non-text blocks become a short placeholder; empty
 messages are dropped and adjacent same-role messages merged so roles alternate.
+
+A tool result travels in a user-role message, but it is NOT the user: it is a file's
+text or Python output, which anyone could have written. So it is quoted as untrusted
+data (SPEC §7): ``<tool_output tool_use_id="…" untrusted="true">`` … ``</tool_output>``,
+its text passed through the request form of :func:`ipymemory._text.escape`, so nothing
+inside can close the quote, open another one or pose as a header; the extractor prompt
+says what the quote is and that nothing in it is to be followed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._text import escape
 from ..errors import SideQueryError
 from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
 from .prompts import EXTRACTOR_PROMPT
 from .replies import encode_input, side_query, validate_records
 
-__all__ = ["EXTRACT_MAX_TOKENS", "Extraction", "extract_memories", "extractor_messages"]
+__all__ = [
+    "EXTRACT_MAX_TOKENS",
+    "TOOL_OUTPUT_CLOSE",
+    "Extraction",
+    "extract_memories",
+    "extractor_messages",
+    "quote_tool_output",
+]
 
 # A batch of several full-size records (4 KiB each) must fit without truncation.
 EXTRACT_MAX_TOKENS = 8192
+
+TOOL_OUTPUT_CLOSE = "</tool_output>"
+# Tool-use ids are API-made ([A-Za-z0-9_-]); anything else is replaced, never quoted raw.
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_ID_LIMIT = 64
 
 
 @dataclass(frozen=True)
@@ -135,11 +156,24 @@ def _block_text(block: dict[str, Any]) -> str | None:
             f"{encode_input(block.get('input'))}]"
         )
     if kind == "tool_result":
-        status = " (error)" if block.get("is_error") else ""
-        head = f"[tool result for {block.get('tool_use_id')!s}{status}]"
-        body = _result_text(block.get("content"))
-        return f"{head}\n{body}" if body else head
+        return quote_tool_output(
+            block.get("tool_use_id"),
+            _result_text(block.get("content")),
+            bool(block.get("is_error")),
+        )
     return f"[{kind!s} block omitted]"
+
+
+def quote_tool_output(tool_use_id: Any, text: str, is_error: bool = False) -> str:
+    """``text`` (a tool's output) quoted as untrusted data for the extractor.
+
+    The text is escaped (request form), so the only ``<`` and ``>`` of the quote, even
+    to a reader folding look-alikes, are those of its own two tags.
+    """
+    safe_id = _ID_UNSAFE.sub("_", str(tool_use_id))[:_ID_LIMIT] or "_"
+    error = ' is_error="true"' if is_error else ""
+    head = f'<tool_output tool_use_id="{safe_id}"{error} untrusted="true">'
+    return f"{head}\n{escape(text, 'request')}\n{TOOL_OUTPUT_CLOSE}"
 
 
 def _result_text(content: Any) -> str:

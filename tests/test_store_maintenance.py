@@ -7,19 +7,14 @@ import time
 from pathlib import Path
 
 import pytest
+from record_support import rec
 from store_support import raised_in_thread
 
-from ipymemory.errors import MemoryFormatError, MemoryLockTimeout, MemoryStoreError
+from ipymemory import MemoryFormatError, MemoryLockTimeout, MemoryStore, MemoryStoreError
 from ipymemory.store.lock import StoreLock
 from ipymemory.store.maintenance import Problem, check, gc, reindex
-from ipymemory.store.record import MemoryRecord
-from ipymemory.store.store import MemoryStore
 
 FID = "0123456789abcdef0123456789abcdef"
-
-
-def rec(name: str) -> MemoryRecord:
-    return MemoryRecord(name=name, type="user", description=f"about {name}", body="b")  # type: ignore[arg-type]
 
 
 def age(path: Path, seconds: float) -> None:
@@ -82,7 +77,7 @@ def test_check_bad_manifest(store: MemoryStore) -> None:
     others = [p for p in report if p not in report.errors]
     assert len(others) == 2 and {p.severity for p in others} == {"warning"}
     assert not any(p.leftover for p in others)
-    assert all("manifest.json is unreadable" in p.reason for p in others)
+    assert all("manifest.json is missing or unreadable" in p.reason for p in others)
 
 
 def test_check_index_mismatch_and_missing(store: MemoryStore) -> None:

@@ -20,11 +20,16 @@ from IPython.core.error import UsageError
 
 from ..errors import MemoryStoreError
 from ..store.durable import is_temp_name
-from ..store.index import INDEX_NAME
+from ..store.layout import (
+    HISTORY_DIR_NAME,
+    INDEX_NAME,
+    KEPT_DIR_NAME,
+    MANIFEST_NAME,
+    MemoryDir,
+)
 from ..store.lock import is_lock_artefact
-from ..store.manifest import MANIFEST_NAME
 from ..store.names import is_valid_file_name
-from ..store.record import parse_record
+from ..store.record import MAX_RECORD_BYTES, parse_record
 
 __all__ = ["reset_demo_memory"]
 
@@ -43,7 +48,8 @@ def reset_demo_memory(workspace: str | os.PathLike[str], demo_names: Collection[
     ``UsageError`` (IPython prints its message without a traceback, and "Run All"
     stops before any demo cell writes) and nothing is removed.
     """
-    root = Path(workspace) / ".memory"
+    memory = MemoryDir.of(workspace)
+    root = memory.root
     try:
         st = os.lstat(root)
     except FileNotFoundError:
@@ -52,24 +58,22 @@ def reset_demo_memory(workspace: str | os.PathLike[str], demo_names: Collection[
         _refuse(root, "it is not a plain directory")
     demo = set(demo_names)
     foreign: list[str] = []
-    with os.scandir(root) as listing:
-        entries = sorted(listing, key=lambda e: e.name)
-    for entry in entries:
-        name = entry.name
+    real = str(root)
+    for name in sorted(memory.names(real)):
         if name in (MANIFEST_NAME, INDEX_NAME) or is_lock_artefact(name) or is_temp_name(name):
             continue
-        if not (is_valid_file_name(name) and entry.is_file(follow_symlinks=False)):
-            foreign.append(f"{name!r} (not part of the memory format)")
+        if (
+            name == HISTORY_DIR_NAME
+            and os.path.isdir(root / name)
+            and not os.path.islink(root / name)
+        ):
+            # The journal holds no bodies; the records kept for undo are judged like the
+            # current ones (a user's forgotten record is still theirs).
+            kept = f"{HISTORY_DIR_NAME}/{KEPT_DIR_NAME}"
+            names = memory.names(f"{real}/{kept}") if os.path.isdir(f"{real}/{kept}") else []
+            foreign += _foreign_records(memory, real, [f"{kept}/{n}" for n in sorted(names)], demo)
             continue
-        # Every record file, listed in the manifest or not (an interrupted commit, the
-        # notebook's "sneaky" demo): the names decide, whatever the manifest says.
-        try:
-            record = parse_record(Path(entry.path).read_bytes(), str(root / name))
-        except (OSError, MemoryStoreError):
-            foreign.append(f"{name!r} (an unreadable record file)")
-            continue
-        if record.name not in demo:
-            foreign.append(f"record {record.name!r}")
+        foreign += _foreign_records(memory, real, [name], demo)
     foreign = list(dict.fromkeys(foreign))  # a name can have an old file and a current one
     if foreign:
         more = f" and {len(foreign) - _SHOWN} more" if len(foreign) > _SHOWN else ""
@@ -77,6 +81,31 @@ def reset_demo_memory(workspace: str | os.PathLike[str], demo_names: Collection[
         _refuse(root, f"it holds more than this notebook's demo records: {shown}{more}")
     shutil.rmtree(root)
     return root
+
+
+def _foreign_records(memory: MemoryDir, real: str, names: list[str], demo: set[str]) -> list[str]:
+    """The entries among ``names`` (paths below ``real``) that are not demo records."""
+    foreign = []
+    for name in names:
+        # Every record file, listed in the manifest or not (an interrupted commit, the
+        # notebook's "sneaky" demo): the names decide, whatever the manifest says.
+        path = f"{real}/{name}"
+        if not (is_valid_file_name(os.path.basename(name)) and os.path.isfile(path)) or (
+            os.path.islink(path)
+        ):
+            foreign.append(f"{name!r} (not part of the memory format)")
+            continue
+        try:
+            got = memory.read(real, name, MAX_RECORD_BYTES)
+            if got is None:
+                continue  # removed meanwhile
+            record = parse_record(got[0], memory.where(*name.split("/")))
+        except MemoryStoreError:
+            foreign.append(f"{name!r} (an unreadable record file)")
+            continue
+        if record.name not in demo:
+            foreign.append(f"record {record.name!r}")
+    return foreign
 
 
 def _refuse(root: Path, why: str) -> NoReturn:

@@ -16,21 +16,17 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..errors import MemoryStoreError
+from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
 from ..store.record import StoredRecord
 from ..store.store import MemoryStore
 
 __all__ = [
-    "MANIFEST_FILE",
-    "MEMORY_DIR",
     "Refusal",
     "Workspace",
     "confine",
     "list_memory",
     "read_record",
 ]
-
-MEMORY_DIR = ".memory"
-MANIFEST_FILE = "manifest.json"
 
 _log = logging.getLogger(__name__)
 
@@ -61,16 +57,16 @@ class Workspace:
 
     @property
     def memory_dir(self) -> Path:
-        return self.directory / MEMORY_DIR
+        return self.directory / MEMORY_DIR_NAME
 
     @property
     def rel_memory(self) -> str:
         """``.memory`` relative to the server root."""
-        return str(PurePosixPath(self.rel, MEMORY_DIR))
+        return str(PurePosixPath(self.rel, MEMORY_DIR_NAME))
 
     def rel_file(self, file: str) -> str:
         """Path of a record file relative to the server root (what the Contents API takes)."""
-        return str(PurePosixPath(self.rel, MEMORY_DIR, file))
+        return str(PurePosixPath(self.rel, MEMORY_DIR_NAME, file))
 
     def scrub(self, message: str) -> str:
         """Show paths in messages relative to the server root, as the client knows them."""
@@ -125,7 +121,7 @@ def _escaping_link(ws: Workspace) -> Refusal | None:
 
 def _manifest_mtime(ws: Workspace) -> float | None:
     try:
-        return (ws.memory_dir / MANIFEST_FILE).stat().st_mtime
+        return (ws.memory_dir / MANIFEST_NAME).stat().st_mtime
     except OSError:
         return None
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import MemoryStoreError
+from .layout import TEMP_PREFIX
 
 __all__ = [
     "TEMP_PREFIX",
@@ -35,10 +36,7 @@ __all__ = [
 
 Step = Callable[[str], None]
 
-# Temp files start with a dot, so they can never match the record file pattern
-# ("<slug>.md") and readers never mistake one for a record.
-TEMP_PREFIX = ".tmp-"
-_TEMP = re.compile(r"\.tmp-[0-9a-f]{32}")
+_TEMP = re.compile(re.escape(TEMP_PREFIX) + "[0-9a-f]{32}")
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)

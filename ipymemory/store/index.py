@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..errors import MemoryStoreError
+from .layout import INDEX_NAME
 from .record import StoredRecord
 
 __all__ = ["INDEX_NAME", "index_line", "render_catalog", "render_index"]
-
-INDEX_NAME = "MEMORY.md"
 
 
 def index_line(entry: StoredRecord) -> str:

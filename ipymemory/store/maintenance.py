@@ -3,13 +3,15 @@
 ``check`` reports every problem with the file and the reason. Two severities:
 
 * ``error`` — the directory is not consistent: a bad manifest, a listed file missing
-  or invalid, a set over the index bounds, a plain file at ``.lock``, or a MEMORY.md
+  or invalid, a set over the index bounds, a broken lock (anything but a directory at
+  ``.lock``, files inside it, a lock side file that is not a regular file), or a MEMORY.md
   missing or out of date with the manifest (a commit killed between its index swap and
   its manifest swap leaves it ahead; readers never trust it, and ``ipymemory reindex``
   or the next commit rebuilds it). ``ipymemory check`` exits 1.
 * ``warning`` — harmless files readers ignore, reported with exit status 0: record or
   temp files no manifest lists (``leftover``s of interrupted commits, which
-  ``ipymemory gc`` removes) and files that are not part of the format.
+  ``ipymemory gc`` removes), files that are not part of the format, and locks that
+  make commits wait (an orphaned lock of ours, another agent's live or stale lock).
 """
 
 from __future__ import annotations
@@ -23,16 +25,19 @@ from typing import Literal
 
 from ..errors import MemoryStoreError
 from . import durable
-from .index import INDEX_NAME, render_index
-from .lock import LOCK_DIR_NAME, is_lock_artefact
-from .manifest import MANIFEST_NAME, parse_manifest
+from .index import render_index
+from .layout import (
+    INDEX_NAME,
+    LOCAL_STATE_NAMES,
+    MANIFEST_NAME,
+    STALE_LOCK_PREFIX,
+)
+from .lock import DEFAULT_LOCK_TIMEOUT, is_lock_artefact, lock_findings
 from .names import is_valid_file_name
-from .record import StoredRecord, parse_record
-from .store import MemoryStore
+from .record import StoredRecord
+from .store import MemoryStore, name_clashes
 
 __all__ = ["CheckReport", "Problem", "check", "gc", "reindex"]
-
-_STALE_LOCK_PREFIX = ".lock.stale-"
 
 
 @dataclass(frozen=True)
@@ -91,69 +96,58 @@ def check(
 ) -> CheckReport:
     """Verify the whole ``.memory`` directory; return every problem found (errors first)."""
     store = MemoryStore(workspace, max_index_lines, max_index_bytes)
-    out: list[Problem] = []
+    where = store.dir.where
     try:
-        real = store._root_real(create=False)
+        real = store.directory()
     except MemoryStoreError as e:
         return CheckReport([Problem(str(store.root), _reason(e, str(store.root)))])
     if real is None:
         return CheckReport()
-    where = store._where
 
+    out: list[Problem] = []
     listed: tuple[str, ...] = ()
     entries: list[StoredRecord] = []
-    manifest_ok = False
     try:
-        got = store._read_bytes(real, MANIFEST_NAME)
+        listed = store.listed_files()
+        manifest_ok = True
     except MemoryStoreError as e:
         out.append(Problem(where(MANIFEST_NAME), _reason(e, where(MANIFEST_NAME))))
-        got = None
-    else:
-        manifest_ok = True
-    if got is not None:
-        try:
-            listed = parse_manifest(got[0], where(MANIFEST_NAME), max_index_lines)
-        except MemoryStoreError as e:
-            out.append(Problem(where(MANIFEST_NAME), _reason(e, where(MANIFEST_NAME))))
-            manifest_ok = False
+        manifest_ok = False
     all_valid = manifest_ok
     for file in listed:
         try:
-            read = store._read_bytes(real, file)
-            if read is None:
-                raise MemoryStoreError(f"{where(file)}: listed in {MANIFEST_NAME} but missing")
-            entries.append(StoredRecord(file, parse_record(read[0], where(file))))
+            entries.append(store.read_entry(file))
         except MemoryStoreError as e:
             out.append(Problem(where(file), _reason(e, where(file))))
             all_valid = False
-    names: dict[str, str] = {}
-    for entry in entries:
-        other = names.setdefault(entry.record.name, entry.file)
-        if other != entry.file:
-            out.append(
-                Problem(
-                    where(MANIFEST_NAME),
-                    f"record name {entry.record.name!r} appears twice ({other} and {entry.file})",
-                )
+    for name, first, second in name_clashes(entries):
+        out.append(
+            Problem(
+                where(MANIFEST_NAME), f"record name {name!r} appears twice ({first} and {second})"
             )
-            all_valid = False
+        )
+        all_valid = False
     if all_valid:
         out.extend(_check_index(store, real, entries))
     out.extend(_check_extras(store, real, set(listed), manifest_ok=manifest_ok))
+    out.extend(
+        Problem(where(f.name) if f.name != "." else str(store.root), f.reason, f.severity)
+        for f in lock_findings(real)
+    )
     out.sort(key=lambda p: p.severity != "error")
     return CheckReport(out)
 
 
 def _check_index(store: MemoryStore, real: str, entries: list[StoredRecord]) -> list[Problem]:
-    where = store._where(INDEX_NAME)
+    where = store.dir.where(INDEX_NAME)
     try:
         expected = render_index(entries, store.max_index_lines, store.max_index_bytes)
     except MemoryStoreError as e:
         return [Problem(where, _reason(e, INDEX_NAME))]
     try:
-        got = store._read_bytes(real, INDEX_NAME)
+        got = store.dir.read(real, INDEX_NAME, store.max_index_bytes)
     except MemoryStoreError as e:
-        return [Problem(where, _reason(e, where))]
+        return [Problem(where, _reason(e, where) + " (run `ipymemory reindex` to rebuild it)")]
     if got is None:
         if entries:
             return [Problem(where, "missing (run `ipymemory reindex` to rebuild it)")]
@@ -175,32 +169,21 @@ def _check_extras(
     store: MemoryStore, real: str, listed: set[str], *, manifest_ok: bool = True
 ) -> list[Problem]:
     out: list[Problem] = []
-    for name in sorted(os.listdir(real)):
-        if name in listed or name in (MANIFEST_NAME, INDEX_NAME):
+    for name in sorted(store.dir.names(real)):
+        if name in listed or name in (MANIFEST_NAME, INDEX_NAME) or name in LOCAL_STATE_NAMES:
             continue
-        where = store._where(name)
-        if name == LOCK_DIR_NAME:
-            st = os.lstat(f"{real}/{name}")
-            if not stat.S_ISDIR(st.st_mode):
-                out.append(
-                    Problem(
-                        where,
-                        "is a plain file; the lock must be a directory (a file here would "
-                        "block the reference agent forever); remove it",
-                    )
-                )
-            continue
-        if is_lock_artefact(name) and not name.startswith(_STALE_LOCK_PREFIX):
-            continue
+        where = store.dir.where(name)
+        if is_lock_artefact(name) and not name.startswith(STALE_LOCK_PREFIX):
+            continue  # the lock's own files: lock_findings (in check) looks at them
         if not manifest_ok and is_valid_file_name(name):
             # Without a readable manifest nobody can tell set members from leftovers.
             reason = (
-                f"not checked: {MANIFEST_NAME} is unreadable, so whether this record "
-                "belongs to the set is unknown (fix the manifest first)"
+                f"not checked: {MANIFEST_NAME} is missing or unreadable, so whether this "
+                "record belongs to the set is unknown (`ipymemory recover` rebuilds it)"
             )
             out.append(Problem(where, reason, "warning", collectable=False))
             continue
-        if name.startswith(_STALE_LOCK_PREFIX):
+        if name.startswith(STALE_LOCK_PREFIX):
             reason = "a stale lock moved aside; `ipymemory gc` removes it"
         elif is_collectable(name):
             reason = (
@@ -244,7 +227,7 @@ def is_collectable(name: str) -> bool:
         (_GENERATED_RECORD.fullmatch(name) is not None and is_valid_file_name(name))
         or durable.is_temp_name(name)
         or _REFERENCE_TEMP.fullmatch(name) is not None
-        or name.startswith(_STALE_LOCK_PREFIX)
+        or name.startswith(STALE_LOCK_PREFIX)
     )
 
 
@@ -254,26 +237,24 @@ def gc(
     *,
     max_index_lines: int = 200,
     max_index_bytes: int = 4096,
-    lock_timeout: float = 10.0,
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> list[str]:
     """Remove files no manifest references (record files, temp files, stale lock dirs)
     older than ``stale_seconds``, under the store lock. Returns the removed names.
 
     Refuses (raises) if the current set does not load: without a valid manifest there is
-    no telling which files are referenced.
+    no telling which files are referenced (a missing one says to run ``recover``).
     """
     store = MemoryStore(workspace, max_index_lines, max_index_bytes, lock_timeout)
-    if store._root_real(create=False) is None:
+    if store.directory() is None:
         return []
     removed: list[str] = []
-    with store._locked() as (real, _lock):
-        listed = {e.file for e in store._read_set(real)}
+    with store.locked() as real:
+        listed = set(store.listed_files())
+        store.entries()  # the whole set must load before anything is removed
         now = time.time()
-        for name in sorted(os.listdir(real)):
-            if name in listed:
-                continue
-            is_stale_lock = name.startswith(_STALE_LOCK_PREFIX)
-            if not is_collectable(name):
+        for name in sorted(store.dir.names(real)):
+            if name in listed or not is_collectable(name):
                 continue
             path = f"{real}/{name}"
             try:
@@ -284,7 +265,7 @@ def gc(
                 continue  # may belong to a commit in progress elsewhere
             try:
                 if stat.S_ISDIR(st.st_mode):
-                    if not is_stale_lock:
+                    if not name.startswith(STALE_LOCK_PREFIX):
                         continue  # a directory named like a record: not ours to remove
                     os.rmdir(path)
                 else:
@@ -292,7 +273,7 @@ def gc(
             except FileNotFoundError:
                 continue
             except OSError as e:
-                raise MemoryStoreError(f"{store._where(name)}: cannot remove ({e})") from e
+                raise MemoryStoreError(f"{store.dir.where(name)}: cannot remove ({e})") from e
             removed.append(name)
     return removed
 
@@ -302,23 +283,13 @@ def reindex(
     *,
     max_index_lines: int = 200,
     max_index_bytes: int = 4096,
-    lock_timeout: float = 10.0,
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> int:
     """Rebuild MEMORY.md from the manifest, atomically, under the lock.
 
-    Returns the number of index lines written. Raises if the set does not load or its
-    index would exceed the bounds (then MEMORY.md is left as it was).
+    Returns the number of index lines written. Raises if the set does not load (a
+    missing manifest says to run ``recover``) or its index would exceed the bounds
+    (then MEMORY.md is left as it was).
     """
     store = MemoryStore(workspace, max_index_lines, max_index_bytes, lock_timeout)
-    if store._root_real(create=False) is None:
-        raise MemoryStoreError(f"{store.root}: no memory directory to reindex")
-    with store._locked() as (real, _lock):
-        entries = store._read_set(real)
-        data = render_index(entries, max_index_lines, max_index_bytes)
-        durable.replace_atomic(real, INDEX_NAME, data, _no_step, "index")
-        durable.fsync_dir(real)
-    return len(entries)
-
-
-def _no_step(_: str) -> None:
-    pass
+    return store.rebuild_index()

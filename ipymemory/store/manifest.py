@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 from .._json import DuplicateKeyError, loads_strict
 from ..errors import MemoryFormatError
+from .layout import MANIFEST_NAME
 from .names import is_valid_file_name
 
 __all__ = ["MANIFEST_NAME", "MANIFEST_VERSION", "parse_manifest", "render_manifest"]
 
-MANIFEST_NAME = "manifest.json"
 MANIFEST_VERSION = 1
 _KEYS = frozenset({"version", "files"})
 

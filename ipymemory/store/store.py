@@ -13,27 +13,45 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 
-from ..errors import MemoryConflictError, MemoryFormatError, MemoryStoreError
+from ..errors import (
+    MemoryConflictError,
+    MemoryFormatError,
+    MemoryRecoveryNeeded,
+    MemoryStoreError,
+)
 from . import durable
-from .index import INDEX_NAME, render_catalog, render_index
-from .lock import DEFAULT_LOCK_TIMEOUT, StoreLock
-from .manifest import MANIFEST_NAME, parse_manifest, render_manifest
-from .record import MemoryRecord, StoredRecord, parse_record, render_record
+from .index import render_catalog, render_index
+from .layout import (
+    HISTORY_DIR_NAME,
+    INDEX_NAME,
+    JOURNAL_NAME,
+    MANIFEST_NAME,
+    MemoryDir,
+    manifest_byte_bound,
+)
+from .lock import DEFAULT_LOCK_TIMEOUT, LockWaitListener, StoreLock
+from .manifest import parse_manifest, render_manifest
+from .names import is_valid_file_name
+from .record import MAX_RECORD_BYTES, MemoryRecord, StoredRecord, parse_record, render_record
 
-__all__ = ["COMMIT_STEPS", "MEMORY_DIR_NAME", "MemoryStore"]
+__all__ = ["COMMIT_STEPS", "RECOVER_HINT", "MemoryStore", "name_clashes"]
 
-MEMORY_DIR_NAME = ".memory"
+#: Appended to every error that leaves the set unknown.
+RECOVER_HINT = (
+    "run `ipymemory recover --dry-run` to see how the set would be rebuilt, "
+    "then `ipymemory recover`"
+)
 
 #: Every step of the commit protocol, in order. Per-record steps repeat for each new
 #: record; ``old-deleted`` repeats for each replaced or forgotten file.
 COMMIT_STEPS: tuple[str, ...] = (
     "locked",  # 1. the store lock is held
     "manifest-read",  # 1. current set re-read (2., 3. checked in memory)
+    "empty-manifest-temp-written",  # first set only: an empty manifest goes first
+    "empty-manifest-replaced",
     "record-created",  # 4. new record file created exclusively (empty)
     "record-written",  # 4. its bytes written
     "record-synced",  # 4. fsynced
@@ -47,9 +65,6 @@ COMMIT_STEPS: tuple[str, ...] = (
     "old-deleted",  # 7. a replaced record file removed
 )
 
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_READ_FLAGS = os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK
 _READ_RETRIES = 50
 
 # Parsed records by (directory, file name), with the file's stat identity. Record files
@@ -76,7 +91,8 @@ class MemoryStore:
     """The memory set of one workspace, stored in ``<workspace>/.memory``.
 
     ``max_index_lines`` / ``max_index_bytes`` bound MEMORY.md (and so the set);
-    ``lock_timeout`` bounds the wait for the writer lock (seconds).
+    ``lock_timeout`` bounds the wait for the writer lock (seconds); ``on_lock_wait``
+    hears about a long wait for it (default: the context's ``reporting_lock_waits``).
     """
 
     def __init__(
@@ -85,6 +101,7 @@ class MemoryStore:
         max_index_lines: int = 200,
         max_index_bytes: int = 4096,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        on_lock_wait: LockWaitListener | None = None,
     ) -> None:
         for label, value in (
             ("max_index_lines", max_index_lines),
@@ -94,11 +111,13 @@ class MemoryStore:
                 raise MemoryStoreError(f"{label} must be a positive integer, got {value!r}")
         if not isinstance(lock_timeout, (int, float)) or lock_timeout < 0:
             raise MemoryStoreError(f"lock_timeout must be a number >= 0, got {lock_timeout!r}")
-        self.workspace = Path(os.path.abspath(os.fspath(workspace)))
-        self.root = self.workspace / MEMORY_DIR_NAME
+        self.dir = MemoryDir.of(workspace)
+        self.workspace = self.dir.workspace
+        self.root = self.dir.root
         self.max_index_lines = max_index_lines
         self.max_index_bytes = max_index_bytes
         self.lock_timeout = float(lock_timeout)
+        self.on_lock_wait = on_lock_wait
         self._manifest_cache: tuple[bytes, tuple[str, ...]] | None = None
         self._store_lock: tuple[str, StoreLock] | None = None
 
@@ -118,10 +137,10 @@ class MemoryStore:
 
     def entries(self) -> tuple[StoredRecord, ...]:
         """The current set as (file, record) entries in manifest order."""
-        real = self._root_real(create=False)
+        real = self.directory()
         if real is None:
             return ()
-        return self._read_set(real)
+        return self._read_set(real)[1]
 
     def catalog(self) -> str:
         """The MEMORY.md text of the current set, rendered from the manifest."""
@@ -134,101 +153,64 @@ class MemoryStore:
                 return entry.record
         raise MemoryStoreError(f"{self.root}: no record named {name!r}")
 
-    def _root_real(self, *, create: bool) -> str | None:
+    def directory(self, *, create: bool = False) -> str | None:
         """The resolved ``.memory`` directory, checked; None if absent and not ``create``."""
-        root = str(self.root)
-        try:
-            st = os.lstat(root)
-        except FileNotFoundError:
-            if not create:
-                return None
-            if not self.workspace.is_dir():
-                raise MemoryStoreError(
-                    f"{self.workspace}: the workspace directory does not exist"
-                ) from None
-            try:
-                os.mkdir(root, 0o755)
-            except FileExistsError:
-                pass
-            except OSError as e:
-                raise MemoryStoreError(f"{root}: cannot create the memory directory ({e})") from e
-            st = os.lstat(root)
-        except OSError as e:
-            raise MemoryStoreError(f"{root}: cannot access the memory directory ({e})") from e
-        if stat.S_ISLNK(st.st_mode):
-            target = os.path.realpath(root)
-            workspace = os.path.realpath(self.workspace)
-            if not target.startswith(workspace + os.sep):
-                raise MemoryFormatError(
-                    f"{root}: is a symlink pointing outside the workspace ({target})"
-                )
-            if not os.path.isdir(target):
-                raise MemoryFormatError(f"{root}: is a symlink to a non-directory ({target})")
-            return target
-        if not stat.S_ISDIR(st.st_mode):
-            raise MemoryFormatError(f"{root}: exists but is not a directory")
-        return root
+        return self.dir.resolve(create=create)
 
-    def _where(self, name: str) -> str:
-        return f"{self.root}{os.sep}{name}"
+    def listed_files(self) -> tuple[str, ...]:
+        """The file names the manifest lists, in set order (``()`` if there is no store).
 
-    def _read_bytes(self, real: str, name: str) -> tuple[bytes, os.stat_result] | None:
-        """Bytes and stat of ``real/name``; None if missing. Symlinks must stay inside."""
-        try:
-            fd = os.open(f"{real}/{name}", _READ_FLAGS)
-        except FileNotFoundError:
-            return None
-        except OSError as e:
-            fd = self._open_symlink(real, name, e)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise MemoryFormatError(f"{self._where(name)}: is not a regular file")
-            chunks = []
-            want = max(st.st_size + 1, 4096)
-            while True:
-                chunk = os.read(fd, want)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                if len(chunk) < want:
-                    break  # a short read of a regular file is its end: no extra syscall
-            return b"".join(chunks), st
-        finally:
-            os.close(fd)
+        Raises :class:`MemoryRecoveryNeeded` if the manifest is missing or unreadable
+        while records or a history exist (never read as an empty set).
+        """
+        real = self.directory()
+        return () if real is None else self._read_manifest(real)[1]
 
-    def _open_symlink(self, real: str, name: str, error: OSError) -> int:
-        """Open a listed name that is a symlink, if it resolves inside ``.memory``."""
-        path = f"{real}/{name}"
-        try:
-            is_link = stat.S_ISLNK(os.lstat(path).st_mode)
-        except OSError:
-            is_link = False
-        if not is_link:
-            raise MemoryStoreError(f"{self._where(name)}: cannot open ({error})") from error
-        target = os.path.realpath(path)
-        if os.path.dirname(target) != os.path.realpath(real):
+    def read_entry(self, file: str) -> StoredRecord:
+        """The record in ``file`` (a record file name in ``.memory``), validated."""
+        real = self.directory()
+        got = None if real is None else self.dir.read(real, file, MAX_RECORD_BYTES)
+        if got is None:
             raise MemoryFormatError(
-                f"{self._where(name)}: is a symlink pointing outside {self.root} ({target})"
+                f"{self.dir.where(file)}: listed in {MANIFEST_NAME} but missing"
             )
-        try:
-            return os.open(target, _READ_FLAGS)
-        except FileNotFoundError:
-            raise MemoryFormatError(f"{self._where(name)}: is a dangling symlink") from None
-        except OSError as e:
-            raise MemoryStoreError(f"{self._where(name)}: cannot open ({e})") from e
+        return StoredRecord(file, parse_record(got[0], self.dir.where(file)))
 
     def _read_manifest(self, real: str) -> tuple[bytes | None, tuple[str, ...]]:
-        got = self._read_bytes(real, MANIFEST_NAME)
-        if got is None:
-            return None, ()
-        raw = got[0]
-        cached = self._manifest_cache
-        if cached is not None and cached[0] == raw:
-            return raw, cached[1]
-        files = parse_manifest(raw, self._where(MANIFEST_NAME), self.max_index_lines)
+        where = self.dir.where(MANIFEST_NAME)
+        bound = manifest_byte_bound(self.max_index_lines)
+        try:
+            got = self.dir.read(real, MANIFEST_NAME, bound)
+            if got is None:
+                lost = self._lost_set(real)
+                if lost is None:
+                    return None, ()  # a directory that never had a set: no records
+                # A first commit writes an empty manifest before any record file, so a
+                # record file seen after a missing manifest may be that commit's: look again.
+                got = self.dir.read(real, MANIFEST_NAME, bound)
+                if got is None:
+                    raise MemoryRecoveryNeeded(
+                        f"{where}: missing, yet the directory holds {lost}"
+                    )
+            raw = got[0]
+            cached = self._manifest_cache
+            if cached is not None and cached[0] == raw:
+                return raw, cached[1]
+            files = parse_manifest(raw, where, self.max_index_lines)
+        except MemoryRecoveryNeeded as e:
+            raise MemoryRecoveryNeeded(f"{e}; {RECOVER_HINT}") from None
+        except MemoryStoreError as e:
+            raise MemoryRecoveryNeeded(f"{e}; {RECOVER_HINT}") from e
         self._manifest_cache = (raw, files)
         return raw, files
+
+    def _lost_set(self, real: str) -> str | None:
+        """What shows a set existed here (record files, a journal), or None if nothing."""
+        records = sum(1 for n in self.dir.names(real) if is_valid_file_name(n))
+        journal = os.path.lexists(f"{real}/{HISTORY_DIR_NAME}/{JOURNAL_NAME}")
+        found = [f"{records} record file{'s' * (records != 1)}"] if records else []
+        found += ["a history journal"] if journal else []
+        return " and ".join(found) or None
 
     def _load(self, real: str, file: str, present: set[str] | None) -> StoredRecord:
         """The entry for a listed ``file``.
@@ -252,46 +234,48 @@ class MemoryStore:
                 except FileNotFoundError:
                     raise _Vanished(file) from None
                 except OSError as e:
-                    raise MemoryStoreError(f"{self._where(file)}: cannot stat ({e})") from e
+                    raise MemoryStoreError(f"{self.dir.where(file)}: cannot stat ({e})") from e
                 if hit[0] == _stat_key(st):
                     return hit[1]
-        got = self._read_bytes(real, file)
+        got = self.dir.read(real, file, MAX_RECORD_BYTES)
         if got is None:
             raise _Vanished(file)
         raw, st = got
-        entry = StoredRecord(file, parse_record(raw, self._where(file)))
+        entry = StoredRecord(file, parse_record(raw, self.dir.where(file)))
         if len(_record_cache) >= _RECORD_CACHE_MAX:
             _record_cache.clear()
         _record_cache[key] = (_stat_key(st), entry)
         return entry
 
-    def _read_set(self, real: str, *, locked: bool = False) -> tuple[StoredRecord, ...]:
-        """The full, validated set the manifest lists (retrying if a concurrent commit
-        removes a file under us). ``locked``: the caller holds the writer lock."""
+    def _read_set(
+        self, real: str, *, locked: bool = False
+    ) -> tuple[bytes | None, tuple[StoredRecord, ...]]:
+        """The manifest's bytes and the full, validated set it lists (retrying if a
+        concurrent commit removes a file under us). ``locked``: the caller holds the
+        writer lock."""
         for _ in range(_READ_RETRIES):
             raw, files = self._read_manifest(real)
-            present = set(os.listdir(real)) if locked and files else None
+            present = set(self.dir.names(real)) if locked and files else None
             try:
                 entries = tuple(self._load(real, f, present) for f in files)
             except _Vanished as gone:
                 if locked or self._read_manifest(real)[0] == raw:
                     # Same set (or nobody else can change it): the file is really missing.
-                    raise MemoryFormatError(
-                        f"{self._where(gone.file)}: listed in {MANIFEST_NAME} but missing"
+                    raise MemoryRecoveryNeeded(
+                        f"{self.dir.where(gone.file)}: listed in {MANIFEST_NAME} but "
+                        f"missing; {RECOVER_HINT}"
                     ) from None
                 continue
-            if len(entries) > 1:
-                seen: dict[str, str] = {}
-                for entry in entries:
-                    other = seen.setdefault(entry.record.name, entry.file)
-                    if other != entry.file:
-                        raise MemoryFormatError(
-                            f"{self._where(MANIFEST_NAME)}: record name {entry.record.name!r} "
-                            f"appears twice ({other} and {entry.file})"
-                        )
-            return entries
+            clashes = name_clashes(entries) if len(entries) > 1 else []
+            if clashes:
+                name, first, second = clashes[0]
+                raise MemoryFormatError(
+                    f"{self.dir.where(MANIFEST_NAME)}: record name {name!r} "
+                    f"appears twice ({first} and {second})"
+                )
+            return raw, entries
         raise MemoryConflictError(
-            f"{self._where(MANIFEST_NAME)}: the set kept changing while reading; try again"
+            f"{self.dir.where(MANIFEST_NAME)}: the set kept changing while reading; try again"
         )
 
     # --- writing -----------------------------------------------------------------
@@ -303,16 +287,39 @@ class MemoryStore:
             cached = self._store_lock = (real, StoreLock(real))
         lock = cached[1]
         lock.timeout = self.lock_timeout
+        lock.on_wait = self.on_lock_wait
         return lock
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[tuple[str, StoreLock]]:
         """Hold the writer lock (creating ``.memory`` if needed); yields its real path."""
-        real = self._root_real(create=True)
+        real = self.directory(create=True)
         assert real is not None
         with self._lock(real) as lock:
             self._checkpoint("locked")
             yield real, lock
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[str]:
+        """Hold the writer lock (creating ``.memory`` if needed) for maintenance work;
+        yields the resolved directory. Commits from this thread may nest inside."""
+        with self._locked() as (real, _lock):
+            yield real
+
+    def rebuild_index(self) -> int:
+        """Rewrite MEMORY.md from the manifest, atomically, under the lock.
+
+        Returns the number of index lines. Refuses (raises) if there is no memory
+        directory, the set does not load, or its index would exceed the bounds.
+        """
+        if self.directory() is None:
+            raise MemoryStoreError(f"{self.root}: no memory directory to reindex")
+        with self._locked() as (real, _lock):
+            entries = self._read_set(real, locked=True)[1]
+            data = render_index(entries, self.max_index_lines, self.max_index_bytes)
+            durable.replace_atomic(real, INDEX_NAME, data, _no_step, "index")
+            durable.fsync_dir(real)
+        return len(entries)
 
     def extend(self, records: Iterable[MemoryRecord]) -> tuple[StoredRecord, ...]:
         """Add ``records`` in one commit; refuses names already in the set."""
@@ -320,7 +327,7 @@ class MemoryStore:
         if not new:
             return ()
         with self._locked() as (real, lock):
-            current = self._read_set(real, locked=True)
+            before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
             taken = {e.record.name for e in current}
             clash = [r.name for r in new if r.name in taken]
@@ -330,7 +337,7 @@ class MemoryStore:
                     f"{', '.join(map(repr, clash))}; extend refused, nothing changed"
                 )
             added = tuple(_new_entry(r) for r in new)
-            self._commit(real, lock, current + added, added, ())
+            self._commit(real, lock, before, current + added, added, ())
             return added
 
     def forget(self, names: Iterable[str] | str) -> None:
@@ -342,7 +349,7 @@ class MemoryStore:
         if not wanted:
             return
         with self._locked() as (real, lock):
-            current = self._read_set(real, locked=True)
+            before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
             have = {e.record.name for e in current}
             unknown = [n for n in dict.fromkeys(wanted) if n not in have]
@@ -354,7 +361,7 @@ class MemoryStore:
             drop = set(wanted)
             kept = tuple(e for e in current if e.record.name not in drop)
             removed = tuple(e.file for e in current if e.record.name in drop)
-            self._commit(real, lock, kept, (), removed)
+            self._commit(real, lock, before, kept, (), removed)
 
     def apply_consolidation(
         self,
@@ -396,7 +403,7 @@ class MemoryStore:
             )
         replaced = set(sources)
         with self._locked() as (real, lock):
-            current = self._read_set(real, locked=True)
+            before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
             by_name = {e.record.name: e for e in current}
             changed = [r.name for r in base if r.name not in by_name or by_name[r.name].record != r]
@@ -423,13 +430,14 @@ class MemoryStore:
                     )
                 taken.add(name)
             removed = tuple(e.file for e in current if e.record.name in replaced)
-            self._commit(real, lock, kept + new, new, removed)
+            self._commit(real, lock, before, kept + new, new, removed)
             return new
 
     def _commit(
         self,
         real: str,
         lock: StoreLock,
+        before: bytes | None,
         new_set: Sequence[StoredRecord],
         created: Sequence[StoredRecord],
         removed: Sequence[str],
@@ -445,6 +453,16 @@ class MemoryStore:
         index_backup: durable.Backup | None = None
         manifest_backup: durable.Backup | None = None
         index_replaced = manifest_replaced = False
+        if before is None:
+            # The first set here: an empty manifest goes first, so no record file ever
+            # exists without a manifest (which would read as a lost set, SPEC §6).
+            try:
+                durable.replace_atomic(
+                    real, MANIFEST_NAME, render_manifest([]), step, "empty-manifest"
+                )
+                durable.fsync_dir(real)
+            except OSError as e:
+                raise MemoryStoreError(f"{self.root}: cannot create {MANIFEST_NAME} ({e})") from e
         try:
             for path, data in payloads:
                 durable.create_exclusive(path, data, step, made)
@@ -526,3 +544,18 @@ def _check_records(records: Iterable[MemoryRecord], label: str) -> tuple[MemoryR
     if dupes:
         raise MemoryStoreError(f"{label}: the name {', '.join(map(repr, dupes))} appears twice")
     return out
+
+
+def name_clashes(entries: Iterable[StoredRecord]) -> list[tuple[str, str, str]]:
+    """Every record name held by two files: ``(name, first file, other file)``."""
+    seen: dict[str, str] = {}
+    out = []
+    for entry in entries:
+        other = seen.setdefault(entry.record.name, entry.file)
+        if other != entry.file:
+            out.append((entry.record.name, other, entry.file))
+    return out
+
+
+def _no_step(_: str) -> None:
+    pass

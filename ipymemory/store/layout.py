@@ -1,0 +1,214 @@
+"""The on-disk layout of a memory directory: every name in it, once, and bounded reads.
+
+``<workspace>/.memory`` holds the set (SPEC §1: ``manifest.json``, ``MEMORY.md``, record
+files), the lock's files (SPEC §4) and local state that is never part of the set
+(SPEC §6: ``history/``, ``pending/``). Everything that looks at the directory — the
+store, ``check``/``gc``, the server endpoint, the teaching notebook's reset — takes the
+names from here and reads files through :meth:`MemoryDir.read`, which refuses a file
+larger than its known bound before reading it (a 1 GB manifest must not cost 1 GB).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import MemoryFormatError, MemoryStoreError
+
+__all__ = [
+    "HISTORY_DIR_NAME",
+    "INDEX_NAME",
+    "JOURNAL_NAME",
+    "KEPT_DIR_NAME",
+    "LOCAL_STATE_NAMES",
+    "LOCK_DIR_NAME",
+    "LOCK_FLOCK_NAME",
+    "LOCK_OWNER_NAME",
+    "LOCK_PREFIX",
+    "MANIFEST_NAME",
+    "MAX_FILE_NAME_BYTES",
+    "MEMORY_DIR_NAME",
+    "PENDING_DIR_NAME",
+    "STALE_LOCK_PREFIX",
+    "TEMP_PREFIX",
+    "MemoryDir",
+    "manifest_byte_bound",
+    "read_bounded",
+]
+
+MEMORY_DIR_NAME = ".memory"
+MANIFEST_NAME = "manifest.json"
+INDEX_NAME = "MEMORY.md"
+# The lock (SPEC §4): the reference agent's lock directory, our OS-lock side file, the
+# record of who made the directory, and lock directories moved aside as stale.
+LOCK_DIR_NAME = ".lock"
+LOCK_PREFIX = ".lock."
+LOCK_FLOCK_NAME = ".lock.flock"
+LOCK_OWNER_NAME = ".lock.owner"
+STALE_LOCK_PREFIX = ".lock.stale-"
+# Our temp files start with a dot, so they never match the record file pattern.
+TEMP_PREFIX = ".tmp-"
+# Local state (SPEC §6), never part of the set.
+HISTORY_DIR_NAME = "history"
+JOURNAL_NAME = "journal.jsonl"
+KEPT_DIR_NAME = "files"
+PENDING_DIR_NAME = "pending"
+LOCAL_STATE_NAMES = frozenset({HISTORY_DIR_NAME, PENDING_DIR_NAME})
+
+# The longest file name most file systems take (NAME_MAX): bounds a manifest entry.
+MAX_FILE_NAME_BYTES = 255
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# O_NONBLOCK: opening a FIFO planted at a listed name must not hang the reader.
+_READ_FLAGS = os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK
+
+
+def manifest_byte_bound(max_entries: int) -> int:
+    """The largest manifest worth reading for ``max_entries`` entries.
+
+    Each entry is a quoted file name and a comma; the slack allows an indented,
+    hand-edited manifest. Anything larger cannot be a valid manifest of that bound.
+    """
+    return 4096 + max_entries * (MAX_FILE_NAME_BYTES + 64)
+
+
+def read_bounded(fd: int, limit: int, where: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of the open regular file ``fd``, refusing one over ``limit`` bytes.
+
+    The size is checked before reading, and reading stops after ``limit + 1`` bytes
+    whatever the file does meanwhile (it may grow), so no more than that is ever read.
+    """
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise MemoryFormatError(f"{where}: is not a regular file")
+    if st.st_size > limit:
+        raise MemoryFormatError(
+            f"{where}: is {st.st_size} bytes, over the {limit}-byte limit; not read"
+        )
+    chunks: list[bytes] = []
+    left = limit + 1
+    while left > 0:
+        want = min(left, max(st.st_size + 1, 4096))
+        chunk = os.read(fd, want)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+        if len(chunk) < want:
+            break  # a short read of a regular file is its end: no extra syscall
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise MemoryFormatError(f"{where}: grew over the {limit}-byte limit while read")
+    return data, st
+
+
+@dataclass(frozen=True)
+class MemoryDir:
+    """The ``.memory`` directory of one workspace: its paths and checked access."""
+
+    workspace: Path
+
+    @classmethod
+    def of(cls, workspace: str | os.PathLike[str]) -> MemoryDir:
+        return cls(Path(os.path.abspath(os.fspath(workspace))))
+
+    @property
+    def root(self) -> Path:
+        return self.workspace / MEMORY_DIR_NAME
+
+    def where(self, *parts: str) -> str:
+        """A file in the directory as shown in messages (not resolved)."""
+        return os.sep.join((str(self.root), *parts))
+
+    def resolve(self, *, create: bool = False) -> str | None:
+        """The resolved ``.memory`` directory, checked; None if absent and not ``create``.
+
+        A symlink is followed only if it leads to a directory inside the workspace.
+        """
+        root = str(self.root)
+        try:
+            st = os.lstat(root)
+        except FileNotFoundError:
+            if not create:
+                return None
+            if not self.workspace.is_dir():
+                raise MemoryStoreError(
+                    f"{self.workspace}: the workspace directory does not exist"
+                ) from None
+            try:
+                os.mkdir(root, 0o755)
+            except FileExistsError:
+                pass
+            except OSError as e:
+                raise MemoryStoreError(f"{root}: cannot create the memory directory ({e})") from e
+            st = os.lstat(root)
+        except OSError as e:
+            raise MemoryStoreError(f"{root}: cannot access the memory directory ({e})") from e
+        if stat.S_ISLNK(st.st_mode):
+            target = os.path.realpath(root)
+            workspace = os.path.realpath(self.workspace)
+            if not target.startswith(workspace + os.sep):
+                raise MemoryFormatError(
+                    f"{root}: is a symlink pointing outside the workspace ({target})"
+                )
+            if not os.path.isdir(target):
+                raise MemoryFormatError(f"{root}: is a symlink to a non-directory ({target})")
+            return target
+        if not stat.S_ISDIR(st.st_mode):
+            raise MemoryFormatError(f"{root}: exists but is not a directory")
+        return root
+
+    def names(self, real: str) -> list[str]:
+        """The names directly in the resolved directory ``real``."""
+        try:
+            return os.listdir(real)
+        except OSError as e:
+            raise MemoryStoreError(f"{self.root}: cannot list the memory directory ({e})") from e
+
+    def read(self, real: str, name: str, limit: int) -> tuple[bytes, os.stat_result] | None:
+        """Bytes and stat of ``real/name`` (at most ``limit`` bytes); None if missing.
+
+        ``name`` may be a path below ``real`` (``history/journal.jsonl``). A symlink is
+        followed only if it resolves directly inside ``real``; anything that is not a
+        regular file, or is larger than ``limit``, is a :class:`MemoryFormatError`.
+        """
+        where = self.where(*name.split("/"))
+        try:
+            fd = os.open(f"{real}/{name}", _READ_FLAGS)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            fd = self._open_symlink(real, name, where, e)
+        try:
+            return read_bounded(fd, limit, where)
+        except OSError as e:
+            raise MemoryStoreError(f"{where}: cannot read ({e})") from e
+        finally:
+            os.close(fd)
+
+    def _open_symlink(self, real: str, name: str, where: str, error: OSError) -> int:
+        """Open a name that is a symlink, if it resolves directly inside ``real``."""
+        path = f"{real}/{name}"
+        try:
+            is_link = stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            is_link = False
+        if not is_link:
+            if error.errno == errno.ENOTDIR:  # a parent (e.g. history) is not a directory
+                raise MemoryFormatError(f"{where}: a parent is not a directory") from error
+            raise MemoryStoreError(f"{where}: cannot open ({error})") from error
+        target = os.path.realpath(path)
+        if os.path.dirname(target) != os.path.realpath(os.path.dirname(path)):
+            raise MemoryFormatError(
+                f"{where}: is a symlink pointing outside {self.root} ({target})"
+            )
+        try:
+            return os.open(target, _READ_FLAGS)
+        except FileNotFoundError:
+            raise MemoryFormatError(f"{where}: is a dangling symlink") from None
+        except OSError as e:
+            raise MemoryStoreError(f"{where}: cannot open ({e})") from e

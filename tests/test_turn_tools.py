@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -147,3 +149,121 @@ def test_fifo_is_refused_without_blocking(tree: Path) -> None:
     os.mkfifo(tree / "pipe")
     out = ToolBox(tree).run("read_file", {"path": "pipe"})
     assert out.is_error and "not a regular file" in out.content
+
+
+# --- hidden files (issue 10 #7) ------------------------------------------------------
+
+
+@pytest.fixture
+def secrets(tree: Path) -> Path:
+    (tree / ".env").write_text("ANTHROPIC_API_KEY=sk-not-real\n")
+    (tree / ".git").mkdir()
+    (tree / ".git" / "config").write_text("[remote] url = https://token@example\n")
+    (tree / "sub" / ".ssh").mkdir()
+    (tree / "sub" / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n")
+    (tree / "innocent.txt").symlink_to(tree / ".env")
+    (tree / "cfg").symlink_to(tree / ".git")
+    (tree / "sub" / "keys").symlink_to(tree / "sub" / ".ssh")
+    return tree
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".env",
+        ".hidden",
+        ".git/config",
+        "sub/.ssh/id_ed25519",
+        ".memory/manifest.json",
+        "./.env",
+        "sub/../.env",
+        ".git/../notes.md",
+        "innocent.txt",  # a symlink to .env
+        "cfg/config",  # through a symlink to .git
+        "sub/keys/id_ed25519",
+    ],
+)
+def test_hidden_files_are_refused(secrets: Path, path: str) -> None:
+    out = ToolBox(secrets).run("read_file", {"path": path})
+    assert out.is_error and "hidden" in out.content and "allows them" in out.content
+    assert "sk-not-real" not in out.content and "PRIVATE" not in out.content
+    absolute = ToolBox(secrets).run("read_file", {"path": str(secrets / path)})
+    assert absolute.is_error and "hidden" in absolute.content
+
+
+@pytest.mark.parametrize("path", [".git", ".memory", "cfg", "sub/keys"])
+def test_hidden_directories_are_not_listed(secrets: Path, path: str) -> None:
+    out = ToolBox(secrets).run("list_files", {"path": path})
+    assert out.is_error and "hidden" in out.content
+
+
+def test_hidden_files_are_allowed_when_the_user_opts_in(secrets: Path) -> None:
+    box = ToolBox(secrets, allow_hidden=True)
+    assert box.run("read_file", {"path": ".env"}).content == "ANTHROPIC_API_KEY=sk-not-real\n"
+    assert box.run("read_file", {"path": "cfg/config"}).content.startswith("[remote]")
+    listed = box.run("list_files", {}).content.splitlines()
+    assert {".env", ".git/config", ".memory/manifest.json", "sub/.ssh/id_ed25519"} <= set(listed)
+    assert ".env" not in ToolBox(secrets).run("list_files", {}).content
+
+
+# --- run_python: time limit and output capture (issue 10 #7) ------------------------
+
+
+def test_other_threads_output_still_reaches_stdout_during_run_python(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started, printed = threading.Event(), threading.Event()
+
+    def other_thread() -> None:
+        started.wait(10)
+        print("from another thread")
+        sys.stderr.write("another thread's warning\n")
+        printed.set()
+
+    ns: dict[str, object] = {"started": started, "printed": printed}
+    other = threading.Thread(target=other_thread)
+    other.start()
+    stdout = sys.stdout
+    out = ToolBox(tree, allow_python=True, namespace=ns).run(
+        "run_python",
+        {"code": "print('tool before')\nstarted.set()\nprinted.wait(10)\nprint('tool after')"},
+    )
+    other.join()
+    assert sys.stdout is stdout  # the router is gone again
+    assert out.content == "stdout:\ntool before\ntool after\n"
+    captured = capsys.readouterr()
+    assert captured.out == "from another thread\n"
+    assert captured.err == "another thread's warning\n"
+
+
+def _run_python_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "ipymemory-run_python"]
+
+
+def test_an_infinite_loop_is_stopped_at_the_time_limit(tree: Path) -> None:
+    ns: dict[str, object] = {}
+    box = ToolBox(tree, allow_python=True, namespace=ns, python_timeout=0.3)
+    out = box.run("run_python", {"code": "print('looping')\ni = 0\nwhile True:\n    i += 1"})
+    assert out.is_error
+    assert out.content == (
+        "run_python: timed out after 0.3 s; the code was stopped\nstdout:\nlooping\n"
+    )
+    assert not _run_python_threads()  # interrupted, not left running
+    assert box.run("run_python", {"code": "i > 0"}).content == "result:\nTrue"
+
+
+def test_code_blocked_outside_python_is_reported_as_still_running(tree: Path) -> None:
+    release = threading.Event()
+    ns: dict[str, object] = {"release": release}
+    box = ToolBox(tree, allow_python=True, namespace=ns, python_timeout=0.2)
+    out = box.run("run_python", {"code": "release.wait()\nfinished = True"})
+    try:
+        assert out.is_error and "timed out after 0.2 s and could not be stopped" in out.content
+        assert "still running in the background" in out.content
+        assert [t.is_alive() for t in _run_python_threads()] == [True]
+    finally:
+        release.set()
+        for thread in _run_python_threads():
+            thread.join(10)
+    # The interrupt was delivered once the code came back to Python: it did not finish.
+    assert "finished" not in ns

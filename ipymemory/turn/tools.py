@@ -2,10 +2,15 @@
 
 ``list_files`` and ``read_file`` see only the workspace (the notebook's directory):
 every path is resolved (symlinks included) and refused unless it stays inside it.
+Hidden files and directories -- any path part below the workspace starting with ``.``
+(``.env``, ``.git``, ``.ssh``, ``.memory`` ...), as asked for or as resolved through
+symlinks -- are refused and not listed, unless the user allows them for the turn
+(``allow_hidden``): they are where credentials and the memory itself live.
 The threat model is the model asking for paths it should not see; a local process
 racing symlinks under us is out of scope (the final component is still opened with
 ``O_NOFOLLOW``). ``run_python`` is offered only when the user enables it for a turn
 and runs code in the user's namespace -- it is not a sandbox, it is the user's kernel.
+It runs under a time limit, with only its own output captured (:mod:`.pyrun`).
 
 A tool never raises for bad input or a failing call: it returns a :class:`ToolOutcome`
 with ``is_error=True``, which becomes a ``tool_result`` with ``is_error: true``.
@@ -14,15 +19,14 @@ with ``is_error=True``, which becomes a ``tool_result`` with ``is_error: true``.
 from __future__ import annotations
 
 import ast
-import contextlib
-import io
 import os
 import stat
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .pyrun import run_with_limit
 
 __all__ = ["ToolBox", "ToolOutcome", "tool_definitions"]
 
@@ -30,7 +34,8 @@ _LIST_FILES = {
     "name": "list_files",
     "description": (
         "List files under a directory of the notebook's workspace (recursively, "
-        "hidden entries skipped, bounded count). Paths are relative to the workspace."
+        "hidden entries skipped unless the user allowed them, bounded count). Paths are "
+        "relative to the workspace."
     ),
     "input_schema": {
         "type": "object",
@@ -46,7 +51,8 @@ _READ_FILE = {
     "name": "read_file",
     "description": (
         "Read a UTF-8 text file inside the notebook's workspace (size-capped; longer "
-        "files are truncated with a note)."
+        "files are truncated with a note). Hidden files and directories (a path part "
+        "starting with '.') are refused unless the user allowed them for this turn."
     ),
     "input_schema": {
         "type": "object",
@@ -60,7 +66,8 @@ _RUN_PYTHON = {
     "name": "run_python",
     "description": (
         "Run Python code in the user's live notebook namespace. Returns stdout, stderr "
-        "and the repr of the last expression (bounded). Variables you define persist."
+        "and the repr of the last expression (bounded). Variables you define persist. "
+        "Runs under a time limit; long computations are stopped."
     ),
     "input_schema": {
         "type": "object",
@@ -71,6 +78,10 @@ _RUN_PYTHON = {
 
 # Directories never worth walking into (and huge): skipped by list_files.
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
+
+
+def _is_hidden(part: str) -> bool:
+    return part.startswith(".") and part not in (".", "..")
 
 
 def tool_definitions(*, allow_python: bool) -> list[dict[str, Any]]:
@@ -105,9 +116,13 @@ class ToolBox:
         read_limit: int = 100_000,
         list_limit: int = 200,
         output_limit: int = 20_000,
+        allow_hidden: bool = False,
+        python_timeout: float = 60.0,
     ) -> None:
         self.root = Path(workspace).resolve()
         self.allow_python = allow_python
+        self.allow_hidden = allow_hidden
+        self.python_timeout = python_timeout
         self.namespace: dict[str, Any] = namespace if namespace is not None else {}
         self.read_limit = read_limit
         self.list_limit = list_limit
@@ -152,7 +167,20 @@ class ToolBox:
         resolved = joined.resolve()  # follows every symlink, so escapes show up here
         if resolved != self.root and self.root not in resolved.parents:
             raise ToolError(f"{raw!r} is outside the workspace; only paths inside it are allowed")
+        if not self.allow_hidden:
+            # Both as written (".git/../x" names .git) and as resolved (a link into .ssh).
+            asked = joined.relative_to(self.root) if joined.is_relative_to(self.root) else None
+            for parts in (asked.parts if asked else (), resolved.relative_to(self.root).parts):
+                hidden = next((p for p in parts if _is_hidden(p)), None)
+                if hidden is not None:
+                    raise ToolError(
+                        f"{raw!r} is hidden ({hidden!r}); hidden files and directories "
+                        "are not shown unless the user allows them for the turn"
+                    )
         return resolved
+
+    def _listed(self, name: str) -> bool:
+        return self.allow_hidden or not _is_hidden(name)
 
     def _relative(self, path: Path) -> str:
         rel = path.relative_to(self.root).as_posix()
@@ -167,11 +195,9 @@ class ToolBox:
         found: list[str] = []
         more = 0
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-            dirnames[:] = sorted(
-                d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS
-            )
+            dirnames[:] = sorted(d for d in dirnames if self._listed(d) and d not in _SKIP_DIRS)
             for filename in sorted(filenames):
-                if filename.startswith("."):
+                if not self._listed(filename):
                     continue
                 if len(found) < self.list_limit:
                     found.append(self._relative(Path(dirpath) / filename))
@@ -232,34 +258,44 @@ class ToolBox:
         if tree.body and isinstance(tree.body[-1], ast.Expr):
             last = tree.body[-1].value
             tree.body.pop()
-        out, err = io.StringIO(), io.StringIO()
-        value_repr: str | None = None
-        failed = False
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                exec(compile(tree, "<run_python>", "exec"), self.namespace)
-                if last is not None:
-                    value = eval(
-                        compile(ast.Expression(last), "<run_python>", "eval"), self.namespace
-                    )
-                    if value is not None:
-                        value_repr = repr(value)
-            except Exception:
-                failed = True
-                err.write(traceback.format_exc(limit=-5))
+        compiled = compile(tree, "<run_python>", "exec")
+        expression = (
+            compile(ast.Expression(last), "<run_python>", "eval") if last is not None else None
+        )
+
+        def body() -> str | None:
+            exec(compiled, self.namespace)
+            if expression is None:
+                return None
+            value = eval(expression, self.namespace)
+            return None if value is None else repr(value)
+
+        outcome = run_with_limit(body, timeout=self.python_timeout, output_limit=self.output_limit)
         parts = []
-        if out.getvalue():
-            parts.append("stdout:\n" + out.getvalue())
-        if err.getvalue():
-            parts.append("stderr:\n" + err.getvalue())
-        if value_repr is not None:
-            parts.append("result:\n" + value_repr)
+        if outcome.stdout:
+            parts.append("stdout:\n" + outcome.stdout)
+        if outcome.stderr or outcome.error:
+            parts.append("stderr:\n" + outcome.stderr + (outcome.error or ""))
+        if outcome.value_repr is not None:
+            parts.append("result:\n" + outcome.value_repr)
         text = "\n".join(parts) or "(no output)"
-        if len(text) > self.output_limit:
+        if len(text) > self.output_limit or outcome.dropped:
             text = (
                 text[: self.output_limit]
                 + f"\n… [output truncated at {self.output_limit} characters]"
             )
-        if failed:
+        if outcome.timed_out:
+            raise ToolError(_timeout_note(self.python_timeout, outcome.still_running) + text)
+        if outcome.error is not None:
             raise ToolError("the code raised an exception\n" + text)
         return text
+
+
+def _timeout_note(limit: float, still_running: bool) -> str:
+    if still_running:
+        return (
+            f"timed out after {limit:g} s and could not be stopped (it is blocked outside "
+            "Python, e.g. in sleep or I/O, or catches every exception): it is still running "
+            "in the background, may still change variables, and prints to the notebook\n"
+        )
+    return f"timed out after {limit:g} s; the code was stopped\n"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .errors import (
     BatchError,
+    CommandError,
+    CommandUsageError,
     IPyMemoryError,
     MemoryConfigError,
     MemoryConflictError,
@@ -44,6 +44,8 @@ __all__ = [
     "AgentSession",
     "AnthropicModel",
     "BatchError",
+    "CommandError",
+    "CommandUsageError",
     "CommitResult",
     "ConsolidationPlan",
     "IPyMemoryError",
@@ -85,7 +87,7 @@ __all__ = [
 ]
 
 
-def load_ipython_extension(ip: Any) -> None:
+def load_ipython_extension(ip: object) -> None:
     """``%load_ext ipymemory``: register ``%%agent``, ``%memory`` and ``%config IPyMemory``."""
     # Imported lazily: `import ipymemory` must stay light outside IPython.
     from .notebook import load_ipython_extension as load
@@ -93,7 +95,7 @@ def load_ipython_extension(ip: Any) -> None:
     load(ip)
 
 
-def unload_ipython_extension(ip: Any) -> None:
+def unload_ipython_extension(ip: object) -> None:
     """``%unload_ext ipymemory``: unregister the magics, close widgets and sessions."""
     from .notebook import unload_ipython_extension as unload
 

@@ -1,4 +1,29 @@
-"""The exception hierarchy: every error ipymemory raises on purpose derives from one root."""
+"""The exception hierarchy: everything ipymemory raises on purpose derives from one root.
+
+Callers decide by type, never by message text. Third-party errors are wrapped
+(``raise ... from e``), so the original stays as ``__cause__``::
+
+    IPyMemoryError
+    ├── MemoryStoreError ............. the memory set could not be read or changed (SPEC §5)
+    │   ├── MemoryFormatError ........ a record, manifest or file breaks the format (SPEC §1)
+    │   │   └── MemoryRecoveryNeeded . the manifest is gone or unreadable: run recover
+    │   ├── MemoryConflictError ...... the set changed under an operation
+    │   └── MemoryLockTimeout ........ the store lock was not acquired in time
+    ├── MemoryConfigError (ValueError)  a setting has a bad value
+    ├── ModelError ................... a model call could not be made or failed
+    │   ├── ModelNotConfigured ....... no key: no call can be made
+    │   ├── ModelAPIError ............ an HTTP error status (status_code, error_type, request_id)
+    │   ├── ModelConnectionError ..... the API could not be reached
+    │   │   └── ModelTimeout ......... the request timed out
+    │   ├── ModelResponseError ....... a response that could not be read
+    │   └── ScriptExhausted .......... a ScriptedModel ran out of replies
+    ├── SideQueryError ............... select / extract / consolidate / summarise failed
+    │   └── SideQueryReplyError ...... the reply broke SPEC §3 (usage = what it cost)
+    ├── TurnError .................... the agent turn could not run (e.g. an empty query)
+    ├── BatchError (ValueError) ...... bad input to a pending-batch operation
+    └── CommandError ................. a command asked for something that is not there
+        └── CommandUsageError ........ a command was called wrongly
+"""
 
 from __future__ import annotations
 
@@ -36,7 +61,7 @@ class IPyMemoryError(Exception):
 
 
 class MemoryStoreError(IPyMemoryError):
-    """The memory set could not be read or changed."""
+    """The memory set could not be read or changed (the store's error, SPEC §5)."""
 
 
 class MemoryFormatError(MemoryStoreError):
@@ -56,7 +81,7 @@ class MemoryRecoveryNeeded(MemoryFormatError):
     the set is unknown until ``recover`` rebuilds it (SPEC §6)."""
 
 
-class SideQueryError(MemoryStoreError):
+class SideQueryError(IPyMemoryError):
     """A side-query (select / extract / consolidate) failed or its reply was invalid."""
 
 
@@ -68,15 +93,16 @@ class SideQueryReplyError(SideQueryError):
         self.usage = usage
 
 
-class TurnError(MemoryStoreError):
-    """The agent turn itself failed (e.g. the main model call); history stays consistent."""
+class TurnError(IPyMemoryError):
+    """The agent turn could not run (e.g. an empty query). A failed main model call
+    raises its :class:`ModelError` instead; either way the history stays consistent."""
 
 
-class BatchError(MemoryStoreError, ValueError):
+class BatchError(IPyMemoryError, ValueError):
     """A pending-batch operation got bad input (unknown batch, unknown item names)."""
 
 
-class MemoryConfigError(MemoryStoreError, ValueError):
+class MemoryConfigError(IPyMemoryError, ValueError):
     """A setting (``%config IPyMemory``, an ``IPYMEMORY_*`` variable) has a bad value."""
 
 

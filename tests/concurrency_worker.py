@@ -15,9 +15,7 @@ import time
 import traceback
 from typing import Any
 
-from ipymemory.errors import MemoryConflictError
-from ipymemory.store.record import MemoryRecord, MemoryType
-from ipymemory.store.store import MemoryStore
+from ipymemory import MemoryConflictError, MemoryRecord, MemoryStore, MemoryType
 
 MAX_WAIT = 150.0  # seconds: a worker never waits longer than this for the go/stop files
 

@@ -22,8 +22,7 @@ import signal
 import sys
 from typing import Any
 
-from ipymemory.store.record import MemoryRecord
-from ipymemory.store.store import MemoryStore
+from ipymemory import MemoryRecord, MemoryStore
 
 
 def _records(items: list[dict[str, str]]) -> list[MemoryRecord]:

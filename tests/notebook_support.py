@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ipymemory.store.record import MemoryRecord
+from ipymemory import MemoryRecord
 
 
 def rec(

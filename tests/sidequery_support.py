@@ -10,9 +10,7 @@ from typing import Any
 
 import anthropic
 
-from ipymemory import AnthropicModel
-from ipymemory.store.record import MemoryRecord
-from ipymemory.store.store import MemoryStore
+from ipymemory import AnthropicModel, MemoryRecord, MemoryStore
 
 __all__ = [
     "MAIN_MODEL",

@@ -8,7 +8,8 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from ipymemory.store.record import MemoryRecord, parse_record
+from ipymemory import MemoryRecord
+from ipymemory.store.record import parse_record
 
 __all__ = [
     "is_lock_artefact",

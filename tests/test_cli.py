@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ipymemory import MemoryRecord, MemoryStore
 from ipymemory.cli import COMMANDS, main
-from ipymemory.store.record import MemoryRecord
-from ipymemory.store.store import MemoryStore
 
 FID = "0123456789abcdef0123456789abcdef"
 

@@ -12,8 +12,8 @@ import pytest
 from messages_server import MessagesServer, error, text
 from sidequery_support import make_store, sample_records
 
+from ipymemory import keyword_select
 from ipymemory.cli import main
-from ipymemory.sidequery.fallback import keyword_select
 
 RECORDS = sample_records()
 QUERY = "tabs or spaces for python code"

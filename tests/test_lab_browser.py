@@ -25,8 +25,7 @@ import nbformat
 import pytest
 from jupyter_support import RunningJupyter, run_jupyter
 
-from ipymemory import MemoryRecord, MemoryType
-from ipymemory.store.store import MemoryStore
+from ipymemory import MemoryRecord, MemoryStore, MemoryType
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 

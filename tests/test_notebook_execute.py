@@ -13,9 +13,8 @@ from typing import Any
 import nbformat
 import pytest
 
-from ipymemory import MemoryRecord, MemoryType
+from ipymemory import MemoryRecord, MemoryStore, MemoryType
 from ipymemory.notebook.run_teaching import DEFAULT_NOTEBOOK, execute, main
-from ipymemory.store.store import MemoryStore
 from ipymemory.views import MIME_TYPE
 
 ROOT = Path(__file__).resolve().parents[1]

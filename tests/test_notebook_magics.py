@@ -20,11 +20,9 @@ from messages_server import MessagesServer, error, text, tool_use
 from notebook_support import items_json, rec
 
 import ipymemory
+from ipymemory import MemoryRecord, MemoryStore, ScriptedModel
 from ipymemory.notebook import get_session, use_model
 from ipymemory.notebook.output import TurnOutput
-from ipymemory.store.record import MemoryRecord
-from ipymemory.store.store import MemoryStore
-from ipymemory.turn import ScriptedModel
 from ipymemory.views import (
     MIME_TYPE,
     BatchReview,

@@ -9,9 +9,9 @@ import pytest
 from IPython.core.error import UsageError
 from notebook_support import rec
 
+from ipymemory import MemoryStore
 from ipymemory.notebook.teaching import reset_demo_memory
 from ipymemory.store.record import render_record
-from ipymemory.store.store import MemoryStore
 
 DEMO = {"prefers-tabs", "sneaky", "indent-with-tabs"}
 UUID = "0123456789abcdef0123456789abcdef"

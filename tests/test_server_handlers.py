@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from jupyter_support import HttpReply, RunningJupyter, run_jupyter
 
-from ipymemory import MemoryRecord, MemoryType
+from ipymemory import MemoryRecord, MemoryStore, MemoryType
 from ipymemory.store.record import render_record
-from ipymemory.store.store import MemoryStore
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -8,13 +8,8 @@ import pytest
 from messages_server import MessagesServer, text
 from sidequery_support import SIDE_MODEL, make_store, model_for, rec, sample_records, tree_snapshot
 
-from ipymemory import Usage
-from ipymemory.errors import SideQueryError
-from ipymemory.sidequery.consolidate import (
-    CONSOLIDATE_MAX_TOKENS,
-    ConsolidationPlan,
-    plan_consolidation,
-)
+from ipymemory import ConsolidationPlan, SideQueryError, Usage
+from ipymemory.sidequery.consolidate import CONSOLIDATE_MAX_TOKENS, plan_consolidation
 from ipymemory.sidequery.prompts import CONSOLIDATOR_PROMPT
 
 RECORDS = sample_records()

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipymemory.sidequery.fallback import keyword_select, tokenize
-from ipymemory.store.record import MemoryRecord, MemoryType
+from ipymemory import MemoryRecord, MemoryType, keyword_select
+from ipymemory.sidequery.fallback import tokenize
 
 
 def rec(name: str, description: str) -> MemoryRecord:

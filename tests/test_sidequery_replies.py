@@ -23,11 +23,19 @@ from sidequery_support import (
     tree_snapshot,
 )
 
-from ipymemory import ModelClient, NoModel, Usage
-from ipymemory.errors import ModelNotConfigured, SideQueryError, SideQueryReplyError
+from ipymemory import (
+    MemoryStore,
+    ModelClient,
+    ModelNotConfigured,
+    NoModel,
+    SideQueryError,
+    SideQueryReplyError,
+    Usage,
+    keyword_select,
+    select_memories,
+)
 from ipymemory.sidequery.consolidate import plan_consolidation
 from ipymemory.sidequery.extract import extract_memories
-from ipymemory.sidequery.fallback import keyword_select
 from ipymemory.sidequery.prompts import CONSOLIDATOR_PROMPT, EXTRACTOR_PROMPT, SELECTOR_PROMPT
 from ipymemory.sidequery.replies import (
     MAX_REPLY_CHARS,
@@ -36,8 +44,6 @@ from ipymemory.sidequery.replies import (
     side_query_json,
     side_query_text,
 )
-from ipymemory.sidequery.select import select_memories
-from ipymemory.store.store import MemoryStore
 
 RECORDS = sample_records()
 QUERY = "how do we run the database integration tests"

@@ -14,12 +14,10 @@ from sidequery_support import (
     sample_records,
 )
 
-from ipymemory import NoModel, Usage
+from ipymemory import MemoryStore, NoModel, Usage, keyword_select, select_memories
 from ipymemory.sidequery import LAST_ERROR_SELECT
-from ipymemory.sidequery.fallback import keyword_select
 from ipymemory.sidequery.prompts import SELECTOR_PROMPT
-from ipymemory.sidequery.select import SELECT_MAX_TOKENS, select_memories
-from ipymemory.store.store import MemoryStore
+from ipymemory.sidequery.select import SELECT_MAX_TOKENS
 
 RECORDS = sample_records()
 ALL_NAMES = [r.name for r in RECORDS]

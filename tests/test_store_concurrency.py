@@ -17,7 +17,7 @@ from typing import Any
 
 from store_support import listed_files, rec, verify_listed
 
-from ipymemory.store.store import MemoryStore
+from ipymemory import MemoryStore
 
 WORKER = str(Path(__file__).with_name("concurrency_worker.py"))
 BIG: dict[str, Any] = {"max_index_lines": 1000, "max_index_bytes": 1 << 20, "lock_timeout": 60.0}

@@ -31,9 +31,7 @@ from typing import Any
 import pytest
 from store_support import listed_files, rec, snapshot, verify_listed
 
-from ipymemory.errors import MemoryStoreError
-from ipymemory.store.record import MemoryRecord
-from ipymemory.store.store import MemoryStore
+from ipymemory import MemoryRecord, MemoryStore, MemoryStoreError
 
 # mkdir/rmdir: the reference agent's `.lock` directory, taken and released per commit.
 FUNCS = ("open", "write", "fsync", "replace", "unlink", "link", "mkdir", "rmdir")

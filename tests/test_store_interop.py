@@ -24,11 +24,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipymemory.errors import MemoryFormatError, MemoryLockTimeout
+from ipymemory import MemoryFormatError, MemoryLockTimeout, MemoryRecord, MemoryStore, MemoryType
 from ipymemory.store.maintenance import reindex
 from ipymemory.store.manifest import render_manifest
-from ipymemory.store.record import MemoryRecord, MemoryType
-from ipymemory.store.store import MemoryStore
 
 INTEROP = Path(__file__).parent / "interop"
 SCRIPT = INTEROP / "node_store.mjs"

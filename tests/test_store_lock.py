@@ -15,10 +15,8 @@ from pathlib import Path
 import pytest
 from store_support import raised_in_thread
 
-from ipymemory.errors import MemoryLockTimeout, MemoryStoreError
+from ipymemory import MemoryLockTimeout, MemoryRecord, MemoryStore, MemoryStoreError
 from ipymemory.store.lock import StoreLock
-from ipymemory.store.record import MemoryRecord
-from ipymemory.store.store import MemoryStore
 
 HOLDER = """
 import sys

@@ -8,10 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipymemory.errors import MemoryFormatError, MemoryStoreError
+from ipymemory import MemoryFormatError, MemoryRecord, MemoryStoreError, StoredRecord
 from ipymemory.store.index import index_line, render_index
 from ipymemory.store.manifest import parse_manifest, render_manifest
-from ipymemory.store.record import MemoryRecord, StoredRecord
 
 ID = "0123456789abcdef0123456789abcdef"
 WHERE = "/ws/.memory/manifest.json"

@@ -9,14 +9,12 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipymemory.errors import MemoryFormatError
+from ipymemory import MemoryFormatError, MemoryRecord, MemoryType
 from ipymemory.store import record as record_module
 from ipymemory.store.manifest import parse_manifest, render_manifest
 from ipymemory.store.record import (
     MAX_RECORD_BYTES,
     MAX_RECORD_LINES,
-    MemoryRecord,
-    MemoryType,
     parse_record,
     render_frontmatter_value,
     render_record,

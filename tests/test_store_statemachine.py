@@ -20,9 +20,14 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from store_support import listed_files, snapshot, verify_listed
 
-from ipymemory.errors import MemoryConflictError, MemoryFormatError, MemoryStoreError
-from ipymemory.store.record import MemoryRecord, MemoryType
-from ipymemory.store.store import MemoryStore
+from ipymemory import (
+    MemoryConflictError,
+    MemoryFormatError,
+    MemoryRecord,
+    MemoryStore,
+    MemoryStoreError,
+    MemoryType,
+)
 
 MAX_LINES = 8
 MAX_BYTES = 560

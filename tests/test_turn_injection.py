@@ -14,7 +14,7 @@ from escape_support import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipymemory.store.record import MemoryRecord, MemoryType
+from ipymemory import MemoryRecord, MemoryType
 from ipymemory.turn.config import DEFAULT_SYSTEM_PROMPT
 from ipymemory.turn.injection import BLOCK_CLOSE, BLOCK_OPEN, escape_text, render_memory_block
 

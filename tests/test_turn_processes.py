@@ -11,9 +11,7 @@ from typing import Any
 from messages_server import MessagesServer, Scripted, text
 from turn_support import model_for, plan_reply, rec, records_reply, role_of, system_text
 
-from ipymemory import NoModel
-from ipymemory.store.store import MemoryStore
-from ipymemory.turn import AgentSession, SessionConfig
+from ipymemory import AgentSession, MemoryStore, NoModel, SessionConfig
 from ipymemory.turn.session import LAST_ERROR_COMMIT
 
 _CHILD_SESSION = """

@@ -6,10 +6,17 @@ from pathlib import Path
 import pytest
 from turn_support import assert_alternates, assert_pairs_intact, rec
 
-from ipymemory import ModelError, ModelReply, ScriptExhausted, Usage
+from ipymemory import (
+    AgentSession,
+    MemoryStore,
+    ModelError,
+    ModelReply,
+    ScriptedModel,
+    ScriptExhausted,
+    SessionConfig,
+    Usage,
+)
 from ipymemory.sidequery import LAST_ERROR_SELECT
-from ipymemory.store.store import MemoryStore
-from ipymemory.turn import AgentSession, ScriptedModel, SessionConfig
 
 
 def _call(model: ScriptedModel, **kw: object) -> ModelReply:

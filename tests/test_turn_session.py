@@ -25,18 +25,21 @@ from turn_support import (
     system_text,
 )
 
-from ipymemory import Usage
-from ipymemory.errors import (
+from ipymemory import (
+    AgentSession,
     BatchError,
+    MemoryStore,
     ModelAPIError,
     ModelNotConfigured,
+    PendingBatch,
+    SessionConfig,
     SideQueryError,
     TurnError,
+    TurnEvent,
+    Usage,
 )
 from ipymemory.sidequery import LAST_ERROR_CONSOLIDATE, LAST_ERROR_EXTRACT, LAST_ERROR_SELECT
 from ipymemory.sidequery.extract import extractor_messages
-from ipymemory.store.store import MemoryStore
-from ipymemory.turn import AgentSession, PendingBatch, SessionConfig, TurnEvent
 from ipymemory.turn.session import LAST_ERROR_COMMIT
 
 

@@ -2,10 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from ipymemory import Usage
-from ipymemory.errors import MemoryConfigError
+from ipymemory import MemoryConfigError, SessionConfig, Usage
 from ipymemory.model import estimate_cost
-from ipymemory.turn import SessionConfig
 from ipymemory.turn.usage import CallUsage, TurnUsage, UsageLedger
 
 

@@ -10,9 +10,14 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from notebook_support import items_json, rec
 
-from ipymemory.store.record import MemoryRecord, StoredRecord
-from ipymemory.store.store import MemoryStore
-from ipymemory.turn import AgentSession, ScriptedModel, SessionConfig
+from ipymemory import (
+    AgentSession,
+    MemoryRecord,
+    MemoryStore,
+    ScriptedModel,
+    SessionConfig,
+    StoredRecord,
+)
 from ipymemory.views import (
     MIME_TYPE,
     BatchReview,

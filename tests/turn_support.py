@@ -11,9 +11,8 @@ from typing import Any
 import anthropic
 from messages_server import Scripted, text
 
-from ipymemory import AnthropicModel
+from ipymemory import AnthropicModel, MemoryRecord
 from ipymemory.sidequery.prompts import CONSOLIDATOR_PROMPT, EXTRACTOR_PROMPT, SELECTOR_PROMPT
-from ipymemory.store.record import MemoryRecord
 from ipymemory.turn.history import SUMMARIZER_PROMPT
 
 MAIN_MODEL = "claude-sonnet-under-test"

@@ -8,13 +8,7 @@ from typing import Any, cast
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from ..errors import (
-    MemoryConfigError,
-    MemoryStoreError,
-    ModelError,
-    ModelNotConfigured,
-    TurnError,
-)
+from ..errors import IPyMemoryError, MemoryConfigError, ModelNotConfigured
 from ..turn import TurnResult
 from ..turn.config import COMMIT_MODES
 from ..views import ErrorView, MessageView
@@ -87,7 +81,7 @@ class MemoryMagics(Magics):
                 {"directory": args.dir, "model": args.model, "commit_mode": args.commit}
             )
             session = self.state.session(settings)
-        except MemoryStoreError as e:
+        except IPyMemoryError as e:  # a bad setting, an unreadable store
             return ErrorView.of(e, where="%%agent settings")
         progress = ProgressLine()
         progress.start()
@@ -106,7 +100,7 @@ class MemoryMagics(Magics):
                 "history was closed consistently. Nothing was extracted.",
                 kind="interrupted",
             )
-        except (TurnError, ModelError, MemoryStoreError) as e:
+        except IPyMemoryError as e:  # the model, the store or the turn itself
             progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
             return ErrorView.of(e, where="The agent turn", hint=_turn_hint(e))
         progress.finish(_summary(result, progress.elapsed()))
@@ -152,7 +146,7 @@ class MemoryMagics(Magics):
             return func(ctx, rest)
         except MemoryConfigError as e:
             return ErrorView.of(e, where="%memory settings")
-        except MemoryStoreError as e:
+        except IPyMemoryError as e:
             return ErrorView.of(e, where=f"%memory {name}")
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import ipywidgets as w
 from IPython.display import DisplayHandle
 
-from ..errors import MemoryStoreError
+from ..errors import BatchError, MemoryStoreError
 from ..store.record import MemoryRecord
 from ._static import StaticView, display_bundle, esc, styled_html, update_bundle
 from ._widgetbase import (
@@ -188,7 +188,7 @@ class BatchReview(StaticBundleBox):
             result = self._session.commit(
                 self.batch, reject=self.rejected, accept_plan=self.plan_accepted
             )
-        except MemoryStoreError as e:
+        except (BatchError, MemoryStoreError) as e:
             self._refused(str(e))
             return
         if result.batch is not None:
@@ -208,7 +208,7 @@ class BatchReview(StaticBundleBox):
             return
         try:
             self._session.discard(self.batch)
-        except MemoryStoreError as e:
+        except (BatchError, MemoryStoreError) as e:
             self._refused(str(e), action="Discard")
             return
         self.status = "discarded"

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -13,10 +16,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from record_support import rec
 from store_support import raised_in_thread
 
-from ipymemory import MemoryLockTimeout, MemoryRecord, MemoryStore, MemoryStoreError
-from ipymemory.store.lock import StoreLock
+import ipymemory.store.lock as lock_module
+from ipymemory import MemoryLockTimeout, MemoryStore, MemoryStoreError
+from ipymemory.store.lock import (
+    DEFAULT_LOCK_TIMEOUT,
+    STALE_SECONDS,
+    LockWait,
+    StoreLock,
+    lock_findings,
+    reporting_lock_waits,
+)
+from ipymemory.store.maintenance import check
 
 HOLDER = """
 import sys
@@ -37,13 +50,14 @@ def mem(tmp_path: Path) -> Path:
     return path
 
 
-def rec(name: str) -> MemoryRecord:
-    return MemoryRecord(name=name, type="user", description=f"about {name}", body="b")  # type: ignore[arg-type]
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+HolderWs = subprocess.Popen[str]
 
 
-@pytest.fixture
-def holder(mem: Path) -> Iterator[subprocess.Popen[str]]:
+@contextlib.contextmanager
+def holding(mem: Path) -> Iterator[subprocess.Popen[str]]:
     """A real process holding the lock until a line is written to its stdin."""
+    mem.mkdir(exist_ok=True)
     proc = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(mem)],
         stdin=subprocess.PIPE,
@@ -61,6 +75,18 @@ def holder(mem: Path) -> Iterator[subprocess.Popen[str]]:
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
+
+
+@pytest.fixture
+def holder(mem: Path) -> Iterator[subprocess.Popen[str]]:
+    with holding(mem) as proc:
+        yield proc
+
+
+@pytest.fixture
+def holder_ws(workspace: str) -> Iterator[subprocess.Popen[str]]:
+    with holding(Path(workspace) / ".memory") as proc:
+        yield proc
 
 
 # --- in-process ----------------------------------------------------------------------
@@ -266,3 +292,331 @@ def test_zero_timeout_fails_fast(mem: Path) -> None:
     with pytest.raises(MemoryLockTimeout):
         StoreLock(mem, timeout=0).acquire()
     assert time.monotonic() - start < 1.0
+
+
+# --- a holder killed at any instant (issue 10 #3, #9c) -------------------------------------
+
+# A committing child that stops at a chosen point of the lock protocol and says so: the
+# parent kills it there. The hook replaces a module function in the child only.
+PAUSED_LOCK = """
+import sys, time
+import ipymemory.store.lock as lock
+from ipymemory.store.record import MemoryRecord
+from ipymemory.store.store import MemoryStore
+
+where = sys.argv[2]
+real = lock._write_owner
+
+def write_owner(held, **kwargs):
+    if where == ("released" if kwargs.get("released") else "made"):
+        print(where, flush=True)  # made: .lock exists, its owner record is not written yet
+        time.sleep(120)
+    real(held, **kwargs)
+
+lock._write_owner = write_owner
+record = MemoryRecord(name="killed", type="user", description="d", body="b")
+MemoryStore(sys.argv[1]).extend([record])
+"""
+
+# A fresh process: one commit that may wait at most 2 s for the lock.
+FRESH_COMMIT = """
+import sys
+from ipymemory.store.record import MemoryRecord
+from ipymemory.store.store import MemoryStore
+
+store = MemoryStore(sys.argv[1], lock_timeout=2.0)
+store.extend([MemoryRecord(name=sys.argv[2], type="user", description="d", body="b")])
+"""
+
+
+def fresh_commit(workspace: str, name: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", FRESH_COMMIT, workspace, name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def kill_paused(workspace: str, where: str) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PAUSED_LOCK, workspace, where], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    try:
+        assert proc.stdout.readline().strip() == where
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        proc.stdout.close()
+
+
+@pytest.mark.parametrize("where", ["made", "released"])
+def test_holder_killed_between_lock_steps_is_taken_over_at_once(workspace: str, where: str) -> None:
+    """Killed right after ``mkdir .lock`` (before its owner record), or after the record
+    says released but before ``rmdir``: a fresh process commits within 2 s of lock wait."""
+    MemoryStore(workspace).extend([rec("a")])
+    mem = Path(workspace) / ".memory"
+    kill_paused(workspace, where)
+    assert (mem / ".lock").is_dir()  # left behind, fresh
+    report = check(workspace)
+    assert report.ok and any(p.file.endswith(".lock") and "orphaned" in p.reason for p in report), (
+        report
+    )
+    done = fresh_commit(workspace, "b")
+    assert done.returncode == 0, done.stderr
+    names = [r.name for r in MemoryStore(workspace).records()]
+    assert names[0] == "a" and names[-1] == "b" and set(names) <= {"a", "killed", "b"}
+    assert not os.path.lexists(mem / ".lock")
+
+
+def test_random_kills_never_block_the_next_commit(tmp_path: Path) -> None:
+    """20 SIGKILLs at random instants of commits, gc and reindex: each next commit by a
+    fresh process gets the lock within its 2 s timeout (benchmarks/lock_kills.py runs 200)."""
+    args = ("--kills", "20", "--timeout", "2", "--json", "--dir", str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "lock_kills.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads(done.stdout)
+    assert report["failures"] == []
+    assert report["waits"]["n"] == 20 and report["over_2s"] == 0
+    assert done.returncode == 0
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait(timeout=30)
+    return proc.pid
+
+
+def _forge_owner(mem: Path, pid: int) -> None:
+    """An owner record claiming the current ``.lock`` for ``pid`` on this host, as a
+    record left uncleared would look once another agent's mkdir reused the inode (with
+    coarse timestamps the mtime matches too). Old and new record keys both."""
+    st = os.stat(mem / ".lock")
+    info = {
+        "held": True,
+        "host": socket.gethostname(),
+        "boot": lock_module._BOOT_ID,
+        "pid": pid,
+        "start": None,
+        "dev": st.st_dev,
+        "ino": st.st_ino,
+        "mtime_ns": st.st_mtime_ns,
+        "since": time.time(),
+    }
+    (mem / ".lock.owner").write_bytes(json.dumps(info).encode().ljust(512))
+
+
+def test_foreign_lock_is_never_taken_over_on_a_stale_owner_record(mem: Path) -> None:
+    with StoreLock(mem):
+        pass
+    (mem / ".lock").mkdir()  # the reference agent's fresh lock (may reuse our inode)
+    _forge_owner(mem, _dead_pid())
+    with pytest.raises(MemoryLockTimeout, match="held by another agent"):
+        StoreLock(mem, timeout=0.3).acquire()
+    assert (mem / ".lock").is_dir()
+
+
+def test_release_invalidates_the_owner_record(mem: Path) -> None:
+    with StoreLock(mem):
+        during = lock_module._read_owner(mem / ".lock.owner")
+    after = lock_module._read_owner(mem / ".lock.owner")
+    assert during is not None and during.held and during.pid == os.getpid()
+    assert after is not None and not after.held
+
+
+def test_live_holder_is_not_adopted_when_its_os_lock_file_is_replaced(
+    mem: Path, holder: subprocess.Popen[str]
+) -> None:
+    """Should the OS lock be bypassed (``.lock.flock`` deleted under a holder), the owner
+    record still vetoes adopting a live holder's directory."""
+    os.unlink(mem / ".lock.flock")
+    with pytest.raises(MemoryLockTimeout) as info:
+        StoreLock(mem, timeout=0.3).acquire()
+    assert f"process {holder.pid}" in str(info.value) and "alive" in str(info.value)
+
+
+def test_foreign_lock_with_mtime_in_the_future_is_taken_over_once_seen_unchanged(
+    mem: Path,
+) -> None:
+    (mem / ".lock").mkdir()
+    future = time.time() + 3600  # clock skew: by its mtime it would never go stale
+    os.utime(mem / ".lock", (future, future))
+    with StoreLock(mem, stale=0.5, timeout=5) as lock:
+        assert lock.held
+    assert not os.path.lexists(mem / ".lock")
+
+
+def test_foreign_lock_refreshed_while_we_wait_is_honoured(mem: Path) -> None:
+    (mem / ".lock").mkdir()
+    stop = threading.Event()
+
+    def refresh() -> None:  # a live holder whose clock runs an hour ahead
+        while not stop.wait(0.05):
+            future = time.time() + 3600
+            os.utime(mem / ".lock", (future, future))
+
+    t = threading.Thread(target=refresh)
+    t.start()
+    try:
+        with pytest.raises(MemoryLockTimeout) as info:
+            StoreLock(mem, stale=0.3, timeout=1.0).acquire()
+    finally:
+        stop.set()
+        t.join()
+    assert "in the future" in str(info.value) and (mem / ".lock").is_dir()
+
+
+def test_symlink_at_lock_is_never_followed(mem: Path, tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (mem / ".lock").symlink_to(target)
+    with pytest.raises(MemoryLockTimeout, match="symbolic link"):
+        StoreLock(mem, timeout=0.2).acquire()
+    assert lock_findings(mem)[0].severity == "error"
+    old = time.time() - 60
+    os.utime(mem / ".lock", (old, old), follow_symlinks=False)
+    with StoreLock(mem, timeout=2):
+        assert (mem / ".lock").is_dir() and not (mem / ".lock").is_symlink()
+    assert target.is_dir()  # the link's target is left alone
+
+
+def test_timeout_message_says_what_is_known_about_the_holder(
+    mem: Path, holder: subprocess.Popen[str]
+) -> None:
+    with pytest.raises(MemoryLockTimeout) as info:
+        StoreLock(mem, timeout=0.2).acquire()
+    message = str(info.value)
+    assert f"process {holder.pid} on host {socket.gethostname()} (ours) since " in message
+    assert "alive" in message and "after 0.2s" in message
+
+
+def test_default_timeout_outlasts_the_stale_window() -> None:
+    """A lock left by a dead foreign holder goes stale within STALE_SECONDS: by default a
+    commit waits that out instead of failing."""
+    from ipymemory.config import Settings
+
+    assert DEFAULT_LOCK_TIMEOUT > STALE_SECONDS + 5
+    assert Settings(directory=Path(".")).lock_timeout == DEFAULT_LOCK_TIMEOUT
+    assert MemoryStore(".").lock_timeout == DEFAULT_LOCK_TIMEOUT
+
+
+def test_waits_are_reported_while_waiting(workspace: str, holder_ws: HolderWs) -> None:
+    waits: list[LockWait] = []
+    with pytest.raises(MemoryLockTimeout), reporting_lock_waits(waits.append):
+        MemoryStore(workspace, lock_timeout=2.5).extend([rec("a")])
+    assert 1 <= len(waits) <= 3
+    text = str(waits[0])
+    assert text.startswith("waiting for the memory lock (held since ")
+    assert f"process {holder_ws.pid}" in text and waits[0].waited >= 1.0
+    explicit: list[LockWait] = []
+    with pytest.raises(MemoryLockTimeout), reporting_lock_waits(waits.append):
+        MemoryStore(workspace, lock_timeout=1.5, on_lock_wait=explicit.append).extend([rec("a")])
+    assert len(explicit) == 1 and len(waits) <= 3  # the store's own listener wins
+
+
+def test_progress_line_shows_a_lock_wait(workspace: str, holder_ws: HolderWs) -> None:
+    from ipymemory.notebook.progress import ProgressLine
+
+    shown: list[str] = []
+    progress = ProgressLine()
+    progress._show = shown.append  # type: ignore[method-assign,assignment]
+    progress.start()
+    with pytest.raises(MemoryLockTimeout):
+        MemoryStore(workspace, lock_timeout=1.5).extend([rec("a")])
+    progress.finish("done")
+    with pytest.raises(MemoryLockTimeout):
+        MemoryStore(workspace, lock_timeout=1.5).extend([rec("a")])
+    assert len(shown) == 2 and "waiting for the memory lock (held since" in shown[0]
+    assert shown[1] == "done"  # no reports after finish()
+
+
+# --- check reports what makes commits fail or wait (issue 10 #4) ---------------------------
+
+
+def _cli_check(workspace: str) -> tuple[int, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", workspace, "check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def _break(mem: Path, how: str, tmp: Path) -> None:
+    if how == "flock-symlink":
+        (tmp / "target").write_text("")
+        (mem / ".lock.flock").symlink_to(tmp / "target")
+    elif how == "flock-dir":
+        (mem / ".lock.flock").mkdir()
+    elif how == "flock-fifo":
+        os.mkfifo(mem / ".lock.flock")
+    elif how == "lock-file":
+        (mem / ".lock").write_text("x")
+    elif how == "lock-symlink":
+        (mem / ".lock").symlink_to(tmp)
+    elif how == "lock-not-empty":
+        (mem / ".lock").mkdir()
+        (mem / ".lock" / "note").write_text("x")
+
+
+@pytest.mark.parametrize(
+    "how",
+    ["flock-symlink", "flock-dir", "flock-fifo", "lock-file", "lock-symlink", "lock-not-empty"],
+)
+def test_check_reports_a_broken_lock(workspace: str, tmp_path: Path, how: str) -> None:
+    MemoryStore(workspace).extend([rec("a")])
+    mem = Path(workspace) / ".memory"
+    for name in (".lock.flock", ".lock.owner"):
+        (mem / name).unlink()
+    _break(mem, how, tmp_path)
+    report = check(workspace)
+    assert not report.ok
+    lock_name = ".lock.flock" if how.startswith("flock") else ".lock"
+    assert any(p.file == str(mem / lock_name) for p in report.errors), report
+    code, out = _cli_check(workspace)
+    assert code == 1 and lock_name in out, out
+
+
+@pytest.mark.parametrize("how", ["flock-symlink", "flock-dir"])
+def test_commit_with_a_broken_os_lock_file_names_it(
+    workspace: str, tmp_path: Path, how: str
+) -> None:
+    MemoryStore(workspace).extend([rec("a")])
+    mem = Path(workspace) / ".memory"
+    (mem / ".lock.flock").unlink()
+    _break(mem, how, tmp_path)
+    kind = "symbolic link" if how == "flock-symlink" else "directory"
+    with pytest.raises(
+        MemoryStoreError, match=rf"\.lock\.flock: cannot take the OS lock: is a {kind}"
+    ):
+        MemoryStore(workspace, lock_timeout=1).extend([rec("b")])
+    assert [r.name for r in MemoryStore(workspace).records()] == ["a"]
+
+
+def test_check_reports_foreign_and_orphaned_locks_as_warnings(workspace: str) -> None:
+    MemoryStore(workspace).extend([rec("a")])
+    mem = Path(workspace) / ".memory"
+    assert check(workspace) == []
+    (mem / ".lock").mkdir()  # the reference agent, live
+    (live,) = check(workspace)
+    assert live.severity == "warning" and "held by another agent" in live.reason
+    old = time.time() - 60
+    os.utime(mem / ".lock", (old, old))
+    (stale,) = check(workspace)
+    assert stale.severity == "warning" and "stale lock of another agent" in stale.reason
+    os.rmdir(mem / ".lock")
+    os.mkdir(mem / ".lock", 0o1755)  # ours, its maker gone (nobody holds the OS lock)
+    (orphan,) = check(workspace)
+    assert orphan.severity == "warning" and "orphaned" in orphan.reason
+    code, out = _cli_check(workspace)
+    assert code == 0 and "orphaned" in out

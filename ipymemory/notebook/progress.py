@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
 from IPython.display import DisplayHandle
 
+from ..store.lock import LockWait, reporting_lock_waits
 from ..views._static import display_bundle, esc, update_bundle
 
 __all__ = ["ProgressLine"]
@@ -30,9 +32,12 @@ class ProgressLine:
         self._handle: DisplayHandle | None = None
         self._start = time.monotonic()
         self._ticks = 0
+        self._listening = contextlib.ExitStack()
 
     def start(self, message: str = "starting the turn") -> None:
         self._handle = display_bundle(self._bundle(f"{_SPINNER[0]} {message}…"))
+        # Until finish(): a commit waiting for the memory lock shows it on this line.
+        self._listening.enter_context(reporting_lock_waits(self.lock_wait))
 
     def event(self, event: Any) -> None:
         """Show a ``TurnEvent`` (``kind``, ``detail``)."""
@@ -45,7 +50,13 @@ class ProgressLine:
             line += f": {detail}"
         self._show(f"{line} ({self.elapsed():.1f} s)")
 
+    def lock_wait(self, wait: LockWait) -> None:
+        """Show a wait for the memory lock (``waiting for the memory lock (held since …)``)."""
+        self._ticks += 1
+        self._show(f"{_SPINNER[self._ticks % len(_SPINNER)]} {wait}")
+
     def finish(self, message: str) -> None:
+        self._listening.close()
         self._show(message)
 
     def elapsed(self) -> float:

@@ -8,21 +8,33 @@ Three layers, taken in this order and released in reverse:
    drops it the moment a holder dies, even by SIGKILL;
 3. the reference TypeScript agent's proper-lockfile protocol on ``.memory/.lock`` as a
    *directory*: created with ``mkdir``, its mtime refreshed every ``refresh`` seconds by a
-   daemon thread while held, removed on release. An existing directory whose mtime is
-   within the ``stale`` window is a held lock; an older one is taken over.
+   daemon thread while held, removed on release. A directory refreshed within the
+   ``stale`` window is a held lock; an older one is taken over.
 
-A SIGKILLed holder of ours leaves ``.lock`` behind. Because every process of ours creates
-``.lock`` only while holding the OS lock, finding ``.lock`` when we have the OS lock means
-its creator is dead or is not one of ours. The side file ``.lock.owner`` records who made
-the directory (host, pid, process start time, the directory's inode and last mtime); when
-that process is gone and the directory is untouched since, it is taken over at once
-instead of after the stale window. Nothing is ever written *inside* ``.lock`` (the
-reference agent removes it with rmdir) and ``.lock`` is never a plain file.
+Who made a ``.lock`` is decided from the directory itself, never from a side record: we
+create it with the sticky bit in the ``mkdir`` mode (one atomic step; Linux honours it,
+elsewhere it is added right after), and the reference agent never sets that bit. A
+reused inode gets a fresh mode, so a marked ``.lock`` is always one of ours. Since ours
+make ``.lock`` only while holding the OS lock, a marked ``.lock`` found by a process that
+now holds the OS lock was left by a dead holder (or by a release cut short): it is
+adopted at once, whatever instant its maker died. An unmarked ``.lock`` is the reference
+agent's: honoured while fresh, taken over once stale — by its mtime, or after being seen
+unchanged for the whole stale window (an mtime in the future must not block forever).
+
+``.lock.owner`` records who holds the lock (host, boot, pid, process start, inode,
+since). It only names the holder in messages, in ``check`` and in progress reports, and
+can *veto* adopting a marked ``.lock`` whose recorded holder is provably alive (should the
+OS lock ever be bypassed, e.g. ``.lock.flock`` deleted under a holder); it never licenses
+a takeover. It is marked released before ``.lock`` is removed. Nothing is ever written
+*inside* ``.lock`` (the reference agent removes it with rmdir), and ``.lock`` is never a
+plain file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import errno
 import json
 import os
 import socket
@@ -30,12 +42,20 @@ import stat
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import MemoryLockTimeout, MemoryStoreError
+from .layout import (
+    LOCK_DIR_NAME,
+    LOCK_FLOCK_NAME,
+    LOCK_OWNER_NAME,
+    LOCK_PREFIX,
+    STALE_LOCK_PREFIX,
+)
 
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
@@ -44,18 +64,26 @@ __all__ = [
     "LOCK_OWNER_NAME",
     "REFRESH_SECONDS",
     "STALE_SECONDS",
+    "LockFinding",
+    "LockHolder",
+    "LockWait",
+    "LockWaitListener",
     "StoreLock",
+    "inspect_lock",
     "is_lock_artefact",
+    "lock_findings",
+    "reporting_lock_waits",
 ]
 
-LOCK_DIR_NAME = ".lock"
-LOCK_FLOCK_NAME = ".lock.flock"
-LOCK_OWNER_NAME = ".lock.owner"
-_STALE_PREFIX = ".lock.stale-"
 STALE_SECONDS = 30.0
 REFRESH_SECONDS = 10.0
-DEFAULT_LOCK_TIMEOUT = 10.0
+# Longer than the stale window: a lock left by a dead foreign holder means a wait (it
+# goes stale within STALE_SECONDS), never an error.
+DEFAULT_LOCK_TIMEOUT = 45.0
+WAIT_REPORT_SECONDS = 1.0  # first progress report after this long, then as often
 
+_MARK = stat.S_ISVTX  # the sticky bit: set on every .lock we make, never by the reference
+_DIR_MODE = 0o755 | _MARK
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -65,7 +93,115 @@ if TYPE_CHECKING:
 
 def is_lock_artefact(name: str) -> bool:
     """True for the names the lock uses in ``.memory/`` (never part of the set)."""
-    return name == LOCK_DIR_NAME or name.startswith(".lock.")
+    return name == LOCK_DIR_NAME or name.startswith(LOCK_PREFIX)
+
+
+def _marked(st: os.stat_result) -> bool:
+    """True if ``st`` is a ``.lock`` directory one of ours made."""
+    return stat.S_ISDIR(st.st_mode) and bool(st.st_mode & _MARK)
+
+
+# --- what is known about the holder ---------------------------------------------------
+
+HolderKind = Literal["thread", "ours", "foreign", "other", "none"]
+
+
+@dataclass(frozen=True)
+class LockHolder:
+    """What is known about who holds (or last held) the lock.
+
+    ``kind``: ``thread`` (another thread of this process), ``ours`` (a process of ours:
+    the OS lock is held, or ``.lock`` carries our mark), ``foreign`` (an unmarked ``.lock``
+    directory: the reference agent's), ``other`` (something that is not a directory at
+    ``.lock``), ``none``. ``pid``/``host``/``since`` come from the owner record when it
+    matches; ``alive`` is None when unknown; ``refreshed_ago`` is the age of ``.lock``'s
+    mtime (negative: in the future).
+    """
+
+    kind: HolderKind
+    pid: int | None = None
+    host: str | None = None
+    since: float | None = None
+    alive: bool | None = None
+    refreshed_ago: float | None = None
+    stale_after: float = STALE_SECONDS
+    what: str = ""  # for ``other``: what sits at .lock
+
+    def describe(self) -> str:
+        if self.kind == "thread":
+            return "held by another thread of this process"
+        if self.kind == "none":
+            return "not held"
+        refreshed = _refreshed_text(self.refreshed_ago, self.stale_after)
+        if self.kind == "ours":
+            if self.pid is None:
+                who = "held by a process of ours (unknown: no current owner record)"
+            else:
+                who = f"held by process {self.pid} on host {self.host} (ours)"
+            if self.since is not None:
+                who += f" since {_clock(self.since)}"
+            state = {True: "alive", False: "not running", None: "liveness unknown"}[self.alive]
+            return f"{who}, {state}" + (f"; {refreshed}" if refreshed else "")
+        if self.kind == "foreign":
+            alive = " and refreshed while we waited (alive)" if self.alive else ""
+            return (
+                "held by another agent (a lock directory not made by ipymemory: the "
+                f"reference agent's{alive}); {refreshed}"
+            )
+        return f"a {self.what} sits at {LOCK_DIR_NAME}, not a lock directory; {refreshed}"
+
+
+def _clock(epoch: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(epoch))
+
+
+def _refreshed_text(age: float | None, stale: float) -> str:
+    if age is None:
+        return ""
+    if age < -1.0:
+        return (
+            f"its mtime is {-age:.1f}s in the future (clock skew); it is taken over once "
+            f"seen unchanged for {stale:g}s"
+        )
+    age = max(age, 0.0)
+    if age > stale:
+        return f"refreshed {age:.1f}s ago: stale (after {stale:g}s), taken over by the next commit"
+    return f"refreshed {age:.1f}s ago; stale after {stale:g}s, i.e. in {stale - age:.1f}s"
+
+
+@dataclass(frozen=True)
+class LockWait:
+    """A progress report while waiting for the lock (see :func:`reporting_lock_waits`)."""
+
+    lock: Path
+    waited: float
+    timeout: float
+    holder: LockHolder
+
+    def __str__(self) -> str:
+        holder = self.holder
+        since = f" (held since {_clock(holder.since)})" if holder.since is not None else ""
+        return (
+            f"waiting for the memory lock{since}: {holder.describe()} — "
+            f"{self.waited:.0f}s of at most {self.timeout:g}s"
+        )
+
+
+LockWaitListener = Callable[[LockWait], None]
+_listener: contextvars.ContextVar[LockWaitListener | None] = contextvars.ContextVar(
+    "ipymemory_lock_wait_listener", default=None
+)
+
+
+@contextlib.contextmanager
+def reporting_lock_waits(listener: LockWaitListener | None) -> Iterator[None]:
+    """Within the block, a lock wait in this context calls ``listener`` about once a second
+    (after the first second), unless the lock was given its own ``on_wait``."""
+    token = _listener.set(listener)
+    try:
+        yield
+    finally:
+        _listener.reset(token)
 
 
 # --- in-process registry ------------------------------------------------------------
@@ -86,16 +222,21 @@ class _Shared:
 
 @dataclass
 class _HeldDir:
-    """The ``.lock`` directory we created: identity, for refresh and release."""
+    """The ``.lock`` directory we hold: identity, for refresh, check and release."""
 
     path: Path
     dev: int
     ino: int
-    mtime_ns: int
+    marked: bool
     refresh: float
     next_refresh: float
+    since: float
     owner_fd: int | None = None
     compromised: str | None = None
+
+    def is_ours(self, st: os.stat_result) -> bool:
+        # The mark matters: the reference agent's mkdir may reuse our freed inode.
+        return (st.st_dev, st.st_ino) == (self.dev, self.ino) and (not self.marked or _marked(st))
 
 
 _registry: dict[str, _Shared] = {}
@@ -177,13 +318,11 @@ def _refresh(held: _HeldDir) -> None:
     """Touch our ``.lock`` directory, unless it is no longer ours (then mark compromised)."""
     try:
         st = os.stat(held.path, follow_symlinks=False)
-        if (st.st_dev, st.st_ino) != (held.dev, held.ino):
+        if not held.is_ours(st):
             held.compromised = f"{held.path} was replaced by another process"
             return
         now = time.time_ns()
         os.utime(held.path, ns=(now, now), follow_symlinks=False)
-        held.mtime_ns = os.stat(held.path, follow_symlinks=False).st_mtime_ns
-        _write_owner(held)
     except FileNotFoundError:
         held.compromised = f"{held.path} was removed by another process"
     except OSError:
@@ -195,12 +334,21 @@ def _refresh(held: _HeldDir) -> None:
 _HOST = socket.gethostname()
 
 
+def _read_small(path: str, size: int = 128) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read(size)
+    except OSError:
+        return None
+
+
+_BOOT_ID = (_read_small("/proc/sys/kernel/random/boot_id") or b"").strip().decode() or None
+
+
 def _process_start(pid: int) -> str | None:
     """The kernel's start time of ``pid`` (Linux), to tell a reused pid from its original."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
+    data = _read_small(f"/proc/{pid}/stat", 4096)
+    if data is None:
         return None
     # Field 22, counted after the parenthesised command name (which may hold spaces).
     fields = data[data.rfind(b")") + 2 :].split()
@@ -223,10 +371,8 @@ def _pid_alive(pid: int, start: str | None) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
     except OSError:
-        return True
+        return True  # exists, owned by someone else
     if start is not None:
         now = _process_start(pid)
         if now is not None and now != start:
@@ -237,15 +383,42 @@ def _pid_alive(pid: int, start: str | None) -> bool:
 _OWNER_SIZE = 512  # fixed record length: rewritten in place, never truncated
 
 
+@dataclass(frozen=True)
+class _OwnerRecord:
+    held: bool
+    host: str
+    boot: str | None
+    pid: int
+    start: str | None
+    dev: int
+    ino: int
+    since: float
+
+    def matches(self, st: os.stat_result) -> bool:
+        return self.held and (self.dev, self.ino) == (st.st_dev, st.st_ino)
+
+    def alive(self) -> bool | None:
+        """True/False if this host can tell whether the recorded process runs; else None."""
+        if self.host != _HOST:
+            return None
+        if self.boot is not None and _BOOT_ID is not None and self.boot != _BOOT_ID:
+            return False  # recorded before the last reboot
+        return _pid_alive(self.pid, self.start)
+
+
 def _open_owner(path: Path) -> int | None:
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK, 0o644)
     except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # e.g. a FIFO planted there
+        os.close(fd)
+        return None
+    return fd
 
 
-def _write_owner(held: _HeldDir) -> None:
-    """Best effort: the owner record only speeds up recovery from a dead holder.
+def _write_owner(held: _HeldDir, *, released: bool = False) -> None:
+    """Best effort: the record only names the holder (see the module docstring).
 
     One pwrite on a descriptor kept open per process (opening and truncating the file on
     every acquisition costs more than the rest of the lock).
@@ -254,24 +427,28 @@ def _write_owner(held: _HeldDir) -> None:
     if fd is None:
         return
     info = {
+        "held": not released,
         "host": _HOST,
+        "boot": _BOOT_ID,
         "pid": os.getpid(),
         "start": _own_start(),
         "dev": held.dev,
         "ino": held.ino,
-        "mtime_ns": held.mtime_ns,
+        "since": held.since,
     }
     data = json.dumps(info, sort_keys=True).encode()
     with contextlib.suppress(OSError):
         os.pwrite(fd, data.ljust(_OWNER_SIZE), 0)
 
 
-def _read_owner(path: Path) -> dict[str, object] | None:
+def _read_owner(path: Path) -> _OwnerRecord | None:
     try:
         fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
         raw = os.read(fd, _OWNER_SIZE)
     except OSError:
         return None
@@ -279,15 +456,226 @@ def _read_owner(path: Path) -> dict[str, object] | None:
         os.close(fd)
     try:
         info = json.loads(raw)
-    except ValueError:
+        record = _OwnerRecord(
+            held=info["held"],
+            host=info["host"],
+            boot=info.get("boot"),
+            pid=info["pid"],
+            start=info.get("start"),
+            dev=info["dev"],
+            ino=info["ino"],
+            since=float(info["since"]),
+        )
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None  # an older or damaged record: nothing known
+    ok = (
+        isinstance(record.held, bool)
+        and isinstance(record.host, str)
+        and type(record.pid) is int
+        and record.pid > 0
+        and type(record.dev) is int
+        and type(record.ino) is int
+        and isinstance(record.boot, (str, type(None)))
+        and isinstance(record.start, (str, type(None)))
+    )
+    return record if ok else None
+
+
+# --- inspection (messages, progress, check) ----------------------------------------------
+
+
+def inspect_lock(
+    memory_dir: str | os.PathLike[str],
+    *,
+    os_lock_held: bool | None = None,
+    stale: float = STALE_SECONDS,
+) -> LockHolder:
+    """What is known about the holder of the lock on ``memory_dir``, without taking it.
+
+    ``os_lock_held``: whether another process holds the OS lock, if the caller knows.
+    """
+    root = Path(memory_dir)
+    try:
+        st: os.stat_result | None = os.stat(root / LOCK_DIR_NAME, follow_symlinks=False)
+    except OSError:
+        st = None
+    record = _read_owner(root / LOCK_OWNER_NAME)
+    if st is None:
+        if os_lock_held and record is not None and record.held:
+            return _ours(record, None, stale)
+        return LockHolder("ours" if os_lock_held else "none", stale_after=stale)
+    age = time.time() - st.st_mtime
+    if _marked(st):
+        if record is not None and record.matches(st):
+            return _ours(record, age, stale)
+        alive = True if os_lock_held else None if os_lock_held is None else False
+        return LockHolder("ours", alive=alive, refreshed_ago=age, stale_after=stale)
+    if stat.S_ISDIR(st.st_mode):
+        return LockHolder("foreign", refreshed_ago=age, stale_after=stale)
+    return LockHolder("other", refreshed_ago=age, stale_after=stale, what=_kind_of(st))
+
+
+def _ours(record: _OwnerRecord, age: float | None, stale: float) -> LockHolder:
+    return LockHolder(
+        "ours",
+        pid=record.pid,
+        host=record.host,
+        since=record.since,
+        alive=record.alive(),
+        refreshed_ago=age,
+        stale_after=stale,
+    )
+
+
+def _kind_of(st: os.stat_result) -> str:
+    if stat.S_ISLNK(st.st_mode):
+        return "symbolic link"
+    if stat.S_ISREG(st.st_mode):
+        return "plain file"
+    if stat.S_ISDIR(st.st_mode):
+        return "directory"
+    return "special file"
+
+
+def _os_lock_busy(root: Path) -> bool | None:
+    """Whether some process holds the OS lock (probed without waiting); None if unknown."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
         return None
-    return info if isinstance(info, dict) else None
+    try:
+        fd = os.open(root / LOCK_FLOCK_NAME, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return None
+    finally:
+        os.close(fd)  # closing drops the probe's lock
+    return False
 
 
-def _describe_owner(info: dict[str, object] | None) -> str:
-    if not info:
-        return "unknown holder"
-    return f"process {info.get('pid')} on host {info.get('host')}"
+# --- check ------------------------------------------------------------------------------
+
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class LockFinding:
+    """A problem with the lock's files: ``name`` (in ``.memory``), why, how bad."""
+
+    name: str
+    reason: str
+    severity: Severity
+
+
+def lock_findings(
+    memory_dir: str | os.PathLike[str], *, stale: float = STALE_SECONDS
+) -> list[LockFinding]:
+    """Orphaned or stale locks, a live foreign holder, and broken side files that would
+    make commits fail or wait (for ``check``). Reads only; never takes the lock."""
+    root = Path(memory_dir)
+    out: list[LockFinding] = []
+    out.extend(_side_file_findings(root))
+    busy = _os_lock_busy(root)
+    holder = inspect_lock(root, os_lock_held=busy, stale=stale)
+    lock = root / LOCK_DIR_NAME
+    if holder.kind == "other":
+        out.append(
+            LockFinding(
+                LOCK_DIR_NAME,
+                f"is a {holder.what}; the lock must be a directory (the reference agent "
+                "waits on it forever); remove it",
+                "error",
+            )
+        )
+    elif holder.kind in ("ours", "foreign") and lock.is_dir() and not lock.is_symlink():
+        try:
+            inside = os.listdir(lock)
+        except OSError:
+            inside = []
+        if inside:
+            out.append(
+                LockFinding(
+                    LOCK_DIR_NAME,
+                    f"the lock directory holds {len(inside)} file(s); nothing may be "
+                    "written inside it (the reference agent removes it with rmdir and "
+                    "fails); move them out",
+                    "error",
+                )
+            )
+    if holder.kind == "ours" and busy is False and os.path.lexists(lock):
+        who = f"process {holder.pid} on host {holder.host}" if holder.pid else "a process"
+        out.append(
+            LockFinding(
+                LOCK_DIR_NAME,
+                f"orphaned: left by {who} of ours that died holding it; our next "
+                "commit takes it over at once (the reference agent waits until it is "
+                f"{stale:g}s stale)",
+                "warning",
+            )
+        )
+    elif holder.kind == "foreign":
+        age = holder.refreshed_ago or 0.0
+        if age > stale:
+            reason = (
+                f"a stale lock of another agent (not refreshed for {age:.0f}s); the next "
+                "commit takes it over"
+            )
+        elif age < -1.0:
+            reason = f"held by another agent; {_refreshed_text(age, stale)}"
+        else:
+            reason = (
+                f"held by another agent (refreshed {age:.1f}s ago): commits wait until it "
+                f"is released, or taken over once {stale:g}s stale"
+            )
+        out.append(LockFinding(LOCK_DIR_NAME, reason, "warning"))
+    if not os.access(root, os.W_OK | os.X_OK):
+        out.append(
+            LockFinding(
+                ".",
+                "the memory directory is not writable by this user: commits cannot take the lock",
+                "warning",
+            )
+        )
+    return out
+
+
+def _side_file_findings(root: Path) -> list[LockFinding]:
+    out: list[LockFinding] = []
+    side: tuple[tuple[str, Severity, str], ...] = (
+        (LOCK_FLOCK_NAME, "error", "every commit fails to take the OS lock"),
+        (LOCK_OWNER_NAME, "warning", "lock holders cannot be named in messages"),
+    )
+    for name, needed, effect in side:
+        path = root / name
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            out.append(LockFinding(name, f"cannot be examined ({e}): {effect}", needed))
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            problem = f"is a {_kind_of(st)}, not a regular file"
+        elif not os.access(path, os.R_OK | os.W_OK):
+            problem = "is not readable and writable by this user"
+        else:
+            continue
+        out.append(
+            LockFinding(
+                name,
+                f"{problem}: {effect}; remove it (the next commit re-creates it)",
+                needed,
+            )
+        )
+    return out
 
 
 # --- the lock -----------------------------------------------------------------------------
@@ -297,7 +685,9 @@ class StoreLock:
     """Exclusive writer lock on one ``.memory`` directory (which must exist).
 
     Use as a context manager. ``timeout`` bounds the total wait and raises
-    :class:`MemoryLockTimeout` naming the lock and, if known, its holder.
+    :class:`MemoryLockTimeout` naming the lock and what is known about its holder.
+    ``on_wait`` (default: the listener of :func:`reporting_lock_waits`) hears about a wait
+    once it has lasted :data:`WAIT_REPORT_SECONDS`, then about as often.
     """
 
     def __init__(
@@ -308,6 +698,7 @@ class StoreLock:
         stale: float = STALE_SECONDS,
         refresh: float = REFRESH_SECONDS,
         poll: float = 0.002,
+        on_wait: LockWaitListener | None = None,
     ) -> None:
         self.memory_dir = Path(memory_dir)
         self.lock_dir = self.memory_dir / LOCK_DIR_NAME
@@ -315,6 +706,7 @@ class StoreLock:
         self.stale = stale
         self.refresh = refresh
         self.poll = poll
+        self.on_wait = on_wait
         self._shared = _shared_for(os.path.realpath(self.memory_dir))
 
     # context manager
@@ -341,16 +733,15 @@ class StoreLock:
         if shared.owner == me:
             shared.depth += 1
             return
-        deadline = time.monotonic() + self.timeout
-        if not shared.mutex.acquire(timeout=max(self.timeout, 0.0)):
-            raise MemoryLockTimeout(
-                f"{self.lock_dir}: timed out after {self.timeout:g}s waiting for the memory "
-                "store lock, held by another thread of this process"
-            )
+        wait = _Waiter(self)
+        while not shared.mutex.acquire(timeout=wait.slice()):
+            if wait.over():
+                raise wait.timeout_error(LockHolder("thread"))
+            wait.report(lambda: LockHolder("thread"))
         try:
-            self._acquire_os(shared, deadline)
+            self._acquire_os(shared, wait)
             try:
-                shared.held = self._acquire_dir(deadline)
+                shared.held = self._acquire_dir(wait)
             except BaseException:
                 assert shared.flock is not None
                 shared.flock.release()
@@ -371,8 +762,7 @@ class StoreLock:
         held, shared.held = shared.held, None
         shared.owner = None
         # Best effort throughout: a failure here must not turn a finished commit into an
-        # error. A .lock left behind is ours (pid recorded), so the next acquisition in
-        # this process takes it at once; others see it go stale.
+        # error. A .lock left behind carries our mark, so the next holder adopts it.
         try:
             if held is not None:
                 with contextlib.suppress(OSError):
@@ -400,7 +790,7 @@ class StoreLock:
             except FileNotFoundError:
                 held.compromised = f"{held.path} was removed by another process"
             else:
-                if (st.st_dev, st.st_ino) != (held.dev, held.ino):
+                if not held.is_ours(st):
                     held.compromised = f"{held.path} was replaced by another process"
         if held.compromised is not None:
             raise MemoryStoreError(
@@ -410,58 +800,81 @@ class StoreLock:
 
     # --- layer 2: OS lock ---------------------------------------------------------
 
-    def _acquire_os(self, shared: _Shared, deadline: float) -> None:
+    def _acquire_os(self, shared: _Shared, wait: _Waiter) -> None:
         import filelock  # here, not at the top: `import ipymemory` stays light
 
+        flock_path = self.memory_dir / LOCK_FLOCK_NAME
         if shared.flock is None:
-            shared.flock = filelock.FileLock(
-                str(self.memory_dir / LOCK_FLOCK_NAME), thread_local=False
-            )
-        remaining = max(0.0, deadline - time.monotonic())
-        try:
-            shared.flock.acquire(timeout=remaining, poll_interval=self.poll)
-        except filelock.Timeout as e:
-            holder = _describe_owner(_read_owner(self.memory_dir / LOCK_OWNER_NAME))
-            raise MemoryLockTimeout(
-                f"{self.lock_dir}: timed out after {self.timeout:g}s waiting for the memory "
-                f"store lock ({self.memory_dir / LOCK_FLOCK_NAME} is held; last recorded "
-                f"holder: {holder})"
-            ) from e
-        except OSError as e:
-            raise MemoryStoreError(
-                f"{self.memory_dir / LOCK_FLOCK_NAME}: cannot take the OS lock ({e})"
-            ) from e
+            shared.flock = filelock.FileLock(str(flock_path), thread_local=False)
+        while True:
+            try:
+                shared.flock.acquire(timeout=wait.slice(), poll_interval=self.poll)
+                return
+            except filelock.Timeout as e:
+                if wait.over():
+                    holder = inspect_lock(self.memory_dir, os_lock_held=True, stale=self.stale)
+                    raise wait.timeout_error(holder) from e
+                wait.report(
+                    lambda: inspect_lock(self.memory_dir, os_lock_held=True, stale=self.stale)
+                )
+            except OSError as e:
+                found = _side_file_findings(self.memory_dir)
+                why = next((f.reason for f in found if f.name == LOCK_FLOCK_NAME), str(e))
+                raise MemoryStoreError(f"{flock_path}: cannot take the OS lock: {why}") from e
 
     # --- layer 3: the reference agent's lock directory ---------------------------
 
-    def _acquire_dir(self, deadline: float) -> _HeldDir:
-        delay = self.poll
+    def _acquire_dir(self, wait: _Waiter) -> _HeldDir:
+        """Under the OS lock: make ``.lock``, adopt one of ours, or wait for a foreign one."""
+        seen: tuple[tuple[int, int, int, int, int], float] | None = None
+        holder: LockHolder | None = None
         while True:
             try:
-                os.mkdir(self.lock_dir, 0o755)
+                os.mkdir(self.lock_dir, _DIR_MODE)
             except FileExistsError:
                 pass
             except OSError as e:
                 raise MemoryStoreError(f"{self.lock_dir}: cannot create the lock ({e})") from e
             else:
-                return self._took(self.lock_dir)
+                return self._took(made=True)
             try:
                 st = os.stat(self.lock_dir, follow_symlinks=False)
             except FileNotFoundError:
                 continue  # released just now: try again at once
+            now = time.monotonic()
+            key = (st.st_dev, st.st_ino, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+            changed = seen is not None and seen[0] != key
+            if seen is None or changed:
+                seen = (key, now)
+            unchanged_for = now - seen[1]
             age = time.time() - st.st_mtime
-            if age > self.stale or self._owner_dead(st):
+            stale = age > self.stale or unchanged_for > self.stale
+            if _marked(st):
+                # Ours, made under the OS lock we now hold: its maker is gone.
+                vetoed = self._holder_alive(st)
+                if not vetoed or stale:
+                    adopted = self._adopt(st)
+                    if adopted is not None:
+                        return adopted
+                    continue
+                holder = _ours(vetoed, age, self.stale)
+            elif stale:
                 self._take_over(st)
                 continue
-            if time.monotonic() >= deadline:
-                kind = "directory" if stat.S_ISDIR(st.st_mode) else "file"
-                raise MemoryLockTimeout(
-                    f"{self.lock_dir}: timed out after {self.timeout:g}s waiting for the "
-                    f"memory store lock: the lock {kind} is held by another agent "
-                    f"(refreshed {age:.1f}s ago; it is stale after {self.stale:g}s)"
+            else:
+                alive = True if changed else (holder.alive if holder is not None else None)
+                kind: HolderKind = "foreign" if stat.S_ISDIR(st.st_mode) else "other"
+                holder = LockHolder(
+                    kind,
+                    alive=alive,
+                    refreshed_ago=age,
+                    stale_after=self.stale,
+                    what=_kind_of(st),
                 )
-            time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
-            delay = min(delay * 2, 0.05)
+            if wait.over():
+                raise wait.timeout_error(holder)
+            wait.report(holder)
+            wait.sleep()
 
     def _owner_fd(self) -> int | None:
         """The per-process descriptor of ``.lock.owner`` (re-opened if the file was replaced)."""
@@ -483,51 +896,62 @@ class StoreLock:
                 shared.owner_id = (st.st_dev, st.st_ino)
         return shared.owner_fd
 
-    def _took(self, path: Path) -> _HeldDir:
-        st = os.stat(path, follow_symlinks=False)
+    def _took(self, *, made: bool) -> _HeldDir:
+        st = os.stat(self.lock_dir, follow_symlinks=False)
+        if made and not _marked(st):
+            # mkdir dropped the sticky bit (not Linux): add it. A kill right here leaves
+            # an unmarked .lock, which waits out the stale window like a foreign one.
+            with contextlib.suppress(OSError):
+                os.chmod(self.lock_dir, stat.S_IMODE(st.st_mode) | _MARK)
+                st = os.stat(self.lock_dir, follow_symlinks=False)
         held = _HeldDir(
-            path=path,
+            path=self.lock_dir,
             dev=st.st_dev,
             ino=st.st_ino,
-            mtime_ns=st.st_mtime_ns,
+            marked=_marked(st),
             refresh=self.refresh,
             next_refresh=time.monotonic() + self.refresh,
+            since=time.time(),
             owner_fd=self._owner_fd(),
         )
         _write_owner(held)
         _Heartbeat.get().add(held)
         return held
 
-    def _owner_dead(self, st: os.stat_result) -> bool:
-        """True if ``.lock`` was made by a process of ours on this host that is now dead
-        and nobody has touched the directory since."""
-        info = _read_owner(self.memory_dir / LOCK_OWNER_NAME)
-        if not info or info.get("host") != _HOST:
-            return False
-        if (info.get("dev"), info.get("ino"), info.get("mtime_ns")) != (
-            st.st_dev,
-            st.st_ino,
-            st.st_mtime_ns,
-        ):
-            return False
-        pid = info.get("pid")
-        start = info.get("start")
-        if not isinstance(pid, int) or pid <= 0:
-            return False
-        if pid == os.getpid():
-            return True  # a leftover of this process: we hold the in-process lock now
-        return not _pid_alive(pid, start if isinstance(start, str) else None)
+    def _holder_alive(self, st: os.stat_result) -> _OwnerRecord | None:
+        """The owner record of the marked ``.lock`` ``st`` if it names a live process other
+        than us on this host (a veto on adopting it); None otherwise."""
+        record = _read_owner(self.memory_dir / LOCK_OWNER_NAME)
+        if record is None or not record.matches(st):
+            return None
+        if record.host == _HOST and record.pid == os.getpid() and record.boot == _BOOT_ID:
+            return None  # a leftover of this process: we hold the in-process lock now
+        return record if record.alive() is not False else None
+
+    def _adopt(self, seen: os.stat_result) -> _HeldDir | None:
+        """Take over our own dead holder's ``.lock`` in place (no window without a lock)."""
+        now = time.time_ns()
+        try:
+            os.utime(self.lock_dir, ns=(now, now), follow_symlinks=False)
+            st = os.stat(self.lock_dir, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise MemoryStoreError(f"{self.lock_dir}: cannot take over a dead lock ({e})") from e
+        if (st.st_dev, st.st_ino) != (seen.st_dev, seen.st_ino) or not _marked(st):
+            return None  # replaced meanwhile (the reference agent took it): look again
+        return self._took(made=False)
 
     def _take_over(self, seen: os.stat_result) -> None:
-        """Move a stale lock aside (atomic rename), then remove it."""
-        aside = self.memory_dir / f"{_STALE_PREFIX}{uuid.uuid4().hex}"
+        """Move a stale foreign lock aside (atomic rename), then remove it."""
+        aside = self.memory_dir / f"{STALE_LOCK_PREFIX}{uuid.uuid4().hex}"
         try:
             os.rename(self.lock_dir, aside)
         except FileNotFoundError:
             return
         except OSError as e:
             if not stat.S_ISDIR(seen.st_mode):
-                # A plain file at .lock (not the reference protocol): remove it.
+                # Not a directory (a file, a symlink): it is nobody's lock; remove it.
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self.lock_dir)
                 return
@@ -542,20 +966,80 @@ class StoreLock:
                 if not os.path.lexists(self.lock_dir):
                     os.rename(aside, self.lock_dir)
                     return
-        if stat.S_ISDIR(now.st_mode):
-            with contextlib.suppress(OSError):
-                os.rmdir(aside)
-        else:
-            with contextlib.suppress(OSError):
-                os.unlink(aside)
+        _remove(aside, now)
 
     def _release_dir(self, held: _HeldDir) -> None:
         _Heartbeat.get().remove(held)
+        # The record first: once .lock is gone its inode may be reused by anyone's mkdir.
+        _write_owner(held, released=True)
         try:
             st = os.stat(held.path, follow_symlinks=False)
         except FileNotFoundError:
             return
-        if (st.st_dev, st.st_ino) != (held.dev, held.ino):
+        if not held.is_ours(st):
             return  # not ours any more: leave the new holder's lock alone
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.rmdir(held.path)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            # Someone wrote inside it: move it aside, so nobody waits on it.
+            aside = self.memory_dir / f"{STALE_LOCK_PREFIX}{uuid.uuid4().hex}"
+            os.rename(held.path, aside)
+
+
+def _remove(path: Path, st: os.stat_result) -> None:
+    with contextlib.suppress(OSError):
+        if stat.S_ISDIR(st.st_mode):
+            os.rmdir(path)
+        else:
+            os.unlink(path)
+
+
+class _Waiter:
+    """The deadline of one acquisition, its progress reports and its polling."""
+
+    def __init__(self, lock: StoreLock) -> None:
+        self.lock = lock
+        self.start = time.monotonic()
+        self.deadline = self.start + max(lock.timeout, 0.0)
+        self.listener = lock.on_wait if lock.on_wait is not None else _listener.get()
+        self.next_report = self.start + WAIT_REPORT_SECONDS
+        self.delay = lock.poll
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def over(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+    def slice(self) -> float:
+        """How long the next blocking wait may last: to the deadline, or to the next
+        progress report if someone listens."""
+        if self.listener is None:
+            return self.remaining()
+        return min(self.remaining(), max(0.0, self.next_report - time.monotonic()) or 0.001)
+
+    def report(self, holder: LockHolder | Callable[[], LockHolder]) -> None:
+        """Tell the listener, if one listens and a report is due (``holder`` may be a
+        function: inspecting the holder costs syscalls only worth paying then)."""
+        now = time.monotonic()
+        if self.listener is None or now < self.next_report:
+            return
+        self.next_report = now + WAIT_REPORT_SECONDS
+        known = holder if isinstance(holder, LockHolder) else holder()
+        wait = LockWait(self.lock.lock_dir, now - self.start, self.lock.timeout, known)
+        with contextlib.suppress(Exception):  # a display failure must not break the commit
+            self.listener(wait)
+
+    def sleep(self) -> None:
+        time.sleep(min(self.delay, self.remaining()))
+        self.delay = min(self.delay * 2, 0.05)
+
+    def timeout_error(self, holder: LockHolder) -> MemoryLockTimeout:
+        return MemoryLockTimeout(
+            f"{self.lock.lock_dir}: timed out after {self.lock.timeout:g}s waiting for the "
+            f"memory store lock: {holder.describe()}"
+        )

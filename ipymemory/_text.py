@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Literal
+from typing import Literal, Protocol, TextIO
 
-__all__ = ["EscapeTarget", "escape"]
+__all__ = ["EscapeTarget", "TerminalWriter", "TextSink", "escape"]
 
 EscapeTarget = Literal["request", "terminal"]
 
@@ -137,3 +137,23 @@ def escape(text: str, target: EscapeTarget) -> str:
     if target == "request" and "#" in escaped:
         escaped = _LINE_OPENING.sub(_escape_opening_hashes, escaped)
     return escaped
+
+
+class TextSink(Protocol):
+    """Anything text is written to (a stream, a :class:`TerminalWriter`)."""
+
+    def write(self, text: str, /) -> int: ...
+
+
+class TerminalWriter:
+    """A text stream whose every write is escaped for a terminal: the one point where
+    a program's text output (the CLI's, ``--json`` included) is made safe to print."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str, /) -> int:
+        return self.stream.write(escape(text, "terminal"))
+
+    def flush(self) -> None:
+        self.stream.flush()

@@ -58,7 +58,8 @@ def test_check_reports_every_problem_with_file_and_reason(store: MemoryStore) ->
     assert set(found) == {a, b, f"ghost-{FID}.md", f".tmp-{FID}", "notes.txt"}
     assert "unknown type '1'" in found[a].reason and found[a].severity == "error"
     assert str(root) not in found[a].reason  # the file is named once, by the Problem
-    assert found[b].reason == "listed in manifest.json but missing"
+    assert found[b].reason.startswith("listed in manifest.json but missing (")
+    assert "`ipymemory recover`" in found[b].reason
     assert found[f"ghost-{FID}.md"].severity == "warning" and found[f"ghost-{FID}.md"].leftover
     assert found[f".tmp-{FID}"].leftover
     assert found["notes.txt"].severity == "warning" and not found["notes.txt"].leftover

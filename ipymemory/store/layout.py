@@ -32,6 +32,7 @@ __all__ = [
     "MAX_FILE_NAME_BYTES",
     "MEMORY_DIR_NAME",
     "PENDING_DIR_NAME",
+    "SET_ASIDE_PREFIX",
     "STALE_LOCK_PREFIX",
     "TEMP_PREFIX",
     "MemoryDir",
@@ -42,6 +43,8 @@ __all__ = [
 MEMORY_DIR_NAME = ".memory"
 MANIFEST_NAME = "manifest.json"
 INDEX_NAME = "MEMORY.md"
+# Where ``recover`` moves a manifest path it cannot replace (a directory, a FIFO).
+SET_ASIDE_PREFIX = "manifest.json.unreadable-"
 # The lock (SPEC §4): the reference agent's lock directory, our OS-lock side file, the
 # record of who made the directory, and lock directories moved aside as stale.
 LOCK_DIR_NAME = ".lock"

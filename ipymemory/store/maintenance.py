@@ -118,7 +118,8 @@ def check(
         try:
             entries.append(store.read_entry(file))
         except MemoryStoreError as e:
-            out.append(Problem(where(file), _reason(e, where(file))))
+            fix = "fix the file, or `ipymemory recover` rebuilds the set without it"
+            out.append(Problem(where(file), f"{_reason(e, where(file))} ({fix})"))
             all_valid = False
     for name, first, second in name_clashes(entries):
         out.append(

@@ -15,6 +15,7 @@ import contextlib
 import os
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 
 from ..errors import (
     MemoryConflictError,
@@ -28,6 +29,7 @@ from .layout import (
     HISTORY_DIR_NAME,
     INDEX_NAME,
     JOURNAL_NAME,
+    KEPT_DIR_NAME,
     MANIFEST_NAME,
     MemoryDir,
     manifest_byte_bound,
@@ -36,6 +38,7 @@ from .lock import DEFAULT_LOCK_TIMEOUT, LockWaitListener, StoreLock
 from .manifest import parse_manifest, render_manifest
 from .names import is_valid_file_name
 from .record import MAX_RECORD_BYTES, MemoryRecord, StoredRecord, parse_record, render_record
+from .recovery import RecoveryPlan, plan_recovery
 
 __all__ = ["COMMIT_STEPS", "RECOVER_HINT", "MemoryStore", "name_clashes"]
 
@@ -189,9 +192,7 @@ class MemoryStore:
                 # record file seen after a missing manifest may be that commit's: look again.
                 got = self.dir.read(real, MANIFEST_NAME, bound)
                 if got is None:
-                    raise MemoryRecoveryNeeded(
-                        f"{where}: missing, yet the directory holds {lost}"
-                    )
+                    raise MemoryRecoveryNeeded(f"{where}: missing, yet the directory holds {lost}")
             raw = got[0]
             cached = self._manifest_cache
             if cached is not None and cached[0] == raw:
@@ -433,6 +434,42 @@ class MemoryStore:
             self._commit(real, lock, before, kept + new, new, removed)
             return new
 
+    def recover(self, *, dry_run: bool = False) -> RecoveryPlan:
+        """Rebuild a manifest that is missing or unreadable, in one commit (SPEC §6).
+
+        ``dry_run``: only return the plan. Nothing is deleted: invalid files and older
+        duplicates are left where they are and listed in the plan; a manifest path
+        that cannot be replaced (a directory) is moved aside. When the set loads,
+        nothing is written and the plan says so.
+        """
+        real = self.directory()
+        if real is None:
+            return RecoveryPlan("none", None)
+        if dry_run:
+            return plan_recovery(self, real, None)
+        with self._locked() as (real, lock):
+            plan = plan_recovery(self, real, None)
+            if not plan.needed:
+                return plan
+            try:
+                if plan.set_aside is not None:
+                    os.rename(f"{real}/{MANIFEST_NAME}", f"{real}/{plan.set_aside}")
+                kept = f"{real}/{HISTORY_DIR_NAME}/{KEPT_DIR_NAME}"
+                for file in plan.from_history:
+                    os.rename(f"{kept}/{file}", f"{real}/{file}")
+            except OSError as e:
+                raise MemoryStoreError(f"{self.root}: recover could not move a file ({e})") from e
+            self._commit(real, lock, self._raw_manifest(real), plan.entries, (), (), fresh=False)
+            return replace(plan, applied=True)
+
+    def _raw_manifest(self, real: str) -> bytes | None:
+        """The manifest's bytes if it is a readable regular file (whatever they say)."""
+        try:
+            got = self.dir.read(real, MANIFEST_NAME, manifest_byte_bound(self.max_index_lines))
+        except MemoryStoreError:
+            return None
+        return None if got is None else got[0]
+
     def _commit(
         self,
         real: str,
@@ -441,6 +478,8 @@ class MemoryStore:
         new_set: Sequence[StoredRecord],
         created: Sequence[StoredRecord],
         removed: Sequence[str],
+        *,
+        fresh: bool | None = None,
     ) -> None:
         """SPEC §4 steps 4-7 for ``new_set`` (caller holds the lock, steps 1-3 done)."""
         step = self._checkpoint
@@ -453,7 +492,7 @@ class MemoryStore:
         index_backup: durable.Backup | None = None
         manifest_backup: durable.Backup | None = None
         index_replaced = manifest_replaced = False
-        if before is None:
+        if before is None if fresh is None else fresh:
             # The first set here: an empty manifest goes first, so no record file ever
             # exists without a manifest (which would read as a lost set, SPEC §6).
             try:

@@ -1,0 +1,206 @@
+"""Recovery of a set whose manifest is missing or unreadable (SPEC §6 ``recover``).
+
+:func:`plan_recovery` decides, without writing anything, which files the rebuilt
+manifest would list and why; ``MemoryStore.recover`` applies the plan in one commit.
+Sources, in order of trust:
+
+1. ``manifest`` — the manifest parses, but some file it lists is missing or invalid:
+   keep the files that load, bring back a missing one still kept in ``history/files/``.
+2. ``journal`` — the manifest is gone or unreadable: the journal's last known set, with
+   the files of it that exist (or are kept in ``history/files/``).
+3. ``files`` — no usable journal either: every valid record file in ``.memory/``. Where
+   two files hold the same name the newest (modification time, then file name) wins.
+   This may bring back a record that was replaced or forgotten while its file was
+   left behind by a crash; the dry run lists every file so the user can judge.
+
+Nothing is ever deleted: invalid files and older duplicates are reported and left.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
+
+from ..errors import MemoryStoreError
+from .layout import HISTORY_DIR_NAME, KEPT_DIR_NAME, MANIFEST_NAME, SET_ASIDE_PREFIX
+from .names import is_valid_file_name
+from .record import MAX_RECORD_BYTES, StoredRecord, parse_record
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
+
+__all__ = ["RecoveryPlan", "plan_recovery"]
+
+Source = Literal["none", "manifest", "journal", "files"]
+
+
+@dataclass(frozen=True)
+class RecoveryPlan:
+    """What ``recover`` does (or did): the set it rebuilds and what it leaves out."""
+
+    source: Source
+    problem: str | None  # why the set does not load; None: nothing to recover
+    files: tuple[str, ...] = ()  # the rebuilt manifest, in set order
+    names: tuple[str, ...] = ()  # the record names of ``files``
+    from_history: tuple[str, ...] = ()  # files moved back from history/files/
+    missing: tuple[str, ...] = ()  # files of the known set found nowhere
+    skipped: tuple[tuple[str, str], ...] = ()  # (file, why) left out, never deleted
+    set_aside: str | None = None  # where an unreplaceable manifest path is moved
+    applied: bool = False
+    entries: tuple[StoredRecord, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def needed(self) -> bool:
+        return self.problem is not None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "needed": self.needed,
+            "applied": self.applied,
+            "source": self.source,
+            "problem": self.problem,
+            "files": list(self.files),
+            "names": list(self.names),
+            "from_history": list(self.from_history),
+            "missing": list(self.missing),
+            "skipped": [{"file": f, "reason": r} for f, r in self.skipped],
+            "set_aside": self.set_aside,
+        }
+
+    def __str__(self) -> str:
+        if not self.needed:
+            return "the set loads; nothing to recover"
+        verb = "rebuilt" if self.applied else "would rebuild"
+        lines = [f"problem: {self.problem}", f"{verb} the set from the {self.source}:"]
+        lines += [f"  {name} ({file})" for name, file in zip(self.names, self.files, strict=True)]
+        if not self.files:
+            lines.append("  (an empty set)")
+        lines += [f"  from history: {f}" for f in self.from_history]
+        lines += [f"missing (left out): {f}" for f in self.missing]
+        lines += [f"left alone: {f}: {why}" for f, why in self.skipped]
+        if self.set_aside:
+            lines.append(f"the unreadable {MANIFEST_NAME} is moved to {self.set_aside}")
+        return "\n".join(lines)
+
+
+def plan_recovery(
+    store: MemoryStore, real: str, journal_files: Sequence[str] | None
+) -> RecoveryPlan:
+    """The plan for the directory ``real`` of ``store`` (the caller holds the lock to
+    apply it). ``journal_files``: the journal's last known set, None if there is none."""
+    try:
+        store.entries()
+    except MemoryStoreError as e:
+        problem = str(e)
+    else:
+        return RecoveryPlan("none", None)
+    try:
+        listed: Sequence[str] | None = store.listed_files()
+    except MemoryStoreError:
+        listed = None
+    if listed is not None:
+        plan = _from_list(store, real, "manifest", problem, listed)
+    elif journal_files is not None:
+        plan = _from_list(store, real, "journal", problem, journal_files)
+    else:
+        plan = _from_files(store, real, problem)
+    return replace(plan, set_aside=_to_set_aside(real))
+
+
+def _to_set_aside(real: str) -> str | None:
+    """A manifest path holding something no rename can replace (a directory, a FIFO):
+    recover moves it aside, to a name of its own, instead of deleting it."""
+    try:
+        mode = os.lstat(f"{real}/{MANIFEST_NAME}").st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        return None
+    return f"{SET_ASIDE_PREFIX}{uuid.uuid4().hex[:8]}"
+
+
+def _from_list(
+    store: MemoryStore, real: str, source: Source, problem: str, files: Sequence[str]
+) -> RecoveryPlan:
+    present = set(store.dir.names(real))
+    kept_dir = f"{HISTORY_DIR_NAME}/{KEPT_DIR_NAME}"
+    entries: list[StoredRecord] = []
+    from_history: list[str] = []
+    missing: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    taken: set[str] = set()
+    for file in files:
+        if file in present:
+            path = file
+        elif os.path.isfile(f"{real}/{kept_dir}/{file}"):
+            path = f"{kept_dir}/{file}"
+        else:
+            missing.append(file)
+            continue
+        try:
+            entry = _read(store, real, path, file)
+        except MemoryStoreError as e:
+            skipped.append((path, str(e)))
+            continue
+        if entry.record.name in taken:
+            skipped.append((path, f"a second record named {entry.record.name!r}"))
+            continue
+        taken.add(entry.record.name)
+        entries.append(entry)
+        if path != file:
+            from_history.append(file)
+    return _plan(source, problem, entries, from_history, missing, skipped)
+
+
+def _from_files(store: MemoryStore, real: str, problem: str) -> RecoveryPlan:
+    found: list[tuple[int, str, StoredRecord]] = []
+    skipped: list[tuple[str, str]] = []
+    for name in sorted(store.dir.names(real)):
+        if not is_valid_file_name(name):
+            continue
+        try:
+            entry = _read(store, real, name, name)
+            mtime = os.stat(f"{real}/{name}").st_mtime_ns
+        except (MemoryStoreError, OSError) as e:
+            skipped.append((name, str(e)))
+            continue
+        found.append((mtime, name, entry))
+    newest: dict[str, tuple[int, str, StoredRecord]] = {}
+    for item in sorted(found):
+        older = newest.get(item[2].record.name)
+        if older is not None:
+            skipped.append((older[1], f"an older file of {item[2].record.name!r} ({item[1]})"))
+        newest[item[2].record.name] = item
+    entries = [item[2] for item in sorted(newest.values())]
+    return _plan("files", problem, entries, [], [], sorted(skipped))
+
+
+def _read(store: MemoryStore, real: str, path: str, file: str) -> StoredRecord:
+    got = store.dir.read(real, path, MAX_RECORD_BYTES)
+    if got is None:
+        raise MemoryStoreError(f"{store.dir.where(*path.split('/'))}: missing")
+    return StoredRecord(file, parse_record(got[0], store.dir.where(*path.split("/"))))
+
+
+def _plan(
+    source: Source,
+    problem: str,
+    entries: list[StoredRecord],
+    from_history: list[str],
+    missing: list[str],
+    skipped: list[tuple[str, str]],
+) -> RecoveryPlan:
+    return RecoveryPlan(
+        source,
+        problem,
+        files=tuple(e.file for e in entries),
+        names=tuple(e.record.name for e in entries),
+        from_history=tuple(from_history),
+        missing=tuple(missing),
+        skipped=tuple(skipped),
+        entries=tuple(entries),
+    )

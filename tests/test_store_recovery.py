@@ -1,0 +1,197 @@
+"""A missing or unreadable manifest (issue 10 finding 1, SPEC §6 ``recover``).
+
+The set is then unknown: reading it is an error, never an empty set; ``check`` says so;
+``gc`` and ``reindex`` refuse (they would otherwise delete or hide every record) and
+point to ``recover``, which rebuilds the manifest without deleting anything.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from record_support import rec
+
+from ipymemory import MemoryRecoveryNeeded, MemoryStore, MemoryStoreError
+from ipymemory.store.maintenance import check, gc, reindex
+
+RECORDS = (rec("alpha"), rec("beta", body="Beta's body.\n\n  indented"), rec("gamma"))
+
+
+def tree(root: Path) -> dict[str, object]:
+    """Everything under ``root`` (lock files aside): file bytes, directories, links."""
+    out: dict[str, object] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            rel = str(path.relative_to(root))
+            if rel.startswith(".lock"):
+                continue
+            if path.is_symlink():
+                out[rel] = ("link", os.readlink(path))
+            elif path.is_dir():
+                out[rel] = "dir"
+            elif path.is_file() and path.stat().st_size > 1 << 20:
+                out[rel] = ("big", path.stat().st_size)  # the sparse 1 GB manifest
+            elif path.is_file():
+                out[rel] = path.read_bytes()
+            else:
+                out[rel] = "special"
+    return out
+
+
+@pytest.fixture
+def store(workspace: str) -> MemoryStore:
+    s = MemoryStore(workspace)
+    s.extend(RECORDS)
+    return s
+
+
+def _refuses_everything(store: MemoryStore) -> None:
+    """Reads raise, check reports an error, gc/reindex/extend refuse; nothing changes."""
+    before = tree(store.root)
+    with pytest.raises(MemoryStoreError) as info:
+        store.records()
+    assert "recover" in str(info.value)
+    report = check(store.workspace)
+    assert not report.ok
+    assert any("recover" in p.reason for p in report.errors), report
+    assert not any(p.leftover for p in report if p.file.endswith(".md")), report
+    for op in (
+        lambda: gc(store.workspace, stale_seconds=0),
+        lambda: reindex(store.workspace),
+        lambda: store.extend([rec("delta")]),
+    ):
+        with pytest.raises(MemoryStoreError, match="recover"):
+            op()
+        assert tree(store.root) == before
+    assert store.recover(dry_run=True).needed
+    assert tree(store.root) == before, "a dry run writes nothing"
+
+
+def test_missing_manifest_is_an_error_not_an_empty_set(store: MemoryStore) -> None:
+    (store.root / "manifest.json").unlink()
+    with pytest.raises(MemoryRecoveryNeeded, match=r"manifest\.json: missing, yet .* 3 record"):
+        store.records()
+    _refuses_everything(store)
+    files = {p.name for p in store.root.glob("*-*.md")}
+    plan = store.recover(dry_run=True)
+    assert plan.source == "files" and set(plan.files) == files and not plan.applied
+    assert "would rebuild the set from the files" in str(plan)
+    done = store.recover()
+    assert done.applied and set(done.names) == {"alpha", "beta", "gamma"}
+    assert sorted(store.records(), key=lambda r: r.name) == list(RECORDS)
+    assert check(store.workspace) == []
+    assert not store.recover().needed  # the second time there is nothing to do
+
+
+def test_a_workspace_that_never_had_memory_has_no_records(tmp_path: Path) -> None:
+    for setup in (
+        lambda root: None,  # no .memory at all
+        lambda root: root.mkdir(),  # an empty one
+        lambda root: (root.mkdir(), (root / "MEMORY.md").write_text("")),
+        lambda root: (root.mkdir(), (root / ".tmp-0123").write_text("{")),
+    ):
+        ws = tmp_path / f"ws-{len(list(tmp_path.iterdir()))}"
+        ws.mkdir()
+        setup(ws / ".memory")
+        store = MemoryStore(ws)
+        assert store.records() == ()
+        assert check(ws).ok
+        assert gc(ws) == []
+        assert not store.recover(dry_run=True).needed
+        store.extend([rec("first")])
+        assert [r.name for r in store.records()] == ["first"]
+
+
+def _sparse(path: Path) -> None:
+    with open(path, "wb") as f:
+        f.truncate(1 << 30)
+
+
+def _corruptions() -> dict[str, Callable[[Path], None]]:
+    def replace_with(make: Callable[[Path], None]) -> Callable[[Path], None]:
+        def apply(root: Path) -> None:
+            (root / "manifest.json").unlink()
+            make(root / "manifest.json")
+
+        return apply
+
+    return {
+        "deleted": lambda root: (root / "manifest.json").unlink(),
+        "empty": lambda root: (root / "manifest.json").write_bytes(b""),
+        "truncated": lambda root: (root / "manifest.json").write_bytes(b'{"version":1,"fi'),
+        "not-utf8": lambda root: (root / "manifest.json").write_bytes(b"\xff\xfe{}"),
+        "wrong-version": lambda root: (root / "manifest.json").write_bytes(
+            b'{"version":2,"files":[]}'
+        ),
+        "a-directory": replace_with(lambda p: p.mkdir()),
+        "a-fifo": replace_with(lambda p: os.mkfifo(p)),
+        "dangling-symlink": replace_with(lambda p: p.symlink_to("nowhere.json")),
+        "symlink-outside": replace_with(lambda p: p.symlink_to("/etc/hostname")),
+        "1-gb-sparse": replace_with(_sparse),
+    }
+
+
+@pytest.mark.parametrize("how", list(_corruptions()))
+def test_recover_from_every_broken_manifest(store: MemoryStore, how: str) -> None:
+    _corruptions()[how](store.root)
+    _refuses_everything(store)
+    before = tree(store.root)
+    plan = store.recover()
+    assert plan.applied and plan.source == "files"
+    assert sorted(store.records(), key=lambda r: r.name) == list(RECORDS)
+    assert check(store.workspace).ok
+    # Nothing deleted: every path there before is still there (a manifest that could not
+    # be replaced was moved aside under a name of its own, with its contents).
+    after = tree(store.root)
+    for rel, value in before.items():
+        if rel == "manifest.json" or rel.startswith("manifest.json/"):
+            continue
+        assert after.get(rel) == value, rel
+    if plan.set_aside is not None:
+        assert how in ("a-directory", "a-fifo")
+        assert plan.set_aside in after and plan.set_aside.startswith("manifest.json.")
+
+
+def test_recover_a_listed_file_missing_or_invalid(store: MemoryStore) -> None:
+    alpha, beta, _gamma = (e.file for e in store.entries())
+    (store.root / alpha).unlink()
+    (store.root / beta).write_bytes(b"---\nname: beta\n---\n")
+    _refuses_everything(store)
+    plan = store.recover()
+    assert plan.source == "manifest" and plan.missing == (alpha,)
+    assert [f for f, _ in plan.skipped] == [beta]
+    assert [r.name for r in store.records()] == ["gamma"]
+    assert (store.root / beta).exists(), "an invalid file is reported, never deleted"
+
+
+def test_recover_from_files_keeps_the_newest_per_name(store: MemoryStore) -> None:
+    old = {e.record.name: e.file for e in store.entries()}
+    store.apply_consolidation(
+        base_records=store.records(),
+        source_names=["alpha"],
+        replacements=[rec("alpha", body="Alpha, newer.")],
+    )
+    # A crash left the replaced file behind (as if step 7 never ran).
+    (store.root / old["alpha"]).write_bytes(
+        (store.root / "history" / "files" / old["alpha"]).read_bytes()
+        if (store.root / "history" / "files" / old["alpha"]).exists()
+        else (b"---\nname: alpha\ndescription: about alpha\ntype: project\n---\n\nold\n")
+    )
+    past = time.time() - 100
+    os.utime(store.root / old["alpha"], (past, past))
+    (store.root / "notes.md").write_text("not a record")
+    (store.root / "manifest.json").unlink()
+    for journal in store.root.glob("history/journal.jsonl"):
+        journal.unlink()  # the journal gone too: only the files are left
+    plan = store.recover()
+    assert plan.source == "files"
+    assert store.get("alpha").body == "Alpha, newer."
+    skipped = dict(plan.skipped)
+    assert "older file of 'alpha'" in skipped[old["alpha"]]
+    assert "notes.md" in skipped
+    assert (store.root / old["alpha"]).exists() and (store.root / "notes.md").exists()

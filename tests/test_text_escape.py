@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ipymemory._text import escape
+from ipymemory.sidequery.replies import encode_input
 
 
 @pytest.mark.parametrize(
@@ -89,3 +90,14 @@ def test_terminal_form_has_no_control_or_format_characters(text: str) -> None:
 def test_terminal_form_of_json_is_the_same_json(data: object) -> None:
     text = json.dumps({"v": data}, ensure_ascii=False, indent=2)
     assert json.loads(escape(text, "terminal")) == {"v": data}
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(catalog=adversarial_text, query=adversarial_text)
+def test_side_query_input_is_the_same_json_without_invisible_characters(
+    catalog: str, query: str
+) -> None:
+    text = encode_input({"catalog": catalog, "query": query})
+    assert not hidden(text)
+    assert json.loads(text) == {"catalog": catalog, "query": query}
+    assert encode_input({"b": "\u4e2d\u6587", "a": 1}) == '{"a": 1, "b": "\u4e2d\u6587"}'

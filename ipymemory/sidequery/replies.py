@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 from .._json import DuplicateKeyError, NonJSONConstantError, TooDeepError, loads_strict
+from .._text import escape
 from ..errors import (
     MemoryFormatError,
     ModelError,
@@ -53,8 +54,10 @@ T = TypeVar("T")
 
 
 def encode_input(value: Any) -> str:
-    """The JSON text sent to a side-query: sorted keys, Unicode kept as is."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    """The JSON text sent to a side-query: sorted keys, Unicode kept as is, except
+    control and format characters, written as JSON ``\\uXXXX`` escapes (the one
+    escaping's JSON-safe form, SPEC §7) so that no invisible text reaches the model."""
+    return escape(json.dumps(value, sort_keys=True, ensure_ascii=False), "terminal")
 
 
 def side_query_json(

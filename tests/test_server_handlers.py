@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from jupyter_support import HttpReply, RunningJupyter, run_jupyter
+from record_support import rec
 
-from ipymemory import MemoryRecord, MemoryStore, MemoryType
+from ipymemory import MemoryRecord, MemoryStore
 from ipymemory.store.record import render_record
 
 pytestmark = pytest.mark.timeout(120)
@@ -40,14 +41,8 @@ def project(server: RunningJupyter) -> Path:
 def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory outside the server root holding a valid memory set."""
     directory = tmp_path_factory.mktemp("outside")
-    write_set(directory, [record("secret-outside")])
+    write_set(directory, [rec("secret-outside")])
     return directory
-
-
-def record(name: str, type: str = "project") -> MemoryRecord:
-    return MemoryRecord(
-        name=name, type=MemoryType(type), description=f"about {name}", body=f"Body of {name}."
-    )
 
 
 def write_set(directory: Path, records: list[MemoryRecord]) -> list[str]:
@@ -55,9 +50,9 @@ def write_set(directory: Path, records: list[MemoryRecord]) -> list[str]:
     memory = directory / ".memory"
     memory.mkdir()
     files = []
-    for rec in records:
-        file = f"{rec.name}-{uuid.uuid4().hex}.md"
-        (memory / file).write_bytes(render_record(rec))
+    for record in records:
+        file = f"{record.name}-{uuid.uuid4().hex}.md"
+        (memory / file).write_bytes(render_record(record))
         files.append(file)
     (memory / "manifest.json").write_text(json.dumps({"version": 1, "files": files}))
     index = "".join(
@@ -86,7 +81,7 @@ def assert_json_error(reply: HttpReply, status: int) -> dict[str, object]:
 
 
 def test_requires_a_token(server: RunningJupyter, project: Path) -> None:
-    write_set(project, [record("private-fact")])
+    write_set(project, [rec("private-fact")])
     for token in (None, "wrong-token"):
         reply = listing(server, rel(server, project), token=token)
         assert reply.status == 403, reply.text
@@ -100,13 +95,13 @@ def test_lists_the_set_with_files_and_paths(server: RunningJupyter, project: Pat
     nested = project / "sub dir"
     nested.mkdir()
     records = [
-        record("uses-tabs", "user"),
-        record("auth-rewrite"),
-        record("linear-ingest", "reference"),
+        rec("uses-tabs", type="user"),
+        rec("auth-rewrite"),
+        rec("linear-ingest", type="reference"),
     ]
     files = write_set(nested, records)
     # An unlisted leftover file is not part of the set (SPEC §1).
-    (nested / ".memory" / f"old-{uuid.uuid4().hex}.md").write_bytes(render_record(record("old")))
+    (nested / ".memory" / f"old-{uuid.uuid4().hex}.md").write_bytes(render_record(rec("old")))
 
     reply = listing(server, rel(server, nested))
 
@@ -175,7 +170,7 @@ def test_refuses_a_memory_symlink_leaving_the_root(
 def test_refuses_a_record_symlink_leaving_the_root(
     server: RunningJupyter, project: Path, outside: Path
 ) -> None:
-    files = write_set(project, [record("inside")])
+    files = write_set(project, [rec("inside")])
     [outside_file] = [p for p in (outside / ".memory").iterdir() if p.name.startswith("secret")]
     link_name = f"leak-{uuid.uuid4().hex}.md"
     (project / ".memory" / link_name).symlink_to(outside_file)
@@ -206,6 +201,12 @@ def _write(name_of: Callable[[list[str]], str], raw: bytes) -> Callable[[Path, l
     return corrupt
 
 
+def _sparse(path: Path) -> None:
+    path.unlink()
+    with open(path, "wb") as f:
+        f.truncate(1 << 30)
+
+
 CORRUPTIONS: dict[str, Callable[[Path, list[str]], None]] = {
     "manifest-not-json": _write(lambda good: "manifest.json", b"{not json"),
     "manifest-not-utf8": _write(lambda good: "manifest.json", b'{"version": 1, "files": ["\xff"]}'),
@@ -219,6 +220,12 @@ CORRUPTIONS: dict[str, Callable[[Path, list[str]], None]] = {
         b"---\nname: fact\ndescription: d\ntype: user\nextra: x\n---\n\nbody\n",
     ),
     "record-not-utf8": _write(lambda good: good[0], b"---\nname: \xff\n---\n"),
+    # Known bounds (issue 10 #5): a huge manifest or record is refused before it is read
+    # (a 1 GB file here once cost 300 MB per request, with the panel polling every 3 s).
+    "manifest-1gb-sparse": lambda memory, good: _sparse(memory / "manifest.json"),
+    "record-1gb-sparse": lambda memory, good: _sparse(memory / good[0]),
+    # A deleted manifest beside record files is a lost set, never an empty one.
+    "manifest-deleted": lambda memory, good: (memory / "manifest.json").unlink(),
     "record-too-big": _write(
         lambda good: good[0], b"---\nname: fact\ndescription: d\ntype: user\n---\n\n" + b"x" * 5000
     ),
@@ -229,7 +236,7 @@ CORRUPTIONS: dict[str, Callable[[Path, list[str]], None]] = {
 def test_corrupted_memory_is_an_error_payload_not_a_500(
     server: RunningJupyter, project: Path, corruption: str
 ) -> None:
-    good = write_set(project, [record("fact"), record("other-fact")])
+    good = write_set(project, [rec("fact"), rec("other-fact")])
     CORRUPTIONS[corruption](project / ".memory", good)
 
     data = assert_json_error(listing(server, rel(server, project)), 200)
@@ -242,7 +249,7 @@ def test_corrupted_memory_is_an_error_payload_not_a_500(
 
 def test_mtime_and_etag_follow_commits(server: RunningJupyter, project: Path) -> None:
     store = MemoryStore(project)
-    store.extend([record("first-fact")])
+    store.extend([rec("first-fact")])
     manifest = project / ".memory" / "manifest.json"
     # Age the manifest so the next commit's mtime differs whatever the clock resolution.
     old = manifest.stat().st_mtime - 10
@@ -252,7 +259,7 @@ def test_mtime_and_etag_follow_commits(server: RunningJupyter, project: Path) ->
     assert [r["name"] for r in before["records"]] == ["first-fact"]
     assert listing(server, rel(server, project)).json()["etag"] == before["etag"]
 
-    store.extend([record("second-fact")])
+    store.extend([rec("second-fact")])
 
     after = listing(server, rel(server, project)).json()
     assert after["mtime"] == manifest.stat().st_mtime > old
@@ -261,15 +268,15 @@ def test_mtime_and_etag_follow_commits(server: RunningJupyter, project: Path) ->
 
 
 def test_record_endpoint_serves_only_set_members(server: RunningJupyter, project: Path) -> None:
-    files = write_set(project, [record("uses-tabs", "user")])
+    files = write_set(project, [rec("uses-tabs", type="user")])
     leftover = f"old-{uuid.uuid4().hex}.md"
-    (project / ".memory" / leftover).write_bytes(render_record(record("old")))
+    (project / ".memory" / leftover).write_bytes(render_record(rec("old")))
     path = rel(server, project)
 
     data = server.get(RECORD, {"path": path, "file": files[0]}).json()
     assert data["error"] is None
     assert data["path"] == f"{path}/.memory/{files[0]}"
-    assert data["record"] == record("uses-tabs", "user").to_json()
+    assert data["record"] == rec("uses-tabs", type="user").to_json()
 
     for file in (leftover, "manifest.json", "MEMORY.md", ".lock", "../x.md", ""):
         reply = server.get(RECORD, {"path": path, "file": file})
@@ -292,8 +299,8 @@ def test_reading_never_writes(server: RunningJupyter, project: Path) -> None:
     bad = project / "bad"
     good.mkdir()
     bad.mkdir()
-    files = write_set(good, [record("fact")])
-    write_set(bad, [record("fact")])
+    files = write_set(good, [rec("fact")])
+    write_set(bad, [rec("fact")])
     (bad / ".memory" / "manifest.json").write_text("[]")
     (project / "empty").mkdir()
     before = _tree(project)

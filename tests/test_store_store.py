@@ -621,3 +621,81 @@ def test_lost_lock_abandons_commit(store: MemoryStore, root: Path) -> None:
     os.rmdir(root / ".lock")  # the "other agent" releases its lock
     os.rmdir(root / ".lock.stolen")
     assert snapshot(root) == before
+
+
+# --- bounded reads (issue 10 #5) -----------------------------------------------------
+
+
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Patch the layout module's os.read to record how many bytes each call returned."""
+    from ipymemory.store import layout
+
+    got: list[int] = []
+    real_read = os.read
+
+    def counting(fd: int, n: int) -> bytes:
+        data = real_read(fd, n)
+        got.append(len(data))
+        return data
+
+    monkeypatch.setattr(layout.os, "read", counting)
+    return got
+
+
+def _sparse(path: Path, size: int = 1 << 30) -> None:
+    path.unlink()
+    with open(path, "wb") as f:
+        f.truncate(size)
+
+
+@pytest.mark.parametrize("which", ["manifest", "record", "index"])
+def test_a_huge_file_is_refused_before_it_is_read(
+    store: MemoryStore, root: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    from ipymemory.store.maintenance import check
+
+    store.extend([rec("a"), rec("b")])
+    target = {
+        "manifest": root / "manifest.json",
+        "record": root / store.entries()[0].file,
+        "index": root / "MEMORY.md",
+    }[which]
+    _sparse(target)
+    reads = _count_reads(monkeypatch)
+    if which != "index":  # MEMORY.md is never read to load the set
+        with pytest.raises(MemoryFormatError, match=r"is 1073741824 bytes, over the \d+-byte"):
+            MemoryStore(store.workspace).records()
+    report = check(store.workspace)
+    assert any("1073741824 bytes" in p.reason for p in report.errors), report
+    # Refused on its size: not one byte of the huge file was read.
+    assert sum(reads) < 64 * 1024, sum(reads)
+
+
+def test_reads_stop_at_the_bound_plus_one_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that grows after its size was checked is still read at most bound+1 bytes."""
+    from ipymemory.store import layout
+
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 100)
+    real_fstat = os.fstat
+    # The size seen is small (as if checked before a writer appended to it).
+    monkeypatch.setattr(
+        layout.os,
+        "fstat",
+        lambda fd: os.stat_result((*real_fstat(fd)[:6], 10, *real_fstat(fd)[7:])),
+    )
+    reads = _count_reads(monkeypatch)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with pytest.raises(MemoryFormatError, match="grew over the 50-byte limit"):
+            layout.read_bounded(fd, 50, "f")
+    finally:
+        os.close(fd)
+    assert sum(reads) == 51
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert layout.read_bounded(fd, 100, "f")[0] == b"x" * 100
+    finally:
+        os.close(fd)

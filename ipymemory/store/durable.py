@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import MemoryStoreError
-from .layout import TEMP_PREFIX
+from .layout import TEMP_PREFIX, read_bounded
 
 __all__ = [
     "TEMP_PREFIX",
@@ -133,6 +133,7 @@ class Backup:
     target: str
     link: str | None  # hard link to the old inode (None: the file did not exist)
     data: bytes | None = None  # the old bytes, when the file system has no hard links
+    limit: int = 0  # the most bytes worth reading back from ``link``
 
     def restore(self, *, in_place: bool = False) -> None:
         """Put the old file back (or remove the new one if there was none).
@@ -147,7 +148,7 @@ class Backup:
             except OSError:
                 if not in_place:
                     raise
-                overwrite(self.target, read_all(self.link))
+                overwrite(self.target, read_all(self.link, self.limit))
                 unlink_quietly(self.link)
         elif self.data is not None:
             directory, name = os.path.split(self.target)
@@ -170,12 +171,11 @@ def _no_step(_: str) -> None:
     pass
 
 
-def read_all(path: str) -> bytes:
-    """The bytes of a regular file (no symlink followed)."""
+def read_all(path: str, limit: int) -> bytes:
+    """The bytes of a regular file (no symlink followed), at most ``limit`` of them."""
     fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC)
     try:
-        size = os.fstat(fd).st_size
-        return os.pread(fd, size + 1, 0)
+        return read_bounded(fd, limit, path)[0]
     finally:
         os.close(fd)
 
@@ -191,24 +191,25 @@ def overwrite(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def take_backup(directory: str, target: str) -> Backup:
+def take_backup(directory: str, target: str, limit: int) -> Backup:
     """Remember ``directory/target`` before it is replaced.
 
     A hard link keeps the old, already durable inode, so restoring it after a failed
     commit needs only a rename — no write or fsync that could fail the same way again.
+    Without hard links the old bytes are kept, if at most ``limit``.
     """
     path = f"{directory}/{target}"
     link = f"{directory}/{temp_name()}"
     try:
         os.link(path, link, follow_symlinks=False)
     except FileNotFoundError:
-        return Backup(path, None)
+        return Backup(path, None, limit=limit)
     except OSError as e:
         if e.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
             raise
         # No hard links here: keep the bytes instead.
-        return Backup(path, None, read_all(path))
-    return Backup(path, link)
+        return Backup(path, None, read_all(path, limit), limit)
+    return Backup(path, link, limit=limit)
 
 
 def unlink_quietly(path: str) -> bool:

@@ -507,10 +507,12 @@ class MemoryStore:
                 durable.create_exclusive(path, data, step, made)
             durable.fsync_dir(real)
             step("dir-synced")
-            index_backup = durable.take_backup(real, INDEX_NAME)
+            index_backup = durable.take_backup(real, INDEX_NAME, self.max_index_bytes)
             durable.replace_atomic(real, INDEX_NAME, index_bytes, step, "index")
             index_replaced = True
-            manifest_backup = durable.take_backup(real, MANIFEST_NAME)
+            manifest_backup = durable.take_backup(
+                real, MANIFEST_NAME, manifest_byte_bound(self.max_index_lines)
+            )
             lock.check_held()
             durable.replace_atomic(real, MANIFEST_NAME, manifest_bytes, step, "manifest")
             manifest_replaced = True

@@ -1,50 +1,58 @@
-"""The ``%memory`` subcommands: one small function each, routed by the first word.
+"""``%memory``'s front end over :mod:`ipymemory.commands`: parse the line with the
+subcommands' own definitions, run the handler in the kernel's context, return its view.
 
-Each function takes the call context and the rest of the line, and returns a
-displayable object. Bad arguments raise ``UsageError`` (IPython prints the message,
-no traceback); store failures become an :class:`ErrorView` in the magic.
+``%memory [--dir DIRECTORY] SUBCOMMAND [ARGS]``. The line is split as a shell would
+(quotes group words); a subcommand with a ``literal_tail`` (``select QUERY``) takes the
+rest of the line verbatim after its options. Bad usage and command errors raise
+IPython's ``UsageError`` (a message, no traceback); store, model and settings failures
+become an :class:`~ipymemory.views.ErrorView`.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import io
+import shlex
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from IPython.core.error import UsageError
 
-from ..config import Settings, describe_model
-from ..errors import BatchError, MemoryStoreError
-from ..sidequery.select import select_memories
-from ..store.maintenance import check
-from ..store.names import is_valid_name
-from ..turn import AgentSession, PendingBatch
-from ..views import (
-    BatchView,
-    CheckView,
-    ErrorView,
-    ManifestView,
-    ManifestWidget,
-    MessageView,
-    RecordView,
-    SelectionView,
-    SelectionWidget,
-    StatusView,
-)
-from ._args import arg, arguments
-from .state import NotebookState
+from ..commands import GLOBAL_ARGS, Arg, Command, Context, View, add_arguments, offered
+from ..commands.help import magic_help
+from ..errors import CommandError, CommandUsageError, IPyMemoryError, MemoryConfigError
+from ..views import ErrorView, MessageView
+from ..views._widgetbase import StaticBundleBox
 
-__all__ = ["SUBCOMMANDS", "Context", "help_text", "parse"]
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..model import ModelClient
+    from ..store.store import MemoryStore
+    from ..turn import AgentSession, PendingBatch
+    from ..views import StaticView
+    from .state import NotebookState
+
+__all__ = ["MagicCall", "NotebookContext", "parse_line", "run_line"]
+
+_PROG = "%memory"
 
 
-@dataclass
-class Context:
-    """What a subcommand works with: the extension state and resolved settings."""
+class NotebookContext(Context):
+    """The kernel's context: settings resolved on first use (``overrides`` → %config →
+    env → default), the session of that directory, widgets kept for unloading."""
 
-    state: NotebookState
-    settings: Settings
-    _session: AgentSession | None = None
+    def __init__(self, state: NotebookState, overrides: Mapping[str, object]) -> None:
+        self.state = state
+        self._overrides = dict(overrides)
+        self._resolved: Settings | None = None
+        self._session: AgentSession | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._resolved is None:
+            self._resolved = self.state.settings(self._overrides)
+        return self._resolved
 
     @property
     def session(self) -> AgentSession:
@@ -52,273 +60,172 @@ class Context:
             self._session = self.state.session(self.settings)
         return self._session
 
+    @property
+    def store(self) -> MemoryStore:
+        return self.session.store
 
-Command = Callable[[Context, str], Any]
+    @property
+    def model(self) -> ModelClient:
+        return self.session.model
+
+    @property
+    def model_pinned(self) -> bool:
+        return self.state.pinned_model is not None
+
+    def widget(self, view: StaticView, make: Callable[[], StaticBundleBox]) -> View:
+        widget = make()
+        self.state.keep(widget)
+        return widget
+
+    def review(self, batch: PendingBatch) -> View:
+        return self.state.review(self.session, batch)
+
+    def decided(self, batch: PendingBatch | None) -> None:
+        self.state.sync_reviews(batch)
 
 
-def parse(func: Any, rest: str) -> argparse.Namespace:
-    """Parse ``rest`` with ``func``'s magic_arguments parser; errors → UsageError."""
-    parser = func.parser
+@dataclass(frozen=True)
+class MagicCall:
+    """A parsed ``%memory`` line."""
+
+    command: Command
+    args: argparse.Namespace
+    directory: str | None = None
+
+
+class _Help(Exception):
+    """``--help`` was given to a subcommand."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Raises instead of printing and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CommandUsageError(message)
+
+    def print_help(self, file: Any = None) -> None:
+        raise _Help
+
+
+class _Words:
+    """Shell words read one at a time, so the text after them stays verbatim."""
+
+    def __init__(self, text: str) -> None:
+        self._stream = io.StringIO(text)
+        self._lexer = shlex.shlex(self._stream, posix=True)
+        self._lexer.whitespace_split = True
+        self._lexer.commenters = ""  # "#" is text here (a query may mention #tags)
+
+    def next(self) -> str | None:
+        """The next word (quotes removed), or None at the end."""
+        return self._lexer.get_token()
+
+    def rest(self) -> str:
+        """The text not read yet, verbatim (stripped), without reading it."""
+        start = self._stream.tell()
+        text = self._stream.read()
+        self._stream.seek(start)
+        return text.strip()
+
+
+def _options(args: tuple[Arg, ...]) -> dict[str, Arg]:
+    return {name: a for a in args if not a.positional for name in a.names}
+
+
+def _read_options(
+    words_in: _Words, args: tuple[Arg, ...], *, strict: bool
+) -> tuple[list[str], str]:
+    """Read leading options (and their values) of ``args``; return them and the text
+    after them, verbatim. The first word that is not one of these options starts it
+    (``strict``: a word that looks like another option is an error instead). Only
+    options are split as shell words: the text after them may hold any quote."""
+    known = _options(args)
+    words: list[str] = []
+    while True:
+        rest = words_in.rest()
+        if not rest.startswith("-"):
+            return words, rest
+        word = words_in.next() or ""
+        if word == "--":
+            return words, words_in.rest()
+        name = word.split("=", 1)[0]
+        option = known.get(name)
+        if option is None:
+            if strict:
+                raise CommandUsageError(f"unknown option {word!r}")
+            return words, rest
+        words.append(word)
+        if option.takes_value and "=" not in word:
+            value = words_in.next()
+            if value is None:
+                raise CommandUsageError(f"{name} needs a {option.metavar.lower()}")
+            words.append(value)
+
+
+def parse_line(line: str) -> MagicCall | None:
+    """Parse a ``%memory`` line; None when it names no subcommand (show the help)."""
+    top = _Parser(prog=_PROG, add_help=False)
+    add_arguments(top, GLOBAL_ARGS)
     try:
-        return parser.parse_argstring(rest)  # type: ignore[no-any-return]
-    except UsageError as e:  # argparse's message lacks the command and its usage
-        # IPython's formatter wraps the usage in a reST literal block: flatten it.
-        usage = " ".join(parser.format_usage().replace("::", " ").split())
-        raise UsageError(f"%{parser.prog}: {e}\nusage: {usage}") from None
-    except ValueError as e:  # unbalanced quotes from the splitter
-        raise UsageError(f"%{parser.prog}: cannot split the arguments: {e}") from None
-
-
-def _known_names(ctx: Context) -> list[str]:
-    return [r.name for r in ctx.session.store.records()]
-
-
-def _check_names(ctx: Context, names: list[str], what: str) -> None:
-    """UsageError for invalid or unknown names, listing the known ones."""
-    bad = [n for n in names if not is_valid_name(n)]
-    if bad:
+        words, rest = _read_options(_Words(line), GLOBAL_ARGS, strict=True)
+        directory = top.parse_args(words).dir
+    except CommandUsageError as e:
+        raise UsageError(f"{_PROG}: {e}; see {_PROG} help") from None
+    except ValueError as e:  # unbalanced quotes
+        raise UsageError(f"{_PROG}: cannot split the arguments: {e}") from None
+    if not rest:
+        return None
+    name, *more = rest.split(None, 1)
+    tail = more[0] if more else ""
+    commands = offered("notebook")
+    command = commands.get(name)
+    if command is None:
+        close = [s for s in commands if s.startswith(name[:2])]
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
         raise UsageError(
-            f"{what}: {', '.join(map(repr, bad))} is not a memory name "
-            "(names are lowercase slugs like 'prefers-tabs')"
+            f"{_PROG}: unknown subcommand {name!r}{hint}; "
+            f"one of: {', '.join(commands)}. See {_PROG} help."
         )
-    known = _known_names(ctx)
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise UsageError(
-            f"{what}: no memory named {', '.join(map(repr, unknown))}; "
-            f"known: {', '.join(known) if known else 'none (the set is empty)'}"
-        )
-
-
-# --- reading -------------------------------------------------------------------------
-
-
-@arguments(name="memory list")
-def cmd_list(ctx: Context, rest: str) -> Any:
-    """The current set as a table: name, type, description, file."""
-    parse(cmd_list, rest)
-    return ManifestView.load(ctx.session.store)
-
-
-@arguments(name="memory manifest")
-def cmd_manifest(ctx: Context, rest: str) -> Any:
-    """The current set as a widget: expand a row to read its body."""
-    parse(cmd_manifest, rest)
-    store = ctx.session.store
-    return ctx.state.keep(ManifestWidget(ManifestView.load(store), store))
-
-
-@arguments(name="memory show")
-@arg("name", nargs="?", help="the memory's name")
-def cmd_show(ctx: Context, rest: str) -> Any:
-    """One memory in full: file, type, description and body."""
-    args = parse(cmd_show, rest)
-    if not args.name:
-        raise UsageError("%memory show: missing NAME (see %memory list for the names)")
-    _check_names(ctx, [args.name], "%memory show")
-    entry = next(e for e in ctx.session.store.entries() if e.record.name == args.name)
-    return RecordView(entry)
-
-
-def cmd_select(ctx: Context, rest: str) -> Any:
-    """%memory select QUERY
-
-    Which memories a turn asking QUERY would get, who chose them (the model, or the
-    deterministic fallback) and why. QUERY is the rest of the line, taken literally.
-    Nothing is written and the session's last error is not changed. (Do not end
-    the line with "?": IPython reads that as a help request.)
-    """
-    query = rest.strip()
-    if not query:
-        raise UsageError("%memory select: missing QUERY, e.g. %memory select how do I indent")
-    session = ctx.session
-    records = session.store.records()
-    selection = select_memories(
-        session.model,
-        query,
-        records,
-        session.store.catalog(),
-        side_model=ctx.settings.side_model,
-        limit=ctx.settings.max_selected,
-    )
-    return ctx.state.keep(SelectionWidget(SelectionView.of(query, selection)))
-
-
-@arguments(name="memory status")
-def cmd_status(ctx: Context, rest: str) -> Any:
-    """Directory, model (configured or not), pending batches and the last error."""
-    parse(cmd_status, rest)
-    session = ctx.session
     try:
-        count: int | None = len(session.store.records())
-        read_error = None
-    except MemoryStoreError as e:
-        count, read_error = None, str(e)
-    origin = ctx.settings.origin
-    notes = [
-        f"commit mode: {ctx.settings.commit_mode} (from {origin.get('commit_mode', 'default')})",
-        f"directory from: {origin.get('directory', 'default')}",
-    ]
-    if ctx.state.pinned_model is not None:
-        notes.append("model: set with ipymemory.notebook.use_model()")
-    if read_error:
-        notes.append(f"the set could not be read: {read_error}")
-    if session.last_error_cause:
-        notes.append(f"last error cause: {session.last_error_cause}")
-    return StatusView(
-        session.store.root,
-        model=describe_model(session.model),
-        records=count,
-        pending=len(session.pending),
-        last_error=session.last_error,
-        notes=tuple(notes),
-    )
+        return MagicCall(command, _parse_args(command, tail), directory)
+    except _Help:  # `%memory show --help` is `%memory help show`
+        return MagicCall(commands["help"], argparse.Namespace(topic=name), directory)
+    except CommandUsageError as e:
+        raise _usage_error(command, e) from None
+    except ValueError as e:  # unbalanced quotes
+        raise UsageError(f"{_PROG} {name}: cannot split the arguments: {e}") from None
 
 
-@arguments(name="memory check")
-def cmd_check(ctx: Context, rest: str) -> Any:
-    """Verify .memory/: manifest, every record file, MEMORY.md; report problems."""
-    parse(cmd_check, rest)
-    store = ctx.session.store
-    report = check(
-        store.workspace,
-        max_index_lines=store.max_index_lines,
-        max_index_bytes=store.max_index_bytes,
-    )
-    return CheckView(store.root, [p.to_json() for p in report])
+def _parse_args(command: Command, text: str) -> argparse.Namespace:
+    parser = _Parser(prog=f"{_PROG} {command.name}", description=command.full_description())
+    add_arguments(parser, command.args)
+    if command.literal_tail is None:
+        return parser.parse_args(shlex.split(text))
+    words, tail = _read_options(_Words(text), command.args, strict=False)
+    if not tail:
+        metavar = next(a.metavar for a in command.args if a.names[0] == command.literal_tail)
+        raise CommandUsageError(f"missing {metavar} (the rest of the line)")
+    return parser.parse_args([*words, "--", tail])
 
 
-# --- changing ------------------------------------------------------------------------
+def _usage_error(command: Command, error: CommandUsageError) -> UsageError:
+    return UsageError(f"{_PROG} {command.name}: {error}\nusage: {_PROG} {command.synopsis()}")
 
 
-@arguments(name="memory consolidate")
-def cmd_consolidate(ctx: Context, rest: str) -> Any:
-    """Ask the consolidator for a plan over the current set now. The plan (sources →
-    new records) waits for review: Commit in the widget, or %memory commit."""
-    parse(cmd_consolidate, rest)
-    session = ctx.session
-    batch = session.consolidate_now()
-    if batch.status == "failed":
-        return ErrorView(
-            batch.plan_error or "unknown cause",
-            where="Consolidation",
-            hint="Nothing was changed.",
-        )
-    return ctx.state.review(session, batch)
-
-
-def _pending(ctx: Context, batch_id: str | None, what: str) -> PendingBatch | None:
-    pending = ctx.session.pending
-    if batch_id is None:
-        return pending[-1] if pending else None
-    for batch in pending:
-        if batch.id == batch_id:
-            return batch
-    ids = ", ".join(b.id for b in pending) or "none"
-    raise UsageError(f"{what}: no pending batch {batch_id!r} (pending: {ids})")
-
-
-@arguments(name="memory commit")
-@arg("--reject", nargs="+", default=[], metavar="NAME", help="items not to commit")
-@arg("--no-plan", action="store_true", help="do not apply the consolidation plan")
-@arg("--batch", metavar="ID", help="which pending batch (default: the latest)")
-def cmd_commit(ctx: Context, rest: str) -> Any:
-    """Commit a pending batch (for frontends without widgets)."""
-    args = parse(cmd_commit, rest)
-    batch = _pending(ctx, args.batch, "%memory commit")
-    if batch is None:
-        return MessageView("Nothing to commit: no batch is pending.")
+def run_line(state: NotebookState, line: str) -> Any:
+    """Run one ``%memory`` line in ``state``'s kernel; the view (or widget) to display."""
+    call = parse_line(line)
+    if call is None:
+        return MessageView(magic_help(), kind="help")
+    command = call.command
+    ctx = NotebookContext(state, {"directory": call.directory})
     try:
-        result = ctx.session.commit(batch, reject=args.reject, accept_plan=not args.no_plan)
-    except BatchError as e:
-        raise UsageError(f"%memory commit: {e}") from None
-    ctx.state.sync_reviews(result.batch)
-    if result.error:
-        return ErrorView(
-            result.error,
-            where="Commit",
-            hint="Nothing was written; the batch is still pending "
-            "(e.g. %memory commit --no-plan, or %memory discard).",
-        )
-    return BatchView.of(result.batch) if result.batch is not None else MessageView("Committed.")
-
-
-@arguments(name="memory discard")
-@arg("--batch", metavar="ID", help="which pending batch (default: the latest)")
-def cmd_discard(ctx: Context, rest: str) -> Any:
-    """Drop a pending batch: nothing is written."""
-    args = parse(cmd_discard, rest)
-    batch = _pending(ctx, args.batch, "%memory discard")
-    if batch is None:
-        return MessageView("Nothing to discard: no batch is pending.")
-    ctx.session.discard(batch)
-    done = next(b for b in ctx.session.batches if b.id == batch.id)
-    ctx.state.sync_reviews(done)
-    return BatchView.of(done)
-
-
-@arguments(name="memory forget")
-@arg("names", nargs="*", metavar="NAME", help="memories to remove")
-def cmd_forget(ctx: Context, rest: str) -> Any:
-    """Remove memories in one commit (their files are deleted after the manifest swap)."""
-    args = parse(cmd_forget, rest)
-    if not args.names:
-        raise UsageError("%memory forget: missing NAME (see %memory list for the names)")
-    names = list(dict.fromkeys(args.names))
-    _check_names(ctx, names, "%memory forget")
-    ctx.session.store.forget(names)
-    return MessageView(f"Forgot: {', '.join(names)}", kind="forgot", names=names)
-
-
-def cmd_help(ctx: Context | None, rest: str) -> Any:
-    """This help."""
-    return MessageView(help_text(), kind="help")
-
-
-SUBCOMMANDS: dict[str, tuple[Command, str, str]] = {
-    # name: (function, synopsis, one-line summary)
-    "list": (cmd_list, "list", "the current set: name, type, description, file"),
-    "manifest": (cmd_manifest, "manifest", "the set as a widget; expand a row to read it"),
-    "show": (cmd_show, "show NAME", "one memory in full"),
-    "select": (cmd_select, "select QUERY", "which memories a turn would get for QUERY, and why"),
-    "status": (cmd_status, "status", "directory, model, pending batches, last error"),
-    "consolidate": (cmd_consolidate, "consolidate", "ask the consolidator now; review the plan"),
-    "commit": (
-        cmd_commit,
-        "commit [--reject NAME …] [--no-plan]",
-        "commit the pending batch (--batch ID: another one)",
-    ),
-    "discard": (cmd_discard, "discard [--batch ID]", "drop the pending batch"),
-    "forget": (cmd_forget, "forget NAME …", "remove memories (one commit)"),
-    "check": (cmd_check, "check", "verify .memory/ (manifest, records, MEMORY.md)"),
-    "help": (cmd_help, "help", "this help"),
-}
-
-
-def help_text() -> str:
-    """The ``%memory`` help: usage, every subcommand, examples."""
-    width = max(len(synopsis) for _, synopsis, _ in SUBCOMMANDS.values())
-    lines = [
-        "%memory [--dir DIR] SUBCOMMAND [ARGS]",
-        "",
-        "Inspect and change the long-term memory in DIR/.memory (default: the",
-        "notebook's directory; or %config IPyMemory.directory, or IPYMEMORY_DIR).",
-        "",
-        "Subcommands:",
-    ]
-    lines += [
-        f"  {synopsis.ljust(width)}  {summary}" for _, synopsis, summary in SUBCOMMANDS.values()
-    ]
-    lines += [
-        "",
-        "Examples:",
-        "  %memory list",
-        "  %memory select where are pipeline bugs tracked",
-        "  %memory show prefers-tabs",
-        "  %memory commit --reject draft-note",
-        "  %memory --dir ../other-project status",
-        "",
-        "Settings: %config IPyMemory (commit_mode, model, side_model, directory, …).",
-        'Note: a line ending in "?" is an IPython help request, not a query.',
-    ]
-    return "\n".join(lines)
+        return command.handler(ctx, call.args)
+    except CommandUsageError as e:
+        raise _usage_error(command, e) from None
+    except CommandError as e:
+        raise UsageError(f"{_PROG} {command.name}: {e}") from None
+    except MemoryConfigError as e:
+        return ErrorView.of(e, where=f"{_PROG} settings")
+    except IPyMemoryError as e:
+        return ErrorView.of(e, where=f"{_PROG} {command.name}")

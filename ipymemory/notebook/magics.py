@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, cast
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from ..errors import IPyMemoryError, MemoryConfigError, ModelNotConfigured
+from ..commands.help import magic_help
+from ..errors import IPyMemoryError, ModelNotConfigured
 from ..turn import TurnResult
 from ..turn.config import COMMIT_MODES
 from ..views import ErrorView, MessageView
-from ._args import arg, arguments
-from .commands import SUBCOMMANDS, Context, cmd_help, help_text, parse
+from ._args import arg, arguments, parse_magic_args
+from .commands import run_line
 from .output import TurnOutput
 from .progress import ProgressLine
 from .state import NotebookState
 
 __all__ = ["MemoryMagics"]
-
-# `--dir DIR` (or --dir=DIR) before the subcommand; DIR may be quoted.
-_DIR_OPTION = re.compile(r"""\s*--dir(?:=|\s+)("[^"]*"|'[^']*'|\S+)(.*)\Z""", re.S)
 
 
 @magics_class
@@ -70,7 +67,7 @@ class MemoryMagics(Magics):
         Settings: %config IPyMemory (model, commit_mode, directory, …); without
         ANTHROPIC_API_KEY the agent cannot answer (memory selection still works).
         """
-        args = parse(cast(Any, self).agent, line)
+        args = parse_magic_args(cast(Any, self).agent, line)
         query = cell.strip("\n")
         if not query.strip():
             raise UsageError(
@@ -121,36 +118,11 @@ class MemoryMagics(Magics):
 
     @line_magic
     def memory(self, line: str) -> Any:
-        """Inspect and change long-term memory. (Replaced by help_text() below.)"""
-        directory = None
-        match = _DIR_OPTION.match(line)
-        if match:
-            directory = match.group(1).strip("\"'")
-            line = match.group(2)
-        elif line.strip().startswith("--dir"):
-            raise UsageError("%memory: --dir needs a directory, e.g. %memory --dir ../proj list")
-        name, _, rest = line.strip().partition(" ")
-        if not name:
-            return cmd_help(None, "")
-        entry = SUBCOMMANDS.get(name)
-        if entry is None:
-            close = [s for s in SUBCOMMANDS if s.startswith(name[:2])]
-            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-            raise UsageError(
-                f"%memory: unknown subcommand {name!r}{hint}; "
-                f"one of: {', '.join(SUBCOMMANDS)}. See %memory help."
-            )
-        func = entry[0]
-        try:
-            ctx = Context(self.state, self.state.settings({"directory": directory}))
-            return func(ctx, rest)
-        except MemoryConfigError as e:
-            return ErrorView.of(e, where="%memory settings")
-        except IPyMemoryError as e:
-            return ErrorView.of(e, where=f"%memory {name}")
+        """Inspect and change long-term memory. (Replaced by the generated help below.)"""
+        return run_line(self.state, line)
 
 
-MemoryMagics.memory.__doc__ = help_text()
+MemoryMagics.memory.__doc__ = magic_help()
 
 
 def _summary(result: TurnResult, seconds: float) -> str:

@@ -9,9 +9,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.display import DisplayHandle, display
+
+from .. import _text
+
+if TYPE_CHECKING:
+    from ..store.record import MemoryRecord
 
 __all__ = [
     "MIME_TYPE",
@@ -20,6 +25,7 @@ __all__ = [
     "display_bundle",
     "esc",
     "plain_table",
+    "record_line",
     "record_rows_html",
     "styled_html",
     "table_head_html",
@@ -133,6 +139,11 @@ def table_rows_html(
     return "".join(out)
 
 
+def record_line(record: MemoryRecord) -> str:
+    """One record as the command line lists it: ``name (type) - description``."""
+    return f"{record.name} ({record.type.value}) - {record.description}"
+
+
 def plain_table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
     """A fixed-width text table (cells are single-line; long cells are cut)."""
     width_cap = 60
@@ -173,15 +184,40 @@ class StaticView:
     def to_html(self) -> str:
         return styled_html(self._html_body(), self.view_name)
 
+    # --- the command line's forms (``ipymemory ...``) ----------------------------------
+
+    def cli_text(self) -> str:
+        """What ``ipymemory`` prints: by default the text form; views of record lists
+        print one line per record instead (for grep and scripts)."""
+        return self.to_text()
+
+    def cli_json(self) -> Any:
+        """What ``ipymemory --json`` prints: by default the JSON form."""
+        return self.to_json()
+
+    def failure(self) -> str | None:
+        """The error that kept this view from showing its content (the command line
+        prints it as one line and exits 1), or None."""
+        return None
+
+    def found_problem(self) -> bool:
+        """True when the view reports a problem found (the command line exits 1)."""
+        return False
+
     def bundle(self) -> dict[str, Any]:
         """The full static bundle (what a saved notebook keeps)."""
         data = self.to_json()
         # Round-trip now so a non-JSON value fails here, not in the kernel's serializer.
         json.dumps(data)
-        return {"text/plain": self.to_text(), "text/html": self.to_html(), MIME_TYPE: data}
+        return {"text/plain": self.plain_text(), "text/html": self.to_html(), MIME_TYPE: data}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return self.bundle()
 
+    def plain_text(self) -> str:
+        """The text form as shown where a terminal may render it (IPython in a terminal,
+        a console): control and format characters escaped (SPEC §7)."""
+        return _text.escape(self.to_text(), "terminal")
+
     def __repr__(self) -> str:
-        return self.to_text()
+        return self.plain_text()

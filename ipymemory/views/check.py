@@ -59,6 +59,15 @@ class CheckView(StaticView):
             lines.append(hint)
         return "\n".join(lines)
 
+    def cli_text(self) -> str:
+        lines = [f"{p.get('severity')}: {p.get('file')}: {p.get('reason')}" for p in self.problems]
+        if self.ok:
+            lines.append(f"{self.directory}: ok")
+        return "\n".join(lines)
+
+    def found_problem(self) -> bool:
+        return not self.ok
+
     def _html_body(self) -> str:
         cls = "" if self.ok else ' class="ipm-error"'
         rows = "".join(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ._static import StaticView, esc
@@ -39,23 +40,35 @@ class ErrorView(StaticView):
     def to_text(self) -> str:
         return self._headline() + (f"\n{self.hint}" if self.hint else "")
 
+    def failure(self) -> str | None:
+        return self.to_text()
+
     def _html_body(self) -> str:
         hint = f'<div class="ipm-note">{esc(self.hint)}</div>' if self.hint else ""
         return f'<div class="ipm-error" role="alert">{esc(self._headline())}</div>{hint}'
 
 
 class MessageView(StaticView):
-    """A short notice (e.g. "forgot 2 records", "turn interrupted")."""
+    """A short notice (e.g. "forgot 2 records", "turn interrupted").
+
+    ``data`` is what the notice is about, for programs (e.g. ``{"forgotten": [...]}``):
+    it is merged into the JSON form, and ``ipymemory --json`` prints it alone.
+    """
 
     view_name = "message"
 
-    def __init__(self, message: str, *, kind: str = "info", **extra: Any) -> None:
+    def __init__(
+        self, message: str, *, kind: str = "info", data: Mapping[str, Any] | None = None
+    ) -> None:
         self.message = message
         self.kind = kind
-        self.extra = extra
+        self.data = dict(data or {})
 
     def to_json(self) -> dict[str, Any]:
-        return {"view": "message", "kind": self.kind, "message": self.message, **self.extra}
+        return {"view": "message", "kind": self.kind, "message": self.message, **self.data}
+
+    def cli_json(self) -> Any:
+        return self.data if self.data else self.to_json()
 
     def to_text(self) -> str:
         return self.message

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import MemoryStoreError
 from ..store.record import StoredRecord
-from ._static import StaticView, esc, plain_table, record_rows_html
+from ._static import StaticView, esc, plain_table, record_line, record_rows_html
 
 if TYPE_CHECKING:
     from ..store.store import MemoryStore
@@ -65,6 +65,17 @@ class ManifestView(StaticView):
         elif not self.error:
             lines.append("No memories stored.")
         return "\n".join(lines)
+
+    def cli_text(self) -> str:
+        return "\n".join(record_line(e.record) for e in self.entries)
+
+    def cli_json(self) -> dict[str, Any]:
+        # Bodies stay out: `show NAME` prints one; a listing is for scanning.
+        rows = [{k: v for k, v in row.items() if k != "body"} for row in self.rows()]
+        return {"directory": self.directory, "records": rows}
+
+    def failure(self) -> str | None:
+        return self.error
 
     def _html_body(self) -> str:
         parts = [f"<div><b>{esc(self._summary())}</b></div>"]

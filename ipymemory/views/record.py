@@ -25,6 +25,13 @@ class RecordView(StaticView):
         r = self.stored.record
         return f"{r.name} ({r.type.value}) — {self.stored.file}\n{r.description}\n\n{r.body}"
 
+    def cli_text(self) -> str:
+        r = self.stored.record
+        return (
+            f"name: {r.name}\ntype: {r.type.value}\ndescription: {r.description}\n"
+            f"file: {self.stored.file}\n\n{r.body}"
+        )
+
     def _html_body(self) -> str:
         r = self.stored.record
         return (

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..store.record import MemoryRecord
-from ._static import StaticView, esc, plain_table, record_rows_html
+from ._static import StaticView, esc, plain_table, record_line, record_rows_html
 
 if TYPE_CHECKING:
     from ..sidequery.select import Selection
@@ -25,6 +25,8 @@ class SelectionView(StaticView):
     """``records`` selected for ``query`` by ``source`` ("model", "fallback" or "none").
 
     ``compact`` gives the one-line "memories used" form shown under an agent answer.
+    ``model`` (the side model that chose, if it did) and ``directory`` (where the
+    records live) complete the command line's form.
     """
 
     view_name = "selection"
@@ -38,6 +40,8 @@ class SelectionView(StaticView):
         *,
         compact: bool = False,
         used: bool = True,
+        model: str | None = None,
+        directory: str | None = None,
     ) -> None:
         self.query = query
         self.records = tuple(records)
@@ -45,10 +49,28 @@ class SelectionView(StaticView):
         self.reason = reason
         self.compact = compact
         self.used = used  # False when the turn ran with --no-memory
+        self.model = model if source == "model" else None
+        self.directory = directory
 
     @classmethod
-    def of(cls, query: str, selection: Selection, *, compact: bool = False) -> SelectionView:
-        return cls(query, selection.records, selection.source, selection.reason, compact=compact)
+    def of(
+        cls,
+        query: str,
+        selection: Selection,
+        *,
+        compact: bool = False,
+        model: str | None = None,
+        directory: str | None = None,
+    ) -> SelectionView:
+        return cls(
+            query,
+            selection.records,
+            selection.source,
+            selection.reason,
+            compact=compact,
+            model=model,
+            directory=directory,
+        )
 
     @classmethod
     def disabled(cls, query: str) -> SelectionView:
@@ -94,6 +116,22 @@ class SelectionView(StaticView):
                 rows = [[r.name, r.type.value, r.description] for r in self.records]
                 lines.append(plain_table(rows, [label for _, label in _COLUMNS]))
         return "\n".join(lines)
+
+    def cli_text(self) -> str:
+        if self.source == "model":
+            head = f"selected by the model ({self.model})"
+        elif self.source == "fallback":
+            reason = " ".join((self.reason or "").split())
+            head = f"selected by the deterministic fallback; model not used: {reason}"
+        elif self.reason:
+            head = f"nothing selected: {self.reason}"
+        else:
+            head = f"nothing to select: {self.directory} holds no records"
+        lines = [head] + [record_line(r) for r in self.records]
+        return "\n".join(lines)
+
+    def cli_json(self) -> dict[str, Any]:
+        return {**self.to_json(), "model": self.model}
 
     def _html_body(self) -> str:
         parts = [f'<div data-source="{esc(self.source)}"><b>{esc(self._headline())}</b></div>']

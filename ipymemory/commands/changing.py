@@ -1,0 +1,89 @@
+"""Subcommands that change memory: forget, consolidate, commit, discard."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import BatchError, CommandError
+from ..views import BatchView, ErrorView, MessageView
+from .common import check_names, pending_batch, require
+from .context import Context, View
+from .spec import arg, command
+
+__all__ = ["handle_commit", "handle_consolidate", "handle_discard", "handle_forget"]
+
+_BATCH = arg("--batch", metavar="ID", help="which pending batch (default: the latest)")
+
+
+@command(
+    "forget",
+    "remove memories (one commit)",
+    arg("names", nargs="*", metavar="NAME", help="memories to remove"),
+    section="change",
+)
+def handle_forget(ctx: Context, args: argparse.Namespace) -> View:
+    """Their files are deleted after the manifest swap; nothing changes if a name is
+    unknown."""
+    names = list(dict.fromkeys(require(args.names, "NAME", "see list for the names")))
+    check_names(ctx, names)
+    ctx.store.forget(names)
+    return MessageView(f"Forgot: {', '.join(names)}", kind="forgot", data={"forgotten": names})
+
+
+@command(
+    "consolidate",
+    "ask the consolidator now; review the plan",
+    section="change",
+    cli=False,
+)
+def handle_consolidate(ctx: Context, args: argparse.Namespace) -> View:
+    """The plan over the current set (sources → new records) waits for review:
+    Commit in the widget, or %memory commit."""
+    batch = ctx.session.consolidate_now()
+    if batch.status == "failed":
+        return ErrorView(
+            batch.plan_error or "unknown cause", where="Consolidation", hint="Nothing was changed."
+        )
+    return ctx.review(batch)
+
+
+@command(
+    "commit",
+    "commit the pending batch (--batch ID: another one)",
+    arg("--reject", nargs="+", default=[], metavar="NAME", help="items not to commit"),
+    arg("--no-plan", action="store_true", help="do not apply the consolidation plan"),
+    _BATCH,
+    section="change",
+    cli=False,
+)
+def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
+    """Commit a pending batch without the review widget (e.g. in a frontend without
+    widgets)."""
+    batch = pending_batch(ctx, args.batch)
+    if batch is None:
+        return MessageView("Nothing to commit: no batch is pending.")
+    try:
+        result = ctx.session.commit(batch, reject=args.reject, accept_plan=not args.no_plan)
+    except BatchError as e:
+        raise CommandError(str(e)) from None
+    ctx.decided(result.batch)
+    if result.error:
+        return ErrorView(
+            result.error,
+            where="Commit",
+            hint="Nothing was written; the batch is still pending "
+            "(e.g. %memory commit --no-plan, or %memory discard).",
+        )
+    return BatchView.of(result.batch) if result.batch is not None else MessageView("Committed.")
+
+
+@command("discard", "drop the pending batch", _BATCH, section="change", cli=False)
+def handle_discard(ctx: Context, args: argparse.Namespace) -> View:
+    """Nothing is written."""
+    batch = pending_batch(ctx, args.batch)
+    if batch is None:
+        return MessageView("Nothing to discard: no batch is pending.")
+    ctx.session.discard(batch)
+    done = next(b for b in ctx.session.batches if b.id == batch.id)
+    ctx.decided(done)
+    return BatchView.of(done)

@@ -1,0 +1,65 @@
+"""Checks several handlers share: a required argument, memory names, a pending batch."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+from ..config import parse_int
+from ..errors import CommandError, CommandUsageError
+from ..store.names import is_valid_name
+from .context import Context
+
+if TYPE_CHECKING:
+    from ..turn import PendingBatch
+
+__all__ = ["check_names", "pending_batch", "positive_int", "require"]
+
+T = TypeVar("T")
+
+
+def require(value: T | None, metavar: str, hint: str) -> T:
+    """``value`` if it was given; else a usage error "missing METAVAR (hint)"."""
+    if value is None or value == [] or value == "":
+        raise CommandUsageError(f"missing {metavar} ({hint})")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1, with the settings' wording for a bad one."""
+    try:
+        return parse_int(text, 1)
+    except ValueError as e:  # argparse would only say "invalid positive_int value"
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def check_names(ctx: Context, names: Sequence[str]) -> None:
+    """A usage error for a malformed name; a command error for one not in the set
+    (naming the known ones)."""
+    bad = [n for n in names if not is_valid_name(n)]
+    if bad:
+        raise CommandUsageError(
+            f"{', '.join(map(repr, bad))} is not a memory name "
+            "(names are lowercase slugs like 'prefers-tabs')"
+        )
+    known = [r.name for r in ctx.store.records()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise CommandError(
+            f"no memory named {', '.join(map(repr, unknown))} in {ctx.store.root}; "
+            f"known: {', '.join(known) if known else 'none (the set is empty)'}"
+        )
+
+
+def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:
+    """The pending batch ``batch_id`` (default: the latest), None if none is pending;
+    a command error for an id that is not pending."""
+    pending = ctx.session.pending
+    if batch_id is None:
+        return pending[-1] if pending else None
+    for batch in pending:
+        if batch.id == batch_id:
+            return batch
+    ids = ", ".join(b.id for b in pending) or "none"
+    raise CommandError(f"no pending batch {batch_id!r} (pending: {ids})")

@@ -1,0 +1,83 @@
+"""What a handler works with: the resolved settings, the store, the model, and (in a
+notebook) the kernel's session; and what it returns: a view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..config import Settings, make_model
+from ..errors import CommandError
+from ..store.store import MemoryStore
+from ..views import BatchView, StaticView
+from ..views._widgetbase import StaticBundleBox
+
+if TYPE_CHECKING:
+    from ..model import ModelClient
+    from ..turn import AgentSession, PendingBatch
+
+__all__ = ["Context", "View", "static_form"]
+
+# A static view, or a widget that carries one (``static_view()``).
+View = StaticView | StaticBundleBox
+
+
+def static_form(view: View) -> StaticView:
+    """The static view behind ``view`` (itself, or a widget's ``static_view()``)."""
+    return view if isinstance(view, StaticView) else view.static_view()
+
+
+class Context:
+    """The command line's context: settings resolved once, a store and a model made
+    from them on first use, and static views only (no widgets, no session).
+
+    The notebook's context (:class:`ipymemory.notebook.commands.NotebookContext`)
+    uses the kernel's session and shows widgets.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._store: MemoryStore | None = None
+        self._model: ModelClient | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def store(self) -> MemoryStore:
+        if self._store is None:
+            self._store = MemoryStore(
+                self.settings.directory, lock_timeout=self.settings.lock_timeout
+            )
+        return self._store
+
+    @property
+    def model(self) -> ModelClient:
+        if self._model is None:
+            self._model = make_model(self.settings)
+        return self._model
+
+    @property
+    def session(self) -> AgentSession:
+        """The agent session (notebook only: batches live in the kernel)."""
+        raise CommandError("this command needs a notebook session (%load_ext ipymemory)")
+
+    @property
+    def model_pinned(self) -> bool:
+        """Whether the model was set in code (``use_model``) rather than configured."""
+        return False
+
+    def widget(self, view: StaticView, make: Callable[[], StaticBundleBox]) -> View:
+        """``make()``'s interactive form of ``view`` where widgets show; else ``view``."""
+        return view
+
+    def review(self, batch: PendingBatch) -> View:
+        """What to show for a batch awaiting a decision."""
+        return BatchView.of(batch)
+
+    def decided(self, batch: PendingBatch | None) -> None:
+        """``batch`` was committed or discarded by a command (a shown review updates)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.settings.directory)!r})"

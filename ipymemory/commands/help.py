@@ -1,0 +1,78 @@
+"""``%memory help [SUBCOMMAND]`` and the ``%memory`` help text, built from the
+definitions (the command line's ``--help`` comes from argparse over the same ones)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import CommandUsageError
+from ..views import MessageView
+from .context import Context, View
+from .spec import GLOBAL_ARGS, SECTIONS, Command, arg, command, offered, synopsis
+
+__all__ = ["handle_help", "magic_help", "subcommand_help"]
+
+_EXAMPLES = (
+    "%memory list",
+    "%memory select where are pipeline bugs tracked",
+    "%memory show prefers-tabs",
+    "%memory commit --reject draft-note",
+    "%memory --dir ../other-project status",
+    "%memory help commit",
+)
+
+
+def magic_help() -> str:
+    """The ``%memory`` help: usage, every subcommand by section, examples."""
+    commands = offered("notebook").values()
+    width = max(len(c.synopsis()) for c in commands)
+    lines = [
+        f"%memory {synopsis('', GLOBAL_ARGS).strip()} SUBCOMMAND [ARGS]",
+        "",
+        "Inspect and change the long-term memory in DIRECTORY/.memory (default: the",
+        "notebook's directory; or %config IPyMemory.directory, or IPYMEMORY_DIR).",
+    ]
+    for section, title in SECTIONS.items():
+        chosen = [c for c in commands if c.section == section]
+        if chosen:
+            lines += ["", f"{title}:"]
+            lines += [f"  {c.synopsis().ljust(width)}  {c.help}" for c in chosen]
+    lines += ["", "Examples:", *(f"  {e}" for e in _EXAMPLES)]
+    lines += [
+        "",
+        "Settings: %config IPyMemory (commit_mode, model, side_model, directory, …).",
+        'Note: a line ending in "?" is an IPython help request, not a query.',
+    ]
+    return "\n".join(lines)
+
+
+def subcommand_help(command: Command) -> str:
+    """``%memory help NAME``: the synopsis, what it does, and its arguments."""
+    lines = [f"%memory {command.synopsis()}", "", command.full_description()]
+    if command.args:
+        lines += ["", "Arguments:"]
+        width = max(len(a.usage()) for a in command.args)
+        lines += [
+            f"  {a.usage().strip('[]').ljust(width)}  {a.options.get('help', '')}"
+            for a in command.args
+        ]
+    return "\n".join(lines)
+
+
+@command(
+    "help",
+    "this help; help SUBCOMMAND: one subcommand in full",
+    arg("topic", nargs="?", metavar="SUBCOMMAND", help="the subcommand to describe"),
+    section="help",
+    cli=False,
+)
+def handle_help(ctx: Context, args: argparse.Namespace) -> View:
+    """Every subcommand with its arguments; ``%memory help NAME`` for one of them."""
+    if args.topic is None:
+        return MessageView(magic_help(), kind="help")
+    chosen = offered("notebook").get(args.topic)
+    if chosen is None:
+        raise CommandUsageError(
+            f"no subcommand {args.topic!r}; one of: {', '.join(offered('notebook'))}"
+        )
+    return MessageView(subcommand_help(chosen), kind="help")

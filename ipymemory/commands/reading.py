@@ -1,0 +1,130 @@
+"""Subcommands that read memory: list, manifest, show, select, status, check."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..config import describe_model
+from ..errors import MemoryStoreError
+from ..sidequery.select import select_memories
+from ..store import maintenance
+from ..views import (
+    CheckView,
+    ManifestView,
+    ManifestWidget,
+    RecordView,
+    SelectionView,
+    SelectionWidget,
+    StatusView,
+)
+from .common import check_names, positive_int, require
+from .context import Context, View
+from .spec import arg, command
+
+__all__ = [
+    "handle_check",
+    "handle_list",
+    "handle_manifest",
+    "handle_select",
+    "handle_show",
+    "handle_status",
+]
+
+
+@command("list", "the current set: name, type, description, file")
+def handle_list(ctx: Context, args: argparse.Namespace) -> View:
+    """One row per record, in the manifest's order."""
+    return ManifestView.load(ctx.store)
+
+
+@command("manifest", "the set as a widget; expand a row to read it", cli=False)
+def handle_manifest(ctx: Context, args: argparse.Namespace) -> View:
+    """The current set as a widget: expand a row to read its body."""
+    store = ctx.store
+    view = ManifestView.load(store)
+    return ctx.widget(view, lambda: ManifestWidget(view, store))
+
+
+@command("show", "one memory in full", arg("name", nargs="?", metavar="NAME", help="the memory's name"))
+def handle_show(ctx: Context, args: argparse.Namespace) -> View:
+    """Its file, type, description and body."""
+    name: str = require(args.name, "NAME", "see list for the names")
+    check_names(ctx, [name])
+    return RecordView(next(e for e in ctx.store.entries() if e.record.name == name))
+
+
+@command(
+    "select",
+    "which memories a turn would get for QUERY, and why",
+    arg("query", nargs="+", help="the request the memories are for (the words are joined)"),
+    arg(
+        "--limit",
+        type=positive_int,
+        metavar="N",
+        help="select at most N records (default: the max_selected setting, 5)",
+    ),
+    literal_tail="query",
+)
+def handle_select(ctx: Context, args: argparse.Namespace) -> View:
+    """Who chose them (the side model, or the deterministic fallback when no model is
+    configured or its reply is unusable) and why. Nothing is written, and the
+    session's last error is not changed. In %memory, QUERY is the rest of the line,
+    taken literally (do not end it with "?": IPython reads that as a help request)."""
+    query = " ".join(args.query)
+    store = ctx.store
+    selection = select_memories(
+        ctx.model,
+        query,
+        store.records(),
+        store.catalog(),
+        side_model=ctx.settings.side_model,
+        limit=args.limit if args.limit is not None else ctx.settings.max_selected,
+    )
+    view = SelectionView.of(
+        query, selection, model=ctx.settings.side_model, directory=str(store.root)
+    )
+    return ctx.widget(view, lambda: SelectionWidget(view))
+
+
+@command("status", "directory, model, pending batches, last error", cli=False)
+def handle_status(ctx: Context, args: argparse.Namespace) -> View:
+    """Where memory lives, the model (configured or not), what waits for review, the
+    last memory error, and where each setting came from."""
+    session = ctx.session
+    try:
+        count: int | None = len(session.store.records())
+        read_error = None
+    except MemoryStoreError as e:
+        count, read_error = None, str(e)
+    origin = ctx.settings.origin
+    notes = [
+        f"commit mode: {ctx.settings.commit_mode} (from {origin.get('commit_mode', 'default')})",
+        f"directory from: {origin.get('directory', 'default')}",
+    ]
+    if ctx.model_pinned:
+        notes.append("model: set with ipymemory.notebook.use_model()")
+    if read_error:
+        notes.append(f"the set could not be read: {read_error}")
+    if session.last_error_cause:
+        notes.append(f"last error cause: {session.last_error_cause}")
+    return StatusView(
+        session.store.root,
+        model=describe_model(session.model),
+        records=count,
+        pending=len(session.pending),
+        last_error=session.last_error,
+        notes=tuple(notes),
+    )
+
+
+@command("check", "verify .memory/: manifest, record files, MEMORY.md")
+def handle_check(ctx: Context, args: argparse.Namespace) -> View:
+    """Every problem found, errors first; leftover files of an interrupted commit are
+    warnings (gc removes them)."""
+    store = ctx.store
+    report = maintenance.check(
+        store.workspace,
+        max_index_lines=store.max_index_lines,
+        max_index_bytes=store.max_index_bytes,
+    )
+    return CheckView(store.root, [p.to_json() for p in report])

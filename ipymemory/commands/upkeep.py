@@ -1,0 +1,58 @@
+"""Maintenance subcommands: gc, reindex."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..store import maintenance
+from ..store.lock import STALE_SECONDS
+from ..views import MessageView
+from .context import Context, View
+from .spec import arg, command
+
+__all__ = ["handle_gc", "handle_reindex"]
+
+
+@command(
+    "gc",
+    "remove files no manifest references",
+    arg(
+        "--stale-seconds",
+        type=float,
+        default=STALE_SECONDS,
+        metavar="S",
+        help=f"only remove files older than this (default {STALE_SECONDS:g}, "
+        "the lock's stale window)",
+    ),
+    section="maintain",
+)
+def handle_gc(ctx: Context, args: argparse.Namespace) -> View:
+    """Temp files and record files of interrupted commits, stale lock directories;
+    under the lock, and only when the current set loads."""
+    store = ctx.store
+    removed = maintenance.gc(
+        store.workspace,
+        args.stale_seconds,
+        max_index_lines=store.max_index_lines,
+        max_index_bytes=store.max_index_bytes,
+        lock_timeout=store.lock_timeout,
+    )
+    lines = [f"removed {name}" for name in removed] + [f"{len(removed)} file(s) removed"]
+    return MessageView("\n".join(lines), kind="gc", data={"removed": removed})
+
+
+@command("reindex", "rebuild MEMORY.md from the manifest", section="maintain")
+def handle_reindex(ctx: Context, args: argparse.Namespace) -> View:
+    """Atomically, under the lock; MEMORY.md is left as it was if the set does not load."""
+    store = ctx.store
+    count = maintenance.reindex(
+        store.workspace,
+        max_index_lines=store.max_index_lines,
+        max_index_bytes=store.max_index_bytes,
+        lock_timeout=store.lock_timeout,
+    )
+    return MessageView(
+        f"{store.root / 'MEMORY.md'}: rebuilt ({count} records)",
+        kind="reindex",
+        data={"records": count},
+    )

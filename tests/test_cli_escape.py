@@ -110,3 +110,15 @@ def test_any_stored_text_prints_without_control_or_format_characters(
             assert code == 0, err
             assert not hidden(out) and not hidden(err)
         assert json.loads(out)["record"] == record.to_json()
+
+
+def test_a_views_plain_text_is_escaped_for_a_terminal_ipython() -> None:
+    """``%memory show`` in IPython running in a terminal prints the view's text/plain."""
+    from ipymemory.store.record import StoredRecord
+    from ipymemory.views import RecordView
+
+    record = MemoryRecord("planted", MemoryType.USER, f"d{RLO}", f"body{OSC52}{LINE_ERASE}")
+    view = RecordView(StoredRecord("planted-1.md", record))
+    for text in (view.bundle()["text/plain"], repr(view)):
+        assert not hidden(text) and "body\\u001b]52;" in text
+    assert view.to_json()["record"]["body"] == record.body  # the data itself is kept

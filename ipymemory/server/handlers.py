@@ -44,7 +44,9 @@ class _MemoryHandler(APIHandler):
     @authorized
     async def get(self) -> None:
         requested = self.get_query_argument("path", "")
-        confined = confine(self._root_dir, requested)
+        # The server's hidden-file policy, as the Contents API applies it.
+        allow_hidden = bool(getattr(self.contents_manager, "allow_hidden", False))
+        confined = confine(self._root_dir, requested, allow_hidden=allow_hidden)
         if isinstance(confined, Refusal):
             self._reply(confined.status, confined.payload(requested))
             return

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from jupyter_core.paths import is_hidden
+
 from ..errors import MemoryStoreError
 from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
 from ..store.record import StoredRecord
@@ -77,11 +79,14 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def confine(root_dir: str, requested: str) -> Workspace | Refusal:
+def confine(root_dir: str, requested: str, *, allow_hidden: bool = False) -> Workspace | Refusal:
     """Map ``requested`` (a directory relative to the server root) into the root, or refuse.
 
     Absolute paths are a bad request (400); anything resolving outside the root after
-    following symlinks, ``..`` included, is forbidden (403).
+    following symlinks, ``..`` included, is forbidden (403). Unless ``allow_hidden`` (the
+    server's ``ContentsManager.allow_hidden``), a directory that is hidden or inside a
+    hidden directory, as requested or as resolved, is not found (404), as the Contents
+    API answers; the ``.memory`` directory itself is what we serve, so it is exempt.
     """
     if "\x00" in requested:
         return Refusal(400, "path contains a NUL character")
@@ -95,7 +100,19 @@ def confine(root_dir: str, requested: str) -> Workspace | Refusal:
         return Refusal(404, f"no such directory: {requested!r}")
     if not directory.is_dir():
         return Refusal(400, f"not a directory: {requested!r}")
+    if not allow_hidden and _hidden(root, requested, directory):
+        return Refusal(404, f"no such directory: {requested!r} (hidden paths are not served)")
     return Workspace(root=root, directory=directory)
+
+
+def _hidden(root: Path, requested: str, directory: Path) -> bool:
+    """Jupyter's rule (a dot name or the UF_HIDDEN flag on any part below the root),
+    for the path as requested and as resolved."""
+    as_requested = Path(os.path.normpath(root / requested))
+    return any(
+        _inside(path, root) and is_hidden(str(path), str(root))
+        for path in (as_requested, directory)
+    )
 
 
 def _escaping_link(ws: Workspace) -> Refusal | None:

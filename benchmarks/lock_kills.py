@@ -26,7 +26,6 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any, NoReturn
 
 from ipymemory.errors import MemoryStoreError
@@ -68,13 +67,20 @@ def _fresh_commit(workspace: str, name: str, timeout: float, out: int) -> NoRetu
     result: dict[str, Any]
     try:
         store = MemoryStore(workspace, lock_timeout=timeout)
+        locked_at: list[float] = []
+
+        def checkpoint(step: str) -> None:
+            if step == "locked":  # the commit's first step: the lock is held
+                locked_at.append(time.perf_counter())
+
+        store._checkpoint = checkpoint  # type: ignore[method-assign]
         t0 = time.perf_counter()
         try:
             store.extend([_record(name)])
         except MemoryStoreError as e:
             result = {"seconds": time.perf_counter() - t0, "error": f"{type(e).__name__}: {e}"}
         else:
-            result = {"seconds": time.perf_counter() - t0}
+            result = {"seconds": time.perf_counter() - t0, "lock": locked_at[0] - t0}
             names = [r.name for r in store.records()]
             result["landed"] = name in names
             store.forget(names)  # untimed: keeps the set (and MEMORY.md) small
@@ -105,6 +111,7 @@ def measure(
     rng = random.Random(seed)
     MemoryStore(workspace).extend([_record("seed")])
     waits: list[float] = []
+    lock_waits: list[float] = []
     failures: list[str] = []
     left: dict[str, int] = {}
     by_op: dict[str, list[float]] = {}
@@ -131,6 +138,8 @@ def measure(
             continue
         waits.append(result["seconds"])
         by_op.setdefault(op, []).append(result["seconds"])
+        if "lock" in result:
+            lock_waits.append(result["lock"])
         if "error" in result:
             failures.append(f"round {k} (after killing {op}): {result['error']}")
         elif not result["landed"]:
@@ -141,6 +150,7 @@ def measure(
         "kills": kills,
         "timeout": timeout,
         "waits": _summary(waits),
+        "lock_waits": _summary(lock_waits),
         "by_op": {op: _summary(v) for op, v in sorted(by_op.items())},
         "over_2s": sum(w > 2.0 for w in waits),
         "left_behind": left,
@@ -187,10 +197,15 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, indent=1))
     else:
         w = report["waits"]
+        lw = report["lock_waits"]
         print(f"{report['kills']} SIGKILLs; the next commit by a fresh process took:")
         print(
             f"  max {w['max_ms']:.1f} ms, p50 {w['p50_ms']:.1f}, p90 {w['p90_ms']:.1f}, "
             f"p99 {w['p99_ms']:.1f}; over 2 s: {report['over_2s']}"
+        )
+        print(
+            f"  of which waiting for the lock: max {lw['max_ms']:.1f} ms, p50 "
+            f"{lw['p50_ms']:.2f}, p90 {lw['p90_ms']:.2f}, p99 {lw['p99_ms']:.2f}"
         )
         for op, s in report["by_op"].items():
             print(f"  after killing {op:8} n={s['n']:3}  max {s['max_ms']:.1f} ms")

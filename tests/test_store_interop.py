@@ -9,6 +9,7 @@ for frontmatter, compact ``JSON.stringify`` for the manifest, and ``proper-lockf
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -23,8 +24,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_store_lock import dead_pid, forge_owner_record
 
 from ipymemory import MemoryFormatError, MemoryLockTimeout, MemoryRecord, MemoryStore, MemoryType
+from ipymemory.store.lock import _read_owner
 from ipymemory.store.maintenance import reindex
 from ipymemory.store.manifest import render_manifest
 
@@ -339,6 +342,12 @@ def test_generated_reference_load_in_ours(
 
 @pytest.fixture
 def node_holder(mem: Path, node_bin: str) -> Iterator[subprocess.Popen[str]]:
+    with reference_holding(mem, node_bin) as proc:
+        yield proc
+
+
+@contextlib.contextmanager
+def reference_holding(mem: Path, node_bin: str) -> Iterator[subprocess.Popen[str]]:
     """The reference stack holding the lock (proper-lockfile) until a line on its stdin."""
     mem.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen(
@@ -455,3 +464,33 @@ def test_killed_reference_holder_goes_stale_and_is_taken_over(
     MemoryStore(workspace, lock_timeout=2).extend([record])
     assert not os.path.lexists(mem / ".lock")
     assert node("try-lock", str(mem)).strip() == "locked"
+
+
+def test_live_reference_lock_on_our_old_inode_is_never_taken_over(
+    workspace: str, mem: Path, node: NodeRun, node_bin: str
+) -> None:
+    """Issue 10 #9c: after our commit, proper-lockfile's mkdir tends to reuse the inode of
+    our removed ``.lock``. Its LIVE lock is honoured — with our owner record as released
+    (as we leave it), and even with a stale record that claims that inode and mtime for a
+    dead process of ours (as an uncleared record with coarse timestamps would)."""
+    first = MemoryRecord(name="a", type=MemoryType.USER, description="d", body="b")
+    MemoryStore(workspace).extend([first])
+    ours = _read_owner(mem / ".lock.owner")
+    assert ours is not None and not ours.held  # invalidated on release
+    with reference_holding(mem, node_bin) as holder:
+        theirs = os.stat(mem / ".lock")
+        assert not theirs.st_mode & 0o1000  # not our mark
+        second = MemoryRecord(name="b", type=MemoryType.USER, description="d", body="b")
+        with pytest.raises(MemoryLockTimeout, match="held by another agent"):
+            MemoryStore(workspace, lock_timeout=0.3).extend([second])
+        forge_owner_record(mem, dead_pid())
+        with pytest.raises(MemoryLockTimeout, match="held by another agent"):
+            MemoryStore(workspace, lock_timeout=0.3).extend([second])
+        assert os.stat(mem / ".lock").st_ino == theirs.st_ino  # theirs, untouched
+        assert holder.stdin is not None and holder.stdout is not None
+        holder.stdin.write("release\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "released"
+        assert holder.wait(timeout=10) == 0  # proper-lockfile saw no compromise
+    MemoryStore(workspace, lock_timeout=2).extend([second])
+    assert [r["name"] for r in node_read(node, mem)] == ["a", "b"]

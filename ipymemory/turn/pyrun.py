@@ -160,8 +160,10 @@ def run_with_limit(
 
     def work() -> None:
         ident = threading.get_ident()
-        state["captures"] = _register(ident, output_limit + 1)
-        registered.set()
+        try:
+            state["captures"] = _register(ident, output_limit + 1)
+        finally:
+            registered.set()  # never leave the caller waiting
         try:
             state["value"] = body()
         except CodeInterrupted:

@@ -182,6 +182,17 @@ class ToolBox:
     def _listed(self, name: str) -> bool:
         return self.allow_hidden or not _is_hidden(name)
 
+    def _readable(self, path: Path) -> bool:
+        """Whether read_file would accept ``path``: a symlink is listed only if its
+        target stays inside the workspace and out of hidden places."""
+        if not path.is_symlink():
+            return True
+        try:
+            self._resolve(str(path), what="path")
+        except ToolError:
+            return False
+        return True
+
     def _relative(self, path: Path) -> str:
         rel = path.relative_to(self.root).as_posix()
         return rel or "."
@@ -197,7 +208,7 @@ class ToolBox:
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if self._listed(d) and d not in _SKIP_DIRS)
             for filename in sorted(filenames):
-                if not self._listed(filename):
+                if not self._listed(filename) or not self._readable(Path(dirpath, filename)):
                     continue
                 if len(found) < self.list_limit:
                     found.append(self._relative(Path(dirpath) / filename))

@@ -15,15 +15,11 @@ import time
 import traceback
 from typing import Any
 
-from ipymemory import MemoryConflictError, MemoryRecord, MemoryStore, MemoryType
+from record_support import rec
+
+from ipymemory import MemoryConflictError, MemoryStore
 
 MAX_WAIT = 150.0  # seconds: a worker never waits longer than this for the go/stop files
-
-
-def rec(name: str) -> MemoryRecord:
-    return MemoryRecord(
-        name=name, type=MemoryType.PROJECT, description=f"about {name}", body=f"The body of {name}."
-    )
 
 
 def _wait_for(path: str) -> None:

@@ -1,17 +1,29 @@
-"""Shared fixtures: a scripted Messages-API server and a fresh workspace."""
+"""Shared fixtures: a scrubbed environment, a scripted Messages-API server, a workspace.
+
+The record factory is ``record_support.rec`` (a plain function, so module-level
+constants and subprocess workers can use it too); ``pythonpath`` in pyproject.toml
+puts ``tests/`` on the import path.
+"""
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, os.path.dirname(__file__))
-
 from messages_server import MessagesServer
+
+# Settings the package reads from the environment; a developer's shell must not leak in.
+SCRUBBED_PREFIXES = ("IPYMEMORY_", "ANTHROPIC_")
+
+
+@pytest.fixture(autouse=True)
+def scrubbed_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts with no ``IPYMEMORY_*`` or ``ANTHROPIC_*`` variable set."""
+    for name in list(os.environ):
+        if name.startswith(SCRUBBED_PREFIXES):
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+from record_support import rec
 
 from ipymemory import AnthropicModel, MemoryRecord, MemoryStore
 
@@ -18,7 +19,6 @@ __all__ = [
     "last_user_json",
     "make_store",
     "model_for",
-    "rec",
     "refused_url",
     "sample_records",
     "tree_snapshot",
@@ -42,27 +42,16 @@ def refused_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def rec(
-    name: str, description: str, type: str = "project", body: str | None = None
-) -> MemoryRecord:
-    return MemoryRecord(
-        name=name,
-        type=type,  # type: ignore[arg-type]
-        description=description,
-        body=body if body is not None else f"Details of {name}.",
-    )
-
-
 def sample_records() -> tuple[MemoryRecord, ...]:
     """Seven records with distinct vocabularies (the fallback ranks them predictably)."""
     return (
-        rec("prefers-tabs", "User indents Python code with tabs, not spaces", "user"),
-        rec("db-testing", "Never mock the database in integration tests", "feedback"),
-        rec("auth-rewrite", "Auth rewrite is driven by compliance requirements", "project"),
-        rec("ingest-bugs", "Pipeline ingest bugs are tracked in Linear INGEST", "reference"),
-        rec("deploy-steps", "How staging deploys are run with the release script", "feedback"),
-        rec("python-version", "Project targets Python 3.10 and newer", "project"),
-        rec("style-guide", "Docstring style guide lives in docs/STYLE.md", "reference"),
+        rec("prefers-tabs", "User indents Python code with tabs, not spaces", type="user"),
+        rec("db-testing", "Never mock the database in integration tests", type="feedback"),
+        rec("auth-rewrite", "Auth rewrite is driven by compliance requirements", type="project"),
+        rec("ingest-bugs", "Pipeline ingest bugs are tracked in Linear INGEST", type="reference"),
+        rec("deploy-steps", "How staging deploys are run with the release script", type="feedback"),
+        rec("python-version", "Project targets Python 3.10 and newer", type="project"),
+        rec("style-guide", "Docstring style guide lives in docs/STYLE.md", type="reference"),
     )
 
 

@@ -14,20 +14,9 @@ from ipymemory.store.record import parse_record
 __all__ = [
     "is_lock_artefact",
     "listed_files",
-    "rec",
     "snapshot",
     "verify_listed",
 ]
-
-
-def rec(name: str, body: str | None = None, type: str = "project") -> MemoryRecord:
-    """A small valid record; the body defaults to something derived from the name."""
-    return MemoryRecord(
-        name=name,
-        type=type,  # type: ignore[arg-type]
-        description=f"about {name}",
-        body=body if body is not None else f"The body of {name}.\nSecond line.",
-    )
 
 
 def is_lock_artefact(name: str) -> bool:

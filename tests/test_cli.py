@@ -11,20 +11,17 @@ import time
 from pathlib import Path
 
 import pytest
+from record_support import rec
 
-from ipymemory import MemoryRecord, MemoryStore
+from ipymemory import MemoryStore
 from ipymemory.cli import COMMANDS, main
 
 FID = "0123456789abcdef0123456789abcdef"
 
 
-def rec(name: str, type: str = "user") -> MemoryRecord:
-    return MemoryRecord(name=name, type=type, description=f"about {name}", body=f"Body {name}.")  # type: ignore[arg-type]
-
-
 @pytest.fixture
 def ws(workspace: str) -> str:
-    MemoryStore(workspace).extend([rec("alpha"), rec("beta", "project")])
+    MemoryStore(workspace).extend([rec("alpha", type="user"), rec("beta")])
     return workspace
 
 
@@ -56,9 +53,9 @@ def test_dir_defaults_to_cwd(
 def test_show(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--dir", ws, "show", "beta")
     assert code == 0 and out.startswith("name: beta\ntype: project\n")
-    assert out.endswith("Body beta.\n")
+    assert out.endswith("The body of beta.\n")
     code, out, _ = run(capsys, "--dir", ws, "--json", "show", "alpha")
-    assert json.loads(out)["record"] == rec("alpha").to_json()
+    assert json.loads(out)["record"] == rec("alpha", type="user").to_json()
     code, out, err = run(capsys, "--dir", ws, "show", "nope")
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and "no record named 'nope'" in err and ".memory" in err

@@ -27,15 +27,7 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def no_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    for name in ("MODEL", "SIDE_MODEL", "MAX_TOKENS", "TIMEOUT", "MAX_RETRIES"):
-        monkeypatch.delenv(f"IPYMEMORY_{name}", raising=False)
-
-
-@pytest.fixture
-def keyed(no_key: None, monkeypatch: pytest.MonkeyPatch, messages_server: MessagesServer) -> None:
+def keyed(monkeypatch: pytest.MonkeyPatch, messages_server: MessagesServer) -> None:
     """The SDK's own variables point at the scripted server; ours pick the side model."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "cli-test-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.base_url)
@@ -48,7 +40,7 @@ def _fallback_lines() -> list[str]:
     return [f"{r.name} ({r.type.value}) - {r.description}" for r in keyword_select(QUERY, RECORDS)]
 
 
-def test_no_key_uses_the_fallback_and_says_why(no_key: None, workspace: str) -> None:
+def test_no_key_uses_the_fallback_and_says_why(workspace: str) -> None:
     make_store(workspace)
     status, out, err = run("--dir", workspace, "select", QUERY)
     assert (status, err) == (0, "")
@@ -58,7 +50,7 @@ def test_no_key_uses_the_fallback_and_says_why(no_key: None, workspace: str) -> 
     assert lines[1].startswith("prefers-tabs ")
 
 
-def test_no_key_json(no_key: None, workspace: str) -> None:
+def test_no_key_json(workspace: str) -> None:
     make_store(workspace)
     status, out, _ = run("--dir", workspace, "select", QUERY, "--json")
     assert status == 0
@@ -172,7 +164,6 @@ def test_empty_store_makes_no_request(
     ],
 )
 def test_bad_usage_exits_2(
-    no_key: None,
     workspace: str,
     argv: tuple[str, ...],
     why: str,
@@ -184,7 +175,7 @@ def test_bad_usage_exits_2(
     assert "usage: ipymemory select" in err and why in err
 
 
-def test_an_unquoted_query_is_the_words_joined(no_key: None, workspace: str) -> None:
+def test_an_unquoted_query_is_the_words_joined(workspace: str) -> None:
     make_store(workspace)
     quoted = run("--dir", workspace, "--json", "select", "python tabs database")
     unquoted = run("--dir", workspace, "select", "python", "tabs", "database", "--json")
@@ -192,7 +183,7 @@ def test_an_unquoted_query_is_the_words_joined(no_key: None, workspace: str) -> 
     assert json.loads(unquoted[1])["query"] == "python tabs database"
 
 
-def test_limit(no_key: None, workspace: str) -> None:
+def test_limit(workspace: str) -> None:
     make_store(workspace)
     query = "python tabs database deploy auth ingest style"
     status, out, _ = run("--dir", workspace, "select", query, "--limit", "2")

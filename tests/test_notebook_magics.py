@@ -4,7 +4,6 @@ every UsageError, %config resolution, load/unload."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import threading
 import time
@@ -17,7 +16,8 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from messages_server import MessagesServer, error, text, tool_use
-from notebook_support import items_json, rec
+from notebook_support import items_json
+from record_support import rec
 
 import ipymemory
 from ipymemory import MemoryRecord, MemoryStore, ScriptedModel
@@ -37,15 +37,10 @@ from ipymemory.views import (
     StatusView,
 )
 
-ENV_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
-
 
 @pytest.fixture
 def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     monkeypatch.chdir(workspace)
-    for name in list(os.environ):
-        if name.startswith("IPYMEMORY_") or name in ENV_VARS:
-            monkeypatch.delenv(name)
     shell = InteractiveShell.instance()
     # %config writes into the shell's config (it outlives a reload): start clean.
     shell.config.pop("IPyMemory", None)
@@ -139,7 +134,7 @@ def test_help_and_docstrings(ip: InteractiveShell) -> None:
 
 
 def test_list_manifest_show(ip: InteractiveShell, workspace: str) -> None:
-    seed(workspace, rec("prefers-tabs", desc="indents with tabs", body="Tabs, not spaces."))
+    seed(workspace, rec("prefers-tabs", description="indents with tabs", body="Tabs, not spaces."))
     listed = memory(ip, "list")
     assert isinstance(listed, ManifestView)
     data = listed._repr_mimebundle_()[MIME_TYPE]
@@ -148,7 +143,7 @@ def test_list_manifest_show(ip: InteractiveShell, workspace: str) -> None:
 
     widget = memory(ip, "manifest")
     assert isinstance(widget, ManifestWidget)
-    assert widget.rows.titles == ("prefers-tabs (user) — indents with tabs",)
+    assert widget.rows.titles == ("prefers-tabs (project) — indents with tabs",)
 
     shown = memory(ip, "show prefers-tabs")
     assert isinstance(shown, RecordView)
@@ -160,8 +155,8 @@ def test_select_uses_the_fallback_without_a_model_and_says_why(
 ) -> None:
     seed(
         workspace,
-        rec("prefers-tabs", desc="indents with tabs"),
-        rec("db-tests", desc="never mock the database"),
+        rec("prefers-tabs", description="indents with tabs"),
+        rec("db-tests", description="never mock the database"),
     )
     widget = memory(ip, "select how should I indent with tabs?")
     assert isinstance(widget, SelectionWidget)
@@ -281,18 +276,18 @@ def test_consolidate_shows_the_plan_and_commit_applies_it(
 ) -> None:
     seed(
         workspace,
-        rec("tabs-py", desc="tabs in python"),
-        rec("tabs-js", desc="tabs in js"),
+        rec("tabs-py", description="tabs in python"),
+        rec("tabs-js", description="tabs in js"),
         rec("other"),
     )
-    merged = rec("prefers-tabs", desc="tabs everywhere")
+    merged = rec("prefers-tabs", description="tabs everywhere")
     api.enqueue(
         text(json.dumps({"source_names": ["tabs-py", "tabs-js"], "records": [merged.to_json()]}))
     )
     review = memory(ip, "consolidate")
     assert isinstance(review, BatchReview) and review.plan_decision is not None
     text_view = review.static_view().to_text()
-    assert "- tabs-py: tabs in python" in text_view and "+ prefers-tabs (user)" in text_view
+    assert "- tabs-py: tabs in python" in text_view and "+ prefers-tabs (project)" in text_view
     assert names(workspace) == ["tabs-py", "tabs-js", "other"]  # nothing before confirmation
     view = memory(ip, "commit")
     assert isinstance(view, BatchView) and view.status == "committed"
@@ -426,11 +421,11 @@ def test_usage_error_prints_no_traceback(
 def test_agent_with_the_real_sdk_review_mode(
     api: MessagesServer, ip: InteractiveShell, workspace: str
 ) -> None:
-    seed(workspace, rec("prefers-tabs", desc="indents with tabs", body="Tabs, not spaces."))
+    seed(workspace, rec("prefers-tabs", description="indents with tabs", body="Tabs, not spaces."))
     api.enqueue(
         text('["prefers-tabs"]'),
         text("Use **tabs**."),
-        text(items_json(rec("likes-bold", desc="likes bold answers"))),
+        text(items_json(rec("likes-bold", description="likes bold answers"))),
     )
     with capture_output() as captured:
         result = ip.run_cell("%%agent\nHow should I indent?")
@@ -536,7 +531,7 @@ def test_agent_without_a_key_explains_how_to_configure(ip: InteractiveShell) -> 
 
 
 def test_agent_with_scripted_model(ip: InteractiveShell, workspace: str) -> None:
-    seed(workspace, rec("prefers-tabs", desc="indents with tabs"))
+    seed(workspace, rec("prefers-tabs", description="indents with tabs"))
     model = ScriptedModel(["not json", "Tabs.", "[]"])
     use_model(model)
     out = agent(ip, "", "how to indent with tabs")

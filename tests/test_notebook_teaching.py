@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from IPython.core.error import UsageError
-from notebook_support import rec
+from record_support import rec
 
 from ipymemory import MemoryStore
 from ipymemory.notebook.teaching import reset_demo_memory

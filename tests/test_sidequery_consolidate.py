@@ -6,7 +6,8 @@ import json
 
 import pytest
 from messages_server import MessagesServer, text
-from sidequery_support import SIDE_MODEL, make_store, model_for, rec, sample_records, tree_snapshot
+from record_support import rec
+from sidequery_support import SIDE_MODEL, make_store, model_for, sample_records, tree_snapshot
 
 from ipymemory import ConsolidationPlan, SideQueryError, Usage
 from ipymemory.sidequery.consolidate import CONSOLIDATE_MAX_TOKENS, plan_consolidation
@@ -56,7 +57,7 @@ def test_request_shape(messages_server: MessagesServer, workspace: str) -> None:
 def test_valid_plan_applies_in_one_commit(messages_server: MessagesServer, workspace: str) -> None:
     store = make_store(workspace)
     base = store.records()
-    extracted = (rec("vpn-for-deploys", "Deploys need the VPN", "feedback"),)
+    extracted = (rec("vpn-for-deploys", "Deploys need the VPN", type="feedback"),)
     candidates = base + extracted
     reply = {
         "source_names": ["deploy-steps", "python-version", "vpn-for-deploys"],

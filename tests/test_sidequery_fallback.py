@@ -13,15 +13,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from record_support import rec
 
 from ipymemory import MemoryRecord, MemoryType, keyword_select
 from ipymemory.sidequery.fallback import tokenize
-
-
-def rec(name: str, description: str) -> MemoryRecord:
-    return MemoryRecord(
-        name=name, type=MemoryType.PROJECT, description=description, body=f"{description}."
-    )
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from store_support import listed_files, rec, verify_listed
+from record_support import rec
+from store_support import listed_files, verify_listed
 
 from ipymemory import MemoryStore
 

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_support import listed_files, rec, snapshot, verify_listed
+from record_support import rec
+from store_support import listed_files, snapshot, verify_listed
 
 from ipymemory import MemoryRecord, MemoryStore, MemoryStoreError
 

@@ -8,6 +8,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from record_support import rec
 
 from ipymemory import MemoryFormatError, MemoryRecord, MemoryType
 from ipymemory.store import record as record_module
@@ -38,11 +39,6 @@ BAD_NAMES = [
     "prn",
     "aux",
 ]
-
-
-def rec(name: str = "tabs", body: str = "Use tabs.", **kw: str) -> MemoryRecord:
-    fields = {"type": "user", "description": "indentation preference", **kw}
-    return MemoryRecord(name=name, body=body, **fields)  # type: ignore[arg-type]
 
 
 def file_bytes(front: str, body: str = "Body.") -> bytes:
@@ -77,7 +73,7 @@ def test_rendered_bytes_are_exact() -> None:
 
 def test_type_accepts_enum_or_string_and_to_json() -> None:
     assert rec(type="feedback").type is MemoryType.FEEDBACK
-    assert rec().to_json() == {
+    assert rec("tabs", "indentation preference", "Use tabs.", "user").to_json() == {
         "name": "tabs",
         "type": "user",
         "description": "indentation preference",
@@ -91,7 +87,7 @@ def test_values_yaml_would_misread_are_quoted() -> None:
     assert "name: 'no'\n" in text and "description: 'yes'\n" in text
     # Both a YAML 1.1 reader (PyYAML's default resolvers) and ours read strings back.
     front = yaml.safe_load(text.split("---\n")[1])
-    assert front == {"name": "no", "description": "yes", "type": "user"}
+    assert front == {"name": "no", "description": "yes", "type": "project"}
     assert parse_record(render_record(r)) == r
 
 
@@ -283,7 +279,7 @@ def test_roundtrip_property(description: str, body: str) -> None:
         return  # not a valid record: nothing to round-trip
     raw = render_record(r)
     assert parse_record(raw) == r
-    assert raw.endswith(b"\n") and raw.startswith(b"---\nname: tabs\n")
+    assert raw.endswith(b"\n") and raw.startswith(b"---\nname: a-note\n")
 
 
 def _emitted(value: str) -> str:

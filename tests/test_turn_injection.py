@@ -13,6 +13,7 @@ from escape_support import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from record_support import rec
 
 from ipymemory import MemoryRecord, MemoryType
 from ipymemory.turn.config import DEFAULT_SYSTEM_PROMPT
@@ -45,10 +46,6 @@ def _parse(block: str) -> list[tuple[str, str, str, str]]:
         body = "\n".join(lines[4:]).rstrip("\n")
         parsed.append((m.group(1), m.group(2), _unescape(description), _unescape(body)))
     return parsed
-
-
-def rec(name: str, description: str, body: str, type: str = "project") -> MemoryRecord:
-    return MemoryRecord(name=name, type=MemoryType(type), description=description, body=body)
 
 
 def _assert_one_block(block: str, headers: list[str]) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from messages_server import MessagesServer, Scripted, text
-from turn_support import model_for, plan_reply, rec, records_reply, role_of, system_text
+from record_support import rec
+from turn_support import model_for, plan_reply, records_reply, role_of, system_text
 
 from ipymemory import AgentSession, MemoryStore, NoModel, SessionConfig
 from ipymemory.turn.session import LAST_ERROR_COMMIT

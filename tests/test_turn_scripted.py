@@ -4,7 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-from turn_support import assert_alternates, assert_pairs_intact, rec
+from record_support import rec
+from turn_support import assert_alternates, assert_pairs_intact
 
 from ipymemory import (
     AgentSession,

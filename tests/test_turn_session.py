@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from messages_server import MessagesServer, Scripted, error, text, tool_use
+from record_support import rec
 from turn_support import (
     MAIN_MODEL,
     SIDE_MODEL,
@@ -18,7 +19,6 @@ from turn_support import (
     assert_pairs_intact,
     model_for,
     plan_reply,
-    rec,
     records_reply,
     requests_of,
     role_of,
@@ -739,11 +739,7 @@ def test_items_pending_or_turned_down_are_not_proposed_again(
     assert _names(workspace) == ["a-note"]
 
 
-def test_without_a_key_the_session_has_no_model_but_still_selects(
-    workspace: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
-        monkeypatch.delenv(var, raising=False)
+def test_without_a_key_the_session_has_no_model_but_still_selects(workspace: str) -> None:
     MemoryStore(workspace).extend([rec("deploy-day", "deploys happen on Fridays")])
     session = AgentSession(workspace)
     selection = session.begin_turn("which day do deploys happen?")

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
-from notebook_support import items_json, rec
+from notebook_support import items_json
+from record_support import rec
 
 from ipymemory import (
     AgentSession,
@@ -48,7 +49,7 @@ def assert_escaped(html: str) -> None:
 
 
 def test_manifest_bundle_has_the_agreed_json_and_escaped_html() -> None:
-    entry = StoredRecord("evil-0123.md", rec("evil", desc=EVIL, body=EVIL))
+    entry = StoredRecord("evil-0123.md", rec("evil", description=EVIL, body=EVIL))
     bundle = ManifestView("/w/.memory", [entry])._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html", MIME_TYPE}
     assert bundle[MIME_TYPE] == {
@@ -58,7 +59,7 @@ def test_manifest_bundle_has_the_agreed_json_and_escaped_html() -> None:
         "records": [
             {
                 "name": "evil",
-                "type": "user",
+                "type": "project",
                 "description": EVIL,
                 "file": "evil-0123.md",
                 "body": EVIL,
@@ -84,7 +85,7 @@ def test_manifest_load_turns_a_store_error_into_the_view_error(workspace: str) -
 
 
 def test_manifest_html_puts_the_body_under_the_description() -> None:
-    entry = StoredRecord("a-0123.md", rec("a", desc="the description", body="the body"))
+    entry = StoredRecord("a-0123.md", rec("a", description="the description", body="the body"))
     html = ManifestView("/w/.memory", [entry]).to_html()
     description_cell = html.split("the description", 1)[1].split("</td>", 1)[0]
     assert "<details>" in description_cell and "the body" in description_cell
@@ -99,21 +100,21 @@ def test_selection_headline_says_when_the_model_chose_nothing() -> None:
 
 
 def test_selection_bundle_escapes_query_and_reason() -> None:
-    view = SelectionView(EVIL, [rec("a", desc=EVIL)], "fallback", reason=EVIL)
+    view = SelectionView(EVIL, [rec("a", description=EVIL)], "fallback", reason=EVIL)
     bundle = view._repr_mimebundle_()
     assert bundle[MIME_TYPE] == {
         "view": "selection",
         "query": EVIL,
         "source": "fallback",
         "reason": EVIL,
-        "records": [{"name": "a", "type": "user", "description": EVIL}],
+        "records": [{"name": "a", "type": "project", "description": EVIL}],
     }
     assert_escaped(bundle["text/html"])
     assert "fallback" in bundle["text/plain"] and "Why:" in bundle["text/plain"]
 
 
 def test_record_status_error_message_views() -> None:
-    record = RecordView(StoredRecord("a-1.md", rec("a", desc=EVIL, body=EVIL)))
+    record = RecordView(StoredRecord("a-1.md", rec("a", description=EVIL, body=EVIL)))
     data = record._repr_mimebundle_()
     assert data[MIME_TYPE] == {
         "view": "record",
@@ -159,8 +160,8 @@ def test_record_status_error_message_views() -> None:
 
 
 def test_batch_bundle_with_plan_is_a_diff() -> None:
-    old = rec("old-note", desc="old description")
-    new = rec("merged", desc=EVIL, body=EVIL)
+    old = rec("old-note", description="old description")
+    new = rec("merged", description=EVIL, body=EVIL)
     plan = ConsolidationPlanView(["old-note"], [new], sources=[old])
     view = BatchView([rec("x"), rec("y")], rejected={"y"}, plan=plan)
     data = view._repr_mimebundle_()
@@ -183,7 +184,7 @@ def test_batch_bundle_with_plan_is_a_diff() -> None:
     }
     assert_escaped(data["text/html"])
     text = data["text/plain"]
-    assert "- old-note: old description" in text and "+ merged (user)" in text
+    assert "- old-note: old description" in text and "+ merged (project)" in text
     assert "reject    y" in text and "%memory commit" in text
     assert "2 extracted memories + a consolidation plan" in text
     assert "%memory commit" in data["text/html"]  # the hint without widgets, too
@@ -201,12 +202,12 @@ def test_batch_headline_of_a_plan_alone_does_not_count_zero_items() -> None:
 
 def test_manifest_widget_rows_expand_and_carry_the_static_bundle(workspace: str) -> None:
     store = MemoryStore(workspace)
-    store.extend([rec("first", body="first body"), rec("second", desc=EVIL, body=EVIL)])
+    store.extend([rec("first", body="first body"), rec("second", description=EVIL, body=EVIL)])
     widget = ManifestWidget(ManifestView.load(store), store)
     bundle = widget._repr_mimebundle_()
     assert {WIDGET_MIME, MIME_TYPE, "text/html", "text/plain"} <= set(bundle)
     assert [r["name"] for r in bundle[MIME_TYPE]["records"]] == ["first", "second"]
-    assert widget.rows.titles[1].startswith("second (user)")  # rendered as text
+    assert widget.rows.titles[1].startswith("second (project)")  # rendered as text
     assert widget.rows.selected_index is None
     widget.rows.selected_index = 1  # expand the second row: its panel holds the body
     panel = widget.rows.children[widget.rows.selected_index]
@@ -222,7 +223,7 @@ def test_manifest_widget_rows_expand_and_carry_the_static_bundle(workspace: str)
 def test_selection_widget_lists_selected_records() -> None:
     view = SelectionView("tabs?", [rec("prefers-tabs", body="uses tabs")], "model")
     widget = SelectionWidget(view)
-    assert widget.rows.titles == ("prefers-tabs (user) — a note",)
+    assert widget.rows.titles == ("prefers-tabs (project) — about prefers-tabs",)
     assert widget._repr_mimebundle_()[MIME_TYPE]["source"] == "model"
 
 
@@ -275,13 +276,20 @@ def test_review_discard_writes_nothing(workspace: str) -> None:
 
 def test_review_plan_accept_reject_and_a_refused_decision(workspace: str) -> None:
     store = MemoryStore(workspace)
-    store.extend([rec("tabs-a", desc="tabs in python"), rec("tabs-b", desc="tabs in js")])
-    merged = rec("prefers-tabs", desc="tabs everywhere", body="Tabs in every language.")
+    store.extend(
+        [rec("tabs-a", description="tabs in python"), rec("tabs-b", description="tabs in js")]
+    )
+    merged = rec("prefers-tabs", description="tabs everywhere", body="Tabs in every language.")
     plan = json.dumps(
         {"source_names": ["tabs-a", "tabs-b", "tabs-c"], "records": [merged.to_json()]}
     )
     model = ScriptedModel(
-        ['["tabs-a"]', "Noted.", items_json(rec("tabs-c", desc="tabs in go"), rec("other")), plan]
+        [
+            '["tabs-a"]',
+            "Noted.",
+            items_json(rec("tabs-c", description="tabs in go"), rec("other")),
+            plan,
+        ]
     )
     session = AgentSession(workspace, model=model, config=SessionConfig(consolidate_threshold=3))
     batch = session.run_turn("tabs").batch
@@ -311,7 +319,7 @@ def test_review_plan_accept_reject_and_a_refused_decision(workspace: str) -> Non
 def test_review_with_accepted_plan_swaps_in_one_commit(workspace: str) -> None:
     store = MemoryStore(workspace)
     store.extend([rec("tabs-a"), rec("tabs-b")])
-    merged = rec("prefers-tabs", desc="tabs everywhere")
+    merged = rec("prefers-tabs", description="tabs everywhere")
     plan = json.dumps({"source_names": ["tabs-a", "tabs-b"], "records": [merged.to_json()]})
     model = ScriptedModel(["[]", "Noted.", items_json(rec("other")), plan])
     session = AgentSession(workspace, model=model, config=SessionConfig(consolidate_threshold=3))

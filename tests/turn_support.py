@@ -24,17 +24,6 @@ def model_for(base_url: str, *, timeout: float = 10.0) -> AnthropicModel:
     return AnthropicModel(MAIN_MODEL, side_model=SIDE_MODEL, client=client)
 
 
-def rec(
-    name: str, description: str | None = None, body: str | None = None, type: str = "project"
-) -> MemoryRecord:
-    return MemoryRecord(
-        name=name,
-        type=type,  # type: ignore[arg-type]
-        description=description or f"about {name}",
-        body=body if body is not None else f"The body of {name}.",
-    )
-
-
 def records_reply(*records: MemoryRecord, **kw: Any) -> Scripted:
     """An extractor reply proposing ``records``."""
     return text(json.dumps([r.to_json() for r in records]), **kw)

@@ -310,3 +310,51 @@ def test_reading_never_writes(server: RunningJupyter, project: Path) -> None:
         server.get(RECORD, {"path": f"{rel(server, project)}/{sub}", "file": files[0]})
 
     assert _tree(project) == before
+
+
+# --- Jupyter's hidden-file policy (issue 10 #6) ----------------------------------------
+
+
+def _hidden_layouts(project: Path) -> list[str]:
+    """Directories with a set that the Contents API hides: a dot directory on the way,
+    the requested directory itself hidden, a visible symlink into a hidden directory."""
+    for sub in (".hidden/private", ".secret", "open/.dot"):
+        (project / sub).mkdir(parents=True)
+        write_set(project / sub, [rec("private-fact")])
+    (project / "alias").symlink_to(project / ".hidden" / "private")
+    return [".hidden/private", ".secret", "open/.dot", "alias"]
+
+
+def test_hidden_directories_are_not_served_like_the_contents_api(
+    server: RunningJupyter, project: Path
+) -> None:
+    base = rel(server, project)
+    for sub in _hidden_layouts(project):
+        path = f"{base}/{sub}"
+        # The Contents API refuses the same files with 404: so do we, on both endpoints.
+        contents = server.get(f"api/contents/{path}/.memory/manifest.json")
+        assert contents.status == 404, (sub, contents.text)
+        data = assert_json_error(listing(server, path), 404)
+        assert "private-fact" not in json.dumps(data)
+        files = json.loads((project / sub / ".memory" / "manifest.json").read_text())["files"]
+        reply = server.get(RECORD, {"path": path, "file": files[0]})
+        assert reply.status == 404 and reply.json()["error"]
+        assert "private-fact" not in reply.text
+    # The .memory directory itself is exempt: a visible directory's set is served.
+    write_set(project, [rec("visible-fact")])
+    names = [r["name"] for r in listing(server, base).json()["records"]]
+    assert names == ["visible-fact"]
+
+
+def test_hidden_directories_are_served_when_the_server_allows_them(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = tmp_path_factory.mktemp("root-hidden")
+    home = tmp_path_factory.mktemp("home-hidden")
+    paths = _hidden_layouts(root)
+    with run_jupyter("server", root, home, ["--ContentsManager.allow_hidden=True"]) as srv:
+        for sub in paths:
+            data = listing(srv, sub).json()
+            assert data["error"] is None, (sub, data)
+            assert [r["name"] for r in data["records"]] == ["private-fact"]
+            assert data["allow_hidden"] is True

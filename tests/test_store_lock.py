@@ -390,13 +390,13 @@ def test_random_kills_never_block_the_next_commit(tmp_path: Path) -> None:
     assert done.returncode == 0
 
 
-def _dead_pid() -> int:
+def dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait(timeout=30)
     return proc.pid
 
 
-def _forge_owner(mem: Path, pid: int) -> None:
+def forge_owner_record(mem: Path, pid: int) -> None:
     """An owner record claiming the current ``.lock`` for ``pid`` on this host, as a
     record left uncleared would look once another agent's mkdir reused the inode (with
     coarse timestamps the mtime matches too). Old and new record keys both."""
@@ -419,7 +419,7 @@ def test_foreign_lock_is_never_taken_over_on_a_stale_owner_record(mem: Path) -> 
     with StoreLock(mem):
         pass
     (mem / ".lock").mkdir()  # the reference agent's fresh lock (may reuse our inode)
-    _forge_owner(mem, _dead_pid())
+    forge_owner_record(mem, dead_pid())
     with pytest.raises(MemoryLockTimeout, match="held by another agent"):
         StoreLock(mem, timeout=0.3).acquire()
     assert (mem / ".lock").is_dir()

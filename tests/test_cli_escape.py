@@ -11,10 +11,8 @@ import pytest
 from escape_support import adversarial_text, hidden
 from hypothesis import HealthCheck, given, settings
 
-from ipymemory import MemoryStore
+from ipymemory import MemoryFormatError, MemoryRecord, MemoryStore, MemoryType
 from ipymemory.cli import main
-from ipymemory.errors import MemoryFormatError
-from ipymemory.store.record import MemoryRecord, MemoryType
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # writes "rm -rf ~" to the user's clipboard
 LINE_ERASE = "\x1b[2K\x1b[1G"  # erases the line printed so far
@@ -114,7 +112,7 @@ def test_any_stored_text_prints_without_control_or_format_characters(
 
 def test_a_views_plain_text_is_escaped_for_a_terminal_ipython() -> None:
     """``%memory show`` in IPython running in a terminal prints the view's text/plain."""
-    from ipymemory.store.record import StoredRecord
+    from ipymemory import StoredRecord
     from ipymemory.views import RecordView
 
     record = MemoryRecord("planted", MemoryType.USER, f"d{RLO}", f"body{OSC52}{LINE_ERASE}")

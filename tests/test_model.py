@@ -6,7 +6,6 @@ from messages_server import MessagesServer, Scripted, error, text, tool_use
 
 from ipymemory import (
     AnthropicModel,
-    MemoryConfigError,
     ModelAPIError,
     ModelConnectionError,
     ModelError,
@@ -15,8 +14,7 @@ from ipymemory import (
     ModelTimeout,
     NoModel,
 )
-from ipymemory.model import NO_MODEL_REASON, cached_system
-from ipymemory.model.anthropic import DEFAULT_MAIN_MODEL, DEFAULT_SIDE_MODEL, model_from_env
+from ipymemory.model import cached_system
 
 
 def _model(srv: MessagesServer, **kw: object) -> AnthropicModel:
@@ -122,77 +120,3 @@ def test_model_errors_share_one_type() -> None:
 def test_no_model_is_a_clear_state() -> None:
     with pytest.raises(ModelNotConfigured, match="no model configured"):
         NoModel().create(system="s", messages=[], max_tokens=1)
-
-
-# --- model_from_env ----------------------------------------------------------------
-
-_ENV = ("MODEL", "SIDE_MODEL", "MAX_TOKENS", "TIMEOUT", "MAX_RETRIES")
-
-
-@pytest.fixture
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    for name in _ENV:
-        monkeypatch.delenv(f"IPYMEMORY_{name}", raising=False)
-    return monkeypatch
-
-
-def test_model_from_env_without_key_is_no_model(clean_env: pytest.MonkeyPatch) -> None:
-    model = model_from_env()
-    assert isinstance(model, NoModel) and model.reason == NO_MODEL_REASON
-
-
-def test_model_from_env_reads_settings(clean_env: pytest.MonkeyPatch) -> None:
-    clean_env.setenv("ANTHROPIC_API_KEY", "k")
-    clean_env.setenv("IPYMEMORY_MODEL", "big")
-    clean_env.setenv("IPYMEMORY_SIDE_MODEL", "small")
-    clean_env.setenv("IPYMEMORY_MAX_TOKENS", "1000")
-    clean_env.setenv("IPYMEMORY_TIMEOUT", "7.5")
-    clean_env.setenv("IPYMEMORY_MAX_RETRIES", "0")
-    model = model_from_env()
-    assert isinstance(model, AnthropicModel)
-    assert (model.model, model.side_model, model.max_tokens) == ("big", "small", 1000)
-    assert (model.timeout, model.max_retries) == (7.5, 0)
-    # Arguments win over the environment.
-    model = model_from_env(side_model="tiny", timeout=3, max_retries=4)
-    assert isinstance(model, AnthropicModel)
-    assert (model.side_model, model.timeout, model.max_retries) == ("tiny", 3.0, 4)
-    clean_env.delenv("ANTHROPIC_API_KEY")
-    assert isinstance(model_from_env(api_key="given"), AnthropicModel)
-
-
-def test_model_from_env_defaults(clean_env: pytest.MonkeyPatch) -> None:
-    clean_env.setenv("ANTHROPIC_AUTH_TOKEN", "t")
-    model = model_from_env()
-    assert isinstance(model, AnthropicModel)
-    assert (model.model, model.side_model) == (DEFAULT_MAIN_MODEL, DEFAULT_SIDE_MODEL)
-    assert (model.max_tokens, model.timeout, model.max_retries) == (4096, 120.0, 2)
-
-
-@pytest.mark.parametrize(
-    ("name", "value", "message"),
-    [
-        ("MAX_TOKENS", "lots", "IPYMEMORY_MAX_TOKENS: expected an integer, got 'lots'"),
-        ("MAX_TOKENS", "0", "IPYMEMORY_MAX_TOKENS: expected an integer >= 1, got 0"),
-        ("TIMEOUT", "-1", "IPYMEMORY_TIMEOUT: expected a positive number of seconds, got -1.0"),
-        ("TIMEOUT", "nan", "IPYMEMORY_TIMEOUT: expected a positive number of seconds, got nan"),
-        ("MAX_RETRIES", "1.5", "IPYMEMORY_MAX_RETRIES: expected an integer, got '1.5'"),
-        ("MAX_RETRIES", "-2", "IPYMEMORY_MAX_RETRIES: expected an integer >= 0, got -2"),
-    ],
-)
-def test_model_from_env_names_a_bad_setting(
-    clean_env: pytest.MonkeyPatch, name: str, value: str, message: str
-) -> None:
-    clean_env.setenv(f"IPYMEMORY_{name}", value)
-    # Checked even without a key: a typo must not hide until a key is set.
-    with pytest.raises(MemoryConfigError) as info:
-        model_from_env()
-    assert str(info.value) == message
-
-
-def test_model_from_env_rejects_bad_arguments(clean_env: pytest.MonkeyPatch) -> None:
-    with pytest.raises(MemoryConfigError, match="IPYMEMORY_MAX_TOKENS"):
-        model_from_env(max_tokens=True)
-    with pytest.raises(MemoryConfigError, match="IPYMEMORY_TIMEOUT"):
-        model_from_env(timeout=0)

@@ -9,32 +9,29 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from .._env import check_seconds, parse_int, parse_seconds
+from .. import _constants as C
 from ..errors import (
-    MemoryConfigError,
     ModelAPIError,
     ModelConnectionError,
     ModelError,
     ModelResponseError,
     ModelTimeout,
 )
-from .client import NO_MODEL_REASON, ModelReply, NoModel
+from .client import ModelReply
 from .usage import Usage
 
-__all__ = [
-    "DEFAULT_MAIN_MODEL",
-    "DEFAULT_SIDE_MODEL",
-    "AnthropicModel",
-    "model_from_env",
-]
+__all__ = ["SDK_ENVIRONMENT", "AnthropicModel", "sdk_environment"]
 
-DEFAULT_MAIN_MODEL = "claude-sonnet-5-5"
-DEFAULT_SIDE_MODEL = "claude-haiku-5-5"
+# What the SDK reads from the environment itself: a client made before one of these
+# changed is out of date.
+SDK_ENVIRONMENT = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
 
-T = TypeVar("T")
+
+def sdk_environment() -> tuple[str | None, ...]:
+    """The current values of :data:`SDK_ENVIRONMENT`."""
+    return tuple(os.environ.get(name) for name in SDK_ENVIRONMENT)
 
 
 class AnthropicModel:
@@ -46,12 +43,12 @@ class AnthropicModel:
 
     def __init__(
         self,
-        model: str = DEFAULT_MAIN_MODEL,
+        model: str = C.DEFAULT_MODEL,
         *,
-        side_model: str = DEFAULT_SIDE_MODEL,
-        max_tokens: int = 4096,
-        timeout: float = 120.0,
-        max_retries: int = 2,
+        side_model: str = C.DEFAULT_SIDE_MODEL,
+        max_tokens: int = C.DEFAULT_MAX_TOKENS,
+        timeout: float = C.DEFAULT_TIMEOUT,
+        max_retries: int = C.DEFAULT_MAX_RETRIES,
         api_key: str | None = None,
         base_url: str | None = None,
         client: Any = None,
@@ -161,71 +158,3 @@ def _reply_from_message(message: Any) -> ModelReply:
         usage=Usage.from_api(getattr(message, "usage", None)),
         model=str(getattr(message, "model", "") or ""),
     )
-
-
-def model_from_env(
-    *,
-    model: str | None = None,
-    side_model: str | None = None,
-    max_tokens: int | None = None,
-    timeout: float | None = None,
-    max_retries: int | None = None,
-    api_key: str | None = None,
-    base_url: str | None = None,
-) -> AnthropicModel | NoModel:
-    """The configured model: arguments first, then ``IPYMEMORY_*`` variables, then defaults.
-
-    ``IPYMEMORY_MODEL``, ``IPYMEMORY_SIDE_MODEL``, ``IPYMEMORY_MAX_TOKENS``,
-    ``IPYMEMORY_TIMEOUT`` (seconds), ``IPYMEMORY_MAX_RETRIES``. Key and endpoint are the
-    SDK's own (``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL``);
-    without a key the result is :class:`NoModel`. A malformed setting raises
-    :class:`MemoryConfigError` naming the variable, even without a key.
-    """
-    main = model or _env_str("IPYMEMORY_MODEL") or DEFAULT_MAIN_MODEL
-    side = side_model or _env_str("IPYMEMORY_SIDE_MODEL") or DEFAULT_SIDE_MODEL
-    tokens = _int_setting(max_tokens, "IPYMEMORY_MAX_TOKENS", 4096, minimum=1)
-    seconds = _float_setting(timeout, "IPYMEMORY_TIMEOUT", 120.0)
-    retries = _int_setting(max_retries, "IPYMEMORY_MAX_RETRIES", 2, minimum=0)
-    if not AnthropicModel.is_configured(api_key):
-        return NoModel(NO_MODEL_REASON)
-    return AnthropicModel(
-        main,
-        side_model=side,
-        max_tokens=tokens,
-        timeout=seconds,
-        max_retries=retries,
-        api_key=api_key,
-        base_url=base_url,
-    )
-
-
-def _env_str(name: str) -> str | None:
-    value = os.environ.get(name, "").strip()
-    return value or None
-
-
-def _int_setting(given: int | None, name: str, default: int, *, minimum: int) -> int:
-    if given is None:
-        raw = _env_str(name)
-        return default if raw is None else _setting(name, parse_int, raw, minimum)
-    if isinstance(given, bool) or not isinstance(given, int):
-        raise MemoryConfigError(f"{name} (argument): expected an integer, got {given!r}")
-    # An int round-trips through str, so one parser checks the bound for both sources.
-    return _setting(name, parse_int, str(given), minimum)
-
-
-def _float_setting(given: float | None, name: str, default: float) -> float:
-    if given is None:
-        raw = _env_str(name)
-        return default if raw is None else _setting(name, parse_seconds, raw)
-    if isinstance(given, bool) or not isinstance(given, (int, float)):
-        raise MemoryConfigError(f"{name} (argument): expected a number, got {given!r}")
-    return _setting(name, check_seconds, given)
-
-
-def _setting(name: str, parse: Callable[..., T], *args: Any) -> T:
-    """``parse(*args)``; its ValueError becomes a MemoryConfigError naming ``name``."""
-    try:
-        return parse(*args)
-    except ValueError as e:
-        raise MemoryConfigError(f"{name}: {e}") from None

@@ -19,19 +19,19 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..config import without_settings
+from ..model.anthropic import SDK_ENVIRONMENT
+
 __all__ = ["DEFAULT_NOTEBOOK", "clean_env", "execute", "main"]
 
 NOTEBOOK_NAME = "01-memory-lifecycle.ipynb"
 # The repository layout: <repo>/ipymemory/notebook/run_teaching.py → <repo>/notebooks/.
 DEFAULT_NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / NOTEBOOK_NAME
-_DROPPED = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
 
 
 def clean_env() -> dict[str, str]:
     """The runner's environment without model credentials and ipymemory settings."""
-    return {
-        k: v for k, v in os.environ.items() if k not in _DROPPED and not k.startswith("IPYMEMORY_")
-    }
+    return {k: v for k, v in without_settings(os.environ).items() if k not in SDK_ENVIRONMENT}
 
 
 def execute(

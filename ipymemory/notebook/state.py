@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
 
-from ..config import IPyMemory, Settings, make_model, resolve
+from ..config import IPyMemory, Settings, make_model, model_key, resolve
 from ..errors import MemoryConfigError
 from ..model import ModelClient
 from ..store.store import MemoryStore
@@ -33,7 +32,7 @@ class NotebookState:
         self.config = IPyMemory(parent=shell)
         self.sessions: dict[Path, AgentSession] = {}
         self.pinned_model: ModelClient | None = None
-        self._model_keys: dict[Path, tuple[Any, ...]] = {}
+        self._model_keys: dict[Path, object] = {}
         self.reviews: dict[str, BatchReview] = {}
         self.widgets: list[w.Widget] = []
         self.magics: Any = None  # the registered MemoryMagics (set by the loader)
@@ -70,19 +69,9 @@ class NotebookState:
     def _model(self, settings: Settings) -> ModelClient:
         if self.pinned_model is not None:
             return self.pinned_model
-        # Rebuild the SDK client only when something it depends on changed (a key set
-        # after loading the extension, another base URL, …).
-        key = (
-            settings.model,
-            settings.side_model,
-            settings.max_tokens,
-            settings.timeout,
-            settings.max_retries,
-            settings.base_url,
-            os.environ.get("ANTHROPIC_API_KEY"),
-            os.environ.get("ANTHROPIC_AUTH_TOKEN"),
-            os.environ.get("ANTHROPIC_BASE_URL"),
-        )
+        # Rebuild the SDK client only when something it is built from changed (a key
+        # set after loading the extension, another base URL, …).
+        key = model_key(settings)
         session = self.sessions.get(settings.directory)
         if session is not None and self._model_keys.get(settings.directory) == key:
             return session.model
@@ -98,15 +87,11 @@ class NotebookState:
                 session.model = model
 
     def review(self, session: AgentSession, batch: PendingBatch) -> BatchReview:
-        """A review widget for ``batch`` (remembered so ``%memory commit`` can update it)."""
+        """A review widget for ``batch`` (it follows its batch in the session's registry;
+        remembered so unloading the extension closes it)."""
         widget = BatchReview(session, batch)
         self.reviews[batch.id] = widget
         return widget
-
-    def sync_reviews(self, batch: PendingBatch | None) -> None:
-        """Tell a displayed review widget that its batch was decided elsewhere."""
-        if batch is not None and batch.id in self.reviews:
-            self.reviews[batch.id].sync(batch)
 
     def keep(self, widget: w.Widget) -> w.Widget:
         """Remember a widget so unloading the extension closes it."""

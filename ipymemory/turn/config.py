@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
+from .. import _constants as C
 from ..errors import MemoryConfigError
 
 __all__ = ["COMMIT_MODES", "DEFAULT_SYSTEM_PROMPT", "CommitMode", "SessionConfig"]
@@ -46,18 +48,21 @@ class SessionConfig:
     A bad value raises :class:`MemoryConfigError` (a ``ValueError`` too) naming the field.
     """
 
-    commit_mode: CommitMode = "review"
-    consolidate_threshold: int = 10
-    max_selected: int = 5
-    max_tool_steps: int = 20
-    history_token_budget: int = 60_000
-    max_tokens: int = 4096
-    main_model: str | None = None
+    commit_mode: CommitMode = C.DEFAULT_COMMIT_MODE
+    consolidate_threshold: int = C.DEFAULT_CONSOLIDATE_THRESHOLD
+    consolidate_every: int = C.DEFAULT_CONSOLIDATE_EVERY
+    max_selected: int = C.DEFAULT_MAX_SELECTED
+    max_tool_steps: int = C.DEFAULT_MAX_TOOL_STEPS
+    history_token_budget: int = C.DEFAULT_HISTORY_TOKEN_BUDGET
+    max_tokens: int = C.DEFAULT_MAX_TOKENS
+    model: str | None = None
     side_model: str | None = None
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    file_read_limit: int = 100_000
-    list_files_limit: int = 200
-    python_output_limit: int = 20_000
+    file_read_limit: int = C.DEFAULT_FILE_READ_LIMIT
+    list_files_limit: int = C.DEFAULT_LIST_FILES_LIMIT
+    python_output_limit: int = C.DEFAULT_PYTHON_OUTPUT_LIMIT
+    python_timeout: float = C.DEFAULT_PYTHON_TIMEOUT
+    allow_hidden: bool = C.DEFAULT_ALLOW_HIDDEN
 
     def __post_init__(self) -> None:
         if self.commit_mode not in COMMIT_MODES:
@@ -67,6 +72,7 @@ class SessionConfig:
             )
         for name in (
             "consolidate_threshold",
+            "consolidate_every",
             "max_tool_steps",
             "history_token_budget",
             "max_tokens",
@@ -87,6 +93,21 @@ class SessionConfig:
             raise MemoryConfigError(
                 f"SessionConfig.max_selected: must be a non-negative integer, "
                 f"got {self.max_selected!r}"
+            )
+        timeout = self.python_timeout
+        if (
+            not isinstance(timeout, (int, float))
+            or isinstance(timeout, bool)
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise MemoryConfigError(
+                f"SessionConfig.python_timeout: must be a positive number of seconds, "
+                f"got {timeout!r}"
+            )
+        if not isinstance(self.allow_hidden, bool):
+            raise MemoryConfigError(
+                f"SessionConfig.allow_hidden: must be True or False, got {self.allow_hidden!r}"
             )
         if not isinstance(self.system_prompt, str) or not self.system_prompt.strip():
             raise MemoryConfigError("SessionConfig.system_prompt: must be a non-empty string")

@@ -36,7 +36,6 @@ from typing import Any
 
 from ..errors import BatchError, MemoryStoreError, SideQueryError, SideQueryReplyError, TurnError
 from ..model import ModelClient, ModelReply, Usage, cached_system
-from ..model.anthropic import model_from_env
 from ..sidequery import (
     LAST_ERROR_CONSOLIDATE,
     LAST_ERROR_EXTRACT,
@@ -115,9 +114,10 @@ Listener = Callable[[TurnEvent], None]
 
 
 class AgentSession:
-    """See the module docstring. ``model=None`` takes the configured model from the
-    environment (``ANTHROPIC_API_KEY`` …), or a "no model" state that still selects
-    memories with the deterministic fallback."""
+    """See the module docstring. ``model=None`` takes the configured model (settings
+    resolved by :func:`ipymemory.config.resolve`; the key is the SDK's
+    ``ANTHROPIC_API_KEY`` …), or a "no model" state that still selects memories with
+    the deterministic fallback."""
 
     def __init__(
         self,
@@ -129,11 +129,11 @@ class AgentSession:
         self.config = config if config is not None else SessionConfig()
         self.workspace = Path(workspace)
         self.store = store if store is not None else MemoryStore(self.workspace)
-        self.model: ModelClient = (
-            model
-            if model is not None
-            else model_from_env(model=self.config.main_model, side_model=self.config.side_model)
-        )
+        if model is None:
+            from ..config import default_model  # here: ipymemory.config imports this package
+
+            model = default_model(self.config.model, self.config.side_model)
+        self.model: ModelClient = model
         self.namespace: dict[str, Any] = {}
         self.selected: tuple[MemoryRecord, ...] = ()
         self.selection: Selection | None = None
@@ -256,7 +256,7 @@ class AgentSession:
             tools=tools,
             max_tool_steps=self.config.max_tool_steps,
             max_tokens=self.config.max_tokens,
-            main_model=self.config.main_model,
+            main_model=self.config.model,
             on_reply=self._record_main,
             emit=self._emit,
         )
@@ -504,7 +504,7 @@ class AgentSession:
             self.usage.add_other([call])
 
     def _record_main(self, reply: ModelReply) -> None:
-        name = reply.model or self.config.main_model or str(getattr(self.model, "model", ""))
+        name = reply.model or self.config.model or str(getattr(self.model, "model", ""))
         self._record(CallUsage("main", name, reply.usage))
 
     def _record_side(self, role: str, usage: Usage | None) -> None:

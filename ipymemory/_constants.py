@@ -1,0 +1,57 @@
+"""Every default and limit of ipymemory, in one place.
+
+Settings a user can change (``%config IPyMemory``, ``IPYMEMORY_*``) are resolved by
+:mod:`ipymemory.config`, whose fallbacks are these ``DEFAULT_*`` values; the rest are
+fixed bounds of the format (SPEC §1) or of the protocol with the model. Nothing here
+reads the environment.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- Models -------------------------------------------------------------------------
+DEFAULT_MODEL: Final = "claude-sonnet-5-5"  # the agent's main model
+DEFAULT_SIDE_MODEL: Final = "claude-haiku-5-5"  # selector / extractor / consolidator
+DEFAULT_MAX_TOKENS: Final = 4096  # per main model call
+DEFAULT_TIMEOUT: Final = 120.0  # seconds per model request
+DEFAULT_MAX_RETRIES: Final = 2  # SDK retries of a failed request
+
+# max_tokens of each side-query: a few names; a batch of records; a whole new set.
+SELECT_MAX_TOKENS: Final = 1024
+EXTRACT_MAX_TOKENS: Final = 8192
+CONSOLIDATE_MAX_TOKENS: Final = 16384
+MAX_SUMMARY_TOKENS: Final = 4096  # a history summary, at most
+
+# --- The format (SPEC §1) -----------------------------------------------------------
+MAX_RECORD_LINES: Final = 200  # a whole record file, frontmatter included
+MAX_RECORD_BYTES: Final = 4096
+DEFAULT_MAX_INDEX_LINES: Final = 200  # MEMORY.md
+DEFAULT_MAX_INDEX_BYTES: Final = 4096
+
+# --- The lock (SPEC §4) -------------------------------------------------------------
+LOCK_STALE_SECONDS: Final = 30.0  # an unrefreshed lock is stale after this long
+LOCK_REFRESH_SECONDS: Final = 10.0  # the holder's heartbeat
+# Longer than the stale window, so a waiter outlives a SIGKILLed holder's lock.
+DEFAULT_LOCK_TIMEOUT: Final = 45.0
+
+# --- History and pending batches (SPEC §6) ------------------------------------------
+DEFAULT_HISTORY_RETENTION_DAYS: Final = 30  # gc prunes history/files/ older than this
+DEFAULT_HISTORY_RETENTION_BYTES: Final = 5 * 1024 * 1024  # ... or beyond this total
+HISTORY_KEEP_ENTRIES: Final = 50  # files the newest entries reference are never pruned
+DEFAULT_PENDING_EXPIRY_DAYS: Final = 7  # an undecided batch in pending/ expires
+
+# --- The turn (SPEC §2, §8) ---------------------------------------------------------
+DEFAULT_COMMIT_MODE: Final = "review"
+DEFAULT_CONSOLIDATE_THRESHOLD: Final = 10  # consolidate when current + extracted >= this
+DEFAULT_CONSOLIDATE_EVERY: Final = 3  # ... and this many were added since the last one
+DEFAULT_MAX_SELECTED: Final = 5  # memories injected per turn
+DEFAULT_MAX_TOOL_STEPS: Final = 20  # model/tool round trips per turn
+DEFAULT_HISTORY_TOKEN_BUDGET: Final = 60_000  # request history before older turns are summarised
+
+# --- The agent's tools ---------------------------------------------------------------
+DEFAULT_FILE_READ_LIMIT: Final = 100_000  # characters read_file returns
+DEFAULT_LIST_FILES_LIMIT: Final = 200  # entries list_files returns
+DEFAULT_PYTHON_OUTPUT_LIMIT: Final = 20_000  # characters of run_python output
+DEFAULT_PYTHON_TIMEOUT: Final = 60.0  # seconds a run_python call may take
+DEFAULT_ALLOW_HIDDEN: Final = False  # may the file tools see .env, .git, .memory, ...?

@@ -34,6 +34,7 @@ LOCK_STALE_SECONDS: Final = 30.0  # an unrefreshed lock is stale after this long
 LOCK_REFRESH_SECONDS: Final = 10.0  # the holder's heartbeat
 # Longer than the stale window, so a waiter outlives a SIGKILLed holder's lock.
 DEFAULT_LOCK_TIMEOUT: Final = 45.0
+LOCK_WAIT_REPORT_SECONDS: Final = 1.0  # a wait for the lock is reported after this, as often
 
 # --- History and pending batches (SPEC §6) ------------------------------------------
 DEFAULT_HISTORY_RETENTION_DAYS: Final = 30  # gc prunes history/files/ older than this

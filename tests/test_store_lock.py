@@ -19,7 +19,6 @@ import pytest
 from record_support import rec
 from store_support import raised_in_thread
 
-import ipymemory.store.lock as lock_module
 from ipymemory import MemoryLockTimeout, MemoryStore, MemoryStoreError
 from ipymemory.store.lock import (
     DEFAULT_LOCK_TIMEOUT,
@@ -29,6 +28,7 @@ from ipymemory.store.lock import (
     lock_findings,
     reporting_lock_waits,
 )
+from ipymemory.store.lock_holder import BOOT_ID, process_start, read_owner
 from ipymemory.store.maintenance import check
 
 HOLDER = """
@@ -396,7 +396,9 @@ def dead_pid() -> int:
     return proc.pid
 
 
-def forge_owner_record(mem: Path, pid: int) -> None:
+def forge_owner_record(
+    mem: Path, pid: int, *, start: str | None = None, boot: str | None = BOOT_ID
+) -> None:
     """An owner record claiming the current ``.lock`` for ``pid`` on this host, as a
     record left uncleared would look once another agent's mkdir reused the inode (with
     coarse timestamps the mtime matches too). Old and new record keys both."""
@@ -404,9 +406,9 @@ def forge_owner_record(mem: Path, pid: int) -> None:
     info = {
         "held": True,
         "host": socket.gethostname(),
-        "boot": lock_module._BOOT_ID,
+        "boot": boot,
         "pid": pid,
-        "start": None,
+        "start": start,
         "dev": st.st_dev,
         "ino": st.st_ino,
         "mtime_ns": st.st_mtime_ns,
@@ -427,8 +429,8 @@ def test_foreign_lock_is_never_taken_over_on_a_stale_owner_record(mem: Path) -> 
 
 def test_release_invalidates_the_owner_record(mem: Path) -> None:
     with StoreLock(mem):
-        during = lock_module._read_owner(mem / ".lock.owner")
-    after = lock_module._read_owner(mem / ".lock.owner")
+        during = read_owner(mem / ".lock.owner")
+    after = read_owner(mem / ".lock.owner")
     assert during is not None and during.held and during.pid == os.getpid()
     assert after is not None and not after.held
 
@@ -620,3 +622,78 @@ def test_check_reports_foreign_and_orphaned_locks_as_warnings(workspace: str) ->
     assert orphan.severity == "warning" and "orphaned" in orphan.reason
     code, out = _cli_check(workspace)
     assert code == 0 and "orphaned" in out
+
+
+# --- further cases of the same kinds ---------------------------------------------------------
+
+
+@pytest.fixture
+def bystander() -> Iterator[subprocess.Popen[bytes]]:
+    """A live process that has nothing to do with the lock."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def test_orphaned_lock_whose_recorded_pid_was_reused_is_adopted(
+    mem: Path, bystander: subprocess.Popen[bytes]
+) -> None:
+    """Our dead holder's pid now belongs to another process (another start time), or the
+    record is from before a reboot: the lock is ours and orphaned, adopted at once."""
+    start = process_start(bystander.pid)
+    assert start is not None
+    os.mkdir(mem / ".lock", 0o1755)  # ours (marked); nobody holds the OS lock
+    forge_owner_record(mem, bystander.pid, start=start)  # really alive: vetoed
+    with pytest.raises(MemoryLockTimeout, match=rf"process {bystander.pid} .*alive"):
+        StoreLock(mem, timeout=0.3).acquire()
+    for reused in ({"start": str(int(start) + 1)}, {"start": start, "boot": "an-earlier-boot"}):
+        forge_owner_record(mem, bystander.pid, **reused)
+        with StoreLock(mem, timeout=2) as lock:
+            assert lock.held and (mem / ".lock").is_dir()
+        assert not os.path.lexists(mem / ".lock")
+        os.mkdir(mem / ".lock", 0o1755)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "directory"])
+def test_broken_owner_record_file_never_blocks_nor_is_written_through(
+    workspace: str, tmp_path: Path, kind: str
+) -> None:
+    mem = Path(workspace) / ".memory"
+    mem.mkdir()
+    outside = tmp_path / "outside"
+    outside.write_text("precious")
+    if kind == "symlink":
+        (mem / ".lock.owner").symlink_to(outside)
+    elif kind == "fifo":
+        os.mkfifo(mem / ".lock.owner")
+    else:
+        (mem / ".lock.owner").mkdir()
+    MemoryStore(workspace, lock_timeout=2).extend([rec("a")])
+    assert outside.read_text() == "precious"
+    (finding,) = check(workspace)
+    assert finding.file == str(mem / ".lock.owner") and finding.severity == "warning"
+
+
+def test_lock_replaced_on_the_same_inode_is_detected(mem: Path) -> None:
+    """Another agent removing our (stalled) lock and making its own may get the same
+    inode back: the missing mark still tells it is not ours, so no commit and no rmdir."""
+    with StoreLock(mem) as lock:
+        os.rmdir(mem / ".lock")
+        os.mkdir(mem / ".lock")  # on ext4/tmpfs usually the same inode; never our mark
+        ino = os.stat(mem / ".lock").st_ino
+        with pytest.raises(MemoryStoreError, match="the store lock was lost"):
+            lock.check_held()
+    assert os.stat(mem / ".lock").st_ino == ino  # the other agent's lock is left alone
+
+
+def test_non_empty_lock_left_by_release_is_moved_aside(mem: Path) -> None:
+    """Something wrote inside our lock directory: release moves it aside instead of leaving
+    a directory the reference agent could never remove."""
+    with StoreLock(mem):
+        (mem / ".lock" / "stray").write_text("x")
+    assert not os.path.lexists(mem / ".lock")
+    (aside,) = [p for p in mem.iterdir() if p.name.startswith(".lock.stale-")]
+    assert (aside / "stray").read_text() == "x"

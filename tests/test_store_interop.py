@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from test_store_lock import dead_pid, forge_owner_record
 
 from ipymemory import MemoryFormatError, MemoryLockTimeout, MemoryRecord, MemoryStore, MemoryType
-from ipymemory.store.lock import _read_owner
+from ipymemory.store.lock_holder import read_owner
 from ipymemory.store.maintenance import reindex
 from ipymemory.store.manifest import render_manifest
 
@@ -475,7 +475,7 @@ def test_live_reference_lock_on_our_old_inode_is_never_taken_over(
     dead process of ours (as an uncleared record with coarse timestamps would)."""
     first = MemoryRecord(name="a", type=MemoryType.USER, description="d", body="b")
     MemoryStore(workspace).extend([first])
-    ours = _read_owner(mem / ".lock.owner")
+    ours = read_owner(mem / ".lock.owner")
     assert ours is not None and not ours.held  # invalidated on release
     with reference_holding(mem, node_bin) as holder:
         theirs = os.stat(mem / ".lock")

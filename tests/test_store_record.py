@@ -133,7 +133,7 @@ def test_every_reserved_name_is_refused_as_record_and_file_name(name: str) -> No
 @pytest.mark.parametrize(
     ("front", "rule"),
     [
-        (GOOD_FRONT + "extra: 1\n", "extra: extra"),
+        (GOOD_FRONT + "extra: 1\n", "extra: 'extra'"),
         ("name: tabs\ntype: user\n", "missing: description"),
         ("name: tabs\ndescription: d\n", "missing: type"),
         ("name: [a, b]\ndescription: d\ntype: user\n", "name must be a string, got list"),
@@ -141,10 +141,13 @@ def test_every_reserved_name_is_refused_as_record_and_file_name(name: str) -> No
         ("name: tabs\ndescription:\n  - x\ntype: user\n", "got list"),
         ("name: tabs\ndescription: d\ntype: 1\n", "unknown type '1'"),
         ("name: tabs\ndescription: d\ntype: USER\n", "unknown type 'USER'"),
-        ("name: tabs\ndescription: d\ntype: !!int 1\n", "type must be a string, got int"),
+        (
+            "name: tabs\ndescription: d\ntype: !!int 1\n",
+            "type must be a string, got a value tagged !!int",
+        ),
         (
             "name: tabs\ndescription: !!python/object/apply:os.system ['echo hi']\ntype: user\n",
-            "not valid safe YAML",
+            "description must be a string, got list",  # refused unconstructed
         ),
         ("name: tabs\ndescription: d\ntype: user\nname: tabs\n", "repeats the key 'name'"),
         ("name: tabs\ndescription: ''\ntype: user\n", "description must not be empty"),
@@ -156,6 +159,61 @@ def test_frontmatter_rules(front: str, rule: str) -> None:
     with pytest.raises(MemoryFormatError, match=r"^x\.md\b") as info:
         parse_record(file_bytes(front), "x.md")
     assert rule in str(info.value)
+
+
+def _laughs(levels: int) -> str:
+    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"l{i}: &l{i} [{','.join([f'*l{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join([*lines, f"description: *l{levels - 1}", ""])
+
+
+# Frontmatter that is not a flat mapping of string keys to string values (issue 10 #2:
+# a complex key used to raise TypeError: unhashable type out of every reader).
+NOT_FLAT = [
+    ("? [a, b]: x\n" + GOOD_FRONT, "keys must be plain strings"),
+    ("? {a: 1}: x\n" + GOOD_FRONT, "keys must be plain strings"),
+    ("[a]: x\n" + GOOD_FRONT, "keys must be plain strings"),
+    ("{a: b}: x\n" + GOOD_FRONT, "keys must be plain strings"),
+    ("? - a\n  - b\n: x\n" + GOOD_FRONT, "keys must be plain strings"),
+    ("!!int 1: x\n" + GOOD_FRONT, "keys must be plain strings"),
+    (GOOD_FRONT + "<<: {name: b}\n", "<< must be a string, got dict"),
+    (_laughs(9), "l0 must be a string, got list"),  # refused before any expansion
+    ("name: tabs\ndescription: &a [*a]\ntype: user\n", "description must be a string"),
+    ("name: tabs\ndescription: d\ntype: !!timestamp x\n", "tagged !!timestamp"),
+    ("name: tabs\ndescription: !!binary aGk=\ntype: user\n", "tagged !!binary"),
+    ("name: tabs\ndescription: !!float x\ntype: user\n", "tagged !!float"),
+    ("name: tabs\ndescription: !!bool x\ntype: user\n", "tagged !!bool"),
+    ("name: tabs\ndescription: !foo x\ntype: user\n", "tagged !foo"),
+    ("name: tabs\ndescription: d\ntype: !!set {a}\n", "type must be a string"),
+    ("!!set {name, description, type}\n", "must be a mapping"),
+    ("- name\n", "must be a mapping"),
+    ("name: tabs\ndescription: d\ntype: user\n--- x\n", "not valid safe YAML"),
+    ("description: " + "[" * 1900 + "]" * 1900 + "\n", "frontmatter"),
+    ('name: tabs\ndescription: "\\ud800"\ntype: user\n', "x.md"),
+    ("name: tabs\ndescription: d\ntype: user\ndescription: e\n", "repeats the key"),
+    ("name: tabs\ndescription: \x00\ntype: user\n", "not valid safe YAML"),
+]
+
+
+@pytest.mark.parametrize(("front", "rule"), NOT_FLAT)
+def test_frontmatter_must_be_a_flat_mapping_of_strings(front: str, rule: str) -> None:
+    with pytest.raises(MemoryFormatError, match=r"^x\.md\b") as info:
+        parse_record(file_bytes(front), "x.md")
+    assert rule in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["!!str tabs", "&a tabs", '"tabs"', "'tabs'", "! tabs", "!<tag:yaml.org,2002:str> tabs"],
+)
+def test_string_scalars_in_any_spelling_load(value: str) -> None:
+    got = parse_record(file_bytes(f"name: {value}\ndescription: d\ntype: user\n"), "x.md")
+    assert got.name == "tabs"
+
+
+def test_alias_of_a_string_is_that_string() -> None:
+    raw = file_bytes("name: &n tabs\ndescription: *n\ntype: user\n")
+    assert parse_record(raw, "x.md").description == "tabs"
 
 
 def test_unclosed_frontmatter() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .. import _constants as C
 from ..errors import SideQueryError
 from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
@@ -23,7 +24,7 @@ __all__ = ["CONSOLIDATE_MAX_TOKENS", "ConsolidationPlan", "plan_consolidation"]
 
 # The replacements may restate much of the set; leave room so a valid plan is
 # not cut off (a max_tokens stop is always rejected).
-CONSOLIDATE_MAX_TOKENS = 16384
+CONSOLIDATE_MAX_TOKENS = C.CONSOLIDATE_MAX_TOKENS
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import _constants as C
 from .._text import escape
 from ..errors import SideQueryError
 from ..model import ModelClient, Usage
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 # A batch of several full-size records (4 KiB each) must fit without truncation.
-EXTRACT_MAX_TOKENS = 8192
+EXTRACT_MAX_TOKENS = C.EXTRACT_MAX_TOKENS
 
 TOOL_OUTPUT_CLOSE = "</tool_output>"
 # Tool-use ids are API-made ([A-Za-z0-9_-]); anything else is replaced, never quoted raw.

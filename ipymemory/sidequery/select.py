@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .. import _constants as C
 from ..errors import SideQueryError, SideQueryReplyError
 from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
@@ -23,7 +24,7 @@ __all__ = ["SELECT_MAX_TOKENS", "Selection", "select_memories"]
 
 # Room for far more names than are ever kept: a reply that needs more is not a
 # selection, and the stop would be a max_tokens truncation anyway.
-SELECT_MAX_TOKENS = 1024
+SELECT_MAX_TOKENS = C.SELECT_MAX_TOKENS
 
 SelectionSource = Literal["model", "fallback", "none"]
 

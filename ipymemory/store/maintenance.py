@@ -23,14 +23,17 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+from .. import _constants as C
 from ..errors import MemoryStoreError
 from . import durable
+from .history import journal_findings
 from .index import render_index
 from .layout import (
     INDEX_NAME,
     LOCAL_STATE_NAMES,
     MANIFEST_NAME,
     STALE_LOCK_PREFIX,
+    manifest_byte_bound,
 )
 from .lock import DEFAULT_LOCK_TIMEOUT, is_lock_artefact, lock_findings
 from .names import is_valid_file_name
@@ -91,8 +94,8 @@ class CheckReport(list[Problem]):
 def check(
     workspace: str | os.PathLike[str],
     *,
-    max_index_lines: int = 200,
-    max_index_bytes: int = 4096,
+    max_index_lines: int = C.DEFAULT_MAX_INDEX_LINES,
+    max_index_bytes: int = C.DEFAULT_MAX_INDEX_BYTES,
 ) -> CheckReport:
     """Verify the whole ``.memory`` directory; return every problem found (errors first)."""
     store = MemoryStore(workspace, max_index_lines, max_index_bytes)
@@ -131,12 +134,33 @@ def check(
     if all_valid:
         out.extend(_check_index(store, real, entries))
     out.extend(_check_extras(store, real, set(listed), manifest_ok=manifest_ok))
+    out.extend(_check_history(store, real, listed if manifest_ok else None))
     out.extend(
         Problem(where(f.name) if f.name != "." else str(store.root), f.reason, f.severity)
         for f in lock_findings(real)
     )
     out.sort(key=lambda p: p.severity != "error")
     return CheckReport(out)
+
+
+def _check_history(store: MemoryStore, real: str, listed: tuple[str, ...] | None) -> list[Problem]:
+    journal = store.journal()
+    if journal is None or not journal.exists():
+        return []
+    try:
+        got = store.dir.read(real, MANIFEST_NAME, manifest_byte_bound(store.max_index_lines))
+    except MemoryStoreError:
+        got = None
+    findings = journal_findings(journal, got and got[0], listed, C.HISTORY_KEEP_ENTRIES)
+    return [
+        Problem(
+            store.dir.where(*f.file.split("/")), f.reason, _SEVERITY[f.severity], collectable=False
+        )
+        for f in findings
+    ]
+
+
+_SEVERITY: dict[str, Literal["error", "warning"]] = {"error": "error", "warning": "warning"}
 
 
 def _check_index(store: MemoryStore, real: str, entries: list[StoredRecord]) -> list[Problem]:
@@ -236,8 +260,8 @@ def gc(
     workspace: str | os.PathLike[str],
     stale_seconds: float = 30.0,
     *,
-    max_index_lines: int = 200,
-    max_index_bytes: int = 4096,
+    max_index_lines: int = C.DEFAULT_MAX_INDEX_LINES,
+    max_index_bytes: int = C.DEFAULT_MAX_INDEX_BYTES,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> list[str]:
     """Remove files no manifest references (record files, temp files, stale lock dirs)
@@ -282,8 +306,8 @@ def gc(
 def reindex(
     workspace: str | os.PathLike[str],
     *,
-    max_index_lines: int = 200,
-    max_index_bytes: int = 4096,
+    max_index_lines: int = C.DEFAULT_MAX_INDEX_LINES,
+    max_index_bytes: int = C.DEFAULT_MAX_INDEX_BYTES,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> int:
     """Rebuild MEMORY.md from the manifest, atomically, under the lock.

@@ -253,74 +253,52 @@ _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc]
-    """Safe loader where every plain scalar resolves to a string (no YAML 1.1 bools, ints,
-    nulls); only its node tree is used, see :func:`_frontmatter_mapping`."""
+    """Safe loader where every plain scalar is a string (no YAML 1.1 bools, ints, nulls)."""
 
 
 _Loader.yaml_implicit_resolvers = {}
 
 
-_STD_TAG = "tag:yaml.org,2002:"
-_STR_TAG = f"{_STD_TAG}str"
-_MAP_TAG = f"{_STD_TAG}map"
-_NODE_KINDS = {yaml.SequenceNode: "list", yaml.MappingNode: "dict"}
+class _DuplicateKey(Exception):
+    pass
+
+
+def _construct_mapping(loader: Any, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen.add(key)
+    return dict(loader.construct_pairs(node, deep=True))
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
 # The reference agent's YAML 1.2 library writes these raw, as ordinary content (checked in
 # tests/test_store_interop.py); PyYAML refuses them (DEL, C1 controls, U+FFFE/U+FFFF) or
 # reads them as line breaks (NEL, LS, PS: a "a<NEL>b" would silently become "a b"). They are
 # parsed as stand-ins from Supplementary Private Use Area-A (plain text to YAML) and swapped
-# back, so values are exactly theirs.
+# back, so values are exactly theirs (a NEL, LS or PS then fails the one-line rule clearly).
 _YAML12_CONTENT = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 
 
-def _frontmatter_mapping(text: str, where: str) -> dict[str, str]:
-    """The frontmatter as a flat mapping of strings, or :class:`MemoryFormatError`.
-
-    Only the node tree is built (no constructors run): the root must be a mapping whose
-    keys and values are all string scalars. So complex keys (``? [a, b]``), nested or
-    aliased collections (alias bombs stay shared nodes, never expanded), tags other than
-    ``!!str`` and repeated keys are each refused with the file named, before any Python
-    object is made from them.
-    """
+def _load_frontmatter(text: str) -> Any:
     found = sorted(set(_YAML12_CONTENT.findall(text)))
-    back: dict[int, str] = {}
-    if found:
-        free = (chr(c) for c in range(0xF0000, 0xFFFFE) if chr(c) not in text)
-        swap = {ch: next(free) for ch in found}
-        back = {ord(stand_in): ch for ch, stand_in in swap.items()}
-        text = _YAML12_CONTENT.sub(lambda m: swap[m.group()], text)
-    try:
-        loader = _Loader(text)
-        try:
-            root = loader.get_single_node()
-        finally:
-            loader.dispose()
-    except yaml.YAMLError as e:
-        raise MemoryFormatError(f"{where}: frontmatter is not valid safe YAML ({e})") from e
-    except RecursionError as e:  # the pure-Python parser on deep nesting
-        raise MemoryFormatError(f"{where}: frontmatter is nested too deeply") from e
-    if not isinstance(root, yaml.MappingNode) or root.tag != _MAP_TAG:
-        raise MemoryFormatError(
-            f"{where}: frontmatter must be a mapping of name, description, type"
+    if not found:
+        return yaml.load(text, Loader=_Loader)
+    free = (chr(c) for c in range(0xF0000, 0xFFFFE) if chr(c) not in text)
+    swap = {ch: next(free) for ch in found}
+    meta = yaml.load(_YAML12_CONTENT.sub(lambda m: swap[m.group()], text), Loader=_Loader)
+    if not isinstance(meta, dict):
+        return meta
+    back = {ord(stand_in): ch for ch, stand_in in swap.items()}
+    return {
+        (k.translate(back) if isinstance(k, str) else k): (
+            v.translate(back) if isinstance(v, str) else v
         )
-    meta: dict[str, str] = {}
-    for key_node, value_node in root.value:
-        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR_TAG:
-            raise MemoryFormatError(f"{where}: frontmatter keys must be plain strings")
-        key = key_node.value.translate(back)
-        if key in meta:
-            raise MemoryFormatError(f"{where}: frontmatter repeats the key {key!r}")
-        if isinstance(value_node, yaml.ScalarNode):
-            if value_node.tag != _STR_TAG:
-                raise MemoryFormatError(
-                    f"{where}: frontmatter {key} must be a string, "
-                    f"got a value tagged {value_node.tag.replace(_STD_TAG, '!!')}"
-                )
-            meta[key] = value_node.value.translate(back)
-        else:
-            kind = _NODE_KINDS.get(type(value_node), "collection")
-            raise MemoryFormatError(f"{where}: frontmatter {key} must be a string, got {kind}")
-    return meta
+        for k, v in meta.items()
+    }
 
 
 def parse_record(raw: bytes, where: str = "record file") -> MemoryRecord:
@@ -337,18 +315,32 @@ def parse_record(raw: bytes, where: str = "record file") -> MemoryRecord:
         end = lines.index("---", 1)
     except ValueError:
         raise MemoryFormatError(f"{where}: frontmatter is not closed by a '---' line") from None
-    meta = _fast_frontmatter(lines[1:end])
-    if meta is None:
-        meta = _frontmatter_mapping("\n".join(lines[1:end]), where)
+    meta: Any = _fast_frontmatter(lines[1:end])
+    try:
+        if meta is None:
+            meta = _load_frontmatter("\n".join(lines[1:end]))
+    except _DuplicateKey as e:
+        raise MemoryFormatError(f"{where}: frontmatter repeats the key {e.args[0]!r}") from e
+    except yaml.YAMLError as e:
+        raise MemoryFormatError(f"{where}: frontmatter is not valid safe YAML ({e})") from e
+    if not isinstance(meta, dict):
+        raise MemoryFormatError(
+            f"{where}: frontmatter must be a mapping of name, description, type"
+        )
     keys = set(meta)
     if keys != set(_FRONT_KEYS):
-        extra = sorted(keys - set(_FRONT_KEYS))
+        extra = sorted(map(str, keys - set(_FRONT_KEYS)))
         missing = sorted(set(_FRONT_KEYS) - keys)
         raise MemoryFormatError(
             f"{where}: frontmatter keys must be exactly name, description, type"
-            + (f"; extra: {', '.join(map(repr, extra))}" if extra else "")
+            + (f"; extra: {', '.join(extra)}" if extra else "")
             + (f"; missing: {', '.join(missing)}" if missing else "")
         )
+    for key in _FRONT_KEYS:
+        if not isinstance(meta[key], str):
+            raise MemoryFormatError(
+                f"{where}: frontmatter {key} must be a string, got {type(meta[key]).__name__}"
+            )
     record = MemoryRecord.__new__(MemoryRecord)
     object.__setattr__(record, "name", meta["name"])
     object.__setattr__(record, "type", meta["type"])

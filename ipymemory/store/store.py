@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
+from .. import _constants as C
 from ..errors import (
     MemoryConflictError,
     MemoryFormatError,
@@ -101,8 +102,8 @@ class MemoryStore:
     def __init__(
         self,
         workspace: str | os.PathLike[str],
-        max_index_lines: int = 200,
-        max_index_bytes: int = 4096,
+        max_index_lines: int = C.DEFAULT_MAX_INDEX_LINES,
+        max_index_bytes: int = C.DEFAULT_MAX_INDEX_BYTES,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
         on_lock_wait: LockWaitListener | None = None,
     ) -> None:

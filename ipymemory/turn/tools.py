@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import _constants as C
 from .pyrun import run_with_limit
 
 __all__ = ["ToolBox", "ToolOutcome", "tool_definitions"]
@@ -113,11 +114,11 @@ class ToolBox:
         *,
         allow_python: bool = False,
         namespace: dict[str, Any] | None = None,
-        read_limit: int = 100_000,
-        list_limit: int = 200,
-        output_limit: int = 20_000,
-        allow_hidden: bool = False,
-        python_timeout: float = 60.0,
+        read_limit: int = C.DEFAULT_FILE_READ_LIMIT,
+        list_limit: int = C.DEFAULT_LIST_FILES_LIMIT,
+        output_limit: int = C.DEFAULT_PYTHON_OUTPUT_LIMIT,
+        allow_hidden: bool = C.DEFAULT_ALLOW_HIDDEN,
+        python_timeout: float = C.DEFAULT_PYTHON_TIMEOUT,
     ) -> None:
         self.root = Path(workspace).resolve()
         self.allow_python = allow_python

@@ -31,6 +31,8 @@ from .store.record import MemoryRecord, MemoryType, StoredRecord
 from .store.store import MemoryStore
 from .turn import (
     AgentSession,
+    BatchRegistry,
+    BatchStatus,
     CommitResult,
     PendingBatch,
     SessionConfig,
@@ -44,6 +46,8 @@ __all__ = [
     "AgentSession",
     "AnthropicModel",
     "BatchError",
+    "BatchRegistry",
+    "BatchStatus",
     "CommandError",
     "CommandUsageError",
     "CommitResult",

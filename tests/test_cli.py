@@ -58,7 +58,7 @@ def test_show(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(out)["record"] == rec("alpha", type="user").to_json()
     code, out, err = run(capsys, "--dir", ws, "show", "nope")
     assert code == 1 and out == ""
-    assert err.count("\n") == 1 and "no record named 'nope'" in err and ".memory" in err
+    assert err.count("\n") == 1 and "no memory named 'nope'" in err and ".memory" in err
 
 
 def test_check_ok_and_problem(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,8 +97,12 @@ def test_bad_store_is_exit_1_with_one_line(ws: str, capsys: pytest.CaptureFixtur
 
 
 def _content(root: Path) -> dict[str, bytes]:
-    """The store's files (the lock's side files are not content)."""
-    return {p.name: p.read_bytes() for p in root.iterdir() if not p.name.startswith(".lock")}
+    """The store's files, history included (the lock's side files are not content)."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and not p.name.startswith(".lock")
+    }
 
 
 def test_forget(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -165,6 +169,47 @@ def test_real_subprocess(ws: str) -> None:
     assert done.returncode == 0, done.stderr
     assert [r["name"] for r in json.loads(done.stdout)["records"]] == ["alpha", "beta"]
     done = subprocess.run([*cmd, "--dir", ws, "show", "zzz"], capture_output=True, text=True)
-    assert done.returncode == 1 and "no record named 'zzz'" in done.stderr
+    assert done.returncode == 1 and "no memory named 'zzz'" in done.stderr
     done = subprocess.run([*cmd, "--dir", ws, "frobnicate"], capture_output=True, text=True)
     assert done.returncode == 2
+
+
+def test_dir_from_the_environment_from_any_working_directory(ws: str, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IPYMEMORY_")}
+    cmd = [sys.executable, "-m", "ipymemory.cli", "list"]
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, cwd=elsewhere, env={**env, "IPYMEMORY_DIR": ws}
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "alpha (user) - about alpha\nbeta (project) - about beta\n"
+    # --dir beats the environment; without either, the working directory is used.
+    done = subprocess.run(
+        [*cmd, "--dir", str(elsewhere)],
+        capture_output=True,
+        text=True,
+        env={**env, "IPYMEMORY_DIR": ws},
+    )
+    assert (done.returncode, done.stdout) == (0, "")
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ws, env=env)
+    assert done.stdout.startswith("alpha (user)")
+
+
+def test_a_malformed_name_is_bad_usage(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _content(Path(ws) / ".memory")
+    for argv in (["show", "Not-A-Name"], ["forget", "alpha", "../x"]):
+        code, out, err = run(capsys, "--dir", ws, *argv)
+        assert (code, out) == (2, "")
+        assert f"usage: ipymemory {argv[0]}" in err and "is not a memory name" in err
+    assert _content(Path(ws) / ".memory") == before
+
+
+def test_each_subcommand_help_lists_its_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    for name, command in COMMANDS.items():
+        code, out, _ = run(capsys, name, "--help")
+        flat = " ".join(out.split())
+        assert code == 0
+        for a in command.args:
+            shown = a.options.get("metavar", a.names[0]) if a.positional else a.names[0]
+            assert shown in flat and " ".join(a.options["help"].split()) in flat

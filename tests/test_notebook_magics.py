@@ -4,6 +4,7 @@ every UsageError, %config resolution, load/unload."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 import time
@@ -635,3 +636,111 @@ def test_config_directory_and_bad_env_value(
 def test_config_rejects_bad_values(ip: InteractiveShell) -> None:
     ip.run_line_magic("config", "IPyMemory.commit_mode = 'sometimes'")
     assert "commit mode: review" in memory(ip, "status").to_text()
+
+
+# --- one command layer ---------------------------------------------------------------
+
+
+def test_select_takes_the_rest_of_the_line_verbatim_after_its_options(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    seed(
+        workspace,
+        rec("prefers-tabs", description="indents with tabs"),
+        rec("tabs-js", description="tabs in js"),
+        rec("db-tests", description="never mock the database"),
+    )
+    widget = memory(ip, 'select --limit 1 what\'s the #1 rule for "tabs"')
+    data = widget._repr_mimebundle_()[MIME_TYPE]
+    assert data["query"] == 'what\'s the #1 rule for "tabs"'
+    assert len(data["records"]) == 1
+    assert len(memory(ip, "select tabs").view.to_json()["records"]) == 2
+    with pytest.raises(UsageError, match="missing QUERY"):
+        memory(ip, "select --limit 2")
+    with pytest.raises(UsageError, match="--limit: expected an integer >= 1, got 0"):
+        memory(ip, "select --limit 0 tabs")
+
+
+def test_help_of_each_subcommand_comes_from_its_definition(ip: InteractiveShell) -> None:
+    from ipymemory.commands import offered
+
+    for name, command in offered("notebook").items():
+        view = memory(ip, f"help {name}")
+        assert isinstance(view, MessageView)
+        text = " ".join(view.to_text().split())
+        assert f"%memory {command.synopsis()}" in text and command.help[1:] in text
+        for a in command.args:
+            assert " ".join(a.options["help"].split()) in text
+        assert command.synopsis() in memory(ip, "help").to_text()
+    assert memory(ip, "show --help").to_text() == memory(ip, "help show").to_text()
+    with pytest.raises(UsageError, match="no subcommand 'nope'"):
+        memory(ip, "help nope")
+
+
+def test_a_subcommand_is_added_in_one_place(
+    ip: InteractiveShell, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    from ipymemory.cli import main
+    from ipymemory.commands import COMMANDS, Context, arg, command
+
+    @command(
+        "echo-test",
+        "repeat WORDS",
+        arg("words", nargs="+", help="what to repeat"),
+        arg("--upper", action="store_true", help="shout them"),
+    )
+    def handle_echo(ctx: Context, args: argparse.Namespace) -> MessageView:
+        said = " ".join(args.words)
+        data = {"words": args.words, "dir": str(ctx.settings.directory)}
+        return MessageView(said.upper() if args.upper else said, data=data)
+
+    try:
+        assert memory(ip, "echo-test --upper a 'b c'").to_text() == "A B C"
+        assert "echo-test WORDS …" in memory(ip, "help").to_text()
+        capsys.readouterr()
+        assert main(["--json", "echo-test", "x"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["words"] == ["x"] and Path(data["dir"]) == Path(workspace).resolve()
+        assert main(["echo-test", "--help"]) == 0 and "shout them" in capsys.readouterr().out
+        with pytest.raises(UsageError, match="the following arguments are required: words"):
+            memory(ip, "echo-test --upper")
+    finally:
+        del COMMANDS["echo-test"]
+
+
+def test_gc_and_reindex_in_the_notebook(ip: InteractiveShell, workspace: str) -> None:
+    seed(workspace, rec("a"))
+    root = Path(workspace, ".memory")
+    (root / "MEMORY.md").write_text("stale")
+    view = memory(ip, "reindex")
+    assert isinstance(view, MessageView) and view.to_json()["records"] == 1
+    assert (root / "MEMORY.md").read_text() == MemoryStore(workspace).catalog()
+    ghost = root / f"ghost-{'0' * 32}.md"
+    ghost.write_text("x")
+    old = time.time() - 120
+    os.utime(ghost, (old, old))
+    view = memory(ip, "gc")
+    assert view.to_json()["removed"] == [ghost.name] and not ghost.exists()
+    assert f"removed {ghost.name}" in view.to_text()
+
+
+def test_options_before_the_subcommand(ip: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="unknown option '--bogus'"):
+        memory(ip, "--bogus list")
+    with pytest.raises(UsageError, match="cannot split"):
+        memory(ip, "--dir 'unbalanced list")
+    assert isinstance(memory(ip, "--dir ."), MessageView)  # no subcommand: the help
+
+
+def test_agent_hidden_lets_the_file_tools_read_hidden_files_for_one_turn(
+    api: MessagesServer, ip: InteractiveShell, workspace: str
+) -> None:
+    Path(workspace, ".env").write_text("TOKEN=not-real\n")
+    for line, shown in (("--commit off", False), ("--hidden --commit off", True)):
+        api.enqueue(tool_use("read_file", {"path": ".env"}), text("ok"))
+        agent(ip, line, "what is in .env?")
+        result = api.requests[-1]["messages"][-1]["content"][0]
+        assert ("TOKEN=not-real" in json.dumps(result)) is shown
+        assert bool(result.get("is_error")) is not shown

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from turn_support import (
 from ipymemory import (
     AgentSession,
     BatchError,
+    BatchStatus,
     MemoryStore,
     ModelAPIError,
     ModelNotConfigured,
@@ -185,12 +187,12 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
     # Usage per role, from the API's numbers.
     usage = result.usage
     assert usage.main == Usage(700, 29)
-    assert usage.by_role("select") == Usage(50, 4)
-    assert usage.by_role("extract") == Usage(70, 2)
+    assert usage.by_role("selector") == Usage(50, 4)
+    assert usage.by_role("extractor") == Usage(70, 2)
     assert usage.memory == Usage(120, 6) and usage.total == Usage(820, 35)
     assert session.usage.last_turn == usage and session.usage.total.total == Usage(820, 35)
     assert usage.estimated_cost is not None and usage.estimated_cost > 0
-    assert usage.to_json()["roles"]["select"]["input_tokens"] == 50  # type: ignore[index]
+    assert usage.to_json()["roles"]["selector"]["input_tokens"] == 50  # type: ignore[index]
 
     kinds = [e.kind for e in events]
     assert kinds == ["selecting", "model", "tool", "model", "extracting", "done"]
@@ -238,6 +240,54 @@ def test_discard_writes_nothing(messages_server: MessagesServer, workspace: str)
     assert _snapshot(workspace) == {}
     with pytest.raises(BatchError, match="already discarded"):
         session.commit(batch)
+
+
+def test_the_batch_registry_is_where_batch_state_changes(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    messages_server.enqueue(
+        text("Noted."), records_reply(rec("alpha-fact")), text("More."), records_reply(rec("b-f"))
+    )
+    session = _session(messages_server, workspace)
+    first = session.run_turn("one").batch
+    second = session.run_turn("two").batch
+    assert first is not None and second is not None
+    registry = session.batch_registry
+    seen: list[tuple[str, str]] = []
+    registry.observe(
+        lambda change: seen.extend(
+            (b.id, str(b.status)) for b in change["new"].values() if change["old"].get(b.id) != b
+        ),
+        names="state",
+    )
+    assert registry.choose() == second and registry.choose(first.id) == first
+    with pytest.raises(BatchError, match="no pending batch 'nope'"):
+        registry.choose("nope")
+    session.commit(first)
+    session.discard(second)
+    assert seen == [(first.id, "committed"), (second.id, "discarded")]
+    assert [b.status for b in session.batches] == [BatchStatus.COMMITTED, BatchStatus.DISCARDED]
+    assert registry.pending == () and registry.choose() is None
+    # Every change is checked in the registry: decided, unknown or duplicate batches.
+    with pytest.raises(BatchError, match="already discarded"):
+        registry.discard(second.id)
+    with pytest.raises(BatchError, match="does not belong to this session"):
+        registry.lookup("0123abcd")
+    with pytest.raises(BatchError, match="already registered"):
+        registry.add(replace(second, status="pending"))
+    with pytest.raises(BatchError, match="must await a decision"):
+        registry.add(replace(second, id="fresh", status=BatchStatus.COMMITTED))
+    with pytest.raises(BatchError, match="'later' is not one of pending, committed"):
+        replace(second, status="later")
+    assert len(seen) == 2  # refused changes notify no one
+
+
+def test_batch_status_is_one_enum_open_until_decided() -> None:
+    assert [s.value for s in BatchStatus] == ["pending", "committed", "discarded", "failed"]
+    assert [s.open for s in BatchStatus] == [True, False, False, True]
+    assert BatchStatus.FAILED == "failed" and f"{BatchStatus.FAILED}" == "failed"
+    assert json.dumps({"status": BatchStatus.PENDING}) == '{"status": "pending"}'
+    assert PendingBatch("b1", (), None, (), "failed").status is BatchStatus.FAILED
 
 
 def _base_and_plan_turn(
@@ -509,9 +559,9 @@ def test_memory_costs_count_every_side_query_even_failed_ones(
     session = _session(messages_server, workspace, consolidate_threshold=3)
     first = session.run_turn("q1")
     assert first.last_error == LAST_ERROR_SELECT  # the fenced selector reply was refused
-    assert first.usage.by_role("select") == Usage(11, 1)
-    assert first.usage.by_role("extract") == Usage(22, 2)
-    assert first.usage.by_role("consolidate") == Usage(33, 3)
+    assert first.usage.by_role("selector") == Usage(11, 1)
+    assert first.usage.by_role("extractor") == Usage(22, 2)
+    assert first.usage.by_role("consolidator") == Usage(33, 3)
     assert first.usage.memory == Usage(66, 6) and first.usage.main == Usage(100, 10)
     messages_server.enqueue(
         text('["x-note"]', usage={"input_tokens": 5, "output_tokens": 1}),
@@ -520,7 +570,7 @@ def test_memory_costs_count_every_side_query_even_failed_ones(
     )
     second = session.run_turn("q2")
     assert second.last_error == LAST_ERROR_EXTRACT
-    assert second.usage.by_role("extract") == Usage(44, 4)
+    assert second.usage.by_role("extractor") == Usage(44, 4)
     assert second.usage.memory == Usage(49, 5)
     assert session.usage.total.memory == Usage(115, 11)
     assert session.usage.total.main == Usage(200, 20)
@@ -536,7 +586,7 @@ def test_consolidate_now_waits_for_review(messages_server: MessagesServer, works
         and batch.items == ()
         and _names(workspace) == ["x-note", "y-note"]
     )
-    assert session.usage.other.by_role("consolidate") == Usage(10, 5)
+    assert session.usage.other.by_role("consolidator") == Usage(10, 5)
     done = session.commit(batch)
     assert done.committed == ("xy-note",) and done.removed == ("x-note", "y-note")
     assert _names(workspace) == ["xy-note"]

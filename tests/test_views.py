@@ -356,3 +356,43 @@ def test_review_of_a_finished_batch_is_read_only(workspace: str, status: str) ->
     finished = next(b for b in session.batches if b.id == batch.id)
     review = BatchReview(session, finished)
     assert review.status == status and review.commit_button.disabled
+
+
+def test_review_follows_its_batch_when_decided_elsewhere(workspace: str) -> None:
+    session, batch = _session_with_batch(workspace, rec("one"), rec("two"))
+    review = BatchReview(session, batch)
+    with capture_output() as captured:
+        from IPython.display import display
+
+        display(review)
+        # Decided by code (as %memory commit does), not by the widget's buttons.
+        session.commit(batch, reject=["two"])
+    assert review.status == "committed" and review.committed == ("one",)
+    assert review.decisions["two"].value == "reject" and review.decisions["one"].value == "accept"
+    assert all(t.disabled for t in review.decisions.values()) and review.commit_button.disabled
+    assert "Committed: one" in review.result.value
+    update = captured.outputs[-1]
+    assert update.update and update.data[MIME_TYPE]["status"] == "committed"
+
+
+def test_review_shows_a_store_failure_and_stays_decidable(workspace: str) -> None:
+    session, batch = _session_with_batch(workspace, rec("clash"), rec("other"))
+    review = BatchReview(session, batch)
+    MemoryStore(workspace).extend([rec("clash", body="written by another kernel")])
+    review.commit_button.click()
+    assert review.status == "failed" and "refused" in review.result.value
+    assert "another session" in (review.error or "")
+    assert not review.commit_button.disabled and session.pending != ()
+    review.decisions["clash"].value = "reject"
+    review.commit_button.click()
+    assert review.status == "committed" and review.committed == ("other",)
+    assert [r.name for r in session.store.records()] == ["clash", "other"]
+
+
+def test_closed_review_no_longer_observes(workspace: str) -> None:
+    session, batch = _session_with_batch(workspace, rec("one"))
+    review = BatchReview(session, batch)
+    review.close()
+    session.discard(batch)  # the closed widget is not told (and nothing fails)
+    assert session.pending == () and review.status == "pending"
+    assert review.result.value == ""

@@ -40,7 +40,7 @@ def handle_consolidate(ctx: Context, args: argparse.Namespace) -> View:
     """The plan over the current set (sources → new records) waits for review:
     Commit in the widget, or %memory commit."""
     batch = ctx.session.consolidate_now()
-    if batch.status == "failed":
+    if batch.plan is None:  # it failed: nothing to review
         return ErrorView(
             batch.plan_error or "unknown cause", where="Consolidation", hint="Nothing was changed."
         )
@@ -66,7 +66,6 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
         result = ctx.session.commit(batch, reject=args.reject, accept_plan=not args.no_plan)
     except BatchError as e:
         raise CommandError(str(e)) from None
-    ctx.decided(result.batch)
     if result.error:
         return ErrorView(
             result.error,
@@ -84,6 +83,4 @@ def handle_discard(ctx: Context, args: argparse.Namespace) -> View:
     if batch is None:
         return MessageView("Nothing to discard: no batch is pending.")
     ctx.session.discard(batch)
-    done = next(b for b in ctx.session.batches if b.id == batch.id)
-    ctx.decided(done)
-    return BatchView.of(done)
+    return BatchView.of(ctx.session.batch_registry.lookup(batch))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from ..config import parse_int
-from ..errors import CommandError, CommandUsageError
+from ..errors import BatchError, CommandError, CommandUsageError
 from ..store.names import is_valid_name
 from .context import Context
 
@@ -55,11 +55,7 @@ def check_names(ctx: Context, names: Sequence[str]) -> None:
 def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:
     """The pending batch ``batch_id`` (default: the latest), None if none is pending;
     a command error for an id that is not pending."""
-    pending = ctx.session.pending
-    if batch_id is None:
-        return pending[-1] if pending else None
-    for batch in pending:
-        if batch.id == batch_id:
-            return batch
-    ids = ", ".join(b.id for b in pending) or "none"
-    raise CommandError(f"no pending batch {batch_id!r} (pending: {ids})")
+    try:
+        return ctx.session.batch_registry.choose(batch_id)
+    except BatchError as e:
+        raise CommandError(str(e)) from None

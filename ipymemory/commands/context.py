@@ -76,8 +76,5 @@ class Context:
         """What to show for a batch awaiting a decision."""
         return BatchView.of(batch)
 
-    def decided(self, batch: PendingBatch | None) -> None:
-        """``batch`` was committed or discarded by a command (a shown review updates)."""
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.settings.directory)!r})"

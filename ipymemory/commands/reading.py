@@ -45,7 +45,9 @@ def handle_manifest(ctx: Context, args: argparse.Namespace) -> View:
     return ctx.widget(view, lambda: ManifestWidget(view, store))
 
 
-@command("show", "one memory in full", arg("name", nargs="?", metavar="NAME", help="the memory's name"))
+@command(
+    "show", "one memory in full", arg("name", nargs="?", metavar="NAME", help="the memory's name")
+)
 def handle_show(ctx: Context, args: argparse.Namespace) -> View:
     """Its file, type, description and body."""
     name: str = require(args.name, "NAME", "see list for the names")

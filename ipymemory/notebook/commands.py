@@ -80,9 +80,6 @@ class NotebookContext(Context):
     def review(self, batch: PendingBatch) -> View:
         return self.state.review(self.session, batch)
 
-    def decided(self, batch: PendingBatch | None) -> None:
-        self.state.sync_reviews(batch)
-
 
 @dataclass(frozen=True)
 class MagicCall:

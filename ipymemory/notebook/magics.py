@@ -44,6 +44,12 @@ class MemoryMagics(Magics):
         action="store_true",
         help="let the agent run Python in this notebook's namespace during this turn",
     )
+    @arg(
+        "--hidden",
+        action="store_true",
+        help="let the file tools read hidden files and directories (.env, .git, ...) "
+        "during this turn",
+    )
     @arg("--no-memory", action="store_true", help="neither use nor extract memories this turn")
     @arg("--dir", metavar="DIR", help="workspace whose .memory/ to use (default: cwd)")
     @cell_magic
@@ -86,6 +92,7 @@ class MemoryMagics(Magics):
             result = session.run_turn(
                 query,
                 allow_python=args.python,
+                allow_hidden=True if args.hidden else None,  # else the allow_hidden setting
                 use_memory=not args.no_memory,
                 namespace=self._user_ns() if args.python else None,
                 on_event=progress.event,
@@ -102,7 +109,7 @@ class MemoryMagics(Magics):
             return ErrorView.of(e, where="The agent turn", hint=_turn_hint(e))
         progress.finish(_summary(result, progress.elapsed()))
         review = None
-        if result.batch is not None and result.batch.status in ("pending", "failed"):
+        if result.batch is not None and result.batch.open:
             review = self.state.review(session, result.batch)
         output = TurnOutput(query, result, used_memory=not args.no_memory, review=review)
         self.state.last_turn = output

@@ -6,7 +6,7 @@ import re
 
 from ..errors import MemoryFormatError
 
-__all__ = ["check_file_name", "check_name", "is_valid_file_name", "is_valid_name"]
+__all__ = ["check_name", "is_valid_file_name", "is_valid_name"]
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _FILE = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)\.md")
@@ -44,14 +44,3 @@ def is_valid_file_name(file_name: object) -> bool:
         return False
     match = _FILE.fullmatch(file_name)
     return match is not None and match.group(1) not in _RESERVED
-
-
-def check_file_name(file_name: object, where: str = "manifest") -> str:
-    """Return ``file_name`` if it is a safe record file name, else raise."""
-    if not is_valid_file_name(file_name):
-        raise MemoryFormatError(
-            f"{where}: unsafe record file name {file_name!r} "
-            "(must be a lowercase slug followed by .md, not a reserved device name)"
-        )
-    assert isinstance(file_name, str)
-    return file_name

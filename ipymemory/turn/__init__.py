@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from ..model import ScriptedModel
-from .batch import CommitResult, PendingBatch
+from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import SessionConfig
 from .session import AgentSession, TurnEvent, TurnResult
 from .usage import TurnUsage, UsageLedger
 
 __all__ = [
     "AgentSession",
+    "BatchRegistry",
+    "BatchStatus",
     "CommitResult",
     "PendingBatch",
     "ScriptedModel",

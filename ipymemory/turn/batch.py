@@ -24,16 +24,22 @@ keep the item, or reject the plan too (``accept_plan=False``).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
 
-from ..errors import BatchError, MemoryConflictError
+from traitlets import Dict, HasTraits
+
+from ..errors import BatchError, MemoryConflictError, MemoryStoreError
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 
 __all__ = [
-    "BATCH_STATUSES",
+    "BatchRegistry",
+    "BatchStatus",
     "CommitResult",
     "PendingBatch",
     "apply_batch",
@@ -41,7 +47,24 @@ __all__ = [
     "plan_conflict",
 ]
 
-BATCH_STATUSES = ("pending", "committed", "discarded", "failed")
+
+class BatchStatus(str, Enum):
+    """Where a batch stands. ``pending`` and ``failed`` await a decision (``open``);
+    ``committed`` and ``discarded`` are final. A ``str``: it compares equal to, prints
+    as and serialises to its value."""
+
+    PENDING = "pending"
+    COMMITTED = "committed"
+    DISCARDED = "discarded"
+    FAILED = "failed"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def open(self) -> bool:
+        """Whether the batch still awaits a decision (commit or discard)."""
+        return self in (BatchStatus.PENDING, BatchStatus.FAILED)
 
 
 @dataclass(frozen=True)
@@ -57,7 +80,7 @@ class PendingBatch:
     items: tuple[MemoryRecord, ...]
     plan: ConsolidationPlan | None
     base: tuple[MemoryRecord, ...]
-    status: str = "pending"
+    status: BatchStatus = BatchStatus.PENDING
     plan_error: str | None = None
     error: str | None = None
     committed: tuple[str, ...] = ()
@@ -65,9 +88,23 @@ class PendingBatch:
     rejected: tuple[str, ...] = ()
     plan_accepted: bool = True
 
+    def __post_init__(self) -> None:
+        # One check of the status, whatever built the batch ("pending" is accepted).
+        try:
+            object.__setattr__(self, "status", BatchStatus(self.status))
+        except ValueError:
+            raise BatchError(
+                f"batch {self.id}: status {self.status!r} is not one of {', '.join(BatchStatus)}"
+            ) from None
+
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(item.name for item in self.items)
+
+    @property
+    def open(self) -> bool:
+        """Whether the batch still awaits a decision."""
+        return self.status.open
 
 
 @dataclass(frozen=True)
@@ -165,3 +202,123 @@ def _check_new_names(store: MemoryStore, names: list[str]) -> None:
             + (" was" if len(clash) == 1 else " were")
             + " added by another session meanwhile"
         )
+
+
+class BatchRegistry(HasTraits):
+    """The batches of one session and where each stands: the one place a batch's state
+    changes (add, commit, discard), each change checked here.
+
+    ``state`` (id → :class:`PendingBatch`, in creation order) is replaced by a new dict
+    on every change, so ``registry.observe(callback, names="state")`` sees each one:
+    review widgets follow their batch that way, whoever decided it (the widget,
+    ``%memory commit``, code calling the session).
+    """
+
+    state = Dict(help="id -> PendingBatch in its latest state; read-only outside the registry")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._lock = threading.RLock()
+
+    @property
+    def all(self) -> tuple[PendingBatch, ...]:
+        """Every batch, in creation order, in its latest state."""
+        return tuple(self.state.values())
+
+    @property
+    def pending(self) -> tuple[PendingBatch, ...]:
+        """The batches awaiting a decision (``pending``, or ``failed`` and retryable)."""
+        return tuple(b for b in self.state.values() if b.open)
+
+    def add(self, batch: PendingBatch) -> PendingBatch:
+        """Register a new batch awaiting a decision."""
+        with self._lock:
+            if batch.id in self.state:
+                raise BatchError(f"batch {batch.id!r} is already registered")
+            if not batch.open:
+                raise BatchError(f"batch {batch.id}: a new batch must await a decision")
+            return self._record(batch)
+
+    def lookup(self, batch: PendingBatch | str, *, undecided: bool = False) -> PendingBatch:
+        """The latest state of ``batch`` (a batch or its id); with ``undecided``, refuse
+        a batch already committed or discarded."""
+        batch_id = batch if isinstance(batch, str) else batch.id
+        current: PendingBatch | None = self.state.get(batch_id)
+        if current is None:
+            raise BatchError(f"batch {batch_id!r} does not belong to this session")
+        if undecided and not current.open:
+            raise BatchError(f"batch {current.id} is already {current.status}")
+        return current
+
+    def choose(self, batch_id: str | None = None) -> PendingBatch | None:
+        """The pending batch ``batch_id``, or the latest pending one (None if none is)."""
+        pending = self.pending
+        if batch_id is None:
+            return pending[-1] if pending else None
+        for batch in pending:
+            if batch.id == batch_id:
+                return batch
+        ids = ", ".join(b.id for b in pending) or "none"
+        raise BatchError(f"no pending batch {batch_id!r} (pending: {ids})")
+
+    def commit(
+        self,
+        store: MemoryStore,
+        batch: PendingBatch | str,
+        reject: Collection[str] = (),
+        accept_plan: bool = True,
+        *,
+        refusal: str | None = None,
+    ) -> CommitResult:
+        """Commit ``batch`` minus ``reject`` (see the module docstring).
+
+        Raises :class:`BatchError` for an unknown or decided batch or reject names that
+        are not items. Otherwise the outcome is in the result: ``refusal`` (a reason the
+        caller refuses every commit) or a plan conflict leave the batch as it was; a
+        store failure marks it ``failed`` (retryable); success marks it ``committed``
+        (``discarded`` when nothing was accepted).
+        """
+        with self._lock:
+            current = self.lookup(batch, undecided=True)
+            check_reject(current, reject)
+            conflict = refusal or plan_conflict(current, reject, accept_plan)
+            if conflict is not None:
+                return CommitResult((), (), conflict, current)
+            try:
+                added, removed = apply_batch(store, current, reject, accept_plan)
+            except MemoryStoreError as e:
+                failed = self._record(replace(current, status=BatchStatus.FAILED, error=str(e)))
+                return CommitResult((), (), str(e), failed)
+            rejected = set(reject)
+            done = self._record(
+                replace(
+                    current,
+                    status=BatchStatus.COMMITTED if added or removed else BatchStatus.DISCARDED,
+                    error=None,
+                    committed=added,
+                    removed=removed,
+                    rejected=tuple(name for name in current.names if name in rejected),
+                    plan_accepted=accept_plan and current.plan is not None,
+                )
+            )
+            return CommitResult(added, removed, None, done)
+
+    def discard(self, batch: PendingBatch | str) -> PendingBatch:
+        """Drop a batch awaiting a decision; nothing is written."""
+        with self._lock:
+            current = self.lookup(batch, undecided=True)
+            return self._record(replace(current, status=BatchStatus.DISCARDED))
+
+    def proposed_names(self) -> set[str]:
+        """Names still awaiting a decision, or already rejected or discarded here."""
+        names: set[str] = set()
+        for batch in self.state.values():
+            if batch.status is BatchStatus.COMMITTED:
+                names.update(batch.rejected)
+            else:
+                names.update(batch.names)
+        return names
+
+    def _record(self, batch: PendingBatch) -> PendingBatch:
+        self.state = {**self.state, batch.id: batch}
+        return batch

@@ -30,12 +30,13 @@ import copy
 import threading
 import uuid
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import BatchError, MemoryStoreError, SideQueryError, SideQueryReplyError, TurnError
 from ..model import ModelClient, ModelReply, Usage, cached_system
+from ..model.usage import Role
 from ..sidequery import (
     LAST_ERROR_CONSOLIDATE,
     LAST_ERROR_EXTRACT,
@@ -47,7 +48,7 @@ from ..sidequery import (
 )
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
-from .batch import CommitResult, PendingBatch, apply_batch, check_reject, plan_conflict
+from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import COMMIT_MODES, SessionConfig
 from .history import RequestHistory, summarize_history
 from .injection import render_memory_block
@@ -66,16 +67,6 @@ __all__ = [
 # Texts for the failures SPEC §3 does not name (its three come from sidequery).
 LAST_ERROR_READ = "Memory could not be read"
 LAST_ERROR_COMMIT = "Memory commit failed"
-
-EVENT_KINDS = (
-    "selecting",
-    "model",
-    "tool",
-    "summarizing",
-    "extracting",
-    "consolidating",
-    "done",
-)
 
 
 @dataclass(frozen=True)
@@ -142,7 +133,7 @@ class AgentSession:
         self.usage = UsageLedger()
         self._history: list[dict[str, Any]] = []
         self._request_history = RequestHistory(self.config.history_token_budget, self._summarize)
-        self._batches: dict[str, PendingBatch] = {}
+        self.batch_registry = BatchRegistry()
         self._memory_block = ""
         self._calls: list[CallUsage] | None = None
         self._errors: list[tuple[str, str]] = []
@@ -159,12 +150,12 @@ class AgentSession:
     @property
     def pending(self) -> tuple[PendingBatch, ...]:
         """Batches waiting for a decision (``pending``, or ``failed`` and retryable)."""
-        return tuple(b for b in self._batches.values() if b.status in ("pending", "failed"))
+        return self.batch_registry.pending
 
     @property
     def batches(self) -> tuple[PendingBatch, ...]:
         """Every batch of this session, in creation order, in its latest state."""
-        return tuple(self._batches.values())
+        return self.batch_registry.all
 
     @property
     def memory_block(self) -> str:
@@ -199,12 +190,15 @@ class AgentSession:
         commit_mode: str | None = None,
         namespace: dict[str, Any] | None = None,
         on_event: Listener | None = None,
+        allow_hidden: bool | None = None,
     ) -> TurnResult:
         """One full turn: select, answer (with tools), extract, then review/auto/off.
 
         ``use_memory=False`` neither selects nor extracts for this turn.
         ``namespace`` is where ``run_python`` runs (default: ``self.namespace``);
         it is offered to the model only with ``allow_python=True``.
+        ``allow_hidden`` lets the file tools see hidden files for this turn (default:
+        ``config.allow_hidden``).
         """
         mode = commit_mode or self.config.commit_mode
         if mode not in COMMIT_MODES:
@@ -215,7 +209,8 @@ class AgentSession:
             self._listener = on_event
             self._calls = []
             try:
-                return self._run_turn(query, mode, allow_python, use_memory, namespace)
+                hidden = self.config.allow_hidden if allow_hidden is None else allow_hidden
+                return self._run_turn(query, mode, allow_python, use_memory, namespace, hidden)
             finally:
                 self.usage.turns.append(TurnUsage(tuple(self._calls)))
                 self._calls = None
@@ -229,6 +224,7 @@ class AgentSession:
         allow_python: bool,
         use_memory: bool,
         namespace: dict[str, Any] | None,
+        allow_hidden: bool,
     ) -> TurnResult:
         if use_memory:
             selection = self.begin_turn(query)
@@ -246,6 +242,8 @@ class AgentSession:
             read_limit=self.config.file_read_limit,
             list_limit=self.config.list_files_limit,
             output_limit=self.config.python_output_limit,
+            allow_hidden=allow_hidden,
+            python_timeout=self.config.python_timeout,
         )
         self._history.append({"role": "user", "content": query})
         outcome = run_tool_loop(
@@ -310,13 +308,13 @@ class AgentSession:
                 side_model=self.config.side_model,
             )
         except SideQueryError as e:
-            self._record_side("extract", _error_usage(e))
+            self._record_side("extractor", _error_usage(e))
             self._fail(LAST_ERROR_EXTRACT, str(e))
             return None
-        self._record_side("extract", extraction.usage)
+        self._record_side("extractor", extraction.usage)
         # The extractor rereads the whole history every turn, so it may propose again
         # what already waits for review or what the user turned down: drop those.
-        decided = self._proposed_names()
+        decided = self.batch_registry.proposed_names()
         items = tuple(item for item in extraction.records if item.name not in decided)
         if not items:
             return None
@@ -328,12 +326,14 @@ class AgentSession:
                 plan, usage = plan_consolidation(
                     self.model, (*base, *items), side_model=self.config.side_model
                 )
-                self._record_side("consolidate", usage)
+                self._record_side("consolidator", usage)
             except SideQueryError as e:
-                self._record_side("consolidate", _error_usage(e))
+                self._record_side("consolidator", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e))
                 plan_error = str(e)
-        batch = self._register(PendingBatch(_batch_id(), items, plan, base, plan_error=plan_error))
+        batch = self.batch_registry.add(
+            PendingBatch(_batch_id(), items, plan, base, plan_error=plan_error)
+        )
         if mode == "auto" and plan_error is None:
             return self._commit(batch, (), True, auto=True).batch
         return batch
@@ -358,44 +358,23 @@ class AgentSession:
         self, batch: PendingBatch, reject: Collection[str], accept_plan: bool, *, auto: bool
     ) -> CommitResult:
         with self._lock:
-            current = self._lookup(batch)
-            if current.status not in ("pending", "failed"):
-                raise BatchError(f"batch {current.id} is already {current.status}")
-            check_reject(current, reject)
-            if not auto and self.config.commit_mode == "off":
-                return CommitResult(
-                    (), (), "commit mode is 'off': this session never writes memories", current
-                )
-            conflict = plan_conflict(current, reject, accept_plan)
-            if conflict is not None:
-                return CommitResult((), (), conflict, current)
-            try:
-                added, removed = apply_batch(self.store, current, reject, accept_plan)
-            except MemoryStoreError as e:
-                self._fail(LAST_ERROR_COMMIT, str(e))
-                failed = self._register(replace(current, status="failed", error=str(e)))
-                return CommitResult((), (), str(e), failed)
-            status = "committed" if added or removed else "discarded"
-            done = self._register(
-                replace(
-                    current,
-                    status=status,
-                    error=None,
-                    committed=added,
-                    removed=removed,
-                    rejected=tuple(name for name in current.names if name in set(reject)),
-                    plan_accepted=accept_plan and current.plan is not None,
-                )
+            off = not auto and self.config.commit_mode == "off"
+            result = self.batch_registry.commit(
+                self.store,
+                batch,
+                reject,
+                accept_plan,
+                refusal="commit mode is 'off': this session never writes memories" if off else None,
             )
-            return CommitResult(added, removed, None, done)
+            failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
+            if failed and result.error is not None:  # the store refused
+                self._fail(LAST_ERROR_COMMIT, result.error)
+            return result
 
     def discard(self, batch: PendingBatch) -> None:
         """Drop a pending (or failed) batch; nothing is written."""
         with self._lock:
-            current = self._lookup(batch)
-            if current.status not in ("pending", "failed"):
-                raise BatchError(f"batch {current.id} is already {current.status}")
-            self._register(replace(current, status="discarded"))
+            self.batch_registry.discard(batch)
 
     def consolidate_now(self) -> PendingBatch:
         """Ask the consolidator for a plan over the current set; the plan waits for
@@ -407,41 +386,21 @@ class AgentSession:
                 base = self.store.records()
             except MemoryStoreError as e:
                 self._fail(LAST_ERROR_CONSOLIDATE, f"the memory set could not be read: {e}")
-                return PendingBatch(_batch_id(), (), None, (), "failed", plan_error=str(e))
+                return _no_plan((), str(e))
             if not base:
                 reason = "the memory set is empty: nothing to consolidate"
-                return PendingBatch(_batch_id(), (), None, (), "failed", plan_error=reason)
+                return _no_plan((), reason)
             self._emit("consolidating", f"{len(base)} records")
             try:
                 plan, usage = plan_consolidation(
                     self.model, base, side_model=self.config.side_model
                 )
-                self._record_side("consolidate", usage)
+                self._record_side("consolidator", usage)
             except SideQueryError as e:
-                self._record_side("consolidate", _error_usage(e))
+                self._record_side("consolidator", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e))
-                return PendingBatch(_batch_id(), (), None, base, "failed", plan_error=str(e))
-            return self._register(PendingBatch(_batch_id(), (), plan, base))
-
-    def _proposed_names(self) -> set[str]:
-        """Names still waiting in a batch, or already rejected or discarded here."""
-        names: set[str] = set()
-        for batch in self._batches.values():
-            if batch.status == "committed":
-                names.update(batch.rejected)
-            else:
-                names.update(batch.names)
-        return names
-
-    def _lookup(self, batch: PendingBatch) -> PendingBatch:
-        current = self._batches.get(batch.id)
-        if current is None:
-            raise BatchError(f"batch {batch.id!r} does not belong to this session")
-        return current
-
-    def _register(self, batch: PendingBatch) -> PendingBatch:
-        self._batches[batch.id] = batch
-        return batch
+                return _no_plan(base, str(e))
+            return self.batch_registry.add(PendingBatch(_batch_id(), (), plan, base))
 
     # --- helpers -------------------------------------------------------------------
 
@@ -462,7 +421,7 @@ class AgentSession:
             side_model=self.config.side_model,
             limit=self.config.max_selected,
         )
-        self._record_side("select", selection.usage)
+        self._record_side("selector", selection.usage)
         if selection.source == "fallback":
             self._fail(LAST_ERROR_SELECT, selection.reason or "unknown cause")
         return selection
@@ -478,9 +437,9 @@ class AgentSession:
                 side_model=self.config.side_model,
             )
         except SideQueryError as e:
-            self._record_side("summarize", _error_usage(e))
+            self._record_side("summarizer", _error_usage(e))
             raise
-        self._record_side("summarize", usage)
+        self._record_side("summarizer", usage)
         return text
 
     def _clear_errors(self) -> None:
@@ -507,7 +466,7 @@ class AgentSession:
         name = reply.model or self.config.model or str(getattr(self.model, "model", ""))
         self._record(CallUsage("main", name, reply.usage))
 
-    def _record_side(self, role: str, usage: Usage | None) -> None:
+    def _record_side(self, role: Role, usage: Usage | None) -> None:
         if usage is None or usage == Usage():
             return  # no call was made (empty set, no model) or it cost nothing
         name = self.config.side_model or str(getattr(self.model, "side_model", "") or "")
@@ -527,3 +486,8 @@ def _error_usage(error: SideQueryError) -> Usage | None:
 
 def _batch_id() -> str:
     return uuid.uuid4().hex[:12]
+
+
+def _no_plan(base: tuple[MemoryRecord, ...], reason: str) -> PendingBatch:
+    """The failed, unregistered batch of a consolidation that produced no plan."""
+    return PendingBatch(_batch_id(), (), None, base, BatchStatus.FAILED, plan_error=reason)

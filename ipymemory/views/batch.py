@@ -6,6 +6,7 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..store.record import MemoryRecord
+from ..turn.batch import BatchStatus
 from ._static import (
     StaticView,
     esc,
@@ -141,8 +142,9 @@ class ConsolidationPlanView(StaticView):
 class BatchView(StaticView):
     """A batch waiting for review, or its outcome.
 
-    ``status`` is "pending", "committed", "discarded" or "failed"; ``rejected`` names
-    the items the reviewer turned down; ``committed`` what the commit wrote.
+    ``status`` is a :class:`~ipymemory.turn.batch.BatchStatus` (or its value);
+    ``rejected`` names the items the reviewer turned down; ``committed`` what the
+    commit wrote.
     """
 
     view_name = "batch"
@@ -151,7 +153,7 @@ class BatchView(StaticView):
         self,
         items: Sequence[MemoryRecord],
         *,
-        status: str = "pending",
+        status: BatchStatus | str = BatchStatus.PENDING,
         rejected: Collection[str] = (),
         plan: ConsolidationPlanView | None = None,
         committed: Sequence[str] = (),
@@ -159,7 +161,7 @@ class BatchView(StaticView):
         batch_id: str | None = None,
     ) -> None:
         self.items = tuple(items)
-        self.status = status
+        self.status = BatchStatus(status)
         self.rejected = frozenset(rejected)
         self.plan = plan
         self.committed = tuple(committed)
@@ -167,13 +169,21 @@ class BatchView(StaticView):
         self.batch_id = batch_id
 
     @classmethod
-    def of(cls, batch: PendingBatch) -> BatchView:
-        """The static view of ``batch`` as the session last recorded it."""
+    def of(
+        cls,
+        batch: PendingBatch,
+        *,
+        rejected: Collection[str] | None = None,
+        plan_accepted: bool | None = None,
+    ) -> BatchView:
+        """The static view of ``batch`` as the session last recorded it; ``rejected`` /
+        ``plan_accepted`` override its decision (a review's choices before Commit)."""
+        accepted = batch.plan_accepted if plan_accepted is None else plan_accepted
         return cls(
             batch.items,
             status=batch.status,
-            rejected=batch.rejected,
-            plan=ConsolidationPlanView.of(batch, accepted=batch.plan_accepted),
+            rejected=batch.rejected if rejected is None else rejected,
+            plan=ConsolidationPlanView.of(batch, accepted=accepted),
             committed=batch.committed,
             error=batch.error or batch.plan_error,
             batch_id=batch.id,
@@ -207,9 +217,9 @@ class BatchView(StaticView):
         return f"Memory batch ({self.status}): {what}"
 
     def _outcome(self) -> str | None:
-        if self.status == "committed":
+        if self.status is BatchStatus.COMMITTED:
             return "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
-        if self.status == "discarded":
+        if self.status is BatchStatus.DISCARDED:
             return "Discarded: nothing was written."
         return None
 
@@ -226,7 +236,7 @@ class BatchView(StaticView):
         outcome = self._outcome()
         if outcome:
             lines.append(outcome)
-        elif self.status == "pending":
+        elif self.status.open:
             lines.append(_REVIEW_HINT)
         return "\n".join(lines)
 
@@ -248,6 +258,6 @@ class BatchView(StaticView):
         outcome = self._outcome()
         if outcome:
             parts.append(f"<div>{esc(outcome)}</div>")
-        elif self.status == "pending":  # HTML is what a frontend without widgets shows
+        elif self.status.open:  # HTML is what a frontend without widgets shows
             parts.append(f'<div class="ipm-note">{esc(_REVIEW_HINT)}</div>')
         return "".join(parts)

@@ -1,8 +1,10 @@
 """The batch review widget: accept or reject each extracted memory, and the plan.
 
 Commit writes the accepted items (and the plan, if accepted) through the session in
-one commit; Discard drops the batch. Afterwards the controls are disabled and the
-outcome -- the committed names or the error -- is shown. When the widget was
+one commit; Discard drops the batch. The widget OBSERVES its batch in the session's
+:class:`~ipymemory.turn.batch.BatchRegistry` (a traitlets ``state`` trait): whoever
+decides the batch -- these buttons, ``%memory commit`` / ``discard``, code calling the
+session -- the widget then disables its controls and shows the outcome. When it was
 displayed through IPython's ``display``, that output is then replaced by the static
 outcome, so a notebook saved without widget state still records what happened.
 """
@@ -17,6 +19,7 @@ from IPython.display import DisplayHandle
 
 from ..errors import BatchError, MemoryStoreError
 from ..store.record import MemoryRecord
+from ..turn.batch import BatchStatus
 from ._static import StaticView, display_bundle, esc, styled_html, update_bundle
 from ._widgetbase import (
     StaticBundleBox,
@@ -31,7 +34,7 @@ from .batch import BatchView, ConsolidationPlanView
 
 if TYPE_CHECKING:
     from ..sidequery.consolidate import ConsolidationPlan
-    from ..turn.batch import CommitResult, PendingBatch
+    from ..turn.batch import BatchRegistry, CommitResult, PendingBatch
 
 __all__ = ["BatchReview"]
 
@@ -61,6 +64,10 @@ def _label_parts(record: MemoryRecord) -> tuple[str, str, str]:
 
 
 class _Reviewer(Protocol):
+    """What the widget needs of a session: its batch registry and the two decisions."""
+
+    batch_registry: BatchRegistry
+
     def commit(
         self, batch: PendingBatch, *, reject: Collection[str] = (), accept_plan: bool = True
     ) -> CommitResult: ...
@@ -69,20 +76,20 @@ class _Reviewer(Protocol):
 
 
 class BatchReview(StaticBundleBox):
-    """Review one pending batch of ``session``.
+    """Review one batch of ``session``.
 
     ``decisions[name]`` is the accept/reject toggle of item ``name``; ``plan_decision``
     the plan's (None without a plan); ``commit_button`` / ``discard_button`` act;
-    ``result`` shows the outcome, also kept in ``status``, ``committed`` and ``error``.
+    ``result`` shows the outcome. ``batch`` is the batch as the registry last reported
+    it (``status``, ``committed``, ``removed`` read from it); ``error`` is the last
+    refusal shown.
     """
 
     def __init__(self, session: _Reviewer, batch: PendingBatch, **kw: Any) -> None:
         super().__init__(**kw)
         self._session = session
-        self.batch = batch
-        self.status: str = batch.status
-        self.committed: tuple[str, ...] = ()
-        self.removed: tuple[str, ...] = ()
+        self._registry = session.batch_registry
+        self.batch = self._registry.lookup(batch)
         self.error: str | None = None
         self._handles: list[DisplayHandle] = []
 
@@ -136,8 +143,39 @@ class BatchReview(StaticBundleBox):
         parts.append(self.result)
         self.children = tuple(parts)
         self._update_summary()
-        if self.status in ("committed", "discarded"):
-            self.sync(batch)
+        self._observing = self.batch.open
+        if self._observing:
+            self._registry.observe(self._on_state, names="state")
+        else:
+            self._show_outcome()
+
+    # --- the batch, as the registry reports it ----------------------------------------
+
+    @property
+    def status(self) -> BatchStatus:
+        return self.batch.status
+
+    @property
+    def committed(self) -> tuple[str, ...]:
+        return self.batch.committed
+
+    @property
+    def removed(self) -> tuple[str, ...]:
+        return self.batch.removed
+
+    def _on_state(self, change: dict[str, Any]) -> None:
+        latest = change["new"].get(self.batch.id)
+        if latest is None or latest == self.batch:
+            return
+        self.batch = latest
+        if latest.open:  # a store failure: still decidable, the cause is shown
+            if latest.error:
+                self._refused(latest.error)
+            return
+        self._stop_observing()
+        self._show_outcome()
+
+    # --- the user's choices -------------------------------------------------------------
 
     def _heading(self) -> w.HTML:
         return html_block(f"<b>{esc(self._headline())}</b> {note_html(f'batch {self.batch.id}')}")
@@ -158,7 +196,7 @@ class BatchReview(StaticBundleBox):
 
     def _update_summary(self) -> None:
         """What Commit would write now, so the choice is visible before clicking."""
-        if self.status not in ("pending", "failed"):
+        if not self.batch.open:
             self.summary.value = ""
             return
         n = len(self.decisions)
@@ -177,12 +215,13 @@ class BatchReview(StaticBundleBox):
         return self.plan_decision is None or self.plan_decision.value == ACCEPT
 
     def commit(self) -> None:
-        """Commit the accepted items (and the plan if accepted); show the outcome.
+        """Commit the accepted items (and the plan if accepted).
 
-        A refused commit writes nothing and leaves the controls enabled: change the
-        choices (e.g. reject the plan) and commit again, or discard.
+        The outcome arrives through the registry. A refused commit writes nothing and
+        leaves the controls enabled: change the choices (e.g. reject the plan) and
+        commit again, or discard.
         """
-        if self.status not in ("pending", "failed"):
+        if not self.batch.open:
             return
         try:
             result = self._session.commit(
@@ -191,48 +230,23 @@ class BatchReview(StaticBundleBox):
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e))
             return
-        if result.batch is not None:
-            self.batch = result.batch
         if result.error:
-            # A refused decision leaves the batch pending; a store failure marks it failed.
-            self.status = self.batch.status if result.batch is not None else "failed"
             self._refused(result.error)
-            return
-        self.status = "committed"
-        self.committed, self.removed = tuple(result.committed), tuple(result.removed)
-        self._finish(self._outcome())
 
     def discard(self) -> None:
         """Drop the batch: nothing is written."""
-        if self.status not in ("pending", "failed"):
+        if not self.batch.open:
             return
         try:
             self._session.discard(self.batch)
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e), action="Discard")
-            return
-        self.status = "discarded"
-        self._finish(self._outcome())
 
-    def sync(self, batch: PendingBatch) -> None:
-        """Show the outcome of ``batch`` when it was committed or discarded elsewhere
-        (``%memory commit`` / ``%memory discard``)."""
-        if batch.id != self.batch.id or batch.status in ("pending", "failed"):
-            return
-        self.batch = batch
-        for name, toggle in self.decisions.items():
-            toggle.value = REJECT if name in batch.rejected else ACCEPT
-        if self.plan_decision is not None:
-            self.plan_decision.value = ACCEPT if batch.plan_accepted else REJECT
-        self.status = batch.status
-        self.committed, self.removed = tuple(batch.committed), tuple(batch.removed)
-        self._finish(self._outcome())
+    # --- showing ------------------------------------------------------------------------
 
     def _outcome(self) -> str:
-        if self.status == "discarded":
+        if self.status is BatchStatus.DISCARDED:
             return "Discarded: nothing was written."
-        if self.status != "committed":
-            return f"This batch is {self.status}."
         msg = "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
         if self.removed:
             msg += "; replaced: " + ", ".join(self.removed)
@@ -246,7 +260,12 @@ class BatchReview(StaticBundleBox):
             cls="ipm-error",
         ).value
 
-    def _finish(self, message: str) -> None:
+    def _show_outcome(self) -> None:
+        """The batch was decided: show the decision taken, lock the controls."""
+        for name, toggle in self.decisions.items():
+            toggle.value = REJECT if name in self.batch.rejected else ACCEPT
+        if self.plan_decision is not None:
+            self.plan_decision.value = ACCEPT if self.batch.plan_accepted else REJECT
         for control in (
             *self.decisions.values(),
             self.plan_decision,
@@ -257,21 +276,25 @@ class BatchReview(StaticBundleBox):
                 control.disabled = True
         self.error = None
         self.summary.value = ""
-        self.result.value = html_text(message).value
+        self.result.value = html_text(self._outcome()).value
         bundle = self.static_view().bundle()
         for handle in self._handles:
             update_bundle(handle, bundle)
 
     def static_view(self) -> StaticView:
-        return BatchView(
-            self.batch.items,
-            status=self.status,
-            rejected=self.rejected,
-            plan=ConsolidationPlanView.of(self.batch, accepted=self.plan_accepted),
-            committed=self.committed,
-            error=self.error,
-            batch_id=self.batch.id,
-        )
+        if not self.batch.open:
+            return BatchView.of(self.batch)
+        # Pending: the choices as they stand in the widget.
+        return BatchView.of(self.batch, rejected=self.rejected, plan_accepted=self.plan_accepted)
+
+    def _stop_observing(self) -> None:
+        if self._observing:
+            self._observing = False
+            self._registry.unobserve(self._on_state, names="state")
+
+    def close(self) -> None:
+        self._stop_observing()
+        super().close()
 
     def _ipython_display_(self) -> None:
         # Keep the handle so the outcome can replace this output (see module docstring).

@@ -232,7 +232,7 @@ def test_a_long_session_stays_under_budget_and_keeps_pairs(
     assert "SUMMARY" not in json.dumps(history) and "Automatic truncation" not in json.dumps(
         history
     )
-    assert session.usage.total.by_role("summarize").input_tokens == 10 * len(summaries)
+    assert session.usage.total.by_role("summarizer").input_tokens == 10 * len(summaries)
 
 
 def test_extraction_reads_the_whole_canonical_history_after_compression(

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["Usage", "estimate_cost"]
+__all__ = ["ROLES", "Role", "Usage", "estimate_cost"]
+
+# Who made a model call: the agent itself, or one of the memory side-queries (SPEC §3
+# names them) and the history summarizer. The same names in usage, errors and views.
+Role = Literal["main", "selector", "extractor", "consolidator", "summarizer"]
+ROLES: tuple[Role, ...] = ("main", "selector", "extractor", "consolidator", "summarizer")
 
 
 @dataclass(frozen=True)

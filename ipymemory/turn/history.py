@@ -154,7 +154,7 @@ def summarize_history(
         messages=[{"role": "user", "content": encode_input(payload)}],
         max_tokens=max_tokens,
         side_model=side_model,
-        role="summary",
+        role="summarizer",
     )
     return text.strip(), usage
 

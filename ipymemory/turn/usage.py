@@ -9,21 +9,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..model.usage import Usage, estimate_cost
+from ..model.usage import ROLES, Role, Usage, estimate_cost
 
 __all__ = ["ROLES", "CallUsage", "TurnUsage", "UsageLedger"]
-
-# "main" is the agent itself; the rest are what memory (and compression) cost.
-ROLES: tuple[str, ...] = ("main", "select", "extract", "consolidate", "summarize")
 
 
 @dataclass(frozen=True)
 class CallUsage:
     """One model call: which role made it, the model that answered, its usage."""
 
-    role: str
+    role: Role
     model: str
     usage: Usage
+
+    def __post_init__(self) -> None:
+        _check_role(self.role)
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class TurnUsage:
 
     calls: tuple[CallUsage, ...] = ()
 
-    def by_role(self, role: str) -> Usage:
+    def by_role(self, role: Role) -> Usage:
+        _check_role(role)
         total = Usage()
         for call in self.calls:
             if call.role == role:
@@ -106,3 +107,8 @@ class UsageLedger:
 
     def add_other(self, calls: Iterable[CallUsage]) -> None:
         self.other = self.other + TurnUsage(tuple(calls))
+
+
+def _check_role(role: str) -> None:
+    if role not in ROLES:
+        raise ValueError(f"unknown model-call role {role!r}; one of {', '.join(ROLES)}")

@@ -118,7 +118,7 @@ def run_tool_loop(
     tools: ToolBox,
     max_tool_steps: int,
     max_tokens: int,
-    main_model: str | None,
+    model_name: str | None,
     on_reply: Callable[[ModelReply], None],
     emit: Emit,
 ) -> LoopOutcome:
@@ -140,7 +140,7 @@ def run_tool_loop(
                 messages=messages,
                 max_tokens=max_tokens,
                 tools=tools.definitions,
-                model=main_model,
+                model=model_name,
             )
             on_reply(reply)
             content = [dict(b) for b in reply.content] or [

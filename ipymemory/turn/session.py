@@ -254,7 +254,7 @@ class AgentSession:
             tools=tools,
             max_tool_steps=self.config.max_tool_steps,
             max_tokens=self.config.max_tokens,
-            main_model=self.config.model,
+            model_name=self.config.model,
             on_reply=self._record_main,
             emit=self._emit,
         )

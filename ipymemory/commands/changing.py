@@ -18,7 +18,7 @@ _BATCH = arg("--batch", metavar="ID", help="which pending batch (default: the la
 @command(
     "forget",
     "remove memories (one commit)",
-    arg("names", nargs="*", metavar="NAME", help="memories to remove"),
+    arg("names", nargs="*", metavar="NAME", required=True, help="memories to remove"),
     section="change",
 )
 def handle_forget(ctx: Context, args: argparse.Namespace) -> View:

@@ -12,6 +12,8 @@ from .spec import GLOBAL_ARGS, SECTIONS, Command, arg, command, offered, synopsi
 
 __all__ = ["handle_help", "magic_help", "subcommand_help"]
 
+_SYNOPSIS_WIDTH = 26
+
 _EXAMPLES = (
     "%memory list",
     "%memory select where are pipeline bugs tracked",
@@ -25,7 +27,8 @@ _EXAMPLES = (
 def magic_help() -> str:
     """The ``%memory`` help: usage, every subcommand by section, examples."""
     commands = offered("notebook").values()
-    width = max(len(c.synopsis()) for c in commands)
+    # A long synopsis (commit's options) gets its own line rather than widening all.
+    width = min(max(len(c.synopsis()) for c in commands), _SYNOPSIS_WIDTH)
     lines = [
         f"%memory {synopsis('', GLOBAL_ARGS).strip()} SUBCOMMAND [ARGS]",
         "",
@@ -36,7 +39,7 @@ def magic_help() -> str:
         chosen = [c for c in commands if c.section == section]
         if chosen:
             lines += ["", f"{title}:"]
-            lines += [f"  {c.synopsis().ljust(width)}  {c.help}" for c in chosen]
+            lines += [_entry(c.synopsis(), c.help, width) for c in chosen]
     lines += ["", "Examples:", *(f"  {e}" for e in _EXAMPLES)]
     lines += [
         "",
@@ -44,6 +47,12 @@ def magic_help() -> str:
         'Note: a line ending in "?" is an IPython help request, not a query.',
     ]
     return "\n".join(lines)
+
+
+def _entry(synopsis_: str, help_: str, width: int) -> str:
+    if len(synopsis_) <= width:
+        return f"  {synopsis_.ljust(width)}  {help_}"
+    return f"  {synopsis_}\n  {' ' * width}  {help_}"
 
 
 def subcommand_help(command: Command) -> str:

@@ -46,7 +46,9 @@ def handle_manifest(ctx: Context, args: argparse.Namespace) -> View:
 
 
 @command(
-    "show", "one memory in full", arg("name", nargs="?", metavar="NAME", help="the memory's name")
+    "show",
+    "one memory in full",
+    arg("name", nargs="?", metavar="NAME", required=True, help="the memory's name"),
 )
 def handle_show(ctx: Context, args: argparse.Namespace) -> View:
     """Its file, type, description and body."""

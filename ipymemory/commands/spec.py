@@ -42,10 +42,16 @@ _FLAG_ACTIONS = frozenset({"store_true", "store_false", "count"})
 
 @dataclass(frozen=True)
 class Arg:
-    """One argparse argument: ``names`` and the keyword options of ``add_argument``."""
+    """One argparse argument: ``names`` and the keyword options of ``add_argument``.
+
+    ``required`` marks a positional that argparse sees as optional (``nargs="?"`` or
+    ``"*"``) but the handler requires (with :func:`~ipymemory.commands.common.require`,
+    whose message names what is missing); help then shows it without brackets.
+    """
 
     names: tuple[str, ...]
     options: Mapping[str, Any] = field(default_factory=dict)
+    required: bool = False
 
     @property
     def positional(self) -> bool:
@@ -66,14 +72,16 @@ class Arg:
         nargs = self.options.get("nargs")
         many = " …" if nargs in ("+", "*") else ""
         if self.positional:
-            return f"{self.metavar}{many}"
+            optional = nargs in ("?", "*") and not self.required
+            return f"[{self.metavar}{many}]" if optional else f"{self.metavar}{many}"
         value = f" {self.metavar}{many}" if self.takes_value else ""
         return f"[{self.names[0]}{value}]"
 
 
-def arg(*names: str, **options: Any) -> Arg:
-    """``arg("--limit", type=int, help=...)``: the arguments of ``add_argument``."""
-    return Arg(names, options)
+def arg(*names: str, required: bool = False, **options: Any) -> Arg:
+    """``arg("--limit", type=int, help=...)``: the arguments of ``add_argument``
+    (``required``: see :class:`Arg`)."""
+    return Arg(names, options, required)
 
 
 @dataclass(frozen=True)
@@ -151,9 +159,10 @@ def command(
 
 def offered(frontend: Literal["cli", "notebook"]) -> dict[str, Command]:
     """The subcommands ``frontend`` offers, by name, in registration order."""
-    if frontend == "cli":
-        return {name: c for name, c in COMMANDS.items() if c.cli}
-    return {name: c for name, c in COMMANDS.items() if c.notebook}
+    chosen = [c for c in COMMANDS.values() if (c.cli if frontend == "cli" else c.notebook)]
+    order = list(SECTIONS)
+    chosen.sort(key=lambda c: order.index(c.section))  # stable: registration order within
+    return {c.name: c for c in chosen}
 
 
 def add_arguments(parser: argparse.ArgumentParser, args: tuple[Arg, ...]) -> None:

@@ -225,14 +225,63 @@ def test_reference_cli_write_loads_in_our_store(workspace: str, mem: Path, node:
     )
 
 
-@pytest.mark.parametrize("separator", ["\x85", "\u2028", "\u2029"])
-def test_reference_line_separator_is_refused_not_folded(
+# SPEC §1 (issue 10 #9b): the reference writes these in a description; only CR/LF break
+# a description when reading, so its set loads here, text exact.
+REFERENCE_DESCRIPTION_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+@pytest.mark.parametrize("separator", REFERENCE_DESCRIPTION_BREAKS, ids=lambda c: f"U+{ord(c):04X}")
+def test_reference_line_breaks_in_a_description_load_exactly(
     workspace: str, mem: Path, node: NodeRun, separator: str
 ) -> None:
-    # `yaml` writes NEL/LS/PS raw (YAML 1.2 content); PyYAML alone would read a line break.
+    # `yaml` writes NEL/LS/PS raw (YAML 1.2 content), the others as escapes; PyYAML alone
+    # would fold NEL/LS/PS into a space. Our writer refuses them all.
     node("write", str(mem), "a", "user", f"one{separator}two", "b")
-    with pytest.raises(MemoryFormatError, match="description must be a single line"):
-        MemoryStore(workspace).records()
+    (record,) = MemoryStore(workspace).records()
+    assert record.description == f"one{separator}two"
+    with pytest.raises(MemoryFormatError, match="single line"):
+        MemoryRecord(name="b", type=MemoryType.USER, description=f"one{separator}two", body="b")
+
+
+@pytest.mark.parametrize("text", ["\x1f", "\x1c", "\x85"], ids=lambda c: f"U+{ord(c):04X}")
+def test_reference_text_blank_only_to_python_loads(
+    workspace: str, mem: Path, node: NodeRun, text: str
+) -> None:
+    # Not blank to JavaScript's trim, so the reference writes (and reads) it as a body or
+    # a description; Python's strip would call it empty.
+    node("write", str(mem), "a", "user", text, text)
+    (record,) = MemoryStore(workspace).records()
+    assert (record.description, record.body) == (text, text)
+    assert node_read(node, mem)[0]["body"] == text
+
+
+# Every character JavaScript's trim removes, and those only Python's strip removes.
+JS_TRIM = "\t\n\x0b\x0c\r \xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+JS_TRIM += "\u2028\u2029\u202f\u205f\u3000\ufeff"
+PY_ONLY_BLANK = "\x1c\x1d\x1e\x1f\x85"
+
+
+def test_nothing_we_write_is_blank_or_broken_to_the_reference(
+    workspace: str, mem: Path, node: NodeRun
+) -> None:
+    # issue 10 #9a: a BOM-only description or body written by us made the reference refuse
+    # the whole set. Every whitespace-like text is either refused by our writer or loads
+    # there exactly; the BOM-only ones are among the refused.
+    texts = [t for ch in JS_TRIM + PY_ONLY_BLANK for t in (ch, ch * 2, f"x{ch}", f"{ch}x{ch}")]
+    written: list[MemoryRecord] = []
+    refused: set[str] = set()
+    for i, text in enumerate(texts):
+        for field in ("description", "body"):
+            fields = {"description": "d", "body": "b", field: text}
+            try:
+                record = MemoryRecord(name=f"w{i}-{field}", type=MemoryType.USER, **fields)
+            except MemoryFormatError:
+                refused.add(text)
+                continue
+            written.append(record)
+    assert {"\ufeff", "\ufeff" * 2, "\x1f", "\x85", " "} <= refused
+    MemoryStore(workspace, max_index_lines=BIG, max_index_bytes=BIG).extend(written)
+    assert without_files(node_read(node, mem)) == expected(written)
 
 
 def test_reference_reader_is_strict(mem: Path, node: NodeRun) -> None:
@@ -245,6 +294,10 @@ def test_reference_reader_is_strict(mem: Path, node: NodeRun) -> None:
     assert "name is not a string" in node("read", str(mem), expect_fail=True)
     (mem / "a-0.md").write_text("---\nname: a\ndescription: d\ntype: person\n---\n\nb\n")
     assert "unknown type" in node("read", str(mem), expect_fail=True)
+    (mem / "a-0.md").write_text("---\nname: a\ndescription: d\ntype: user\n---\n\n\ufeff\n")
+    assert "body is empty" in node("read", str(mem), expect_fail=True)
+    (mem / "a-0.md").write_text('---\nname: a\ndescription: "\\ufeff"\ntype: user\n---\n\nb\n')
+    assert "description is empty" in node("read", str(mem), expect_fail=True)
 
 
 # --- (3) manifest.json and MEMORY.md bytes are the same from both writers ----------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -133,7 +134,7 @@ def test_every_reserved_name_is_refused_as_record_and_file_name(name: str) -> No
 @pytest.mark.parametrize(
     ("front", "rule"),
     [
-        (GOOD_FRONT + "extra: 1\n", "extra: 'extra'"),
+        (GOOD_FRONT + "extra: 1\n", "extra: extra"),
         ("name: tabs\ntype: user\n", "missing: description"),
         ("name: tabs\ndescription: d\n", "missing: type"),
         ("name: [a, b]\ndescription: d\ntype: user\n", "name must be a string, got list"),
@@ -147,7 +148,7 @@ def test_every_reserved_name_is_refused_as_record_and_file_name(name: str) -> No
         ),
         (
             "name: tabs\ndescription: !!python/object/apply:os.system ['echo hi']\ntype: user\n",
-            "description must be a string, got list",  # refused unconstructed
+            "not valid safe YAML",
         ),
         ("name: tabs\ndescription: d\ntype: user\nname: tabs\n", "repeats the key 'name'"),
         ("name: tabs\ndescription: ''\ntype: user\n", "description must not be empty"),
@@ -183,7 +184,8 @@ NOT_FLAT = [
     ("name: tabs\ndescription: !!binary aGk=\ntype: user\n", "tagged !!binary"),
     ("name: tabs\ndescription: !!float x\ntype: user\n", "tagged !!float"),
     ("name: tabs\ndescription: !!bool x\ntype: user\n", "tagged !!bool"),
-    ("name: tabs\ndescription: !foo x\ntype: user\n", "tagged !foo"),
+    ("name: tabs\ndescription: !foo x\ntype: user\n", "unknown tag !foo"),
+    ("name: tabs\ndescription: !!python/name:os.system\ntype: user\n", "not valid safe YAML"),
     ("name: tabs\ndescription: d\ntype: !!set {a}\n", "type must be a string"),
     ("!!set {name, description, type}\n", "must be a mapping"),
     ("- name\n", "must be a mapping"),
@@ -242,6 +244,122 @@ def test_empty_body_refused() -> None:
 def test_description_one_nonblank_line(description: str) -> None:
     with pytest.raises(MemoryFormatError, match="description"):
         rec(description=description)
+
+
+# --- SPEC §1: "on one line" and "non-empty", reading vs writing (issue 10 #9a/b) ----------
+
+# Spelled out from ECMA-262 (WhiteSpace + LineTerminator), not taken from the code: what
+# JavaScript's String.prototype.trim removes. The Zs list is checked against unicodedata.
+JS_TRIM = "\t\n\x0b\x0c\r \xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+JS_TRIM += "\u2028\u2029\u202f\u205f\u3000\ufeff"
+# Line breaks the reference agent's writer leaves in a description (issue 10 #9b) and
+# how its YAML library spells them.
+REFERENCE_BREAKS = {
+    "\x0b": '"one\\vtwo"',
+    "\x0c": '"one\\ftwo"',
+    "\x1c": '"one\\x1ctwo"',
+    "\x1d": '"one\\x1dtwo"',
+    "\x1e": '"one\\x1etwo"',
+    "\x85": '"one\x85two"',
+    "\u2028": "one\u2028two",
+    "\u2029": "one\u2029two",
+}
+
+
+def test_js_trim_set_is_every_unicode_space_separator_plus_ecma_extras() -> None:
+    import sys
+    import unicodedata
+
+    zs = {chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Zs"}
+    assert set(JS_TRIM) == zs | set("\t\n\x0b\x0c\r\u2028\u2029\ufeff")
+
+
+@pytest.mark.parametrize("char", sorted(REFERENCE_BREAKS), ids=lambda c: f"U+{ord(c):04X}")
+def test_reference_description_with_a_non_crlf_break_loads_but_is_never_written(
+    char: str,
+) -> None:
+    raw = file_bytes(f"name: tabs\ndescription: {REFERENCE_BREAKS[char]}\ntype: user\n")
+    got = parse_record(raw, "x.md")
+    assert got.description == f"one{char}two"
+    with pytest.raises(MemoryFormatError, match="description must be a single line"):
+        rec(description=f"one{char}two")
+    with pytest.raises(MemoryFormatError, match="description must be a single line"):
+        render_record(got)  # read leniently, still never written
+
+
+@pytest.mark.parametrize("char", ["\n", "\r"], ids=["LF", "CR"])
+def test_cr_or_lf_in_a_description_is_refused_on_read(char: str) -> None:
+    escaped = {"\n": "\\n", "\r": "\\r"}[char]
+    raw = file_bytes(f'name: tabs\ndescription: "one{escaped}two"\ntype: user\n')
+    with pytest.raises(MemoryFormatError, match=r"^x\.md.*single line"):
+        parse_record(raw, "x.md")
+
+
+# Not blank to JavaScript's trim (so the reference writes and reads them), but blank to
+# Python's strip: loaded, never written.
+PY_ONLY_BLANK = ["\x1c", "\x1d", "\x1e", "\x1f", "\x85"]
+
+
+@pytest.mark.parametrize("char", PY_ONLY_BLANK, ids=lambda c: f"U+{ord(c):04X}")
+def test_python_only_blank_body_loads_but_is_never_written(char: str) -> None:
+    front = "name: tabs\ndescription: d\ntype: user\n"
+    got = parse_record(file_bytes(front, char), "x.md")
+    assert got.body == char
+    with pytest.raises(MemoryFormatError, match="body must not be empty"):
+        rec(body=char)
+    with pytest.raises(MemoryFormatError, match="body must not be empty"):
+        render_record(got)
+
+
+@pytest.mark.parametrize("char", PY_ONLY_BLANK, ids=lambda c: f"U+{ord(c):04X}")
+def test_python_only_blank_description_loads_but_is_never_written(char: str) -> None:
+    escaped = f'"\\x{ord(char):02x}"'
+    got = parse_record(file_bytes(f"name: tabs\ndescription: {escaped}\ntype: user\n"), "x.md")
+    assert got.description == char
+    with pytest.raises(MemoryFormatError, match="description"):
+        rec(description=char)
+
+
+@pytest.mark.parametrize("char", sorted(set(JS_TRIM)), ids=lambda c: f"U+{ord(c):04X}")
+def test_js_blank_text_is_refused_both_ways(char: str) -> None:
+    # A BOM-only (or any JS-blank) description or body: the reference refuses the whole
+    # set over it, so we never write it, and reading calls it empty too.
+    with pytest.raises(MemoryFormatError, match="description must not be empty"):
+        rec(description=char * 2)
+    if char not in "\n\r":  # the body's outer newlines are stripped: "" is plainly empty
+        with pytest.raises(MemoryFormatError, match="body must not be empty"):
+            rec(body=char * 2)
+        with pytest.raises(MemoryFormatError, match=r"^x\.md.*body must not be empty"):
+            parse_record(file_bytes("name: tabs\ndescription: d\ntype: user\n", char), "x.md")
+    escaped = f'"\\u{ord(char):04x}\\u{ord(char):04x}"'
+    raw = file_bytes(f"name: tabs\ndescription: {escaped}\ntype: user\n")
+    with pytest.raises(MemoryFormatError, match=r"^x\.md.*description must not be empty"):
+        parse_record(raw, "x.md")
+
+
+def test_a_leniently_read_record_cannot_be_committed(tmp_path: Path) -> None:
+    from ipymemory.store.store import MemoryStore
+
+    raw = file_bytes('name: tabs\ndescription: "one\\vtwo"\ntype: user\n', "\x1f")
+    got = parse_record(raw, "x.md")
+    store = MemoryStore(tmp_path)
+    with pytest.raises(MemoryFormatError):
+        store.extend([got])
+    assert store.records() == ()
+    assert not any((tmp_path / ".memory").glob("tabs-*.md"))
+
+
+_any_text = st.text(st.characters(codec="utf-8"), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(_any_text, st.text(JS_TRIM + "\x1c\x1f\x85a", max_size=6)))
+def test_blank_and_line_rules_match_their_definitions(text: str) -> None:
+    js_blank = text.strip(JS_TRIM) == ""
+    assert record_module.is_blank(text, writing=False) == js_blank
+    assert record_module.is_blank(text, writing=True) == (js_blank or text.strip() == "")
+    assert record_module.breaks_line(text, writing=False) == ("\n" in text or "\r" in text)
+    assert record_module.breaks_line(text, writing=True) == (len(f"x{text}x".splitlines()) > 1)
 
 
 # --- size budget --------------------------------------------------------------------------

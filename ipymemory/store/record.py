@@ -26,7 +26,9 @@ __all__ = [
     "MemoryRecord",
     "MemoryType",
     "StoredRecord",
+    "breaks_line",
     "count_lines",
+    "is_blank",
     "parse_record",
     "render_record",
 ]
@@ -61,9 +63,29 @@ def _coerce_type(value: object, where: str) -> MemoryType:
     raise MemoryFormatError(f"{where}: unknown type {value!r} (expected one of {_TYPE_VALUES})")
 
 
-# Every character str.splitlines() breaks on (YAML also treats NEL, LS, PS as breaks):
-# a description containing any of them would not stay on its MEMORY.md line.
+# SPEC §1 "on one line" and "non-empty" differ by side, so that every set the reference
+# agent writes loads here and nothing written here is refused there.
+# Writing: no line break of any kind (every character str.splitlines() breaks on; YAML
+# also treats NEL, LS, PS as breaks). Reading: only CR and LF break a description.
 _LINE_BOUNDARY = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_CR_LF = re.compile("[\r\n]")
+# What JavaScript's String.prototype.trim removes (ECMA-262 WhiteSpace and LineTerminator:
+# TAB, VT, FF, ZWNBSP/BOM, every Zs space, LF, CR, LS, PS). A text made only of these is
+# blank to the reference agent, which then refuses the whole set.
+_JS_BLANK = re.compile(
+    "[\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*"
+)
+
+
+def is_blank(text: str, *, writing: bool) -> bool:
+    """SPEC §1 "blank": what JavaScript's ``trim`` removes entirely; when ``writing``,
+    also what Python's ``str.strip`` removes entirely (e.g. U+001F, U+0085)."""
+    return _JS_BLANK.fullmatch(text) is not None or (writing and not text.strip())
+
+
+def breaks_line(text: str, *, writing: bool) -> bool:
+    """SPEC §1 "not on one line": a CR or LF; when ``writing``, any line break at all."""
+    return (_LINE_BOUNDARY if writing else _CR_LF).search(text) is not None
 
 
 def _normalise_body(body: str) -> str:
@@ -96,30 +118,37 @@ class MemoryRecord:
         }
 
 
-def _validate_fields(record: MemoryRecord, where: str) -> None:
+def _validate_fields(record: MemoryRecord, where: str, *, writing: bool = True) -> None:
+    """Check and normalise ``record`` in place. ``writing``: the record is to be written
+    (constructed by us); otherwise it was read from a file, whose budget is checked."""
     check_name(record.name, f"{where} name")
     object.__setattr__(record, "type", _coerce_type(record.type, f"{where} {record.name!r}"))
     where = f"{where} {record.name!r}"
-    desc = record.description
-    if not isinstance(desc, str):
+    if not isinstance(record.description, str):
         raise MemoryFormatError(f"{where}: description must be a string")
-    if not desc.strip():
-        raise MemoryFormatError(f"{where}: description must not be empty")
-    if _LINE_BOUNDARY.search(desc):
-        raise MemoryFormatError(f"{where}: description must be a single line")
     if not isinstance(record.body, str):
         raise MemoryFormatError(f"{where}: body must be a string")
-    body = _normalise_body(record.body)
-    if not body.strip():
-        raise MemoryFormatError(f"{where}: body must not be empty")
-    object.__setattr__(record, "body", body)
-    try:
-        desc.encode("utf-8")  # the YAML emitter would escape a lone surrogate, not refuse it
-        raw = render_record(record)
-    except (UnicodeEncodeError, yaml.YAMLError) as e:
-        # e.g. a lone surrogate: a file must be UTF-8, so such text cannot be stored.
-        raise MemoryFormatError(f"{where}: text is not encodable as UTF-8 ({e})") from e
-    _check_budget(raw, where)
+    object.__setattr__(record, "body", _normalise_body(record.body))
+    _check_text(record, where, writing=writing)
+    if writing:
+        _check_budget(render_record(record), where)
+
+
+def _check_text(record: MemoryRecord, where: str, *, writing: bool) -> None:
+    """SPEC §1 rules on the description and body text, for reading or for writing."""
+    desc = record.description
+    if is_blank(desc, writing=writing):
+        raise MemoryFormatError(f"{where}: description must not be empty (or only whitespace)")
+    if breaks_line(desc, writing=writing):
+        raise MemoryFormatError(f"{where}: description must be a single line")
+    if is_blank(record.body, writing=writing):
+        raise MemoryFormatError(f"{where}: body must not be empty (or only whitespace)")
+    for field, text in (("description", desc), ("body", record.body)):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            # e.g. a lone surrogate (a YAML "\ud800" escape): a file must be UTF-8.
+            raise MemoryFormatError(f"{where}: {field} is not encodable as UTF-8 ({e})") from e
 
 
 @dataclass(frozen=True)
@@ -189,7 +218,13 @@ def render_frontmatter_value(value: str) -> str:
 
 
 def render_record(record: MemoryRecord) -> bytes:
-    """The exact bytes of ``record``'s file."""
+    """The exact bytes of ``record``'s file.
+
+    Refuses (:class:`MemoryFormatError`) a record read from a file whose text only the
+    reading rules allow (e.g. a description with a VT or NEL the reference agent wrote):
+    what we write holds no line break and nothing blank to either side (SPEC §1).
+    """
+    _check_text(record, f"record {record.name!r}", writing=True)
     text = (
         "---\n"
         f"name: {_yaml_value(record.name)}\n"
@@ -253,52 +288,84 @@ _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc]
-    """Safe loader where every plain scalar is a string (no YAML 1.1 bools, ints, nulls)."""
+    """Safe loader where every plain scalar resolves to a string (no YAML 1.1 bools, ints,
+    nulls); only its node tree is used, see :func:`_frontmatter_mapping`."""
 
 
 _Loader.yaml_implicit_resolvers = {}
 
 
-class _DuplicateKey(Exception):
-    pass
-
-
-def _construct_mapping(loader: Any, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen.add(key)
-    return dict(loader.construct_pairs(node, deep=True))
-
-
-_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+_STD_TAG = "tag:yaml.org,2002:"
+_STR_TAG = f"{_STD_TAG}str"
+_MAP_TAG = f"{_STD_TAG}map"
+_NODE_KINDS = {yaml.SequenceNode: "list", yaml.MappingNode: "dict"}
+# The tags a safe loader knows; any other (``!!python/...``, ``!local``) is not safe YAML.
+_SAFE_TAGS = frozenset(
+    f"{_STD_TAG}{kind}"
+    for kind in "str int float bool null timestamp binary seq map set omap pairs".split()
+)
 
 # The reference agent's YAML 1.2 library writes these raw, as ordinary content (checked in
 # tests/test_store_interop.py); PyYAML refuses them (DEL, C1 controls, U+FFFE/U+FFFF) or
 # reads them as line breaks (NEL, LS, PS: a "a<NEL>b" would silently become "a b"). They are
 # parsed as stand-ins from Supplementary Private Use Area-A (plain text to YAML) and swapped
-# back, so values are exactly theirs (a NEL, LS or PS then fails the one-line rule clearly).
+# back, so values are exactly theirs.
 _YAML12_CONTENT = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 
 
-def _load_frontmatter(text: str) -> Any:
+def _frontmatter_mapping(text: str, where: str) -> dict[str, str]:
+    """The frontmatter as a flat mapping of strings, or :class:`MemoryFormatError`.
+
+    Only the node tree is built (no constructors run): the root must be a mapping whose
+    keys and values are all string scalars. So complex keys (``? [a, b]``), nested or
+    aliased collections (alias bombs stay shared nodes, never expanded), tags other than
+    ``!!str`` and repeated keys are each refused with the file named, before any Python
+    object is made from them.
+    """
     found = sorted(set(_YAML12_CONTENT.findall(text)))
-    if not found:
-        return yaml.load(text, Loader=_Loader)
-    free = (chr(c) for c in range(0xF0000, 0xFFFFE) if chr(c) not in text)
-    swap = {ch: next(free) for ch in found}
-    meta = yaml.load(_YAML12_CONTENT.sub(lambda m: swap[m.group()], text), Loader=_Loader)
-    if not isinstance(meta, dict):
-        return meta
-    back = {ord(stand_in): ch for ch, stand_in in swap.items()}
-    return {
-        (k.translate(back) if isinstance(k, str) else k): (
-            v.translate(back) if isinstance(v, str) else v
+    back: dict[int, str] = {}
+    if found:
+        free = (chr(c) for c in range(0xF0000, 0xFFFFE) if chr(c) not in text)
+        swap = {ch: next(free) for ch in found}
+        back = {ord(stand_in): ch for ch, stand_in in swap.items()}
+        text = _YAML12_CONTENT.sub(lambda m: swap[m.group()], text)
+    try:
+        loader = _Loader(text)
+        try:
+            root = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as e:
+        raise MemoryFormatError(f"{where}: frontmatter is not valid safe YAML ({e})") from e
+    except RecursionError as e:  # the pure-Python parser on deep nesting
+        raise MemoryFormatError(f"{where}: frontmatter is nested too deeply") from e
+    if not isinstance(root, yaml.MappingNode) or root.tag != _MAP_TAG:
+        raise MemoryFormatError(
+            f"{where}: frontmatter must be a mapping of name, description, type"
         )
-        for k, v in meta.items()
-    }
+    meta: dict[str, str] = {}
+    for key_node, value_node in root.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR_TAG:
+            raise MemoryFormatError(f"{where}: frontmatter keys must be plain strings")
+        key = key_node.value.translate(back)
+        if key in meta:
+            raise MemoryFormatError(f"{where}: frontmatter repeats the key {key!r}")
+        if value_node.tag not in _SAFE_TAGS:
+            raise MemoryFormatError(
+                f"{where}: frontmatter is not valid safe YAML "
+                f"({key} has the unknown tag {value_node.tag.replace(_STD_TAG, '!!')})"
+            )
+        if isinstance(value_node, yaml.ScalarNode):
+            if value_node.tag != _STR_TAG:
+                raise MemoryFormatError(
+                    f"{where}: frontmatter {key} must be a string, "
+                    f"got a value tagged {value_node.tag.replace(_STD_TAG, '!!')}"
+                )
+            meta[key] = value_node.value.translate(back)
+        else:
+            kind = _NODE_KINDS.get(type(value_node), "collection")
+            raise MemoryFormatError(f"{where}: frontmatter {key} must be a string, got {kind}")
+    return meta
 
 
 def parse_record(raw: bytes, where: str = "record file") -> MemoryRecord:
@@ -315,36 +382,22 @@ def parse_record(raw: bytes, where: str = "record file") -> MemoryRecord:
         end = lines.index("---", 1)
     except ValueError:
         raise MemoryFormatError(f"{where}: frontmatter is not closed by a '---' line") from None
-    meta: Any = _fast_frontmatter(lines[1:end])
-    try:
-        if meta is None:
-            meta = _load_frontmatter("\n".join(lines[1:end]))
-    except _DuplicateKey as e:
-        raise MemoryFormatError(f"{where}: frontmatter repeats the key {e.args[0]!r}") from e
-    except yaml.YAMLError as e:
-        raise MemoryFormatError(f"{where}: frontmatter is not valid safe YAML ({e})") from e
-    if not isinstance(meta, dict):
-        raise MemoryFormatError(
-            f"{where}: frontmatter must be a mapping of name, description, type"
-        )
+    meta = _fast_frontmatter(lines[1:end])
+    if meta is None:
+        meta = _frontmatter_mapping("\n".join(lines[1:end]), where)
     keys = set(meta)
     if keys != set(_FRONT_KEYS):
-        extra = sorted(map(str, keys - set(_FRONT_KEYS)))
+        extra = sorted(keys - set(_FRONT_KEYS))
         missing = sorted(set(_FRONT_KEYS) - keys)
         raise MemoryFormatError(
             f"{where}: frontmatter keys must be exactly name, description, type"
             + (f"; extra: {', '.join(extra)}" if extra else "")
             + (f"; missing: {', '.join(missing)}" if missing else "")
         )
-    for key in _FRONT_KEYS:
-        if not isinstance(meta[key], str):
-            raise MemoryFormatError(
-                f"{where}: frontmatter {key} must be a string, got {type(meta[key]).__name__}"
-            )
     record = MemoryRecord.__new__(MemoryRecord)
     object.__setattr__(record, "name", meta["name"])
     object.__setattr__(record, "type", meta["type"])
     object.__setattr__(record, "description", meta["description"])
     object.__setattr__(record, "body", "\n".join(lines[end + 1 :]))
-    _validate_fields(record, where)
+    _validate_fields(record, where, writing=False)
     return record

@@ -93,6 +93,10 @@ function parseRecord(file, text) {
     .slice(end + 5)
     .replace(/\r\n?/g, "\n")
     .replace(/^\n+|\n+$/g, "");
+  // The reference agent's own text checks: one blank text refuses the whole set.
+  if (/[\r\n]/.test(meta.description)) throw new Error(`${file}: description is not one line`);
+  if (!meta.description.trim()) throw new Error(`${file}: description is empty`);
+  if (!body.trim()) throw new Error(`${file}: body is empty`);
   return { name: meta.name, type: meta.type, description: meta.description, body };
 }
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, cast
 
@@ -205,31 +205,17 @@ class Settings:
     origin: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def session_config(self) -> SessionConfig:
-        """The turn's :class:`SessionConfig` for these settings."""
-        return SessionConfig(
-            commit_mode=self.commit_mode,
-            consolidate_threshold=self.consolidate_threshold,
-            consolidate_every=self.consolidate_every,
-            max_selected=self.max_selected,
-            max_tool_steps=self.max_tool_steps,
-            history_token_budget=self.history_token_budget,
-            max_tokens=self.max_tokens,
-            model=self.model,
-            side_model=self.side_model,
-            python_timeout=self.python_timeout,
-            allow_hidden=self.allow_hidden,
-        )
+        """The turn's :class:`SessionConfig` for these settings (every setting the
+        turn has, by the same name)."""
+        return SessionConfig(**self._shared_with(SessionConfig))
 
     def model_settings(self) -> ModelSettings:
         """The part of these settings the model client is built from."""
-        return ModelSettings(
-            model=self.model,
-            side_model=self.side_model,
-            max_tokens=self.max_tokens,
-            timeout=self.timeout,
-            max_retries=self.max_retries,
-            base_url=self.base_url,
-        )
+        return ModelSettings(**self._shared_with(ModelSettings))
+
+    def _shared_with(self, kind: type) -> dict[str, Any]:
+        names = {f.name for f in fields(kind)} & {f.name for f in fields(self)}
+        return {name: getattr(self, name) for name in names}
 
 
 # --- One parser per kind of value ---------------------------------------------------

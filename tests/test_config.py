@@ -287,3 +287,13 @@ def test_only_the_settings_module_names_ipymemory_variables() -> None:
         if any(text.startswith("IPYMEMORY_") for text in _code_strings(path))
     )
     assert readers == ["config.py"]
+
+
+def test_every_turn_setting_reaches_the_session_config(tmp_path: Path) -> None:
+    shared = [f.name for f in dataclasses.fields(SessionConfig) if f.name in SETTINGS]
+    assert {"model", "side_model", "commit_mode", "python_timeout", "allow_hidden"} <= set(shared)
+    env = {env_var(name): SAMPLES[name][0] for name in shared}
+    config = resolve(env=env, cwd=tmp_path).session_config()
+    assert {name: getattr(config, name) for name in shared} == {
+        name: SAMPLES[name][1] for name in shared
+    }

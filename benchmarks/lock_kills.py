@@ -115,16 +115,20 @@ def measure(
     failures: list[str] = []
     left: dict[str, int] = {}
     by_op: dict[str, list[float]] = {}
-    for k in range(kills):
-        op = rng.choice(OPS)
-        worker = _fork(_work, workspace, op)
-        time.sleep(rng.uniform(0.0, max_delay))
-        os.kill(worker, signal.SIGKILL)
-        _, status = os.waitpid(worker, 0)
-        if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
-            failures.append(f"round {k}: the {op} worker ended on its own (status {status})")
-        state = _left_behind(workspace)
-        left[state] = left.get(state, 0) + 1
+    baseline: list[float] = []
+    # Baseline rounds (the first quarter, interleaved): the same fresh commit, no kill
+    # before it, so the figures after a kill read as ratios to an undisturbed commit.
+    for k in range(kills + kills // 4):
+        op = "none" if k % 5 == 4 else rng.choice(OPS)
+        if op != "none":
+            worker = _fork(_work, workspace, op)
+            time.sleep(rng.uniform(0.0, max_delay))
+            os.kill(worker, signal.SIGKILL)
+            _, status = os.waitpid(worker, 0)
+            if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
+                failures.append(f"round {k}: the {op} worker ended on its own ({status})")
+            state = _left_behind(workspace)
+            left[state] = left.get(state, 0) + 1
         r, w = os.pipe()
         committer = _fork(_fresh_commit, workspace, f"fresh-{k}", timeout, w)
         os.close(w)
@@ -135,6 +139,11 @@ def measure(
             result = json.loads(raw)
         except ValueError:
             failures.append(f"round {k}: the fresh committer reported nothing")
+            continue
+        if op == "none":
+            baseline.append(result.get("lock", result["seconds"]))
+            if "error" in result:
+                failures.append(f"round {k} (no kill): {result['error']}")
             continue
         waits.append(result["seconds"])
         by_op.setdefault(op, []).append(result["seconds"])
@@ -151,6 +160,7 @@ def measure(
         "timeout": timeout,
         "waits": _summary(waits),
         "lock_waits": _summary(lock_waits),
+        "baseline_lock_waits": _summary(baseline),
         "by_op": {op: _summary(v) for op, v in sorted(by_op.items())},
         "over_2s": sum(w > 2.0 for w in waits),
         "left_behind": left,
@@ -206,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  of which waiting for the lock: max {lw['max_ms']:.1f} ms, p50 "
             f"{lw['p50_ms']:.2f}, p90 {lw['p90_ms']:.2f}, p99 {lw['p99_ms']:.2f}"
+        )
+        b = report["baseline_lock_waits"]
+        print(
+            f"  baseline, no kill before: waiting for the lock p50 {b['p50_ms']:.2f} ms, max "
+            f"{b['max_ms']:.1f} (n={b['n']}); after a kill p50 is "
+            f"{lw['p50_ms'] / b['p50_ms']:.2f}x that"
         )
         for op, s in report["by_op"].items():
             print(f"  after killing {op:8} n={s['n']:3}  max {s['max_ms']:.1f} ms")

@@ -300,9 +300,9 @@ _STR_TAG = f"{_STD_TAG}str"
 _MAP_TAG = f"{_STD_TAG}map"
 _NODE_KINDS = {yaml.SequenceNode: "list", yaml.MappingNode: "dict"}
 # The tags a safe loader knows; any other (``!!python/...``, ``!local``) is not safe YAML.
+_SAFE_KINDS = ("str", "int", "float", "bool", "null", "timestamp", "binary")
 _SAFE_TAGS = frozenset(
-    f"{_STD_TAG}{kind}"
-    for kind in "str int float bool null timestamp binary seq map set omap pairs".split()
+    f"{_STD_TAG}{kind}" for kind in (*_SAFE_KINDS, "seq", "map", "set", "omap", "pairs")
 )
 
 # The reference agent's YAML 1.2 library writes these raw, as ordinary content (checked in

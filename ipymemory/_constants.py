@@ -41,6 +41,8 @@ DEFAULT_HISTORY_RETENTION_DAYS: Final = 30  # gc prunes history/files/ older tha
 DEFAULT_HISTORY_RETENTION_BYTES: Final = 5 * 1024 * 1024  # ... or beyond this total
 HISTORY_KEEP_ENTRIES: Final = 50  # files the newest entries reference are never pruned
 DEFAULT_PENDING_EXPIRY_DAYS: Final = 7  # an undecided batch in pending/ expires
+# gc leaves unreferenced files younger than this: they may be a commit in progress.
+GC_MIN_AGE_SECONDS: Final = 30.0
 
 # --- The turn (SPEC §2, §8) ---------------------------------------------------------
 DEFAULT_COMMIT_MODE: Final = "review"

@@ -33,6 +33,8 @@ from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple, Protocol, TypeVar
 
+from .. import _constants as C
+
 __all__ = ["keyword_select", "tokenize"]
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U000323af"
@@ -185,7 +187,9 @@ def _query_weights(query: str) -> tuple[dict[str, float], bool]:
     return weights, use_stop
 
 
-def keyword_select(query: str, records: Sequence[R], limit: int = 5) -> tuple[R, ...]:
+def keyword_select(
+    query: str, records: Sequence[R], limit: int = C.DEFAULT_MAX_SELECTED
+) -> tuple[R, ...]:
     """Rank ``records`` against ``query``; return at most ``limit`` of them.
 
     Records that match no query term are dropped; the rest are ordered by score

@@ -50,7 +50,7 @@ def select_memories(
     catalog: str,
     *,
     side_model: str | None = None,
-    limit: int = 5,
+    limit: int = C.DEFAULT_MAX_SELECTED,
     max_tokens: int = SELECT_MAX_TOKENS,
 ) -> Selection:
     """Select up to ``limit`` of ``records`` for ``query`` (see module docstring).

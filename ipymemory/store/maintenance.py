@@ -258,7 +258,7 @@ def is_collectable(name: str) -> bool:
 
 def gc(
     workspace: str | os.PathLike[str],
-    stale_seconds: float = 30.0,
+    stale_seconds: float = C.GC_MIN_AGE_SECONDS,
     *,
     max_index_lines: int = C.DEFAULT_MAX_INDEX_LINES,
     max_index_bytes: int = C.DEFAULT_MAX_INDEX_BYTES,

@@ -1,38 +1,52 @@
-"""The teaching notebook: up to date with its builder, stored without outputs, and it
-executes offline under nbclient (the main-job runner) with widget state saved. Its demo
-memory is the .memory/ of its own directory, reset only when it holds demo records only."""
+"""The teaching notebook: one file, stored without outputs, valid, and it executes offline
+under nbclient (the main-job runner) with widget state saved. Its demo memory is the
+.memory/ of its own directory, reset only when it holds demo records only."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
+from IPython.core.inputtransformer2 import TransformerManager
 
 from ipymemory import MemoryRecord, MemoryStore, MemoryType
-from ipymemory.notebook.run_teaching import DEFAULT_NOTEBOOK, execute, main
+from ipymemory.notebook.run_teaching import NOTEBOOK_NAME, execute, main, packaged_notebook
 from ipymemory.views import MIME_TYPE
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
+# The editable install's package data is a plain file in the clone.
+PACKAGED = Path(str(packaged_notebook()))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 
-def test_the_committed_notebook_is_built_from_the_script_and_has_no_outputs() -> None:
-    builder = ROOT / "notebooks" / "build_notebook.py"
-    check = subprocess.run(
-        [sys.executable, str(builder), "--check"], capture_output=True, text=True, timeout=60
-    )
-    assert check.returncode == 0, check.stderr
-    nb = nbformat.read(str(DEFAULT_NOTEBOOK), as_version=4)
+def test_the_committed_notebook_is_valid_python_without_outputs() -> None:
+    # Edited in Jupyter, it must be saved with outputs cleared (Edit > Clear Outputs of All
+    # Cells): the executed copy is the runner's product, not the source.
+    nb = nbformat.read(str(PACKAGED), as_version=4)
+    nbformat.validate(nb)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code and all(c.outputs == [] and c.execution_count is None for c in code)
+    assert code, "the notebook has no code cells"
+    for index, cell in enumerate(code):
+        where = f"code cell {index} ({cell.id})"
+        assert cell.outputs == [] and cell.execution_count is None, f"{where} has outputs"
+        # Magics become Python as IPython would run them; a syntax error fails here,
+        # before any kernel starts (ruff lints the cells: `ruff check ipymemory`).
+        compile(TransformerManager().transform_cell(cell.source), where, "exec")
     assert "widgets" not in nb.metadata
+
+
+def test_the_clone_notebook_is_a_link_to_the_packaged_one() -> None:
+    # One source: the file users open from notebooks/ is the package data itself.
+    link = NOTEBOOKS / NOTEBOOK_NAME
+    assert link.is_symlink() and link.resolve() == PACKAGED.resolve()
+    assert sorted(p.name for p in NOTEBOOKS.iterdir() if not p.name.startswith(".")) == [
+        NOTEBOOK_NAME
+    ]
 
 
 def _tree(root: Path) -> dict[str, int]:
@@ -42,11 +56,11 @@ def _tree(root: Path) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> nbformat.NotebookNode:
     output = tmp_path_factory.mktemp("run") / "executed.ipynb"
-    before = _tree(NOTEBOOKS)
+    before = _tree(NOTEBOOKS), _tree(PACKAGED.parent)
     # The main job exactly as the README runs it (the runner strips ANTHROPIC_* itself).
     assert main(["--output", str(output), "--timeout", "240"]) == 0
     # It ran from a temporary copy: no .memory/ or scratch files next to the real notebook.
-    assert _tree(NOTEBOOKS) == before
+    assert (_tree(NOTEBOOKS), _tree(PACKAGED.parent)) == before
     return nbformat.read(str(output), as_version=4)
 
 
@@ -175,7 +189,7 @@ def test_the_demo_memory_is_the_notebook_directory_and_a_rerun_starts_over(
 ) -> None:
     # "Run All" twice in one kernel: the second reset accepts the set the first left, and
     # %reload_ext gives the second run fresh sessions (nothing rejected before is skipped).
-    nb = nbformat.read(str(DEFAULT_NOTEBOOK), as_version=4)
+    nb = nbformat.read(str(PACKAGED), as_version=4)
     half = len(nb.cells)
     nb.cells += [nbformat.from_dict({**c, "id": f"again-{c['id']}"}) for c in nb.cells]
     twice = tmp_path / "twice.ipynb"

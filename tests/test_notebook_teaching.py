@@ -1,15 +1,22 @@
-"""The teaching notebook's reset: it clears only a .memory/ holding nothing but demo records."""
+"""The teaching notebook's reset (it clears only a .memory/ holding nothing but demo
+records), and where the runner finds the notebook (package data, not the clone)."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 from IPython.core.error import UsageError
 from record_support import rec
 
+import ipymemory
 from ipymemory import MemoryStore
+from ipymemory.notebook.run_teaching import NOTEBOOK_NAME, packaged_notebook
 from ipymemory.notebook.teaching import reset_demo_memory
 from ipymemory.store.record import render_record
 
@@ -117,3 +124,42 @@ def test_a_symlink_or_a_file_is_not_removed(tmp_path: Path) -> None:
     (workspace / ".memory").unlink()
     (workspace / ".memory").write_text("a file")
     refused(workspace, "not a plain directory")
+
+
+# The runner's default notebook, printed from a process that imports a copy of the package.
+_FIND = """
+import ipymemory, nbformat
+from ipymemory.notebook import run_teaching
+with run_teaching._notebook_path(None) as path:
+    nb = nbformat.read(str(path), as_version=4)
+    print(ipymemory.__file__, path, len(nb.cells), sep="\\n")
+"""
+
+
+def test_the_runner_finds_the_notebook_through_the_package_not_the_clone(
+    tmp_path: Path,
+) -> None:
+    # As installed from a wheel: the package alone, no notebooks/ or repository around it,
+    # imported from another working directory.
+    site = tmp_path / "site"
+    shutil.copytree(
+        Path(ipymemory.__file__).parent,
+        site / "ipymemory",
+        ignore=shutil.ignore_patterns("__pycache__", "labextension"),
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", _FIND],
+        cwd=elsewhere,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    module, notebook, cells = done.stdout.splitlines()
+    assert Path(module) == site / "ipymemory" / "__init__.py"
+    assert Path(notebook) == site / "ipymemory" / "notebook" / "lessons" / NOTEBOOK_NAME
+    packaged = nbformat.read(str(packaged_notebook()), as_version=4)
+    assert int(cells) == len(packaged.cells) > 0

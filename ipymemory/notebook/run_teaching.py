@@ -2,10 +2,12 @@
 
     python -m ipymemory.notebook.run_teaching [--notebook PATH] [--output PATH] [--workdir DIR]
 
-The notebook runs in a fresh kernel, from a temporary copy of it (or in ``--workdir``,
-which keeps the ``.memory/`` it makes), with the Anthropic and ``IPYMEMORY_*`` variables
-removed from the kernel's environment: it is offline by construction (scripted models)
-and must not depend on the machine's settings. Exits 1 (and still writes the partial
+By default it runs the notebook shipped inside the package (``lessons/``, found through
+the import system, so an installed wheel works as well as a clone). The notebook runs in a
+fresh kernel, from a temporary copy of it (or in ``--workdir``, which keeps the
+``.memory/`` it makes), with the Anthropic and ``IPYMEMORY_*`` variables removed from the
+kernel's environment: it is offline by construction (scripted models) and must not depend
+on the machine's settings. Exits 1 (and still writes the partial
 notebook) if a cell fails.
 """
 
@@ -16,17 +18,42 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import without_settings
 from ..model.anthropic import SDK_ENVIRONMENT
 
-__all__ = ["DEFAULT_NOTEBOOK", "clean_env", "execute", "main"]
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
+
+__all__ = ["NOTEBOOK_NAME", "clean_env", "execute", "main", "packaged_notebook"]
 
 NOTEBOOK_NAME = "01-memory-lifecycle.ipynb"
-# The repository layout: <repo>/ipymemory/notebook/run_teaching.py → <repo>/notebooks/.
-DEFAULT_NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / NOTEBOOK_NAME
+
+
+def packaged_notebook() -> Traversable:
+    """The teaching notebook as package data (``ipymemory/notebook/lessons/``).
+
+    The clone's ``notebooks/01-memory-lifecycle.ipynb`` is a symlink to this one file.
+    """
+    return resources.files(__package__) / "lessons" / NOTEBOOK_NAME
+
+
+@contextmanager
+def _notebook_path(given: Path | None) -> Iterator[Path]:
+    """``given``, or the packaged notebook as a real file for as long as it is needed."""
+    if given is not None:
+        yield given
+        return
+    with resources.as_file(packaged_notebook()) as path:
+        yield path
 
 
 def clean_env() -> dict[str, str]:
@@ -81,7 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m ipymemory.notebook.run_teaching",
         description="Execute the ipymemory teaching notebook headless (offline).",
     )
-    parser.add_argument("--notebook", type=Path, default=DEFAULT_NOTEBOOK, help="notebook to run")
+    parser.add_argument(
+        "--notebook",
+        type=Path,
+        help="notebook to run (default: the teaching notebook shipped in the package)",
+    )
     parser.add_argument(
         "--output",
         type=Path,
@@ -97,26 +128,29 @@ def main(argv: list[str] | None = None) -> int:
         "makes there (default: a temporary directory, removed afterwards)",
     )
     args = parser.parse_args(argv)
-    if not args.notebook.is_file():
+    if args.notebook is not None and not args.notebook.is_file():
         parser.error(f"notebook not found: {args.notebook} (pass --notebook PATH)")
     if args.workdir is not None and not args.workdir.is_dir():
         parser.error(f"--workdir {args.workdir}: not a directory")
 
     from nbclient.exceptions import CellExecutionError
 
-    try:
-        execute(
-            args.notebook,
-            args.output,
-            timeout=args.timeout,
-            kernel_name=args.kernel,
-            workdir=args.workdir.resolve() if args.workdir is not None else None,
-        )
-    except CellExecutionError as e:
-        print(f"FAILED: a cell raised an error; partial result in {args.output}", file=sys.stderr)
-        print(str(e)[-3000:], file=sys.stderr)
-        return 1
-    print(f"OK: executed {args.notebook.name} -> {args.output}")
+    with _notebook_path(args.notebook) as notebook:
+        try:
+            execute(
+                notebook,
+                args.output,
+                timeout=args.timeout,
+                kernel_name=args.kernel,
+                workdir=args.workdir.resolve() if args.workdir is not None else None,
+            )
+        except CellExecutionError as e:
+            print(
+                f"FAILED: a cell raised an error; partial result in {args.output}", file=sys.stderr
+            )
+            print(str(e)[-3000:], file=sys.stderr)
+            return 1
+    print(f"OK: executed {notebook} -> {args.output}")
     return 0
 
 

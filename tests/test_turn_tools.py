@@ -1,12 +1,17 @@
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
+from messages_server import MessagesServer, text, tool_use
+from turn_support import model_for
 
+from ipymemory import AgentSession, SessionConfig
 from ipymemory.turn.tools import ToolBox, tool_definitions
 
 
@@ -267,3 +272,57 @@ def test_code_blocked_outside_python_is_reported_as_still_running(tree: Path) ->
             thread.join(10)
     # The interrupt was delivered once the code came back to Python: it did not finish.
     assert "finished" not in ns
+
+
+def _read_env_in_a_turn(
+    server: MessagesServer, workspace: Path, config: SessionConfig, **turn: Any
+) -> dict[str, Any]:
+    server.enqueue(tool_use("read_file", {"path": ".env"}), text("done"))
+    session = AgentSession(workspace, model=model_for(server.base_url), config=config)
+    session.run_turn("what is in .env?", use_memory=False, **turn)
+    result: dict[str, Any] = server.requests[-1]["messages"][-1]["content"][0]
+    return result
+
+
+def test_a_turn_refuses_hidden_files_unless_the_user_opts_in(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    ws = Path(workspace)
+    (ws / ".env").write_text("TOKEN=not-real\n")
+    refused = _read_env_in_a_turn(messages_server, ws, SessionConfig(commit_mode="off"))
+    assert refused["is_error"] is True and "not-real" not in json.dumps(refused)
+    allowed = _read_env_in_a_turn(
+        messages_server, ws, SessionConfig(commit_mode="off"), allow_hidden=True
+    )
+    assert "TOKEN=not-real" in json.dumps(allowed) and not allowed.get("is_error")
+    by_setting = _read_env_in_a_turn(
+        messages_server, ws, SessionConfig(commit_mode="off", allow_hidden=True)
+    )
+    assert "TOKEN=not-real" in json.dumps(by_setting)
+    overridden = _read_env_in_a_turn(
+        messages_server, ws, SessionConfig(commit_mode="off", allow_hidden=True), allow_hidden=False
+    )
+    assert overridden["is_error"] is True
+
+
+def test_a_turn_gives_run_python_the_configured_time_limit(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    messages_server.enqueue(tool_use("run_python", {"code": "while True:\n    pass"}), text("ok"))
+    session = AgentSession(
+        workspace,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(commit_mode="off", python_timeout=0.2),
+    )
+    session.run_turn("loop", use_memory=False, allow_python=True)
+    result = messages_server.requests[-1]["messages"][-1]["content"][0]
+    assert result["is_error"] is True and "timed out after 0.2 s" in json.dumps(result)
+
+
+def test_list_files_leaves_out_links_that_read_file_would_refuse(secrets: Path) -> None:
+    (secrets / "out.txt").symlink_to(secrets.parent / "secret.txt")
+    (secrets / "ok.txt").symlink_to(secrets / "notes.md")
+    listed = ToolBox(secrets).run("list_files", {}).content.splitlines()
+    assert "innocent.txt" not in listed and "out.txt" not in listed
+    assert "ok.txt" in listed and "notes.md" in listed
+    assert "innocent.txt" in ToolBox(secrets, allow_hidden=True).run("list_files", {}).content

@@ -25,13 +25,22 @@ def is_lock_artefact(name: str) -> bool:
 
 
 def snapshot(root: str | os.PathLike[str]) -> dict[str, bytes]:
-    """Every file's bytes in ``.memory/`` (lock artefacts excluded); {} if it is missing."""
+    """Every file's bytes in ``.memory/`` (lock artefacts excluded); {} if it is missing.
+
+    Files of the local state directories (SPEC §6: ``history/``, ``pending/``) are keyed
+    by their relative path, e.g. ``history/journal.jsonl``.
+    """
     root = Path(root)
     if not root.exists():
         return {}
     out: dict[str, bytes] = {}
     for path in sorted(root.iterdir()):
         if is_lock_artefact(path.name):
+            continue
+        if path.name in ("history", "pending") and path.is_dir() and not path.is_symlink():
+            for sub in sorted(path.rglob("*")):
+                if sub.is_file():
+                    out[sub.relative_to(root).as_posix()] = sub.read_bytes()
             continue
         assert path.is_file(), f"unexpected non-file {path} in .memory"
         out[path.name] = path.read_bytes()

@@ -176,7 +176,9 @@ def _sweep_one(
             assert got == new, f"{where}: commit returned but the set is not the new one"
             assert (root / "MEMORY.md").read_text() == MemoryStore(ws).catalog(), where
             kept_files = set(listed_files(root))
-            leftovers = set(after) - kept_files - {"manifest.json", "MEMORY.md"}
+            # history/ (SPEC §6) is local state: the journal and the files it keeps.
+            leftovers = {n for n in after if not n.startswith("history/")}
+            leftovers -= kept_files | {"manifest.json", "MEMORY.md"}
             assert all(n.endswith(".md") or n.startswith(".tmp-") for n in leftovers), where
             if not inj.failures and not unlinks_fail:
                 assert not leftovers, f"{where}: a clean commit left {leftovers}"

@@ -77,15 +77,18 @@ def test_missing_manifest_is_an_error_not_an_empty_set(store: MemoryStore) -> No
     with pytest.raises(MemoryRecoveryNeeded, match=r"manifest\.json: missing, yet .* 3 record"):
         store.records()
     _refuses_everything(store)
-    files = {p.name for p in store.root.glob("*-*.md")}
+    files = [e.file for e in store.history()[0].added]
     plan = store.recover(dry_run=True)
-    assert plan.source == "files" and set(plan.files) == files and not plan.applied
-    assert "would rebuild the set from the files" in str(plan)
+    assert plan.source == "journal" and list(plan.files) == files and not plan.applied
+    assert "would rebuild the set from the journal" in str(plan)
     done = store.recover()
-    assert done.applied and set(done.names) == {"alpha", "beta", "gamma"}
-    assert sorted(store.records(), key=lambda r: r.name) == list(RECORDS)
+    assert done.applied and done.names == ("alpha", "beta", "gamma")
+    assert store.records() == RECORDS  # the journal knows the order too
     assert check(store.workspace) == []
     assert not store.recover().needed  # the second time there is nothing to do
+    last = store.history()[0]
+    assert last.op == "recover" and last.before is None and last.added == ()
+    assert last.seq == 2 and last.removed == ()
 
 
 def test_a_workspace_that_never_had_memory_has_no_records(tmp_path: Path) -> None:
@@ -136,13 +139,16 @@ def _corruptions() -> dict[str, Callable[[Path], None]]:
     }
 
 
+@pytest.mark.parametrize("journal", ["journal", "no-journal"])
 @pytest.mark.parametrize("how", list(_corruptions()))
-def test_recover_from_every_broken_manifest(store: MemoryStore, how: str) -> None:
+def test_recover_from_every_broken_manifest(store: MemoryStore, how: str, journal: str) -> None:
     _corruptions()[how](store.root)
+    if journal == "no-journal":
+        (store.root / "history" / "journal.jsonl").unlink()
     _refuses_everything(store)
     before = tree(store.root)
     plan = store.recover()
-    assert plan.applied and plan.source == "files"
+    assert plan.applied and plan.source == ("journal" if journal == "journal" else "files")
     assert sorted(store.records(), key=lambda r: r.name) == list(RECORDS)
     assert check(store.workspace).ok
     # Nothing deleted: every path there before is still there (a manifest that could not
@@ -150,6 +156,9 @@ def test_recover_from_every_broken_manifest(store: MemoryStore, how: str) -> Non
     after = tree(store.root)
     for rel, value in before.items():
         if rel == "manifest.json" or rel.startswith("manifest.json/"):
+            continue
+        if rel == "history/journal.jsonl":  # append-only: one recover line more
+            assert isinstance(value, bytes) and after[rel].startswith(value)  # type: ignore[union-attr]
             continue
         assert after.get(rel) == value, rel
     if plan.set_aside is not None:

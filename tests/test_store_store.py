@@ -71,8 +71,9 @@ def test_extend_writes_exact_files(store: MemoryStore, root: Path) -> None:
     assert store.records() == (a, b)
     assert store.catalog() == (root / "MEMORY.md").read_text()
     assert MemoryStore(store.workspace).entries() == added
-    # Nothing but the set, its index and the lock's side files.
-    assert set(snapshot(root)) == {*files, "manifest.json", "MEMORY.md"}
+    # Nothing but the set, its index, the history (SPEC §6) and the lock's side files.
+    assert set(snapshot(root)) == {*files, "manifest.json", "MEMORY.md", "history"}
+    assert os.listdir(root / "history") == ["journal.jsonl"]
 
 
 def test_extend_keeps_order_and_fresh_ids(store: MemoryStore) -> None:
@@ -559,11 +560,13 @@ def test_checkpoints_follow_commit_steps(store: MemoryStore) -> None:
         "manifest-temp-written",
         "manifest-replaced",
         "commit-dir-synced",
-        "old-deleted",
-        "old-deleted",
+        "journal-appended",
+        "old-kept",
+        "old-kept",
     ]
-    # The two empty-manifest steps belong to a directory's first set only.
-    first = {"empty-manifest-temp-written", "empty-manifest-replaced"}
+    # The two empty-manifest steps belong to a directory's first set only, and an
+    # external entry to a change made by another tool.
+    first = {"empty-manifest-temp-written", "empty-manifest-replaced", "external-appended"}
     assert set(seen) == set(COMMIT_STEPS) - first
 
 

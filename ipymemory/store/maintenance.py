@@ -26,10 +26,12 @@ from typing import Literal
 from .. import _constants as C
 from ..errors import MemoryStoreError
 from . import durable
-from .history import journal_findings
+from .history import journal_findings, prune_kept
 from .index import render_index
 from .layout import (
+    HISTORY_DIR_NAME,
     INDEX_NAME,
+    KEPT_DIR_NAME,
     LOCAL_STATE_NAMES,
     MANIFEST_NAME,
     STALE_LOCK_PREFIX,
@@ -76,10 +78,6 @@ class Problem:
 
 class CheckReport(list[Problem]):
     """The result of :func:`check`: a list of problems, errors first."""
-
-    @property
-    def problems(self) -> list[Problem]:
-        return list(self)
 
     @property
     def errors(self) -> list[Problem]:
@@ -263,12 +261,19 @@ def gc(
     max_index_lines: int = C.DEFAULT_MAX_INDEX_LINES,
     max_index_bytes: int = C.DEFAULT_MAX_INDEX_BYTES,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    retention_days: float = C.DEFAULT_HISTORY_RETENTION_DAYS,
+    retention_bytes: int = C.DEFAULT_HISTORY_RETENTION_BYTES,
 ) -> list[str]:
     """Remove files no manifest references (record files, temp files, stale lock dirs)
-    older than ``stale_seconds``, under the store lock. Returns the removed names.
+    older than ``stale_seconds``, and kept files in ``history/files/`` past the retention
+    (``retention_days`` since they left the set, then oldest first beyond
+    ``retention_bytes``; never one the newest entries reference), under the store lock.
+    Returns the removed names (kept files as ``history/files/<name>``).
 
     Refuses (raises) if the current set does not load: without a valid manifest there is
-    no telling which files are referenced (a missing one says to run ``recover``).
+    no telling which files are referenced (a missing one says to run ``recover``). A
+    record file the journal says was kept, but that a crash left in ``.memory/``, is
+    moved into ``history/files/``, not removed.
     """
     store = MemoryStore(workspace, max_index_lines, max_index_bytes, lock_timeout)
     if store.directory() is None:
@@ -277,9 +282,16 @@ def gc(
     with store.locked() as real:
         listed = set(store.listed_files())
         store.entries()  # the whole set must load before anything is removed
+        journal = store.journal()
+        assert journal is not None
+        entries = journal.read().entries
+        claimed = {r.file for e in entries for r in e.removed if r.kept}
         now = time.time()
         for name in sorted(store.dir.names(real)):
             if name in listed or not is_collectable(name):
+                continue
+            if name in claimed and not journal.kept(name):
+                journal.keep(name)  # its move was interrupted: finish it
                 continue
             path = f"{real}/{name}"
             try:
@@ -300,6 +312,15 @@ def gc(
             except OSError as e:
                 raise MemoryStoreError(f"{store.dir.where(name)}: cannot remove ({e})") from e
             removed.append(name)
+        pruned = prune_kept(
+            journal,
+            entries,
+            now=now,
+            max_age_days=retention_days,
+            max_bytes=retention_bytes,
+            keep_entries=C.HISTORY_KEEP_ENTRIES,
+        )
+        removed += [f"{HISTORY_DIR_NAME}/{KEPT_DIR_NAME}/{name}" for name in pruned]
     return removed
 
 

@@ -12,10 +12,12 @@ step is reported to :meth:`MemoryStore._checkpoint` (a no-op) under a name from
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .. import _constants as C
 from ..errors import (
@@ -25,6 +27,16 @@ from ..errors import (
     MemoryStoreError,
 )
 from . import durable
+from .history import (
+    Added,
+    HistoryEntry,
+    Journal,
+    Removed,
+    actor_info,
+    now_utc,
+    replay,
+    sha256_hex,
+)
 from .index import render_catalog, render_index
 from .layout import (
     HISTORY_DIR_NAME,
@@ -50,7 +62,7 @@ RECOVER_HINT = (
 )
 
 #: Every step of the commit protocol, in order. Per-record steps repeat for each new
-#: record; ``old-deleted`` repeats for each replaced or forgotten file.
+#: record; ``old-kept`` repeats for each replaced or forgotten file.
 COMMIT_STEPS: tuple[str, ...] = (
     "locked",  # 1. the store lock is held
     "manifest-read",  # 1. current set re-read (2., 3. checked in memory)
@@ -66,7 +78,9 @@ COMMIT_STEPS: tuple[str, ...] = (
     "manifest-temp-written",  # 6. manifest temp written and fsynced
     "manifest-replaced",  # 6. renamed over manifest.json: the new set is visible
     "commit-dir-synced",  # 6. directory fsynced: the commit point
-    "old-deleted",  # 7. a replaced record file removed
+    "journal-appended",  # §6: the commit's journal line written and fsynced
+    "old-kept",  # 7. a replaced record file moved into history/files/
+    "external-appended",  # §6, before 4.: a change not ours recorded first
 )
 
 _READ_RETRIES = 50
@@ -323,11 +337,22 @@ class MemoryStore:
             durable.fsync_dir(real)
         return len(entries)
 
-    def extend(self, records: Iterable[MemoryRecord]) -> tuple[StoredRecord, ...]:
-        """Add ``records`` in one commit; refuses names already in the set."""
+    def extend(
+        self,
+        records: Iterable[MemoryRecord],
+        *,
+        provenance: Mapping[str, Mapping[str, Any]] | None = None,
+        actor: Mapping[str, Any] | None = None,
+    ) -> tuple[StoredRecord, ...]:
+        """Add ``records`` in one commit; refuses names already in the set.
+
+        ``provenance`` (per added name: the turn's query, ``origin``, files read, ...) and
+        ``actor`` (session, notebook, cell) go into the journal entry (SPEC §6).
+        """
         new = _check_records(records, "extend")
         if not new:
             return ()
+        change = _Change("add", actor=actor, provenance=provenance)
         with self._locked() as (real, lock):
             before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
@@ -339,17 +364,19 @@ class MemoryStore:
                     f"{', '.join(map(repr, clash))}; extend refused, nothing changed"
                 )
             added = tuple(_new_entry(r) for r in new)
-            self._commit(real, lock, before, current + added, added, ())
+            self._commit(real, lock, before, current, current + added, added, (), change)
             return added
 
-    def forget(self, names: Iterable[str] | str) -> None:
-        """Remove the records called ``names`` in one commit (files deleted after it)."""
+    def forget(self, names: Iterable[str] | str, *, actor: Mapping[str, Any] | None = None) -> None:
+        """Remove the records called ``names`` in one commit (their files are kept in
+        ``history/files/`` after it, for undo)."""
         wanted = [names] if isinstance(names, str) else list(names)
         for name in wanted:
             if not isinstance(name, str):
                 raise MemoryStoreError(f"forget: names must be strings, got {name!r}")
         if not wanted:
             return
+        change = _Change("forget", actor=actor)
         with self._locked() as (real, lock):
             before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
@@ -362,8 +389,8 @@ class MemoryStore:
                 )
             drop = set(wanted)
             kept = tuple(e for e in current if e.record.name not in drop)
-            removed = tuple(e.file for e in current if e.record.name in drop)
-            self._commit(real, lock, before, kept, (), removed)
+            removed = tuple(e for e in current if e.record.name in drop)
+            self._commit(real, lock, before, current, kept, (), removed, change)
 
     def apply_consolidation(
         self,
@@ -372,6 +399,8 @@ class MemoryStore:
         additions: Iterable[MemoryRecord] = (),
         source_names: Iterable[str],
         replacements: Iterable[MemoryRecord],
+        provenance: Mapping[str, Mapping[str, Any]] | None = None,
+        actor: Mapping[str, Any] | None = None,
     ) -> tuple[StoredRecord, ...]:
         """Commit a consolidation planned on ``base_records`` (+ this turn's ``additions``).
 
@@ -379,6 +408,7 @@ class MemoryStore:
         not in ``source_names`` are added; every other current record is kept, including
         records committed by others since the plan was made. If any base record is gone
         or changed: :class:`MemoryConflictError`, nothing changed. Returns the new entries.
+        The replaced files are kept in ``history/files/``.
         """
         base = _check_records(base_records, "base_records")
         adds = _check_records(additions, "additions")
@@ -403,6 +433,9 @@ class MemoryStore:
                 f"consolidation: source_names {', '.join(map(repr, unknown))} are not among "
                 "the base records or the additions"
             )
+        change = _Change(
+            "consolidate", actor=actor, provenance=provenance, source_names=tuple(sources)
+        )
         replaced = set(sources)
         with self._locked() as (real, lock):
             before, current = self._read_set(real, locked=True)
@@ -431,37 +464,152 @@ class MemoryStore:
                         f"named {name!r}; nothing changed"
                     )
                 taken.add(name)
-            removed = tuple(e.file for e in current if e.record.name in replaced)
-            self._commit(real, lock, before, kept + new, new, removed)
+            removed = tuple(e for e in current if e.record.name in replaced)
+            self._commit(real, lock, before, current, kept + new, new, removed, change)
             return new
 
-    def recover(self, *, dry_run: bool = False) -> RecoveryPlan:
+    # --- history (SPEC §6) ---------------------------------------------------------
+
+    def journal(self) -> Journal | None:
+        """The history journal of this directory (None if there is no ``.memory``)."""
+        real = self.directory()
+        return None if real is None else self._journal(real)
+
+    def _journal(self, real: str) -> Journal:
+        return Journal(real, self.dir.where(HISTORY_DIR_NAME, JOURNAL_NAME))
+
+    def history(self, limit: int | None = None) -> tuple[HistoryEntry, ...]:
+        """The journal's entries, newest first (at most ``limit``); ``()`` if none."""
+        if limit is not None and (type(limit) is not int or limit < 0):
+            raise MemoryStoreError(f"history: limit must be an integer >= 0, got {limit!r}")
+        real = self.directory()
+        if real is None:
+            return ()
+        entries = self._journal(real).read().entries[::-1]
+        return entries if limit is None else entries[:limit]
+
+    def undo(self, seq: int, *, actor: Mapping[str, Any] | None = None) -> HistoryEntry:
+        """Commit the inverse of journal entry ``seq`` against the current set.
+
+        Records it removed come back byte-identical (new ids); records it added leave.
+        If that is not clean (a name now held by another record, an added record since
+        replaced, a file no longer kept): :class:`MemoryConflictError`, nothing written.
+        Returns the new journal entry.
+        """
+        with self._locked() as (real, lock):
+            before, current = self._read_set(real, locked=True)
+            self._checkpoint("manifest-read")
+            journal = self._journal(real)
+            target = _find(journal.read().entries, seq, self.dir.where(HISTORY_DIR_NAME))
+            files = {e.file: e for e in current}
+            stale = [a for a in target.added if a.file not in files]
+            if stale:
+                raise MemoryConflictError(
+                    f"undo #{seq}: {', '.join(repr(a.name) for a in stale)} added by it "
+                    "has since been replaced or removed; nothing changed"
+                )
+            leaving = {a.file for a in target.added}
+            kept = tuple(e for e in current if e.file not in leaving)
+            back = self._bring_back(journal, [(r.file, r.name) for r in target.removed], kept)
+            change = _Change("undo", actor=actor, undoes=seq, raw=back.raw)
+            removed = tuple(e for e in current if e.file in leaving)
+            return self._commit(
+                real, lock, before, current, kept + back.entries, back.entries, removed, change
+            )
+
+    def restore(self, seq: int, *, actor: Mapping[str, Any] | None = None) -> HistoryEntry:
+        """Commit the set to be exactly the set after journal entry ``seq`` (records no
+        longer current come back byte-identical from ``history/files/``, with new ids).
+        :class:`MemoryConflictError` and nothing written if a needed file is not kept."""
+        with self._locked() as (real, lock):
+            before, current = self._read_set(real, locked=True)
+            self._checkpoint("manifest-read")
+            journal = self._journal(real)
+            entries = journal.read().entries
+            target = _find(entries, seq, self.dir.where(HISTORY_DIR_NAME))
+            wanted = replay(e for e in entries if e.seq <= target.seq)
+            kept = tuple(e for e in current if e.file in wanted)
+            have = {e.file for e in kept}
+            missing = [(f, n) for f, n in wanted.items() if f not in have]
+            back = self._bring_back(journal, missing, kept)
+            change = _Change("restore", actor=actor, restores=seq, raw=back.raw)
+            removed = tuple(e for e in current if e.file not in wanted)
+            return self._commit(
+                real, lock, before, current, kept + back.entries, back.entries, removed, change
+            )
+
+    def _bring_back(
+        self, journal: Journal, files: Sequence[tuple[str, str]], staying: Sequence[StoredRecord]
+    ) -> _Back:
+        """New entries (new ids, the kept bytes unchanged) for kept ``(file, name)``s."""
+        taken = {e.record.name: e.file for e in staying}
+        entries: list[StoredRecord] = []
+        raw: dict[str, bytes] = {}
+        for file, name in files:
+            if name in taken:
+                raise MemoryConflictError(
+                    f"the name {name!r} is now held by another record ({taken[name]}); "
+                    "nothing changed"
+                )
+            if not journal.kept(file):
+                raise MemoryConflictError(
+                    f"{file} ({name!r}) is no longer kept in history/files; nothing changed"
+                )
+            data = journal.read_kept(file, MAX_RECORD_BYTES)
+            record = parse_record(data, self.dir.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file))
+            entry = _new_entry(record)
+            entries.append(entry)
+            raw[entry.file] = data
+            taken[name] = entry.file
+        return _Back(tuple(entries), raw)
+
+    def recover(
+        self, *, dry_run: bool = False, actor: Mapping[str, Any] | None = None
+    ) -> RecoveryPlan:
         """Rebuild a manifest that is missing or unreadable, in one commit (SPEC §6).
 
-        ``dry_run``: only return the plan. Nothing is deleted: invalid files and older
-        duplicates are left where they are and listed in the plan; a manifest path
-        that cannot be replaced (a directory) is moved aside. When the set loads,
-        nothing is written and the plan says so.
+        From the journal's last known set where its files exist (or are kept), else from
+        the valid record files present. ``dry_run``: only return the plan. Nothing is
+        deleted: invalid files and older duplicates are left where they are and listed
+        in the plan; a manifest path that cannot be replaced (a directory) is moved
+        aside. When the set loads, nothing is written and the plan says so.
         """
         real = self.directory()
         if real is None:
             return RecoveryPlan("none", None)
         if dry_run:
-            return plan_recovery(self, real, None)
+            return plan_recovery(self, real, self._journal_files(real))
         with self._locked() as (real, lock):
-            plan = plan_recovery(self, real, None)
+            plan = plan_recovery(self, real, self._journal_files(real))
             if not plan.needed:
                 return plan
+            journal = self._journal(real)
             try:
                 if plan.set_aside is not None:
                     os.rename(f"{real}/{MANIFEST_NAME}", f"{real}/{plan.set_aside}")
-                kept = f"{real}/{HISTORY_DIR_NAME}/{KEPT_DIR_NAME}"
                 for file in plan.from_history:
-                    os.rename(f"{kept}/{file}", f"{real}/{file}")
+                    journal.unkeep(file)
             except OSError as e:
                 raise MemoryStoreError(f"{self.root}: recover could not move a file ({e})") from e
-            self._commit(real, lock, self._raw_manifest(real), plan.entries, (), (), fresh=False)
+            # The set was unknown: the journal's last set stands for the one replaced.
+            known = self._journal_set(real) or {}
+            change = _Change("recover", actor=actor, known=known)
+            self._commit(
+                real, lock, self._raw_manifest(real), (), plan.entries, (), (), change, fresh=False
+            )
             return replace(plan, applied=True)
+
+    def _journal_set(self, real: str) -> dict[str, str] | None:
+        """The journal's last known set ``{file: name}``; None without a usable journal."""
+        try:
+            report = self._journal(real).read()
+        except MemoryStoreError:
+            return None
+        return replay(report.entries) if report.entries else None
+
+    def _journal_files(self, real: str) -> list[str] | None:
+        known = self._journal_set(real)
+        return None if known is None else list(known)
 
     def _raw_manifest(self, real: str) -> bytes | None:
         """The manifest's bytes if it is a readable regular file (whatever they say)."""
@@ -471,23 +619,92 @@ class MemoryStore:
             return None
         return None if got is None else got[0]
 
+    def _sync_journal(
+        self, journal: Journal, before: bytes | None, current: Sequence[StoredRecord]
+    ) -> HistoryEntry | None:
+        """Bring the journal up to the set about to be changed (under the lock): cut a
+        torn line, finish the last entry's file moves, and record a change that is not
+        ours as an ``external`` entry. Returns the newest entry."""
+        step = self._checkpoint
+        journal.cut_torn_tail()
+        try:
+            last = journal.last()
+        except MemoryFormatError:
+            entries = journal.read().entries
+            last = max(entries, key=lambda e: e.seq) if entries else None
+        listed = {e.file for e in current}
+        real = journal.real
+        if last is not None:
+            for r in last.removed:
+                # A crash between the journal line and the moves: finish them.
+                if r.kept and r.file not in listed and os.path.lexists(f"{real}/{r.file}"):
+                    journal.keep(r.file)
+        after = sha256_hex(before)
+        if (last.after if last is not None else None) == after:
+            return last
+        if last is None and not current:
+            return None  # nothing to describe yet
+        known = replay(journal.read().entries)
+        added = []
+        for e in current:
+            if e.file not in known:
+                got = self.dir.read(real, e.file, MAX_RECORD_BYTES)
+                added.append(Added(e.record.name, e.file, sha256_hex(got and got[0])))
+        removed = []
+        for file, name in known.items():
+            if file not in listed:
+                # The other tool may have left the file: keep it rather than lose it.
+                kept = journal.keep(file) if os.path.lexists(f"{real}/{file}") else False
+                removed.append(Removed(name, file, kept or journal.kept(file)))
+        entry = HistoryEntry(
+            seq=last.seq + 1 if last is not None else 1,
+            at=now_utc(),
+            op="external",
+            before=last.after if last is not None else None,
+            after=after,
+            added=tuple(added),
+            removed=tuple(removed),
+            actor={"tool": "unknown", "seen_by": actor_info()},
+        )
+        journal.append(entry)
+        step("external-appended")
+        return entry
+
     def _commit(
         self,
         real: str,
         lock: StoreLock,
         before: bytes | None,
+        current: Sequence[StoredRecord],
         new_set: Sequence[StoredRecord],
         created: Sequence[StoredRecord],
-        removed: Sequence[str],
+        removed: Sequence[StoredRecord],
+        change: _Change,
         *,
         fresh: bool | None = None,
-    ) -> None:
-        """SPEC §4 steps 4-7 for ``new_set`` (caller holds the lock, steps 1-3 done)."""
+    ) -> HistoryEntry:
+        """SPEC §4 steps 4-7 for ``new_set`` (caller holds the lock, steps 1-3 done),
+        and its journal entry (SPEC §6). Returns the entry."""
         step = self._checkpoint
         # Everything that can be refused is checked before the first byte is written.
         index_bytes = render_index(new_set, self.max_index_lines, self.max_index_bytes)
         manifest_bytes = render_manifest([e.file for e in new_set])
-        payloads = [(f"{real}/{e.file}", render_record(e.record)) for e in created]
+        payloads = [
+            (f"{real}/{e.file}", change.raw.get(e.file) or render_record(e.record)) for e in created
+        ]
+        journal = self._journal(real)
+        try:
+            meta = change.meta([e.record.name for e in created])
+            if change.op == "recover":
+                last = self._last_entry(journal)
+                current = ()
+            else:
+                last = self._sync_journal(journal, before, current)
+        except OSError as e:
+            raise MemoryStoreError(
+                f"{journal.shown}: cannot bring the history journal up to date ({e}); "
+                "nothing changed"
+            ) from e
 
         made: list[str] = []
         index_backup: durable.Backup | None = None
@@ -532,12 +749,52 @@ class MemoryStore:
                 ) from e
             raise
         # Past the commit point: the commit has happened. Cleanup failures leave only
-        # unreferenced files, which readers ignore and `ipymemory gc` removes.
+        # unreferenced files, which readers ignore and `ipymemory gc` removes; a journal
+        # line that cannot be written is made up by the next writer's `external` entry.
         index_backup.discard()
         manifest_backup.discard()
-        for file in removed:
-            durable.unlink_quietly(f"{real}/{file}")
-            step("old-deleted")
+        if change.op == "recover":
+            left = [Removed(n, f, journal.kept(f)) for f, n in change.known.items()]
+            listed = {e.file for e in new_set}
+            removed_lines = tuple(r for r in left if r.file not in listed)
+            added_entries = [e for e in new_set if e.file not in change.known]
+            for entry in added_entries:
+                with contextlib.suppress(MemoryStoreError):
+                    got = self.dir.read(real, entry.file, MAX_RECORD_BYTES)
+                    payloads.append((f"{real}/{entry.file}", got[0] if got else b""))
+        else:
+            removed_lines = tuple(Removed(e.record.name, e.file, True) for e in removed)
+            added_entries = list(created)
+        written = {path.rsplit("/", 1)[1]: raw for path, raw in payloads}
+        line = HistoryEntry(
+            seq=last.seq + 1 if last is not None else 1,
+            at=now_utc(),
+            op=change.op,
+            before=sha256_hex(before),
+            after=sha256_hex(manifest_bytes),
+            added=tuple(
+                Added(a.record.name, a.file, sha256_hex(written.get(a.file))) for a in added_entries
+            ),
+            removed=removed_lines,
+            source_names=change.source_names,
+            undoes=change.undoes,
+            restores=change.restores,
+            actor=meta[0],
+            provenance=meta[1],
+        )
+        with contextlib.suppress(OSError, MemoryStoreError):
+            journal.append(line)
+            step("journal-appended")
+        for gone in removed:
+            with contextlib.suppress(OSError, MemoryStoreError):
+                journal.keep(gone.file)
+            step("old-kept")
+        return line
+
+    def _last_entry(self, journal: Journal) -> HistoryEntry | None:
+        journal.cut_torn_tail()
+        entries = journal.read().entries
+        return max(entries, key=lambda e: e.seq) if entries else None
 
     def _rollback(
         self,
@@ -567,6 +824,66 @@ class MemoryStore:
         if durable_undo:
             for path in made:
                 durable.unlink_quietly(path)
+
+
+@dataclass(frozen=True)
+class _Change:
+    """What a commit is, for its journal entry."""
+
+    op: str
+    actor: Mapping[str, Any] | None = None
+    provenance: Mapping[str, Mapping[str, Any]] | None = None
+    source_names: tuple[str, ...] = ()
+    undoes: int | None = None
+    restores: int | None = None
+    raw: Mapping[str, bytes] = field(default_factory=dict)  # file -> exact bytes to write
+    known: Mapping[str, str] = field(default_factory=dict)  # recover: the journal's set
+
+    def meta(self, added: Sequence[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """The entry's actor and provenance, checked before anything is written: JSON
+        only, provenance only for names this commit adds (origin ``manual`` unless
+        given: a write through the API or the CLI)."""
+        actor = actor_info(self.actor)
+        given = dict(self.provenance or {})
+        unknown = sorted(set(given) - set(added))
+        if unknown:
+            raise MemoryStoreError(
+                f"provenance names {', '.join(map(repr, unknown))}, which this commit "
+                "does not add; nothing changed"
+            )
+        provenance: dict[str, dict[str, Any]] = {}
+        for name in added:
+            item = given.get(name)
+            if item is not None and not isinstance(item, Mapping):
+                raise MemoryStoreError(f"provenance of {name!r} must be a mapping")
+            provenance[name] = {"origin": _DEFAULT_ORIGIN.get(self.op, "manual"), **(item or {})}
+        try:
+            json.dumps([actor, provenance], sort_keys=True)
+        except (TypeError, ValueError) as e:
+            raise MemoryStoreError(
+                f"actor/provenance must be JSON data ({e}); nothing changed"
+            ) from e
+        return actor, provenance
+
+
+# Records that come back through undo/restore/recover were decided earlier; their
+# origin says how they came back.
+_DEFAULT_ORIGIN = {"undo": "undo", "restore": "restore", "recover": "recover"}
+
+
+@dataclass(frozen=True)
+class _Back:
+    entries: tuple[StoredRecord, ...]
+    raw: dict[str, bytes]
+
+
+def _find(entries: Sequence[HistoryEntry], seq: object, where: str) -> HistoryEntry:
+    if type(seq) is not int:
+        raise MemoryStoreError(f"seq must be an integer, got {seq!r}")
+    for entry in entries:
+        if entry.seq == seq:
+            return entry
+    raise MemoryStoreError(f"{where}: no history entry #{seq}")
 
 
 def _new_entry(record: MemoryRecord) -> StoredRecord:

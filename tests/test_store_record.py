@@ -338,7 +338,7 @@ def test_js_blank_text_is_refused_both_ways(char: str) -> None:
 
 
 def test_a_leniently_read_record_cannot_be_committed(tmp_path: Path) -> None:
-    from ipymemory.store.store import MemoryStore
+    from ipymemory import MemoryStore
 
     raw = file_bytes('name: tabs\ndescription: "one\\vtwo"\ntype: user\n', "\x1f")
     got = parse_record(raw, "x.md")

@@ -1,0 +1,705 @@
+"""Secret detection on a labelled corpus: recall per credential format and false positives.
+
+    python benchmarks/secrets_corpus.py            # full corpus (seed 12)
+    python benchmarks/secrets_corpus.py --json     # machine-readable
+    python benchmarks/secrets_corpus.py --library  # also detect-secrets alone and + rules
+
+The corpus is generated deterministically (``random.Random(seed)``): credentials are
+random strings of each format's shape (never real keys), embedded in memory-like
+sentences; benign texts are the memories of ``../shared/bench/*.jsonl`` plus generated
+code-like text (hashes, UUIDs, record ids, base64, long identifiers, paths, placeholder
+keys, code that names a secret without holding it, public keys).
+
+A credential counts as found when ``redact`` removes every part of it that must not
+survive (the key, the password, each base64 line of a private key). A benign text is a
+false positive when ``find_secrets`` reports anything in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import random
+import string
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ipymemory.screen.secrets import find_secrets, redact  # noqa: E402
+
+BENCH_DIR = ROOT.parent / "shared" / "bench"
+ALNUM = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+URLSAFE = ALNUM + "-_"
+
+
+@dataclass(frozen=True)
+class Credential:
+    """One labelled credential: the text, and the parts of it that must not survive."""
+
+    fmt: str
+    text: str
+    vanish: tuple[str, ...]
+    span: tuple[int, int]  # where the credential sits in ``text`` (for the library check)
+
+
+def _r(rng: random.Random, alphabet: str, n: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def _mixed(rng: random.Random, n: int, alphabet: str = ALNUM) -> str:
+    """Random, with a lower, an upper and (if the alphabet has them) a digit, as real keys
+    nearly always have."""
+    need_digit = any(c.isdigit() for c in alphabet)
+    while True:
+        s = _r(rng, alphabet, n)
+        if (
+            any(c.islower() for c in s)
+            and any(c.isupper() for c in s)
+            and (any(c.isdigit() for c in s) or not need_digit)
+        ):
+            return s
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _jwt(rng: random.Random) -> str:
+    head = {"alg": rng.choice(["HS256", "RS256", "ES256"]), "typ": "JWT"}
+    body = {"sub": str(rng.randrange(10**6)), "iat": 1_700_000_000 + rng.randrange(10**7)}
+    sig = _b64url(bytes(rng.randrange(256) for _ in range(32)))
+    return f"{_b64url(json.dumps(head).encode())}.{_b64url(json.dumps(body).encode())}.{sig}"
+
+
+def _pem_lines(rng: random.Random, n: int) -> list[str]:
+    lines = [_r(rng, B64, 64) for _ in range(n)]
+    lines.append(_r(rng, B64, rng.randrange(8, 40)) + "==")
+    return lines
+
+
+# Each generator returns (snippet placed in the sentence, parts that must vanish).
+Gen = Callable[[random.Random], tuple[str, tuple[str, ...]]]
+
+
+def _one(value: str) -> tuple[str, tuple[str, ...]]:
+    return value, (value,)
+
+
+def _anthropic(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("sk-ant-api03-" + _mixed(rng, 93, URLSAFE) + "AA")
+
+
+def _anthropic_admin(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("sk-ant-admin01-" + _mixed(rng, 93, URLSAFE) + "AA")
+
+
+def _openai_proj(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("sk-proj-" + _mixed(rng, rng.choice([48, 120, 156]), URLSAFE))
+
+
+def _openai_legacy(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("sk-" + _mixed(rng, 20) + "T3BlbkFJ" + _mixed(rng, 20))
+
+
+def _github(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one(rng.choice(["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]) + _mixed(rng, 36))
+
+
+def _github_pat(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("github_pat_" + _mixed(rng, 22) + "_" + _mixed(rng, 59))
+
+
+def _aws_pair(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    key_id = rng.choice(["AKIA", "ASIA"]) + _r(rng, string.ascii_uppercase + "234567", 16)
+    secret = _mixed(rng, 40, B64)
+    form = rng.choice(
+        [
+            f"aws_access_key_id = {key_id}\naws_secret_access_key = {secret}",
+            f"AWS_ACCESS_KEY_ID={key_id} AWS_SECRET_ACCESS_KEY={secret}",
+            f"access key {key_id} and secret key {secret}",
+            f'{{"AccessKeyId": "{key_id}", "SecretAccessKey": "{secret}"}}',
+        ]
+    )
+    return form, (key_id, secret)
+
+
+def _aws_key_id(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one(rng.choice(["AKIA", "ASIA"]) + _r(rng, string.ascii_uppercase + "234567", 16))
+
+
+def _gcp_api_key(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("AIza" + _mixed(rng, 35, URLSAFE))
+
+
+def _gcp_service_account(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    lines = _pem_lines(rng, rng.randrange(6, 12))
+    key_id = _r(rng, HEX, 40)
+    pem = "-----BEGIN PRIVATE KEY-----\\n" + "\\n".join(lines) + "\\n-----END PRIVATE KEY-----\\n"
+    doc = (
+        '{"type": "service_account", "project_id": "ml-eval-' + str(rng.randrange(999)) + '", '
+        f'"private_key_id": "{key_id}", "private_key": "{pem}", '
+        '"client_email": "runner@ml-eval.iam.gserviceaccount.com"}'
+    )
+    return doc, (key_id, *lines)
+
+
+def _slack_token(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    prefix = rng.choice(["xoxb", "xoxp", "xoxa", "xoxe"])
+    parts = [str(rng.randrange(10**11, 10**12)), str(rng.randrange(10**11, 10**12))]
+    return _one(f"{prefix}-{'-'.join(parts)}-{_mixed(rng, 24)}")
+
+
+def _slack_webhook(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    team = "T" + _r(rng, string.ascii_uppercase + string.digits, 10)
+    chan = "B" + _r(rng, string.ascii_uppercase + string.digits, 10)
+    secret = _mixed(rng, 24)
+    return f"https://hooks.slack.com/services/{team}/{chan}/{secret}", (secret,)
+
+
+def _stripe(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one(
+        rng.choice(["sk_live_", "rk_live_", "sk_test_"]) + _mixed(rng, rng.choice([24, 99]))
+    )
+
+
+def _pem(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    label = rng.choice(["RSA ", "EC ", "OPENSSH ", "", "ENCRYPTED ", "DSA "])
+    lines = _pem_lines(rng, rng.randrange(4, 14))
+    block = (
+        f"-----BEGIN {label}PRIVATE KEY-----\n"
+        + "\n".join(lines)
+        + f"\n-----END {label}PRIVATE KEY-----"
+    )
+    return block, tuple(lines)
+
+
+def _pem_cut(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    label = rng.choice(["RSA ", "OPENSSH ", ""])
+    lines = [_r(rng, B64, 64) for _ in range(rng.randrange(2, 6))]
+    cut = rng.choice(["", "…", "...", "\n(truncated)"])
+    return f"-----BEGIN {label}PRIVATE KEY-----\n" + "\n".join(lines) + cut, tuple(lines)
+
+
+def _jwt_gen(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one(_jwt(rng))
+
+
+def _url_password(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    scheme = rng.choice(
+        ["postgres", "postgresql", "mysql", "redis", "amqp", "mongodb+srv", "https"]
+    )
+    user = rng.choice(["app", "admin", "etl_user", "svc-reporting", "root", ""])
+    pw = _mixed(rng, rng.randrange(10, 24), ALNUM + "!*_-")
+    host = rng.choice(["db", "db.internal", "10.0.3.12", "cache.prod.example.net", "mq"])
+    return f"{scheme}://{user}:{pw}@{host}:{rng.randrange(1000, 9999)}/main", (pw,)
+
+
+def _password_assignment(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    pw = _mixed(rng, rng.randrange(8, 20), ALNUM + "!#%^*_-")
+    key = rng.choice(["password", "DB_PASSWORD", "db_password", "PGPASSWORD", "passwd", "Password"])
+    form = rng.choice(
+        [
+            f"{key} = {pw}",
+            f"{key}={pw}",
+            f"{key}: {pw}",
+            f'"{key}": "{pw}"',
+            f"{key} = '{pw}'",
+            f"the {key.lower()} is {pw}",
+        ]
+    )
+    return form, (pw,)
+
+
+def _api_key_assignment(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    value = rng.choice([_r(rng, HEX, 32), _mixed(rng, 40), _r(rng, HEX, 64), _mixed(rng, 28)])
+    key = rng.choice(
+        [
+            "API_KEY",
+            "api_key",
+            "apiKey",
+            "WEATHER_API_KEY",
+            "client_secret",
+            "SECRET_KEY",
+            "access_token",
+        ]
+    )
+    form = rng.choice(
+        [f"{key}={value}", f"{key}: {value}", f'"{key}": "{value}"', f"{key} = '{value}'"]
+    )
+    return form, (value,)
+
+
+def _huggingface(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("hf_" + _mixed(rng, 34, string.ascii_letters))
+
+
+def _gitlab(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("glpat-" + _mixed(rng, 20, URLSAFE))
+
+
+def _npm(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("npm_" + _mixed(rng, 36))
+
+
+def _pypi(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("pypi-AgEIcHlwaS5vcmc" + _mixed(rng, 70, URLSAFE))
+
+
+def _twilio(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    sid = "SK" + _r(rng, HEX, 32)
+    token = _r(rng, HEX, 32)
+    form = rng.choice([f"Twilio API key {sid}", f"twilio key {sid}, auth token {token}"])
+    return form, ((sid,) if token not in form else (sid, token))
+
+
+def _sendgrid(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("SG." + _mixed(rng, 22, URLSAFE) + "." + _mixed(rng, 43, URLSAFE))
+
+
+def _azure_conn(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    key = _mixed(rng, 86, B64) + "=="
+    account = "store" + _r(rng, string.ascii_lowercase, 6)
+    return (
+        f"DefaultEndpointsProtocol=https;AccountName={account};AccountKey={key};"
+        "EndpointSuffix=core.windows.net",
+        (key,),
+    )
+
+
+def _azure_sas(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    sig = _mixed(rng, 43, B64).replace("+", "%2B").replace("/", "%2F") + "%3D"
+    return f"https://acct.blob.core.windows.net/data?sv=2022-11-02&ss=b&sp=r&sig={sig}", (sig,)
+
+
+def _mailchimp(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one(_r(rng, HEX, 32) + f"-us{rng.randrange(1, 21)}")
+
+
+def _discord(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one(
+        rng.choice("MNO")
+        + _mixed(rng, 25, URLSAFE)
+        + "."
+        + _mixed(rng, 6, URLSAFE)
+        + "."
+        + _mixed(rng, 38, URLSAFE)
+    )
+
+
+def _telegram(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one(f"{rng.randrange(10**8, 10**10)}:AA{_mixed(rng, 33, URLSAFE)}")
+
+
+def _bearer(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    token = _mixed(rng, rng.randrange(32, 60), URLSAFE + ".")
+    return f"Authorization: Bearer {token}", (token,)
+
+
+def _google_oauth(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("GOCSPX-" + _mixed(rng, 28, URLSAFE))
+
+
+def _sk_generic(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("sk-" + _r(rng, HEX, 32))
+
+
+def _databricks(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("dapi" + _r(rng, HEX, 32))
+
+
+FORMATS: dict[str, Gen] = {
+    "anthropic-api03": _anthropic,
+    "anthropic-admin01": _anthropic_admin,
+    "openai-project": _openai_proj,
+    "openai-legacy": _openai_legacy,
+    "sk-generic (deepseek-style)": _sk_generic,
+    "github-token": _github,
+    "github-fine-grained": _github_pat,
+    "aws-key-id": _aws_key_id,
+    "aws-key-pair": _aws_pair,
+    "gcp-api-key": _gcp_api_key,
+    "gcp-service-account-json": _gcp_service_account,
+    "google-oauth-secret": _google_oauth,
+    "slack-token": _slack_token,
+    "slack-webhook": _slack_webhook,
+    "stripe-secret": _stripe,
+    "pem-private-key": _pem,
+    "pem-cut-short": _pem_cut,
+    "jwt": _jwt_gen,
+    "url-password": _url_password,
+    "password-assignment": _password_assignment,
+    "api-key-assignment": _api_key_assignment,
+    "huggingface": _huggingface,
+    "gitlab": _gitlab,
+    "npm": _npm,
+    "pypi": _pypi,
+    "twilio": _twilio,
+    "sendgrid": _sendgrid,
+    "azure-connection-string": _azure_conn,
+    "azure-sas-url": _azure_sas,
+    "mailchimp": _mailchimp,
+    "discord-bot": _discord,
+    "telegram-bot": _telegram,
+    "bearer-header": _bearer,
+    "databricks": _databricks,
+}
+
+CONTEXTS = (
+    "use key {s} for the eval harness",
+    "The staging credentials are {s} (rotate monthly).",
+    "Remember: the deploy job reads {s} from the notebook env.",
+    "User pasted {s} while debugging the ingest pipeline.",
+    "Config for the nightly run:\n```\n{s}\n```\nDo not change the schedule.",
+    "For the Slack bot integration we set {s} in .env last week.",
+    "测试环境的密钥是 {s} 。请勿外传",
+    "密钥{s}",
+    "- staging: {s}\n- prod: ask Dana",
+    "The eval notebook failed until we exported {s}; now it passes.",
+    "Credentials used by the scraper: {s}",
+    "{s}",
+)
+
+
+def credentials(seed: int, per_format: int) -> list[Credential]:
+    rng = random.Random(seed)
+    out: list[Credential] = []
+    for fmt, gen in FORMATS.items():
+        for _ in range(per_format):
+            snippet, vanish = gen(rng)
+            context = rng.choice(CONTEXTS)
+            start = context.index("{s}")
+            text = context.replace("{s}", snippet)
+            out.append(Credential(fmt, text, vanish, (start, start + len(snippet))))
+    return out
+
+
+def _sentence(rng: random.Random) -> str:
+    return rng.choice(
+        [
+            "The ingest job runs nightly at 02:00 UTC.",
+            "Tests use a real postgres database, never mocks.",
+            "User indents Python with tabs.",
+            "Pipeline bugs are tracked in Linear INGEST.",
+            "评估脚本在 notebooks/eval.ipynb 里。",
+            "The auth rewrite is driven by compliance.",
+        ]
+    )
+
+
+def _benign_generated(seed: int, n: int) -> list[str]:
+    """Code-like memory texts that hold no credential (each kind in turn)."""
+    rng = random.Random(seed + 1)
+    makers: list[Callable[[], str]] = [
+        lambda: f"Fixed in commit {_r(rng, HEX, 40)} (short {_r(rng, HEX, 7)}).",
+        lambda: f"Dataset checksum sha256:{_r(rng, HEX, 64)} verified after download.",
+        lambda: f"Run id {uuid.UUID(int=rng.getrandbits(128), version=4)} produced the best F1.",
+        lambda: f"See record prefers-tabs-{_r(rng, HEX, 32)}.md for the editor settings.",
+        lambda: f"The image digest is sha256:{_r(rng, HEX, 64)}; pin it in the Dockerfile.",
+        lambda: (
+            "Small PNG thumbnail stored inline as base64: "
+            + base64.b64encode(bytes(rng.randrange(256) for _ in range(90))).decode()
+        ),
+        lambda: f"npm lockfile integrity sha512-{base64.b64encode(rng.randbytes(64)).decode()}",
+        lambda: (
+            "Helper lives in "
+            + rng.choice(["src", "lib", "pkg"])
+            + "/"
+            + "_".join(
+                rng.choice(["load", "parse", "tokenize", "batch", "cache", "remote", "config"])
+                for _ in range(4)
+            )
+            + ".py as "
+            + "".join(
+                w.capitalize()
+                for w in rng.sample(
+                    [
+                        "Abstract",
+                        "Token",
+                        "Factory",
+                        "Batch",
+                        "Loader",
+                        "Remote",
+                        "Config",
+                        "Provider",
+                        "Manager",
+                    ],
+                    5,
+                )
+            )
+        ),
+        lambda: rng.choice(
+            [
+                "Set the key with `export ANTHROPIC_API_KEY=sk-ant-...` before running.",
+                "Put your token in .env as GITHUB_TOKEN=<your token>.",
+                "The password field shows **** in the UI.",
+                "Example from the AWS docs: AKIAIOSFODNN7EXAMPLE / "
+                "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "Replace YOUR_API_KEY with the real key from the vault.",
+                "OPENAI_API_KEY=sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is in .env.example",
+                "api_key: str = Field(..., description='the provider key')",
+                "password = os.environ['DB_PASSWORD']",
+                "token = get_token(); headers = {'Authorization': f'Bearer {token}'}",
+                "client_secret=settings.CLIENT_SECRET",
+                "password=password, user=user",
+                "max_tokens = 4096 and temperature = 0.2",
+                "The password is stored in 1Password under 'staging db'.",
+                "Rotate the API key every 90 days; the token is expired now.",
+                "Connect with postgres://app@db:5432/main (password from PGPASSFILE).",
+                "postgres://user:password@localhost:5432/dev is the docker-compose default.",
+                "Clone with git@github.com:acme/ingest.git, not https.",
+                "hf_hub_download(repo_id='org/model', filename='config.json')",
+                "Use pk_live_" + _mixed(rng, 24) + " in the checkout page (publishable).",
+                "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ" + _r(rng, B64, 200) + " dana@laptop",
+                "-----BEGIN PUBLIC KEY-----\n"
+                + "\n".join(_r(rng, B64, 64) for _ in range(4))
+                + "\n-----END PUBLIC KEY-----",
+                "-----BEGIN CERTIFICATE-----\n"
+                + "\n".join(_r(rng, B64, 64) for _ in range(4))
+                + "\n-----END CERTIFICATE-----",
+                "pwd: /home/dana/projects/ingest",
+                "secret_name = 'prod/db' in AWS Secrets Manager",
+                "The Jupyter server runs at http://localhost:8888/lab?token= (auth disabled).",
+                "sk-learn style estimators: fit_transform_inverse_transform_pipeline_v2",
+                "AKIA keys must never be committed; use IAM roles instead.",
+                "See https://docs.example.com/api/v2/auth#tokens for the auth flow.",
+                "Bearer tokens expire after one hour.",
+                "Basic auth is disabled on the staging proxy.",
+                "the_token_count_per_request_is_limited_to_100000_by_the_gateway",
+            ]
+        ),
+        lambda: (
+            f"Checkpoint at s3://ml-artifacts/{_r(rng, HEX, 12)}/epoch-{rng.randrange(50)}.pt; "
+            + _sentence(rng)
+        ),
+        lambda: (
+            f"Cache key {_r(rng, ALNUM, 40)} maps to the tokenizer output."
+        ),  # a random id in prose
+        lambda: f"Trace {_r(rng, HEX, 32)} shows the timeout in span {_r(rng, HEX, 16)}.",
+    ]
+    return [makers[i % len(makers)]() for i in range(n)]
+
+
+def benign_bench(limit: int | None = None) -> list[str]:
+    texts: list[str] = []
+    for path in sorted(BENCH_DIR.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for memory in json.loads(line)["memories"]:
+                texts.append(f"{memory['description']}\n\n{memory['body']}")
+    return texts[:limit] if limit is not None else texts
+
+
+def found_by_rules(cred: Credential) -> bool:
+    redacted = redact(cred.text)
+    return not any(part in redacted for part in cred.vanish)
+
+
+# --- detect-secrets, only with --library (not a dependency) --------------------------
+
+LibraryScan = Callable[[str], list[tuple[int, int]]]
+
+
+def detect_secrets_scanner(entropy: bool) -> LibraryScan:
+    """Spans detect-secrets reports in a text, line by line (its ad-hoc API)."""
+    # Not a dependency (see benchmarks/README.md): untyped, imported only here.
+    from detect_secrets.core.plugins.util import (  # type: ignore[import-not-found]
+        get_mapping_from_secret_type_to_class,
+    )
+    from detect_secrets.core.scan import scan_line  # type: ignore[import-not-found]
+    from detect_secrets.settings import transient_settings  # type: ignore[import-not-found]
+
+    names = [
+        cls.__name__
+        for cls in get_mapping_from_secret_type_to_class().values()
+        if entropy or "HighEntropy" not in cls.__name__
+    ]
+
+    def scan(text: str) -> list[tuple[int, int]]:
+        spans: list[tuple[int, int]] = []
+        offset = 0
+        with transient_settings({"plugins_used": [{"name": n} for n in names]}):
+            for line in text.split("\n"):
+                for secret in scan_line(line):
+                    value = secret.secret_value or ""
+                    at = line.find(value) if value else -1
+                    if at >= 0:
+                        spans.append((offset + at, offset + at + len(value)))
+                offset += len(line) + 1
+        return spans
+
+    return scan
+
+
+def found_by_library(scan: LibraryScan, cred: Credential) -> bool:
+    """Lenient: any reported span inside the credential's place counts as found."""
+    lo, hi = cred.span
+    return any(s < hi and e > lo for s, e in scan(cred.text))
+
+
+def library_scores(
+    label: str, scan: LibraryScan, creds: Sequence[Credential], benign: Sequence[str]
+) -> dict[str, Scores]:
+    """The library alone, and the library with our rules (found by either)."""
+
+    def alone(cred: Credential) -> bool:
+        return found_by_library(scan, cred)
+
+    def both(cred: Credential) -> bool:
+        return found_by_rules(cred) or found_by_library(scan, cred)
+
+    def flags(text: str) -> bool:
+        return bool(scan(text))
+
+    def flags_both(text: str) -> bool:
+        return bool(find_secrets(text)) or bool(scan(text))
+
+    return {
+        label: score(creds, benign, alone, flags),
+        label + " + rules": score(creds, benign, both, flags_both),
+    }
+
+
+# --- report ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scores:
+    recall: dict[str, float]
+    overall_recall: float
+    false_positives: int
+    benign: int
+    fp_examples: tuple[str, ...]
+    missed_examples: tuple[str, ...]
+
+    @property
+    def fp_rate(self) -> float:
+        return self.false_positives / self.benign if self.benign else 0.0
+
+
+def score(
+    creds: Sequence[Credential],
+    benign: Sequence[str],
+    found: Callable[[Credential], bool],
+    flags: Callable[[str], bool],
+) -> Scores:
+    per: dict[str, list[bool]] = {}
+    missed: list[str] = []
+    for cred in creds:
+        ok = found(cred)
+        per.setdefault(cred.fmt, []).append(ok)
+        if not ok:
+            missed.append(f"{cred.fmt}: {cred.text[:120]!r}")
+    fps = [t for t in benign if flags(t)]
+    hits = [ok for oks in per.values() for ok in oks]
+    return Scores(
+        {fmt: sum(oks) / len(oks) for fmt, oks in per.items()},
+        sum(hits) / len(hits),
+        len(fps),
+        len(benign),
+        tuple(t[:120] for t in fps[:5]),
+        tuple(missed[:5]),
+    )
+
+
+def corpus(
+    seed: int, per_format: int, generated_benign: int, bench_limit: int | None
+) -> tuple[list[Credential], list[str]]:
+    benign = (benign_bench(bench_limit) if bench_limit != 0 else []) + _benign_generated(
+        seed, generated_benign
+    )
+    return credentials(seed, per_format), benign
+
+
+def _row(label: str, n: int, cells: Sequence[str]) -> str:
+    return f"| {label} | {n} | " + " | ".join(cells) + " |"
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--per-format", type=int, default=12)
+    parser.add_argument("--generated-benign", type=int, default=800)
+    parser.add_argument("--bench-limit", type=int, default=None, help="0: no bench data")
+    parser.add_argument("--library", action="store_true", help="also measure detect-secrets")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+
+    creds, benign = corpus(args.seed, args.per_format, args.generated_benign, args.bench_limit)
+    t0 = time.perf_counter()
+    results: dict[str, Scores] = {
+        "rules": score(creds, benign, found_by_rules, lambda t: bool(find_secrets(t)))
+    }
+    per_text_ms = (time.perf_counter() - t0) * 1000 / (len(creds) + len(benign))
+    if args.library:
+        for label, entropy in (("detect-secrets", False), ("detect-secrets+entropy", True)):
+            results.update(library_scores(label, detect_secrets_scanner(entropy), creds, benign))
+
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "credentials": len(creds),
+                    "formats": len(FORMATS),
+                    "benign": len(benign),
+                    "ms_per_text": round(per_text_ms, 3),
+                    "detectors": {
+                        k: {
+                            "recall": v.recall,
+                            "overall_recall": v.overall_recall,
+                            "false_positives": v.false_positives,
+                            "fp_rate": v.fp_rate,
+                        }
+                        for k, v in results.items()
+                    },
+                },
+                indent=1,
+                sort_keys=True,
+            )
+        )
+        return 0
+    print(
+        f"corpus: {len(creds)} credentials in {len(FORMATS)} formats, {len(benign)} benign texts "
+        f"(seed {args.seed}); rules: {per_text_ms:.3f} ms/text"
+    )
+    names = list(results)
+    print("\n| format | n | " + " | ".join(names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    counts: dict[str, int] = {}
+    for cred in creds:
+        counts[cred.fmt] = counts.get(cred.fmt, 0) + 1
+    for fmt in FORMATS:
+        print(_row(fmt, counts[fmt], [f"{results[n].recall[fmt]:.3f}" for n in names]))
+    print(
+        _row(
+            "**overall recall**",
+            len(creds),
+            [f"**{r.overall_recall:.3f}**" for r in results.values()],
+        )
+    )
+    print(
+        _row(
+            "**false positives**",
+            len(benign),
+            [f"{r.false_positives} ({r.fp_rate:.2%})" for r in results.values()],
+        )
+    )
+    rules = results["rules"]
+    for text in rules.missed_examples:
+        print("missed:", text)
+    for text in rules.fp_examples:
+        print("false positive:", repr(text))
+    ok = rules.overall_recall >= 0.98 and rules.fp_rate <= 0.005
+    print(f"\ntargets (recall >= 0.98, FP <= 0.5%): {'met' if ok else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

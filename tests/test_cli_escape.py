@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from escape_support import adversarial_text, hidden
 from hypothesis import HealthCheck, given, settings
+from messages_server import MessagesServer, text
+from turn_support import model_for
 
 from ipymemory import MemoryFormatError, MemoryRecord, MemoryStore, MemoryType
 from ipymemory.cli import main
@@ -117,6 +119,28 @@ def test_a_views_plain_text_is_escaped_for_a_terminal_ipython() -> None:
 
     record = MemoryRecord("planted", MemoryType.USER, f"d{RLO}", f"body{OSC52}{LINE_ERASE}")
     view = RecordView(StoredRecord("planted-1.md", record))
-    for text in (view.bundle()["text/plain"], repr(view)):
-        assert not hidden(text) and "body\\u001b]52;" in text
+    for plain in (view.bundle()["text/plain"], repr(view)):
+        assert not hidden(plain) and "body\\u001b]52;" in plain
     assert view.to_json()["record"]["body"] == record.body  # the data itself is kept
+
+
+def test_an_agent_answer_prints_without_escape_sequences(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    """A model can be talked into echoing a file's escape sequences; a terminal IPython
+    shows the turn's text/plain."""
+    from ipymemory import AgentSession, SessionConfig
+    from ipymemory.notebook.output import TurnOutput
+
+    messages_server.enqueue(text(f"Done.{OSC52}{LINE_ERASE}"))
+    session = AgentSession(
+        workspace,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(commit_mode="off"),
+    )
+    output = TurnOutput("q", session.run_turn("q", use_memory=False), used_memory=False)
+    plain = [repr(output), output._repr_mimebundle_()["text/plain"]]
+    plain += [p._repr_mimebundle_()["text/plain"] for p in output.parts()[:1]]
+    for shown in plain:
+        assert not hidden(shown) and "Done.\\u001b]52;" in shown
+    assert output.parts()[0]._repr_mimebundle_()["text/markdown"].startswith(f"Done.{OSC52}")

@@ -6,6 +6,7 @@ from typing import Any
 
 from IPython.display import display
 
+from .._text import escape
 from ..turn import TurnResult
 from ..views import BatchReview, BatchView, ErrorView, SelectionView
 
@@ -62,11 +63,11 @@ class TurnOutput:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         # Used only where several outputs cannot be shown: the answer and the summary.
-        text = f"{self.result.answer}\n\n{self.selection_view.to_text()}"
-        return {"text/plain": text, "text/markdown": self.result.answer}
+        return {"text/plain": repr(self), "text/markdown": self.result.answer}
 
     def __repr__(self) -> str:
-        return f"{self.result.answer}\n\n{self.selection_view.to_text()}"
+        # text/plain may reach a terminal (IPython in a console): no escape sequences.
+        return escape(f"{self.result.answer}\n\n{self.selection_view.to_text()}", "terminal")
 
 
 class _Answer:
@@ -76,4 +77,4 @@ class _Answer:
         self.text = text
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return {"text/markdown": self.text, "text/plain": self.text}
+        return {"text/markdown": self.text, "text/plain": escape(self.text, "terminal")}

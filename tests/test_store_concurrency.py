@@ -19,6 +19,7 @@ from record_support import rec
 from store_support import listed_files, verify_listed
 
 from ipymemory import MemoryStore
+from ipymemory.store.layout import LOCAL_STATE_NAMES
 
 WORKER = str(Path(__file__).with_name("concurrency_worker.py"))
 BIG: dict[str, Any] = {"max_index_lines": 1000, "max_index_bytes": 1 << 20, "lock_timeout": 60.0}
@@ -157,11 +158,12 @@ def test_eight_processes_fifty_extends_each(tmp_path: Path, workspace: str) -> N
     for w in writers:
         mine = [int(n.split("-")[1]) for n in names if n.startswith(f"{w}-")]
         assert mine == list(range(50))
-    # Nothing but the set, MEMORY.md, the manifest and lock artefacts is left behind.
+    # Nothing but the set, MEMORY.md, the manifest, lock artefacts and local state is left.
     extra = (
         {p.name for p in root.iterdir() if not p.name.startswith(".lock")}
         - set(listed_files(root))
         - {"manifest.json", "MEMORY.md"}
+        - LOCAL_STATE_NAMES  # history/ (SPEC §6), never part of the set
     )
     assert not extra, f"leftover files after clean commits: {sorted(extra)[:5]}"
     assert (root / "MEMORY.md").read_text() == MemoryStore(ws, **BIG).catalog()

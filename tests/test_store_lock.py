@@ -697,3 +697,32 @@ def test_non_empty_lock_left_by_release_is_moved_aside(mem: Path) -> None:
     assert not os.path.lexists(mem / ".lock")
     (aside,) = [p for p in mem.iterdir() if p.name.startswith(".lock.stale-")]
     assert (aside / "stray").read_text() == "x"
+
+
+FORK_THEN_DIE = """
+import os, sys, time
+from ipymemory.store.lock import StoreLock
+StoreLock(sys.argv[1]).acquire()
+child = os.fork()  # inherits the holder's descriptors, knows nothing of the lock
+if child == 0:
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 1)  # let the parent's output pipe close
+    os.dup2(null, 2)
+    time.sleep(60)
+    os._exit(0)
+print(child, flush=True)
+os.kill(os.getpid(), 9)
+"""
+
+
+def test_a_forked_child_of_a_killed_holder_does_not_keep_the_lock(mem: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", FORK_THEN_DIE, str(mem)], capture_output=True, text=True, timeout=30
+    )
+    child = int(done.stdout)
+    try:
+        os.kill(child, 0)  # still running, with the dead holder's descriptors
+        with StoreLock(mem, timeout=2) as lock:
+            assert lock.held
+    finally:
+        os.kill(child, signal.SIGKILL)

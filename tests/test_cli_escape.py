@@ -144,3 +144,10 @@ def test_an_agent_answer_prints_without_escape_sequences(
     for shown in plain:
         assert not hidden(shown) and "Done.\\u001b]52;" in shown
     assert output.parts()[0]._repr_mimebundle_()["text/markdown"].startswith(f"Done.{OSC52}")
+
+
+def test_the_progress_line_shows_a_tool_input_without_escape_sequences() -> None:
+    from ipymemory.notebook.progress import ProgressLine
+
+    bundle = ProgressLine._bundle(f"⠋ read_file notes{OSC52}.txt")
+    assert not hidden(bundle["text/plain"]) and "notes\\u001b]52;" in bundle["text/plain"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from IPython.display import DisplayHandle
 
+from .._text import escape
 from ..store.lock import LockWait, reporting_lock_waits
 from ..views._static import display_bundle, esc, update_bundle
 
@@ -69,6 +70,6 @@ class ProgressLine:
     @staticmethod
     def _bundle(text: str) -> dict[str, str]:
         return {
-            "text/plain": text,
+            "text/plain": escape(text, "terminal"),  # holds tool input the model chose
             "text/html": f'<div class="ipymemory-progress" style="opacity:.75">{esc(text)}</div>',
         }

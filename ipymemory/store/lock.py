@@ -21,13 +21,13 @@ adopted at once, whatever instant its maker died. An unmarked ``.lock`` is the r
 agent's: honoured while fresh, taken over once stale — by its mtime, or after being seen
 unchanged for the whole stale window (an mtime in the future must not block forever).
 
-``.lock.owner`` records who holds the lock (host, boot, pid, process start, inode,
-since). It only names the holder in messages, in ``check`` and in progress reports, and
-can *veto* adopting a marked ``.lock`` whose recorded holder is provably alive (should the
-OS lock ever be bypassed, e.g. ``.lock.flock`` deleted under a holder); it never licenses
-a takeover. It is marked released before ``.lock`` is removed. Nothing is ever written
-*inside* ``.lock`` (the reference agent removes it with rmdir), and ``.lock`` is never a
-plain file.
+``.lock.owner`` (:mod:`.lock_holder`) records who holds the lock (host, boot, pid,
+process start, inode, since). It only names the holder in messages, in ``check`` and in
+progress reports, and can *veto* adopting a marked ``.lock`` whose recorded holder is
+provably alive (should the OS lock ever be bypassed, e.g. ``.lock.flock`` deleted under a
+holder); it never licenses a takeover. It is marked released before ``.lock`` is removed.
+Nothing is ever written *inside* ``.lock`` (the reference agent removes it with rmdir),
+and ``.lock`` is never a plain file.
 """
 
 from __future__ import annotations
@@ -35,9 +35,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import errno
-import json
 import os
-import socket
 import stat
 import threading
 import time
@@ -46,7 +44,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from .. import _constants as C
 from ..errors import MemoryLockTimeout, MemoryStoreError
@@ -56,6 +54,26 @@ from .layout import (
     LOCK_OWNER_NAME,
     LOCK_PREFIX,
     STALE_LOCK_PREFIX,
+)
+from .lock_holder import (
+    BOOT_ID,
+    HOST,
+    MARK,
+    STALE_SECONDS,
+    HolderKind,
+    LockFinding,
+    LockHolder,
+    OwnerRecord,
+    clock,
+    holder_of,
+    inspect_lock,
+    is_marked,
+    kind_of,
+    lock_findings,
+    open_owner,
+    read_owner,
+    side_file_findings,
+    write_owner,
 )
 
 __all__ = [
@@ -76,17 +94,13 @@ __all__ = [
     "reporting_lock_waits",
 ]
 
-STALE_SECONDS = C.LOCK_STALE_SECONDS
 REFRESH_SECONDS = C.LOCK_REFRESH_SECONDS
 # Longer than the stale window: a lock left by a dead foreign holder means a wait (it
 # goes stale within STALE_SECONDS), never an error.
 DEFAULT_LOCK_TIMEOUT = C.DEFAULT_LOCK_TIMEOUT
-WAIT_REPORT_SECONDS = 1.0  # first progress report after this long, then as often
+WAIT_REPORT_SECONDS = C.LOCK_WAIT_REPORT_SECONDS
 
-_MARK = stat.S_ISVTX  # the sticky bit: set on every .lock we make, never by the reference
-_DIR_MODE = 0o755 | _MARK
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR_MODE = 0o755 | MARK
 
 if TYPE_CHECKING:
     import filelock
@@ -95,79 +109,6 @@ if TYPE_CHECKING:
 def is_lock_artefact(name: str) -> bool:
     """True for the names the lock uses in ``.memory/`` (never part of the set)."""
     return name == LOCK_DIR_NAME or name.startswith(LOCK_PREFIX)
-
-
-def _marked(st: os.stat_result) -> bool:
-    """True if ``st`` is a ``.lock`` directory one of ours made."""
-    return stat.S_ISDIR(st.st_mode) and bool(st.st_mode & _MARK)
-
-
-# --- what is known about the holder ---------------------------------------------------
-
-HolderKind = Literal["thread", "ours", "foreign", "other", "none"]
-
-
-@dataclass(frozen=True)
-class LockHolder:
-    """What is known about who holds (or last held) the lock.
-
-    ``kind``: ``thread`` (another thread of this process), ``ours`` (a process of ours:
-    the OS lock is held, or ``.lock`` carries our mark), ``foreign`` (an unmarked ``.lock``
-    directory: the reference agent's), ``other`` (something that is not a directory at
-    ``.lock``), ``none``. ``pid``/``host``/``since`` come from the owner record when it
-    matches; ``alive`` is None when unknown; ``refreshed_ago`` is the age of ``.lock``'s
-    mtime (negative: in the future).
-    """
-
-    kind: HolderKind
-    pid: int | None = None
-    host: str | None = None
-    since: float | None = None
-    alive: bool | None = None
-    refreshed_ago: float | None = None
-    stale_after: float = STALE_SECONDS
-    what: str = ""  # for ``other``: what sits at .lock
-
-    def describe(self) -> str:
-        if self.kind == "thread":
-            return "held by another thread of this process"
-        if self.kind == "none":
-            return "not held"
-        refreshed = _refreshed_text(self.refreshed_ago, self.stale_after)
-        if self.kind == "ours":
-            if self.pid is None:
-                who = "held by a process of ours (unknown: no current owner record)"
-            else:
-                who = f"held by process {self.pid} on host {self.host} (ours)"
-            if self.since is not None:
-                who += f" since {_clock(self.since)}"
-            state = {True: "alive", False: "not running", None: "liveness unknown"}[self.alive]
-            return f"{who}, {state}" + (f"; {refreshed}" if refreshed else "")
-        if self.kind == "foreign":
-            alive = " and refreshed while we waited (alive)" if self.alive else ""
-            return (
-                "held by another agent (a lock directory not made by ipymemory: the "
-                f"reference agent's{alive}); {refreshed}"
-            )
-        return f"a {self.what} sits at {LOCK_DIR_NAME}, not a lock directory; {refreshed}"
-
-
-def _clock(epoch: float) -> str:
-    return time.strftime("%H:%M:%S", time.localtime(epoch))
-
-
-def _refreshed_text(age: float | None, stale: float) -> str:
-    if age is None:
-        return ""
-    if age < -1.0:
-        return (
-            f"its mtime is {-age:.1f}s in the future (clock skew); it is taken over once "
-            f"seen unchanged for {stale:g}s"
-        )
-    age = max(age, 0.0)
-    if age > stale:
-        return f"refreshed {age:.1f}s ago: stale (after {stale:g}s), taken over by the next commit"
-    return f"refreshed {age:.1f}s ago; stale after {stale:g}s, i.e. in {stale - age:.1f}s"
 
 
 @dataclass(frozen=True)
@@ -181,7 +122,7 @@ class LockWait:
 
     def __str__(self) -> str:
         holder = self.holder
-        since = f" (held since {_clock(holder.since)})" if holder.since is not None else ""
+        since = f" (held since {clock(holder.since)})" if holder.since is not None else ""
         return (
             f"waiting for the memory lock{since}: {holder.describe()} — "
             f"{self.waited:.0f}s of at most {self.timeout:g}s"
@@ -237,7 +178,7 @@ class _HeldDir:
 
     def is_ours(self, st: os.stat_result) -> bool:
         # The mark matters: the reference agent's mkdir may reuse our freed inode.
-        return (st.st_dev, st.st_ino) == (self.dev, self.ino) and (not self.marked or _marked(st))
+        return (st.st_dev, st.st_ino) == (self.dev, self.ino) and (not self.marked or is_marked(st))
 
 
 _registry: dict[str, _Shared] = {}
@@ -330,353 +271,10 @@ def _refresh(held: _HeldDir) -> None:
         pass  # a missed refresh is retried; the stale window is three refreshes long
 
 
-# --- owner record -----------------------------------------------------------------------
-
-_HOST = socket.gethostname()
-
-
-def _read_small(path: str, size: int = 128) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read(size)
-    except OSError:
-        return None
-
-
-_BOOT_ID = (_read_small("/proc/sys/kernel/random/boot_id") or b"").strip().decode() or None
-
-
-def _process_start(pid: int) -> str | None:
-    """The kernel's start time of ``pid`` (Linux), to tell a reused pid from its original."""
-    data = _read_small(f"/proc/{pid}/stat", 4096)
-    if data is None:
-        return None
-    # Field 22, counted after the parenthesised command name (which may hold spaces).
-    fields = data[data.rfind(b")") + 2 :].split()
-    return fields[19].decode() if len(fields) > 19 else None
-
-
-_own_start_cache: tuple[int, str | None] = (0, None)
-
-
-def _own_start() -> str | None:
-    global _own_start_cache
-    pid = os.getpid()
-    if _own_start_cache[0] != pid:  # computed once per process (a fork changes the pid)
-        _own_start_cache = (pid, _process_start(pid))
-    return _own_start_cache[1]
-
-
-def _pid_alive(pid: int, start: str | None) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    if start is not None:
-        now = _process_start(pid)
-        if now is not None and now != start:
-            return False  # the pid was reused by another process
-    return True
-
-
-_OWNER_SIZE = 512  # fixed record length: rewritten in place, never truncated
-
-
-@dataclass(frozen=True)
-class _OwnerRecord:
-    held: bool
-    host: str
-    boot: str | None
-    pid: int
-    start: str | None
-    dev: int
-    ino: int
-    since: float
-
-    def matches(self, st: os.stat_result) -> bool:
-        return self.held and (self.dev, self.ino) == (st.st_dev, st.st_ino)
-
-    def alive(self) -> bool | None:
-        """True/False if this host can tell whether the recorded process runs; else None."""
-        if self.host != _HOST:
-            return None
-        if self.boot is not None and _BOOT_ID is not None and self.boot != _BOOT_ID:
-            return False  # recorded before the last reboot
-        return _pid_alive(self.pid, self.start)
-
-
-def _open_owner(path: Path) -> int | None:
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK, 0o644)
-    except OSError:
-        return None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # e.g. a FIFO planted there
-        os.close(fd)
-        return None
-    return fd
-
-
 def _write_owner(held: _HeldDir, *, released: bool = False) -> None:
-    """Best effort: the record only names the holder (see the module docstring).
-
-    One pwrite on a descriptor kept open per process (opening and truncating the file on
-    every acquisition costs more than the rest of the lock).
-    """
-    fd = held.owner_fd
-    if fd is None:
-        return
-    info = {
-        "held": not released,
-        "host": _HOST,
-        "boot": _BOOT_ID,
-        "pid": os.getpid(),
-        "start": _own_start(),
-        "dev": held.dev,
-        "ino": held.ino,
-        "since": held.since,
-    }
-    data = json.dumps(info, sort_keys=True).encode()
-    with contextlib.suppress(OSError):
-        os.pwrite(fd, data.ljust(_OWNER_SIZE), 0)
-
-
-def _read_owner(path: Path) -> _OwnerRecord | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        raw = os.read(fd, _OWNER_SIZE)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    try:
-        info = json.loads(raw)
-        record = _OwnerRecord(
-            held=info["held"],
-            host=info["host"],
-            boot=info.get("boot"),
-            pid=info["pid"],
-            start=info.get("start"),
-            dev=info["dev"],
-            ino=info["ino"],
-            since=float(info["since"]),
-        )
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return None  # an older or damaged record: nothing known
-    ok = (
-        isinstance(record.held, bool)
-        and isinstance(record.host, str)
-        and type(record.pid) is int
-        and record.pid > 0
-        and type(record.dev) is int
-        and type(record.ino) is int
-        and isinstance(record.boot, (str, type(None)))
-        and isinstance(record.start, (str, type(None)))
-    )
-    return record if ok else None
-
-
-# --- inspection (messages, progress, check) ----------------------------------------------
-
-
-def inspect_lock(
-    memory_dir: str | os.PathLike[str],
-    *,
-    os_lock_held: bool | None = None,
-    stale: float = STALE_SECONDS,
-) -> LockHolder:
-    """What is known about the holder of the lock on ``memory_dir``, without taking it.
-
-    ``os_lock_held``: whether another process holds the OS lock, if the caller knows.
-    """
-    root = Path(memory_dir)
-    try:
-        st: os.stat_result | None = os.stat(root / LOCK_DIR_NAME, follow_symlinks=False)
-    except OSError:
-        st = None
-    record = _read_owner(root / LOCK_OWNER_NAME)
-    if st is None:
-        if os_lock_held and record is not None and record.held:
-            return _ours(record, None, stale)
-        return LockHolder("ours" if os_lock_held else "none", stale_after=stale)
-    age = time.time() - st.st_mtime
-    if _marked(st):
-        if record is not None and record.matches(st):
-            return _ours(record, age, stale)
-        alive = True if os_lock_held else None if os_lock_held is None else False
-        return LockHolder("ours", alive=alive, refreshed_ago=age, stale_after=stale)
-    if stat.S_ISDIR(st.st_mode):
-        return LockHolder("foreign", refreshed_ago=age, stale_after=stale)
-    return LockHolder("other", refreshed_ago=age, stale_after=stale, what=_kind_of(st))
-
-
-def _ours(record: _OwnerRecord, age: float | None, stale: float) -> LockHolder:
-    return LockHolder(
-        "ours",
-        pid=record.pid,
-        host=record.host,
-        since=record.since,
-        alive=record.alive(),
-        refreshed_ago=age,
-        stale_after=stale,
-    )
-
-
-def _kind_of(st: os.stat_result) -> str:
-    if stat.S_ISLNK(st.st_mode):
-        return "symbolic link"
-    if stat.S_ISREG(st.st_mode):
-        return "plain file"
-    if stat.S_ISDIR(st.st_mode):
-        return "directory"
-    return "special file"
-
-
-def _os_lock_busy(root: Path) -> bool | None:
-    """Whether some process holds the OS lock (probed without waiting); None if unknown."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        return None
-    try:
-        fd = os.open(root / LOCK_FLOCK_NAME, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return None
-    finally:
-        os.close(fd)  # closing drops the probe's lock
-    return False
-
-
-# --- check ------------------------------------------------------------------------------
-
-
-Severity = Literal["error", "warning"]
-
-
-@dataclass(frozen=True)
-class LockFinding:
-    """A problem with the lock's files: ``name`` (in ``.memory``), why, how bad."""
-
-    name: str
-    reason: str
-    severity: Severity
-
-
-def lock_findings(
-    memory_dir: str | os.PathLike[str], *, stale: float = STALE_SECONDS
-) -> list[LockFinding]:
-    """Orphaned or stale locks, a live foreign holder, and broken side files that would
-    make commits fail or wait (for ``check``). Reads only; never takes the lock."""
-    root = Path(memory_dir)
-    out: list[LockFinding] = []
-    out.extend(_side_file_findings(root))
-    busy = _os_lock_busy(root)
-    holder = inspect_lock(root, os_lock_held=busy, stale=stale)
-    lock = root / LOCK_DIR_NAME
-    if holder.kind == "other":
-        out.append(
-            LockFinding(
-                LOCK_DIR_NAME,
-                f"is a {holder.what}; the lock must be a directory (the reference agent "
-                "waits on it forever); remove it",
-                "error",
-            )
-        )
-    elif holder.kind in ("ours", "foreign") and lock.is_dir() and not lock.is_symlink():
-        try:
-            inside = os.listdir(lock)
-        except OSError:
-            inside = []
-        if inside:
-            out.append(
-                LockFinding(
-                    LOCK_DIR_NAME,
-                    f"the lock directory holds {len(inside)} file(s); nothing may be "
-                    "written inside it (the reference agent removes it with rmdir and "
-                    "fails); move them out",
-                    "error",
-                )
-            )
-    if holder.kind == "ours" and busy is False and os.path.lexists(lock):
-        who = f"process {holder.pid} on host {holder.host}" if holder.pid else "a process"
-        out.append(
-            LockFinding(
-                LOCK_DIR_NAME,
-                f"orphaned: left by {who} of ours that died holding it; our next "
-                "commit takes it over at once (the reference agent waits until it is "
-                f"{stale:g}s stale)",
-                "warning",
-            )
-        )
-    elif holder.kind == "foreign":
-        age = holder.refreshed_ago or 0.0
-        if age > stale:
-            reason = (
-                f"a stale lock of another agent (not refreshed for {age:.0f}s); the next "
-                "commit takes it over"
-            )
-        elif age < -1.0:
-            reason = f"held by another agent; {_refreshed_text(age, stale)}"
-        else:
-            reason = (
-                f"held by another agent (refreshed {age:.1f}s ago): commits wait until it "
-                f"is released, or taken over once {stale:g}s stale"
-            )
-        out.append(LockFinding(LOCK_DIR_NAME, reason, "warning"))
-    if not os.access(root, os.W_OK | os.X_OK):
-        out.append(
-            LockFinding(
-                ".",
-                "the memory directory is not writable by this user: commits cannot take the lock",
-                "warning",
-            )
-        )
-    return out
-
-
-def _side_file_findings(root: Path) -> list[LockFinding]:
-    out: list[LockFinding] = []
-    side: tuple[tuple[str, Severity, str], ...] = (
-        (LOCK_FLOCK_NAME, "error", "every commit fails to take the OS lock"),
-        (LOCK_OWNER_NAME, "warning", "lock holders cannot be named in messages"),
-    )
-    for name, needed, effect in side:
-        path = root / name
-        try:
-            st = os.stat(path, follow_symlinks=False)
-        except FileNotFoundError:
-            continue
-        except OSError as e:
-            out.append(LockFinding(name, f"cannot be examined ({e}): {effect}", needed))
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            problem = f"is a {_kind_of(st)}, not a regular file"
-        elif not os.access(path, os.R_OK | os.W_OK):
-            problem = "is not readable and writable by this user"
-        else:
-            continue
-        out.append(
-            LockFinding(
-                name,
-                f"{problem}: {effect}; remove it (the next commit re-creates it)",
-                needed,
-            )
-        )
-    return out
+    """Record (or clear) ``held`` in ``.lock.owner``, if that file could be opened."""
+    if held.owner_fd is not None:
+        write_owner(held.owner_fd, held.dev, held.ino, held.since, released=released)
 
 
 # --- the lock -----------------------------------------------------------------------------
@@ -819,7 +417,7 @@ class StoreLock:
                     lambda: inspect_lock(self.memory_dir, os_lock_held=True, stale=self.stale)
                 )
             except OSError as e:
-                found = _side_file_findings(self.memory_dir)
+                found = side_file_findings(self.memory_dir)
                 why = next((f.reason for f in found if f.name == LOCK_FLOCK_NAME), str(e))
                 raise MemoryStoreError(f"{flock_path}: cannot take the OS lock: {why}") from e
 
@@ -842,6 +440,8 @@ class StoreLock:
                 st = os.stat(self.lock_dir, follow_symlinks=False)
             except FileNotFoundError:
                 continue  # released just now: try again at once
+            except OSError as e:
+                raise MemoryStoreError(f"{self.lock_dir}: cannot examine the lock ({e})") from e
             now = time.monotonic()
             key = (st.st_dev, st.st_ino, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
             changed = seen is not None and seen[0] != key
@@ -850,7 +450,7 @@ class StoreLock:
             unchanged_for = now - seen[1]
             age = time.time() - st.st_mtime
             stale = age > self.stale or unchanged_for > self.stale
-            if _marked(st):
+            if is_marked(st):
                 # Ours, made under the OS lock we now hold: its maker is gone.
                 vetoed = self._holder_alive(st)
                 if not vetoed or stale:
@@ -858,7 +458,7 @@ class StoreLock:
                     if adopted is not None:
                         return adopted
                     continue
-                holder = _ours(vetoed, age, self.stale)
+                holder = holder_of(vetoed, age, self.stale)
             elif stale:
                 self._take_over(st)
                 continue
@@ -870,7 +470,7 @@ class StoreLock:
                     alive=alive,
                     refreshed_ago=age,
                     stale_after=self.stale,
-                    what=_kind_of(st),
+                    what=kind_of(st),
                 )
             if wait.over():
                 raise wait.timeout_error(holder)
@@ -891,25 +491,28 @@ class StoreLock:
                 os.close(shared.owner_fd)
             shared.owner_fd = None
         if shared.owner_fd is None:
-            shared.owner_fd = _open_owner(path)
+            shared.owner_fd = open_owner(path)
             if shared.owner_fd is not None:
                 st = os.fstat(shared.owner_fd)
                 shared.owner_id = (st.st_dev, st.st_ino)
         return shared.owner_fd
 
     def _took(self, *, made: bool) -> _HeldDir:
-        st = os.stat(self.lock_dir, follow_symlinks=False)
-        if made and not _marked(st):
+        try:
+            st = os.stat(self.lock_dir, follow_symlinks=False)
+        except OSError as e:
+            raise MemoryStoreError(f"{self.lock_dir}: cannot examine the lock ({e})") from e
+        if made and not is_marked(st):
             # mkdir dropped the sticky bit (not Linux): add it. A kill right here leaves
             # an unmarked .lock, which waits out the stale window like a foreign one.
             with contextlib.suppress(OSError):
-                os.chmod(self.lock_dir, stat.S_IMODE(st.st_mode) | _MARK)
+                os.chmod(self.lock_dir, stat.S_IMODE(st.st_mode) | MARK)
                 st = os.stat(self.lock_dir, follow_symlinks=False)
         held = _HeldDir(
             path=self.lock_dir,
             dev=st.st_dev,
             ino=st.st_ino,
-            marked=_marked(st),
+            marked=is_marked(st),
             refresh=self.refresh,
             next_refresh=time.monotonic() + self.refresh,
             since=time.time(),
@@ -919,13 +522,13 @@ class StoreLock:
         _Heartbeat.get().add(held)
         return held
 
-    def _holder_alive(self, st: os.stat_result) -> _OwnerRecord | None:
+    def _holder_alive(self, st: os.stat_result) -> OwnerRecord | None:
         """The owner record of the marked ``.lock`` ``st`` if it names a live process other
         than us on this host (a veto on adopting it); None otherwise."""
-        record = _read_owner(self.memory_dir / LOCK_OWNER_NAME)
+        record = read_owner(self.memory_dir / LOCK_OWNER_NAME)
         if record is None or not record.matches(st):
             return None
-        if record.host == _HOST and record.pid == os.getpid() and record.boot == _BOOT_ID:
+        if record.host == HOST and record.pid == os.getpid() and record.boot == BOOT_ID:
             return None  # a leftover of this process: we hold the in-process lock now
         return record if record.alive() is not False else None
 
@@ -939,7 +542,7 @@ class StoreLock:
             return None
         except OSError as e:
             raise MemoryStoreError(f"{self.lock_dir}: cannot take over a dead lock ({e})") from e
-        if (st.st_dev, st.st_ino) != (seen.st_dev, seen.st_ino) or not _marked(st):
+        if (st.st_dev, st.st_ino) != (seen.st_dev, seen.st_ino) or not is_marked(st):
             return None  # replaced meanwhile (the reference agent took it): look again
         return self._took(made=False)
 

@@ -726,3 +726,33 @@ def test_a_forked_child_of_a_killed_holder_does_not_keep_the_lock(mem: Path) -> 
             assert lock.held
     finally:
         os.kill(child, signal.SIGKILL)
+
+
+def test_interrupt_right_after_making_the_lock_leaves_it_unrefreshed(
+    mem: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C between ``mkdir .lock`` and the acquisition's end: the directory stays (ours,
+    marked: our next holder adopts it) but is no longer refreshed, else the reference
+    agent would wait on it for as long as this process runs."""
+    import ipymemory.store.lock as lock_module
+
+    beat = lock_module._Heartbeat.get()
+    real_add = beat.add
+
+    def add_then_interrupt(held: object) -> None:
+        real_add(held)  # type: ignore[arg-type]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(beat, "add", add_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        StoreLock(mem).acquire()
+    monkeypatch.undo()
+    assert os.stat(mem / ".lock").st_mode & 0o1000  # left behind, marked
+    assert all(h.path != mem / ".lock" for h in beat._held)
+
+    def take() -> None:
+        with StoreLock(mem, timeout=2):
+            pass
+
+    assert raised_in_thread(take) == []  # adopted at once, from another thread
+    assert not os.path.lexists(mem / ".lock")

@@ -241,6 +241,12 @@ class _Heartbeat:
         with self._cond, contextlib.suppress(ValueError):
             self._held.remove(held)
 
+    def remove_path(self, path: Path) -> None:
+        """Stop refreshing ``path`` (an acquisition interrupted after making it): an
+        orphan kept fresh would block the reference agent for as long as we run."""
+        with self._cond:
+            self._held = [h for h in self._held if h.path != path]
+
     def _run(self) -> None:
         while True:
             with self._cond:
@@ -342,6 +348,10 @@ class StoreLock:
             try:
                 shared.held = self._acquire_dir(wait)
             except BaseException:
+                # E.g. KeyboardInterrupt right after .lock was made: it stays behind
+                # marked (our next holder adopts it), but must not be kept fresh.
+                if _Heartbeat.instance is not None:
+                    _Heartbeat.instance.remove_path(self.lock_dir)
                 assert shared.flock is not None
                 shared.flock.release()
                 raise

@@ -14,6 +14,7 @@ from ..model import ModelClient
 from ..store.store import MemoryStore
 from ..turn import AgentSession, PendingBatch
 from ..views import BatchReview
+from .caller import cell_context
 
 __all__ = ["NotebookState"]
 
@@ -59,6 +60,7 @@ class NotebookState:
                 config=settings.session_config(),
                 store=store,
             )
+            session.caller = lambda: cell_context(self.shell)
             self.sessions[directory] = session
         else:
             session.model = self._model(settings)

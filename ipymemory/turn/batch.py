@@ -25,7 +25,7 @@ keep the item, or reject the plan too (``accept_plan=False``).
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
@@ -36,6 +36,7 @@ from ..errors import BatchError, MemoryConflictError, MemoryStoreError
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
+from .provenance import TurnProvenance, commit_meta
 
 __all__ = [
     "BatchRegistry",
@@ -74,6 +75,9 @@ class PendingBatch:
     ``plan_error`` is set when consolidation was due but failed (the items can still
     be committed without a plan); ``error`` holds the last commit failure.
     ``rejected`` / ``plan_accepted`` record the decision of a finished commit.
+    ``provenance`` is what is known about the turn that proposed it and ``origins``
+    each item's origin (SPEC §7; an item not listed: ``user``); both reach the
+    journal entry of the commit.
     """
 
     id: str
@@ -87,6 +91,8 @@ class PendingBatch:
     removed: tuple[str, ...] = ()
     rejected: tuple[str, ...] = ()
     plan_accepted: bool = True
+    provenance: TurnProvenance | None = field(default=None, compare=False)
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -151,9 +157,15 @@ def plan_conflict(batch: PendingBatch, reject: Collection[str], accept_plan: boo
 
 
 def apply_batch(
-    store: MemoryStore, batch: PendingBatch, reject: Collection[str], accept_plan: bool
+    store: MemoryStore,
+    batch: PendingBatch,
+    reject: Collection[str],
+    accept_plan: bool,
+    *,
+    decided_by: str = "review",
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Commit the accepted part of ``batch`` in one store commit.
+    """Commit the accepted part of ``batch`` in one store commit, its provenance
+    (and the decision: ``decided_by`` ``review`` or ``auto``) in the journal entry.
 
     Returns (names added, names removed). Raises :class:`BatchError` for a bad
     decision (nothing written; see :func:`check_reject` and :func:`plan_conflict`)
@@ -167,12 +179,27 @@ def apply_batch(
     rejected = set(reject)
     accepted = [item for item in batch.items if item.name not in rejected]
     plan = batch.plan if accept_plan else None
+
+    def meta(added: Collection[str]) -> dict[str, Any]:
+        actor, provenance = commit_meta(
+            batch.provenance,
+            list(added),
+            batch_id=batch.id,
+            accepted=[item.name for item in accepted],
+            rejected=rejected,
+            plan_accepted=plan is not None,
+            decided_by=decided_by,
+            origins=batch.origins,
+        )
+        return {"actor": actor, "provenance": provenance}
+
     if plan is None:
         if not accepted:
             return (), ()
-        _check_new_names(store, [item.name for item in accepted])
-        store.extend(accepted)
-        return tuple(item.name for item in accepted), ()
+        names = [item.name for item in accepted]
+        _check_new_names(store, names)
+        store.extend(accepted, **meta(names))
+        return tuple(names), ()
     sources = set(plan.source_names)
     additions = [item for item in accepted if item.name not in sources]
     base_names = {record.name for record in batch.base}
@@ -184,11 +211,12 @@ def apply_batch(
             additions=tuple(additions),
             source_names=tuple(base_sources),
             replacements=plan.records,
+            **meta(added),
         )
     else:
         # The plan only merges items of this batch: nothing of the set is replaced.
         _check_new_names(store, list(added))
-        store.extend([*additions, *plan.records])
+        store.extend([*additions, *plan.records], **meta(added))
     return added, tuple(base_sources)
 
 
@@ -269,6 +297,7 @@ class BatchRegistry(HasTraits):
         accept_plan: bool = True,
         *,
         refusal: str | None = None,
+        decided_by: str = "review",
     ) -> CommitResult:
         """Commit ``batch`` minus ``reject`` (see the module docstring).
 
@@ -285,7 +314,9 @@ class BatchRegistry(HasTraits):
             if conflict is not None:
                 return CommitResult((), (), conflict, current)
             try:
-                added, removed = apply_batch(store, current, reject, accept_plan)
+                added, removed = apply_batch(
+                    store, current, reject, accept_plan, decided_by=decided_by
+                )
             except MemoryStoreError as e:
                 failed = self._record(replace(current, status=BatchStatus.FAILED, error=str(e)))
                 return CommitResult((), (), str(e), failed)

@@ -29,8 +29,8 @@ from __future__ import annotations
 import copy
 import threading
 import uuid
-from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ from .config import COMMIT_MODES, SessionConfig
 from .history import RequestHistory, summarize_history
 from .injection import render_memory_block
 from .loop import run_tool_loop
+from .provenance import TurnProvenance
 from .tools import ToolBox
 from .usage import CallUsage, TurnUsage, UsageLedger
 
@@ -134,6 +135,12 @@ class AgentSession:
         self._history: list[dict[str, Any]] = []
         self._request_history = RequestHistory(self.config.history_token_budget, self._summarize)
         self.batch_registry = BatchRegistry()
+        #: This session's id in the journal's provenance.
+        self.id = uuid.uuid4().hex[:12]
+        #: What the front end knows about the running cell (notebook, cell_id,
+        #: execution_count), asked when a turn starts; set by the notebook extension.
+        self.caller: Callable[[], Mapping[str, Any]] | None = None
+        self._provenance: TurnProvenance | None = None
         self._memory_block = ""
         self._calls: list[CallUsage] | None = None
         self._errors: list[tuple[str, str]] = []
@@ -226,6 +233,8 @@ class AgentSession:
         namespace: dict[str, Any] | None,
         allow_hidden: bool,
     ) -> TurnResult:
+        turn = TurnProvenance(self.id, query=query, caller=self._caller())
+        self._provenance = turn
         if use_memory:
             selection = self.begin_turn(query)
         else:
@@ -258,6 +267,7 @@ class AgentSession:
             on_reply=self._record_main,
             emit=self._emit,
         )
+        self._provenance = replace(turn, files_read=tuple(tools.files_read))
         batch = self._complete(mode) if use_memory else None
         committed = batch.committed if batch is not None else ()
         self._emit(
@@ -331,8 +341,16 @@ class AgentSession:
                 self._record_side("consolidator", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e))
                 plan_error = str(e)
+        provenance = self._provenance or TurnProvenance(self.id, caller=self._caller())
         batch = self.batch_registry.add(
-            PendingBatch(_batch_id(), items, plan, base, plan_error=plan_error)
+            PendingBatch(
+                _batch_id(),
+                items,
+                plan,
+                base,
+                plan_error=plan_error,
+                provenance=replace(provenance, models=self._models()),
+            )
         )
         if mode == "auto" and plan_error is None:
             return self._commit(batch, (), True, auto=True).batch
@@ -365,6 +383,7 @@ class AgentSession:
                 reject,
                 accept_plan,
                 refusal="commit mode is 'off': this session never writes memories" if off else None,
+                decided_by="auto" if auto else "review",
             )
             failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
             if failed and result.error is not None:  # the store refused
@@ -400,7 +419,15 @@ class AgentSession:
                 self._record_side("consolidator", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e))
                 return _no_plan(base, str(e))
-            return self.batch_registry.add(PendingBatch(_batch_id(), (), plan, base))
+            provenance = TurnProvenance(
+                self.id,
+                via="consolidate",
+                caller=self._caller(),
+                models={"consolidator": self._side_model_name()},
+            )
+            return self.batch_registry.add(
+                PendingBatch(_batch_id(), (), plan, base, provenance=provenance)
+            )
 
     # --- helpers -------------------------------------------------------------------
 
@@ -442,6 +469,21 @@ class AgentSession:
         self._record_side("summarizer", usage)
         return text
 
+    def _caller(self) -> dict[str, Any]:
+        """What the front end says about the running cell; {} if unknown or it fails
+        (provenance is best effort and must never break a turn)."""
+        if self.caller is None:
+            return {}
+        try:
+            return dict(self.caller())
+        except Exception:
+            return {}
+
+    def _models(self) -> dict[str, str]:
+        """Role -> model name of the calls made so far in this turn (or operation)."""
+        calls = self._calls if self._calls is not None else []
+        return {call.role: call.model for call in calls if call.model}
+
     def _clear_errors(self) -> None:
         self.last_error = None
         self.last_error_cause = None
@@ -469,8 +511,10 @@ class AgentSession:
     def _record_side(self, role: Role, usage: Usage | None) -> None:
         if usage is None or usage == Usage():
             return  # no call was made (empty set, no model) or it cost nothing
-        name = self.config.side_model or str(getattr(self.model, "side_model", "") or "")
-        self._record(CallUsage(role, name, usage))
+        self._record(CallUsage(role, self._side_model_name(), usage))
+
+    def _side_model_name(self) -> str:
+        return self.config.side_model or str(getattr(self.model, "side_model", "") or "")
 
     def __repr__(self) -> str:
         return (

@@ -128,6 +128,8 @@ class ToolBox:
         self.read_limit = read_limit
         self.list_limit = list_limit
         self.output_limit = output_limit
+        # Workspace-relative paths read_file returned, in first-read order (provenance).
+        self.files_read: list[str] = []
         self._tools: dict[str, Callable[[dict[str, Any]], str]] = {
             "list_files": self._list_files,
             "read_file": self._read_file,
@@ -249,6 +251,8 @@ class ToolBox:
             os.close(fd)
         if b"\x00" in data[:8192]:
             raise ToolError(f"{rel!r} looks binary ({info.st_size} bytes); not shown")
+        if rel not in self.files_read:
+            self.files_read.append(rel)
         truncated = len(data) > self.read_limit
         text = data[: self.read_limit].decode("utf-8", errors="replace")
         if truncated:

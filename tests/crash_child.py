@@ -2,8 +2,10 @@
 
 Usage: ``python crash_child.py SPEC_JSON`` where the spec is a JSON object::
 
-    {"workspace": "...", "op": "extend" | "consolidate" | "forget",
+    {"workspace": "...",
+     "op": "extend" | "consolidate" | "forget" | "undo" | "restore" | "recover",
      "records": [...], "names": [...],                  # extend / forget
+     "seq": int,                                        # undo / restore
      "base": [...], "additions": [...], "source_names": [...], "replacements": [...],
      "kill_at": null | int,   # SIGKILL ourselves at the kill_at-th checkpoint call (0-based)
      "log": "path"}           # every checkpoint step reached is appended here, one per line
@@ -49,6 +51,12 @@ def main(spec: dict[str, Any]) -> int:
             store.extend(_records(spec["records"]))
         elif op == "forget":
             store.forget(spec["names"])
+        elif op == "undo":
+            store.undo(spec["seq"])
+        elif op == "restore":
+            store.restore(spec["seq"])
+        elif op == "recover":
+            store.recover()
         elif op == "consolidate":
             store.apply_consolidation(
                 base_records=_records(spec["base"]),

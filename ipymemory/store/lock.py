@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import errno
+import functools
 import os
 import stat
 import threading
@@ -340,9 +341,9 @@ class StoreLock:
             return
         wait = _Waiter(self)
         while not shared.mutex.acquire(timeout=wait.slice()):
+            wait.report(lambda: LockHolder("thread"))
             if wait.over():
                 raise wait.timeout_error(LockHolder("thread"))
-            wait.report(lambda: LockHolder("thread"))
         try:
             self._acquire_os(shared, wait)
             try:
@@ -420,12 +421,12 @@ class StoreLock:
                 shared.flock.acquire(timeout=wait.slice(), poll_interval=self.poll)
                 return
             except filelock.Timeout as e:
-                if wait.over():
-                    holder = inspect_lock(self.memory_dir, os_lock_held=True, stale=self.stale)
-                    raise wait.timeout_error(holder) from e
-                wait.report(
-                    lambda: inspect_lock(self.memory_dir, os_lock_held=True, stale=self.stale)
+                holder = functools.partial(
+                    inspect_lock, self.memory_dir, os_lock_held=True, stale=self.stale
                 )
+                wait.report(holder)  # a report due is made even if the time is up
+                if wait.over():
+                    raise wait.timeout_error(holder()) from e
             except OSError as e:
                 found = side_file_findings(self.memory_dir)
                 why = next((f.reason for f in found if f.name == LOCK_FLOCK_NAME), str(e))
@@ -482,9 +483,9 @@ class StoreLock:
                     stale_after=self.stale,
                     what=kind_of(st),
                 )
+            wait.report(holder)
             if wait.over():
                 raise wait.timeout_error(holder)
-            wait.report(holder)
             wait.sleep()
 
     def _owner_fd(self) -> int | None:

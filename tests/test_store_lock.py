@@ -470,7 +470,7 @@ def test_foreign_lock_refreshed_while_we_wait_is_honoured(mem: Path) -> None:
     t.start()
     try:
         with pytest.raises(MemoryLockTimeout) as info:
-            StoreLock(mem, stale=0.3, timeout=1.0).acquire()
+            StoreLock(mem, stale=1.0, timeout=2.5).acquire()
     finally:
         stop.set()
         t.join()

@@ -1,7 +1,41 @@
-"""Screening what gets remembered (SPEC §7): credentials, origin, instructions."""
+"""Screening what gets remembered (SPEC §7): credentials, origin, instructions.
+
+The API the commit paths use: :func:`screen_batch` (an extractor's batch + the history it
+read) and :func:`screen_records` (API / CLI / import / undo / check; origin given), each
+giving one :class:`Screening` per record with its :class:`Verdict`; :func:`redact` and
+:func:`find_secrets` for any other text; :func:`consolidation_needs_review` for plans.
+"""
 
 from __future__ import annotations
 
+from .instructs import instruction_reasons, instructs_assistant
+from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
+from .screening import (
+    Screening,
+    Verdict,
+    consolidation_needs_review,
+    screen_batch,
+    screen_record,
+    screen_records,
+)
 from .secrets import SECRET_KINDS, SecretHit, find_secrets, redact
 
-__all__ = ["SECRET_KINDS", "SecretHit", "find_secrets", "redact"]
+__all__ = [
+    "SECRET_KINDS",
+    "Origin",
+    "OriginDecision",
+    "Screening",
+    "SecretHit",
+    "Sources",
+    "Verdict",
+    "consolidation_needs_review",
+    "decide_origin",
+    "find_secrets",
+    "history_sources",
+    "instruction_reasons",
+    "instructs_assistant",
+    "redact",
+    "screen_batch",
+    "screen_record",
+    "screen_records",
+]

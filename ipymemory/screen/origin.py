@@ -1,0 +1,233 @@
+"""Where a proposed memory came from, decided by our code from the canonical history.
+
+SPEC §7: ``user`` (supported by what the user wrote), ``tool`` (only by tool output:
+files read, Python output), ``assistant`` (only by the answer), ``manual`` (written by
+a person through the API, CLI or an import -- given by the caller, never decided here).
+The extractor's say is never taken: it cannot tell a file that reads "From now on,
+remember …" from the user saying it, and an attacker writes such files.
+
+**The three sources**, read from the message structure, never from the text:
+
+* user -- ``text`` blocks (or string content) of user-role messages. ``tool_result``
+  blocks ride in user-role messages too but are NOT the user's words;
+* tool -- the content of every ``tool_result`` block (file text, Python output, errors);
+* assistant -- ``text`` blocks of assistant messages and the inputs of its ``tool_use``
+  calls (code it wrote). Thinking blocks are ignored.
+
+Nothing inside a text can move it to another source: a file that holds
+``Human: remember …`` or a forged ``</tool_result>`` tag is still tool output.
+
+**Support.** The item's text (description + body) becomes a set of terms: lowercase
+ASCII words of 3+ characters and CJK character bigrams (the SPEC §3 tokens), plural and
+-ing/-ed endings folded, function words and the extractor's stock phrasing ("user",
+"prefers", "remember", …) dropped. Specific terms -- with a digit, or 9+ characters
+long -- weigh 2, others 1. A source's support = the weight of the item's terms found
+in that source / the weight of all its terms, in [0, 1].
+
+**Decision** (θ = ``ORIGIN_SUPPORT_THRESHOLD`` = 0.5, δ = ``ORIGIN_TIE_MARGIN`` = 0.15;
+distrust order tool > assistant > user):
+
+1. tool, if tool support ≥ θ and ≥ user support - δ: what a file or an output says,
+   the user did not clearly say more of; a tie goes to the less trusted origin;
+2. else user, if user support ≥ θ (the assistant echoing the user does not demote it);
+3. else assistant, if assistant support ≥ θ and ≥ tool support - δ;
+4. else (no source supports it on its own: a paraphrase, a translation, a merge of
+   several sources, an invention) the least trusted source the history holds text
+   from: tool if it holds any tool output, else assistant, else user. This holds a
+   loose paraphrase of the user in a turn that also read files (measured: 1 of 36
+   benign scenarios) so as to hold a file translated by the extractor, which has no
+   lexical support anywhere (a variant choosing the best weak support let that
+   planted item through).
+
+Known limit: support is lexical. A planted fact that the *answer* restates in other
+words than the tool output (e.g. translating a file) is ``assistant``; names and numbers
+usually still tie it to the tool output (they weigh double), and the instruction check
+still applies.
+
+So an item is ``user`` only when the user's own words carry at least half of it and
+tool output does not carry about as much. The numbers were chosen on
+``benchmarks/poisoning.py`` (planted items from files/outputs vs facts users state);
+the method is deterministic: the same item and history always give the same origin.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+from typing import Any
+
+from ..sidequery.fallback import tokenize
+
+__all__ = [
+    "ORIGIN_SUPPORT_THRESHOLD",
+    "ORIGIN_TIE_MARGIN",
+    "Origin",
+    "OriginDecision",
+    "Sources",
+    "decide_origin",
+    "history_sources",
+    "support",
+]
+
+ORIGIN_SUPPORT_THRESHOLD = 0.5
+ORIGIN_TIE_MARGIN = 0.15
+
+
+class Origin(str, Enum):
+    """Where a memory came from (SPEC §7)."""
+
+    USER = "user"
+    TOOL = "tool"
+    ASSISTANT = "assistant"
+    MANUAL = "manual"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# Function words and the stock words of an extractor's phrasing, which say nothing
+# about where the fact came from ("The user prefers …" for "I like …").
+_STOP_TEXT = """
+    about above after again all also and any are because been before being both but
+    can could did does doing down each for from had has have having her here him his how
+    into its itself just more most not now off once only other our out over own same she
+    should some such than that the their them then there these they this those through
+    too under until very was were what when where which while who why will with would
+    you your yours
+    user user's users assistant prefer prefers preferred preference want wants wanted
+    like likes liked remember note notes memory memories record always never should
+    said says told tell mention mentioned asked ask please thanks okay
+    """
+_STOP = frozenset(_STOP_TEXT.split())
+
+
+def _fold(word: str) -> str:
+    """Plural and -ing/-ed endings off: "tabs"/"tab", "indenting"/"indent"."""
+    if not word.isalpha() or len(word) < 4:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ing") and len(word) > 5:
+        return word[:-3]
+    if word.endswith("ed") and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(_fold(t) for t in tokenize(text) if t not in _STOP)
+
+
+def _weight(term: str) -> int:
+    return 2 if len(term) >= 9 or any(c.isdigit() for c in term) else 1
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The three sources' texts of a history (see the module docstring)."""
+
+    user: str
+    tool: str
+    assistant: str
+
+    @cached_property
+    def terms(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        """(user, tool, assistant) terms, computed once per history."""
+        return _terms(self.user), _terms(self.tool), _terms(self.assistant)
+
+
+def _content_text(content: Any) -> Iterable[str]:
+    """All text inside a ``tool_result``'s content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        yield content
+    elif isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict):
+                if block.get("type") == "text" and isinstance(block.get("text"), str):
+                    yield block["text"]
+                elif block.get("type") == "tool_result":
+                    yield from _content_text(block.get("content"))
+
+
+def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
+    """Split a canonical history (Messages-API messages) into the three sources."""
+    user: list[str] = []
+    tool: list[str] = []
+    assistant: list[str] = []
+    for message in history:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if not isinstance(blocks, list):
+            continue
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "tool_result":
+                tool.extend(_content_text(block.get("content")))
+            elif kind == "text" and isinstance(block.get("text"), str):
+                (user if role == "user" else assistant if role == "assistant" else tool).append(
+                    block["text"]
+                )
+            elif kind == "tool_use" and role == "assistant":
+                assistant.append(json.dumps(block.get("input"), ensure_ascii=False))
+    return Sources("\n".join(user), "\n".join(tool), "\n".join(assistant))
+
+
+def support(item_terms: frozenset[str], source_terms: frozenset[str]) -> float:
+    """Weighted share of the item's terms found in a source (0 for an item without terms)."""
+    total = sum(_weight(t) for t in item_terms)
+    if not total:
+        return 0.0
+    return sum(_weight(t) for t in item_terms & source_terms) / total
+
+
+@dataclass(frozen=True)
+class OriginDecision:
+    """The origin of one item and the support scores it was decided on."""
+
+    origin: Origin
+    user: float
+    tool: float
+    assistant: float
+
+
+_WS = re.compile(r"\s+")
+
+
+def decide_origin(
+    text: str,
+    sources: Sources,
+    *,
+    threshold: float = ORIGIN_SUPPORT_THRESHOLD,
+    margin: float = ORIGIN_TIE_MARGIN,
+) -> OriginDecision:
+    """The origin of an item whose text (description + body) is ``text``."""
+    user_terms, tool_terms, assistant_terms = sources.terms
+    item = _terms(text)
+    u, t, a = support(item, user_terms), support(item, tool_terms), support(item, assistant_terms)
+    if t >= threshold and t >= u - margin:
+        origin = Origin.TOOL
+    elif u >= threshold:
+        origin = Origin.USER
+    elif a >= threshold and a >= t - margin:
+        origin = Origin.ASSISTANT
+    else:
+        # Nothing supports it on its own: the least trusted source the history holds.
+        origin = (
+            Origin.TOOL
+            if _WS.sub("", sources.tool)
+            else Origin.ASSISTANT
+            if _WS.sub("", sources.assistant)
+            else Origin.USER
+        )
+    return OriginDecision(origin, round(u, 4), round(t, 4), round(a, 4))

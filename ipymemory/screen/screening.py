@@ -1,0 +1,167 @@
+"""One verdict per proposed record: commit, hold for a person, or redact (SPEC §7).
+
+Wiring (for the commit paths): every batch goes through :func:`screen_batch` (records an
+extractor proposed, with the canonical history it read) or :func:`screen_records`
+(records from the API, the CLI, an import, undo/restore, ``check``: origin given, usually
+``manual``) before anything is written, then:
+
+* ``Verdict.REDACT`` -- the record holds a credential: never write it as is (not a
+  record, a pending batch, the journal, a log). Review shows :meth:`Screening.redacted`
+  with :meth:`Screening.reasons`; committing the redacted record takes an explicit
+  choice; ``auto`` mode holds it back and says so.
+* ``Verdict.HOLD`` -- origin ``tool``, or a non-manual record whose text instructs the
+  assistant: commit only with a person (pending in ``auto`` mode, flagged in review).
+* ``Verdict.COMMIT`` -- nothing found.
+
+:func:`consolidation_needs_review` is the ``auto``-mode guard for consolidation plans.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ..store.record import MemoryRecord
+from .instructs import instruction_reasons
+from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
+from .secrets import SecretHit, find_secrets, redact
+
+__all__ = [
+    "CONSOLIDATION_REVIEW_MAX_REPLACED",
+    "Screening",
+    "Verdict",
+    "consolidation_needs_review",
+    "screen_batch",
+    "screen_record",
+    "screen_records",
+]
+
+# SPEC §7: an auto-mode plan replacing more than half the set, or more than this many
+# records, waits for review.
+CONSOLIDATION_REVIEW_MAX_REPLACED = 5
+
+_FIELDS = ("name", "description", "body")
+
+
+class Verdict(str, Enum):
+    """What may happen to a screened record (strongest first: redact > hold > commit)."""
+
+    COMMIT = "commit"
+    HOLD = "hold"
+    REDACT = "redact"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Screening:
+    """The screening of one record: credentials per field, origin, instruction kinds."""
+
+    record: MemoryRecord
+    origin: Origin
+    secrets: tuple[tuple[str, SecretHit], ...] = ()  # (field, hit)
+    instructions: tuple[str, ...] = ()  # instruction kinds found (instructs.py rules)
+    decision: OriginDecision | None = None  # the support scores, when decided from history
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @property
+    def instructs(self) -> bool:
+        return bool(self.instructions)
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.secrets:
+            return Verdict.REDACT
+        if self.origin is Origin.TOOL or (self.instructs and self.origin is not Origin.MANUAL):
+            return Verdict.HOLD
+        return Verdict.COMMIT
+
+    @property
+    def needs_person(self) -> bool:
+        return self.verdict is not Verdict.COMMIT
+
+    def reasons(self) -> tuple[str, ...]:
+        """Why the record is not committed as is, in words for review and the turn
+        (never quoting the secret: only its kind and field)."""
+        out = [f"holds a credential ({hit.kind}) in its {field}" for field, hit in self.secrets]
+        if self.origin is Origin.TOOL:
+            out.append("comes from tool output (a file read or code output), not from the user")
+        if self.instructs and self.origin is not Origin.MANUAL:
+            out.append("instructs the assistant (" + ", ".join(self.instructions) + ")")
+        return tuple(out)
+
+    def redacted(self) -> MemoryRecord:
+        """The record with every credential replaced by ``[REDACTED: kind]``.
+
+        A name holding one becomes a slug of its redacted form. Raises
+        :class:`~ipymemory.errors.MemoryFormatError` if the redacted record breaks the
+        format (e.g. markers push a near-full record over the size limit).
+        """
+        if not self.secrets:
+            return self.record
+        fields = {f for f, _ in self.secrets}
+        name = self.record.name
+        if "name" in fields:
+            name = re.sub(r"[^a-z0-9]+", "-", redact(name).lower()).strip("-") or "redacted"
+        return MemoryRecord(
+            name=name,
+            type=self.record.type,
+            description=redact(self.record.description)
+            if "description" in fields
+            else self.record.description,
+            body=redact(self.record.body) if "body" in fields else self.record.body,
+        )
+
+
+def _secrets(record: MemoryRecord) -> tuple[tuple[str, SecretHit], ...]:
+    return tuple((f, hit) for f in _FIELDS for hit in find_secrets(getattr(record, f)))
+
+
+def _item_text(record: MemoryRecord) -> str:
+    return f"{record.description}\n{record.body}"
+
+
+def screen_record(
+    record: MemoryRecord, origin: Origin, decision: OriginDecision | None = None
+) -> Screening:
+    """Screen one record whose origin is known."""
+    return Screening(
+        record=record,
+        origin=origin,
+        secrets=_secrets(record),
+        instructions=instruction_reasons(_item_text(record)),
+        decision=decision,
+    )
+
+
+def screen_records(
+    records: Sequence[MemoryRecord], origin: Origin = Origin.MANUAL
+) -> tuple[Screening, ...]:
+    """Screen records written by a person or restored (API, CLI, import, undo, check)."""
+    return tuple(screen_record(r, origin) for r in records)
+
+
+def screen_batch(
+    records: Sequence[MemoryRecord], history: Sequence[dict[str, Any]] | Sources
+) -> tuple[Screening, ...]:
+    """Screen an extractor's batch against the canonical history it was extracted from
+    (the messages it read); the origin of each record is decided from that history."""
+    sources = history if isinstance(history, Sources) else history_sources(history)
+    out = []
+    for record in records:
+        decision = decide_origin(_item_text(record), sources)
+        out.append(screen_record(record, decision.origin, decision))
+    return tuple(out)
+
+
+def consolidation_needs_review(set_size: int, replaced: int) -> bool:
+    """In ``auto`` mode, does a plan replacing ``replaced`` of ``set_size`` records wait
+    for a person? (More than half the set, or more than five records.)"""
+    return replaced > CONSOLIDATION_REVIEW_MAX_REPLACED or 2 * replaced > set_size

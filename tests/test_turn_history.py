@@ -235,7 +235,7 @@ def test_a_long_session_stays_under_budget_and_keeps_pairs(
     assert session.usage.total.by_role("summarizer").input_tokens == 10 * len(summaries)
 
 
-def test_extraction_reads_the_whole_canonical_history_after_compression(
+def test_extraction_reads_whole_canonical_turns_after_compression(
     messages_server: MessagesServer, workspace: str
 ) -> None:
     """Compression shortens what the agent is sent, never what the extractor reads."""
@@ -259,12 +259,19 @@ def test_extraction_reads_the_whole_canonical_history_after_compression(
     assert SUMMARY_HEADER in sent and sent.count(full_result) < 6  # the agent got less
     extract = requests_of(messages_server.requests, "extract")
     assert len(extract) == 6
+    # Each extraction reads its turn, and the turn before as context, from the
+    # canonical history, whole: the compressed request history never reaches it.
+    starts = [i for i, m in enumerate(history) if str(m["content"]).startswith("turn ")]
+    assert len(starts) == 6
+    catalog = MemoryStore(workspace).catalog()
     assert extract[-1]["messages"] == extractor_messages(
-        list(history), MemoryStore(workspace).catalog()
+        list(history[starts[5] :]), catalog, context=list(history[starts[4] : starts[5]])
     )
-    read = json.dumps(extract[-1]["messages"])
-    assert read.count(full_result) == 6  # every tool result of every turn, whole
-    assert SUMMARY_HEADER not in read and "Automatic truncation" not in read
+    for request in extract:
+        read = json.dumps(request["messages"])
+        assert SUMMARY_HEADER not in read and "Automatic truncation" not in read
+    assert json.dumps(extract[0]["messages"]).count(full_result) == 1
+    assert all(json.dumps(r["messages"]).count(full_result) == 2 for r in extract[1:])
 
 
 def test_a_file_read_in_a_turn_reaches_the_extractor_as_one_untrusted_quote(

@@ -10,7 +10,7 @@ from typing import Any
 
 from messages_server import MessagesServer, Scripted, text
 from record_support import rec
-from turn_support import model_for, plan_reply, records_reply, role_of, system_text
+from turn_support import memory_text, model_for, plan_reply, records_reply, role_of
 
 from ipymemory import AgentSession, MemoryStore, NoModel, SessionConfig
 from ipymemory.turn.session import LAST_ERROR_COMMIT
@@ -72,7 +72,7 @@ def test_one_kernel_writes_the_other_selects_it(
     assert result.selection.source == "model" and result.selection.names == ("deploy-day",)
     catalog = json.loads(messages_server.requests[2]["messages"][0]["content"])["catalog"]
     assert "deploy-day" in catalog
-    assert "Deploys go out on Fridays." in system_text(messages_server.requests[3])
+    assert "Deploys go out on Fridays." in memory_text(messages_server.requests[3])
     # Without a model, kernel A still finds it with the deterministic fallback.
     offline = AgentSession(workspace, model=NoModel())
     selection = offline.begin_turn("which day do we deploy to production?")
@@ -96,7 +96,7 @@ def _turn_with_consolidation(srv: MessagesServer, workspace: str) -> AgentSessio
     return AgentSession(
         workspace,
         model=model_for(srv.base_url),
-        config=SessionConfig(commit_mode="auto", consolidate_threshold=3),
+        config=SessionConfig(commit_mode="auto", consolidate_threshold=3, consolidate_every=1),
     )
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from record_support import rec
-from turn_support import assert_alternates, assert_pairs_intact
+from turn_support import assert_alternates, assert_pairs_intact, memory_text
 
 from ipymemory import (
     AgentSession,
@@ -112,7 +112,7 @@ def test_a_whole_offline_turn(workspace: str) -> None:
     assert result.tool_calls == 1 and result.last_error is None
     assert result.committed == ("notes-file",)
     assert [r.name for r in MemoryStore(workspace).records()] == ["prefers-tabs", "notes-file"]
-    assert "## prefers-tabs (user)" in model.requests[1]["system"][1]["text"]
+    assert "## prefers-tabs (user)" in memory_text(model.requests[1])
     assert model.requests[2]["messages"][2]["content"][0]["content"] == "indent with tabs"
     assert_pairs_intact(session.history)
     assert_alternates(session.history)

@@ -18,6 +18,7 @@ from turn_support import (
     SIDE_MODEL,
     assert_alternates,
     assert_pairs_intact,
+    memory_text,
     model_for,
     plan_reply,
     records_reply,
@@ -148,33 +149,37 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
             }
         ],
     }
+    # SPEC §8: the memory block is a content block of this turn's user message, right
+    # before the query; never in the system prompt, never in the history.
+    block = main[0]["messages"][0]["content"][0]["text"]
     assert main[0]["messages"] == [
         {
             "role": "user",
             "content": [
-                {
-                    "type": "text",
-                    "text": "how should I indent?",
-                    "cache_control": {"type": "ephemeral"},
-                }
+                {"type": "text", "text": block},
+                {"type": "text", "text": "how should I indent?"},
             ],
         }
     ]
-    assert main[0]["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert block.startswith("<relevant_memories>") and block.endswith("</relevant_memories>")
+    assert SECRET in block and "## prefers-tabs (user)" in block and "db-testing" not in block
+    assert main[1]["messages"][0] == main[0]["messages"][0]  # the same block every step
+    for request in main:
+        assert request["system"] == [
+            {
+                "type": "text",
+                "text": session.config.system_prompt,
+                "cache_control": {"type": "ephemeral"},
+            }
+        ]
+        assert "</relevant_memories>" not in system_text(request)
+        assert memory_text(request) == block
     # The canonical history: query, tool_use, tool_result, answer.
     history = session.history
     assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
     assert history[0] == {"role": "user", "content": "how should I indent?"}
     assert history[1]["content"][0]["name"] == "read_file"
     assert_pairs_intact(history)
-
-    # Injection: in every main request (system), never in messages or the history.
-    for request in main:
-        assert "<relevant_memories>" in system_text(request)
-        assert SECRET in system_text(request)
-        assert "## prefers-tabs (user)" in system_text(request)
-        assert "db-testing" not in system_text(request)
-        assert SECRET not in json.dumps(request["messages"])
     assert SECRET not in json.dumps(history)
     assert session.memory_block == ""  # cleared after the turn
 
@@ -301,7 +306,7 @@ def _base_and_plan_turn(
         records_reply(rec("a-note"), rec("b-note")),
         plan_reply(["x-note", "a-note"], [rec("xa-merged", body="x and a together")]),
     )
-    session = _session(srv, workspace, consolidate_threshold=3, **config)
+    session = _session(srv, workspace, consolidate_threshold=3, consolidate_every=1, **config)
     batch = session.run_turn("work").batch
     assert batch is not None and batch.status == "pending"
     return session, batch
@@ -340,7 +345,9 @@ def test_auto_mode_consolidation_is_one_commit(
         records_reply(rec("a-note"), rec("b-note")),
         plan_reply(["x-note", "a-note"], [rec("xa-merged")]),
     )
-    session = _session(messages_server, workspace, consolidate_threshold=3, commit_mode="auto")
+    session = _session(
+        messages_server, workspace, consolidate_threshold=3, consolidate_every=1, commit_mode="auto"
+    )
     result = session.run_turn("work")
     assert result.committed == ("b-note", "xa-merged") and len(replaced) == 1
     assert result.batch is not None and result.batch.status == "committed"
@@ -373,7 +380,9 @@ def test_plan_merging_only_new_items_needs_no_base(
         records_reply(rec("a-note"), rec("b-note")),
         plan_reply(["a-note", "b-note"], [rec("ab-merged")]),
     )
-    session = _session(messages_server, workspace, consolidate_threshold=2, commit_mode="auto")
+    session = _session(
+        messages_server, workspace, consolidate_threshold=2, consolidate_every=1, commit_mode="auto"
+    )
     result = session.run_turn("work")
     assert result.committed == ("ab-merged",) and _names(workspace) == ["ab-merged"]
 
@@ -403,7 +412,7 @@ def test_selection_failure_falls_back(
     assert result.last_error == LAST_ERROR_SELECT == session.last_error
     assert result.last_error_cause and result.last_error_cause == result.selection.reason
     assert result.selection.source == "fallback" and result.selection.names == ("x-note",)
-    assert "Deploy on Fridays." in system_text(requests_of(messages_server.requests, "main")[0])
+    assert "Deploy on Fridays." in memory_text(requests_of(messages_server.requests, "main")[0])
     assert _snapshot(workspace) == before
 
 
@@ -436,7 +445,9 @@ def test_consolidation_failure_commits_nothing_automatically(
         records_reply(rec("a-note")),
         plan_reply(["x-note", "ghost-note"], [rec("merged")]),  # ghost: not a candidate
     )
-    session = _session(messages_server, workspace, commit_mode="auto", consolidate_threshold=2)
+    session = _session(
+        messages_server, workspace, commit_mode="auto", consolidate_threshold=2, consolidate_every=1
+    )
     result = session.run_turn("q")
     assert result.answer == "Answer." and result.committed == ()
     assert result.last_error == LAST_ERROR_CONSOLIDATE
@@ -511,7 +522,7 @@ def test_off_mode_selects_and_injects_but_never_extracts(
     result = session.run_turn("q")
     assert result.batch is None and result.selection.names == ("x-note",)
     assert [role_of(r) for r in messages_server.requests] == ["select", "main"]
-    assert "X BODY" in system_text(messages_server.requests[1])
+    assert "X BODY" in memory_text(messages_server.requests[1])
     assert _snapshot(workspace) == before
     # Off mode refuses any commit, even of a plan the user asked for.
     messages_server.enqueue(plan_reply(["x-note"], [rec("x-new")]))
@@ -556,7 +567,7 @@ def test_memory_costs_count_every_side_query_even_failed_ones(
             ["x-note", "a-note"], [rec("xa")], usage={"input_tokens": 33, "output_tokens": 3}
         ),
     )
-    session = _session(messages_server, workspace, consolidate_threshold=3)
+    session = _session(messages_server, workspace, consolidate_threshold=3, consolidate_every=1)
     first = session.run_turn("q1")
     assert first.last_error == LAST_ERROR_SELECT  # the fenced selector reply was refused
     assert first.usage.by_role("selector") == Usage(11, 1)

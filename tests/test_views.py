@@ -291,7 +291,8 @@ def test_review_plan_accept_reject_and_a_refused_decision(workspace: str) -> Non
             plan,
         ]
     )
-    session = AgentSession(workspace, model=model, config=SessionConfig(consolidate_threshold=3))
+    config = SessionConfig(consolidate_threshold=3, consolidate_every=1)
+    session = AgentSession(workspace, model=model, config=config)
     batch = session.run_turn("tabs").batch
     assert batch is not None and batch.plan is not None
     review = BatchReview(session, batch)
@@ -322,7 +323,8 @@ def test_review_with_accepted_plan_swaps_in_one_commit(workspace: str) -> None:
     merged = rec("prefers-tabs", description="tabs everywhere")
     plan = json.dumps({"source_names": ["tabs-a", "tabs-b"], "records": [merged.to_json()]})
     model = ScriptedModel(["[]", "Noted.", items_json(rec("other")), plan])
-    session = AgentSession(workspace, model=model, config=SessionConfig(consolidate_threshold=3))
+    config = SessionConfig(consolidate_threshold=3, consolidate_every=1)
+    session = AgentSession(workspace, model=model, config=config)
     batch = session.run_turn("tabs").batch
     review = BatchReview(session, batch)
     review.commit_button.click()

@@ -62,6 +62,26 @@ def system_text(request: dict[str, Any]) -> str:
     return "\n".join(block.get("text", "") for block in system or [])
 
 
+def memory_text(request: dict[str, Any]) -> str:
+    """The ``<relevant_memories>`` block a main request carries (SPEC §8: a text block of
+    the turn's user message), or ``""``; asserts it is nowhere else."""
+    found = [
+        (i, j, block["text"])
+        for i, message in enumerate(request["messages"])
+        if isinstance(message["content"], list)
+        for j, block in enumerate(message["content"])
+        if block.get("type") == "text" and block["text"].startswith("<relevant_memories>")
+    ]
+    assert "</relevant_memories>" not in system_text(request)
+    assert len(found) <= 1, found
+    if not found:
+        return ""
+    i, j, block = found[0]
+    message = request["messages"][i]
+    assert message["role"] == "user" and j == len(message["content"]) - 2  # before the query
+    return str(block)
+
+
 def assert_pairs_intact(messages: Sequence[dict[str, Any]]) -> None:
     """Every tool_use is answered by the very next (user) message, and every
     tool_result answers a tool_use of the message right before it."""

@@ -1,10 +1,12 @@
 """The extractor side-query: new memories proposed from the canonical history.
 
-Input (SPEC §3): a copy of the canonical history, then a user message with the
-sorted-key JSON ``{"existing_catalog": <catalog>}``. The reply must be a JSON array
-of valid, unique, new records; any flaw rejects the whole batch (all-or-nothing) with
-a :class:`SideQueryError` naming it, and the caller sets ``last_error =
-LAST_ERROR_EXTRACT``.
+Input (SPEC §3, §8): the canonical history read from the session's cursor -- the
+messages since the last successful extraction, preceded by the last turn before them
+(``context``) marked as already processed -- then the sorted-key JSON
+``{"existing_catalog": <catalog>}`` as the last text of the last user message. The
+reply must be a JSON array of valid, unique, new records; any flaw rejects the whole
+batch (all-or-nothing) with a :class:`SideQueryError` naming it, and the caller sets
+``last_error = LAST_ERROR_EXTRACT``.
 
 The copy is adapted only as far as the Messages API requires of a tool-free call:
 the API refuses ``tool_use`` / ``tool_result`` blocks in a request that defines no
@@ -36,7 +38,9 @@ from .prompts import EXTRACTOR_PROMPT
 from .replies import encode_input, side_query, validate_records
 
 __all__ = [
+    "CONTEXT_MARK",
     "EXTRACT_MAX_TOKENS",
+    "NEW_MARK",
     "TOOL_OUTPUT_CLOSE",
     "Extraction",
     "extract_memories",
@@ -48,6 +52,14 @@ __all__ = [
 EXTRACT_MAX_TOKENS = C.EXTRACT_MAX_TOKENS
 
 TOOL_OUTPUT_CLOSE = "</tool_output>"
+
+# The cursor's two marks (SPEC §8): the context turn was read by an earlier extraction
+# and is there only so the new messages make sense.
+CONTEXT_MARK = (
+    "[ALREADY PROCESSED: the messages from here up to the NEW mark were read by an "
+    "earlier extraction. They are context only; propose nothing from them alone.]"
+)
+NEW_MARK = "[NEW: the messages from here on were not read by any extraction yet.]"
 # Tool-use ids are API-made ([A-Za-z0-9_-]); anything else is replaced, never quoted raw.
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _ID_LIMIT = 64
@@ -67,18 +79,20 @@ def extract_memories(
     catalog: str,
     existing_names: Collection[str],
     *,
+    context: Sequence[dict[str, Any]] = (),
     side_model: str | None = None,
     max_tokens: int = EXTRACT_MAX_TOKENS,
 ) -> Extraction:
-    """Ask ``model`` which memories ``history`` holds that the set does not.
+    """Ask ``model`` which memories ``history`` (the messages not yet extracted) holds
+    that the set does not; ``context`` (already processed) is sent before it, marked.
 
     Raises :class:`SideQueryError` (message = the exact cause) on an unusable
-    history, an API failure or any invalid reply; an empty history makes no call.
+    history, an API failure or any invalid reply; no new message makes no call.
     """
-    conversation = _adapted_history(history)
-    if not conversation:
+    new = _adapted_history(history)
+    if not new:
         return Extraction(())
-    messages = _with_catalog(conversation, catalog)
+    messages = _marked(new, _adapted_history(context), catalog)
     existing = frozenset(existing_names)
     records, usage = side_query(
         model,
@@ -92,9 +106,36 @@ def extract_memories(
     return Extraction(records, usage)
 
 
-def extractor_messages(history: Sequence[dict[str, Any]], catalog: str) -> list[dict[str, Any]]:
-    """The extractor's request messages: the adapted history copy plus the catalog."""
-    return _with_catalog(_adapted_history(history), catalog)
+def extractor_messages(
+    history: Sequence[dict[str, Any]],
+    catalog: str,
+    context: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """The extractor's request messages: the adapted ``context`` (between
+    :data:`CONTEXT_MARK` and :data:`NEW_MARK`), the adapted ``history`` and the catalog.
+    Without context, no mark is sent."""
+    return _marked(_adapted_history(history), _adapted_history(context), catalog)
+
+
+def _marked(
+    new: list[dict[str, Any]], before: list[dict[str, Any]], catalog: str
+) -> list[dict[str, Any]]:
+    if not before:
+        return _with_catalog(new, catalog)
+    before[0]["content"].insert(0, _text(CONTEXT_MARK))
+    if new:
+        new[0]["content"].insert(0, _text(NEW_MARK))
+    else:
+        new = [_user_text(NEW_MARK)]
+    return _with_catalog(_joined(before, new), catalog)
+
+
+def _joined(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``first + second`` with the seam merged if both sides have the same role."""
+    if first and second and first[-1]["role"] == second[0]["role"]:
+        first[-1]["content"].extend(second[0]["content"])
+        second = second[1:]
+    return [*first, *second]
 
 
 def _adapted_history(history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -36,6 +36,7 @@ __all__ = [
     "RequestHistory",
     "estimate_tokens",
     "message_tokens",
+    "previous_turn_start",
     "summarize_history",
     "truncation_summary",
     "valid_cuts",
@@ -89,6 +90,15 @@ def valid_cuts(messages: Sequence[dict[str, Any]]) -> list[int]:
     """Indices ``i > 0`` where ``messages[i:]`` can start a request history: every
     ``tool_use`` before ``i`` has its ``tool_result`` before ``i`` too."""
     return [i for i in range(1, len(messages)) if not _has_tool_result(messages[i])]
+
+
+def previous_turn_start(messages: Sequence[dict[str, Any]], end: int) -> int:
+    """Where the last whole turn before ``end`` starts: the index of the last user
+    message before ``end`` that is a query (not tool results); ``end`` if none."""
+    for i in range(min(end, len(messages)) - 1, -1, -1):
+        if messages[i].get("role") == "user" and not _has_tool_result(messages[i]):
+            return i
+    return end
 
 
 def _digest(messages: Sequence[dict[str, Any]]) -> str:

@@ -15,11 +15,19 @@ system prompt tells the model about this escaping and that the block is data.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .._text import escape
 from ..store.record import MemoryRecord
 
-__all__ = ["BLOCK_CLOSE", "BLOCK_OPEN", "escape_text", "render_memory_block"]
+__all__ = [
+    "BLOCK_CLOSE",
+    "BLOCK_OPEN",
+    "escape_text",
+    "query_index",
+    "render_memory_block",
+    "with_memory_block",
+]
 
 BLOCK_OPEN = "<relevant_memories>"
 BLOCK_CLOSE = "</relevant_memories>"
@@ -43,3 +51,35 @@ def render_memory_block(records: Sequence[MemoryRecord]) -> str:
         )
     sections.append(BLOCK_CLOSE)
     return "\n\n".join(sections)
+
+
+def query_index(messages: Sequence[dict[str, Any]], current: int) -> int:
+    """Where the current turn's user message sits in a request whose last ``current``
+    messages are the turn's own; ``-1`` when compression summarised it away."""
+    index = len(messages) - current
+    if 0 <= index < len(messages) and messages[index].get("role") == "user" and current > 0:
+        return index
+    return -1
+
+
+def with_memory_block(
+    messages: list[dict[str, Any]], current: int, block: str
+) -> list[dict[str, Any]]:
+    """``messages`` (a request built from the canonical history, ending with the
+    ``current`` messages of the turn in progress) with ``block`` as a text block of the
+    turn's user message, right before the query. If the query itself was summarised
+    away, the block follows the summary in the first message. A new list; the input
+    messages are not changed."""
+    if not block or not messages:
+        return messages
+    index = query_index(messages, current)
+    at = index if index >= 0 else 0
+    target = messages[at]
+    content = target.get("content")
+    blocks: list[Any] = (
+        [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+    )
+    # Before the query (the message's last block); after a summary note if there is one.
+    position = len(blocks) - 1 if index >= 0 else min(1, len(blocks))
+    blocks.insert(max(position, 0), {"type": "text", "text": block})
+    return [*messages[:at], {**target, "content": blocks}, *messages[at + 1 :]]

@@ -24,9 +24,10 @@ from typing import Any
 
 from ..model import ModelClient, ModelReply
 from .history import RequestHistory
+from .injection import query_index, with_memory_block
 from .tools import ToolBox
 
-__all__ = ["INTERRUPTED_NOTE", "LoopOutcome", "close_turn", "run_tool_loop"]
+__all__ = ["INTERRUPTED_NOTE", "LoopOutcome", "close_turn", "request_messages", "run_tool_loop"]
 
 INTERRUPTED_NOTE = "(The turn was interrupted by the user.)"
 
@@ -91,22 +92,43 @@ def close_turn(
         history.append({"role": "assistant", "content": [{"type": "text", "text": note}]})
 
 
-def _with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Mark the request's last block for prompt caching: the steps of a tool loop (and
-    the next turn, if the memory block is unchanged) then reread the prefix from the
-    cache instead of paying for it again. Only the request copy is marked."""
-    if not messages:
-        return messages
-    last = messages[-1]
-    content = last.get("content")
+CACHE_MARK = {"type": "ephemeral"}
+
+
+def _mark_last_block(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``message`` whose last content block carries a cache breakpoint."""
+    content = message.get("content")
     if isinstance(content, str):
         blocks: list[dict[str, Any]] = [{"type": "text", "text": content}]
     elif isinstance(content, list) and content and isinstance(content[-1], dict):
         blocks = [*content[:-1], dict(content[-1])]
     else:
-        return messages
-    blocks[-1]["cache_control"] = {"type": "ephemeral"}
-    return [*messages[:-1], {**last, "content": blocks}]
+        return message
+    blocks[-1]["cache_control"] = dict(CACHE_MARK)
+    return {**message, "content": blocks}
+
+
+def request_messages(
+    history_messages: list[dict[str, Any]], current: int, memory_block: str
+) -> list[dict[str, Any]]:
+    """The messages of one main request (SPEC §8), from the request history built for
+    the canonical history whose last ``current`` messages are the turn in progress.
+
+    The memory block goes into the turn's user message, before the query; cache
+    breakpoints go on the last message of the earlier history (system prompt + history
+    are then a prefix the next turn rereads from the cache, whatever this turn's
+    memories) and, once the turn has tool steps, on the request's last message (the
+    next step rereads the turn so far). The system prompt carries its own breakpoint.
+    Only the request copy is marked.
+    """
+    messages = with_memory_block(history_messages, current, memory_block)
+    index = query_index(messages, current)
+    marked = list(messages)
+    if index > 0:
+        marked[index - 1] = _mark_last_block(marked[index - 1])
+    if marked and index != len(marked) - 1:
+        marked[-1] = _mark_last_block(marked[-1])
+    return marked
 
 
 def run_tool_loop(
@@ -121,9 +143,12 @@ def run_tool_loop(
     model_name: str | None,
     on_reply: Callable[[ModelReply], None],
     emit: Emit,
+    memory_block: str = "",
 ) -> LoopOutcome:
     """Run the loop on ``history`` (which ends with the user's message); see module
-    docstring. Mutates ``history`` (appends only)."""
+    docstring. ``memory_block`` is sent with every request of this turn (see
+    :func:`request_messages`), never stored. Mutates ``history`` (appends only)."""
+    turn_start = len(history) - 1
     model_calls = 0
     tool_calls = 0
     tool_rounds = 0
@@ -132,7 +157,9 @@ def run_tool_loop(
         while True:
             model_calls += 1
             emit("model", f"step {model_calls}")
-            messages = _with_cache_breakpoint(request_history.build(history))
+            messages = request_messages(
+                request_history.build(history), len(history) - turn_start, memory_block
+            )
             # A failed call raises its typed ModelError as is (the handler below
             # closes the history first), so callers can tell "no key" from "HTTP 529".
             reply = model.create(

@@ -4,15 +4,18 @@ One session per notebook kernel. A turn::
 
     begin_turn(query)   read the set, select (model, else fallback), build the
                         <relevant_memories> block for this turn's requests only
-    tool loop           request = system prompt + memory block + request history
-                        (compressed canonical history) ; canonical history grows
-    complete()          extract from a copy of the canonical history -> a pending
-                        batch (+ a consolidation plan when the set reaches the
-                        threshold) -> review / auto commit / off
+    tool loop           request = system prompt + request history (compressed
+                        canonical history) + the turn's messages, the memory block
+                        before the query (SPEC §8) ; canonical history grows
+    complete()          extract from the canonical history since the cursor (SPEC §8)
+                        -> a pending batch (+ a consolidation plan when the set
+                        reaches the threshold and ``consolidate_every`` items were
+                        added since the last plan) -> review / auto commit / off
 
-The extractor sees the whole history every turn, so it can propose an item again;
-items named like one still pending, or one the user rejected or discarded in this
-session, are dropped from later batches (a new name is a new proposal).
+The extractor reads the messages no successful extraction read, after the turn
+before them as context, so it can propose an item again; items named like one still
+pending, or one the user rejected or discarded in this session, are dropped from
+later batches (a new name is a new proposal).
 
 Every memory failure (reading the set, selection, extraction, consolidation,
 commit) is caught and recorded in ``last_error`` (the SPEC's fixed text) with the
@@ -50,7 +53,7 @@ from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import COMMIT_MODES, SessionConfig
-from .history import RequestHistory, summarize_history
+from .history import RequestHistory, previous_turn_start, summarize_history
 from .injection import render_memory_block
 from .loop import run_tool_loop
 from .provenance import TurnProvenance
@@ -142,6 +145,10 @@ class AgentSession:
         self.caller: Callable[[], Mapping[str, Any]] | None = None
         self._provenance: TurnProvenance | None = None
         self._memory_block = ""
+        # SPEC §8: canonical messages before this index were read by a successful
+        # extraction (or belong to turns that opted out of it).
+        self._extracted_upto = 0
+        self._added_since_consolidation = 0
         self._calls: list[CallUsage] | None = None
         self._errors: list[tuple[str, str]] = []
         self._listener: Listener | None = None
@@ -174,6 +181,7 @@ class AgentSession:
         with self._lock:
             self._history.clear()
             self._request_history.reset()
+            self._extracted_upto = 0
 
     # --- the turn ------------------------------------------------------------------
 
@@ -242,8 +250,6 @@ class AgentSession:
             selection = Selection((), "none", "memory was not used for this turn")
             self.selection, self.selected, self._memory_block = selection, (), ""
         system = cached_system(self.config.system_prompt)
-        if self._memory_block:
-            system.append({"type": "text", "text": self._memory_block})
         tools = ToolBox(
             self.workspace,
             allow_python=allow_python,
@@ -266,9 +272,14 @@ class AgentSession:
             model_name=self.config.model,
             on_reply=self._record_main,
             emit=self._emit,
+            memory_block=self._memory_block,
         )
         self._provenance = replace(turn, files_read=tuple(tools.files_read))
-        batch = self._complete(mode) if use_memory else None
+        if use_memory:
+            batch = self._complete(mode)
+        else:
+            batch = None
+            self._skip_extraction()
         committed = batch.committed if batch is not None else ()
         self._emit(
             "done",
@@ -298,11 +309,21 @@ class AgentSession:
         with self._lock:
             return self._complete(self.config.commit_mode)
 
+    def _skip_extraction(self) -> None:
+        """A turn that opted out of extraction (``use_memory=False``, mode ``off``):
+        the cursor moves past it, so no later extraction reads it either."""
+        self._extracted_upto = len(self._history)
+
     def _complete(self, mode: str) -> PendingBatch | None:
         if mode == "off":
+            self._skip_extraction()
             return None
         self._emit("extracting", "looking for memories worth keeping")
-        history = copy.deepcopy(self._history)
+        # SPEC §8: only what no successful extraction read yet, after the turn before it.
+        end = len(self._history)
+        start = min(self._extracted_upto, end)
+        history = copy.deepcopy(self._history[start:end])
+        context = copy.deepcopy(self._history[previous_turn_start(self._history, start) : start])
         try:
             base = self.store.records()
             catalog = self.store.catalog()
@@ -315,14 +336,16 @@ class AgentSession:
                 history,
                 catalog,
                 {record.name for record in base},
+                context=context,
                 side_model=self.config.side_model,
             )
-        except SideQueryError as e:
+        except SideQueryError as e:  # the cursor stays: the next turn reads these too
             self._record_side("extractor", _error_usage(e))
             self._fail(LAST_ERROR_EXTRACT, str(e))
             return None
         self._record_side("extractor", extraction.usage)
-        # The extractor rereads the whole history every turn, so it may propose again
+        self._extracted_upto = end
+        # The extractor sees the turn before the new messages again, so it may propose
         # what already waits for review or what the user turned down: drop those.
         decided = self.batch_registry.proposed_names()
         items = tuple(item for item in extraction.records if item.name not in decided)
@@ -330,13 +353,20 @@ class AgentSession:
             return None
         plan = None
         plan_error = None
-        if len(base) + len(items) >= self.config.consolidate_threshold:
+        # SPEC §8 spacing: not on every extracting turn once the set is at the threshold.
+        added = self._added_since_consolidation + len(items)
+        self._added_since_consolidation = added
+        if (
+            len(base) + len(items) >= self.config.consolidate_threshold
+            and added >= self.config.consolidate_every
+        ):
             self._emit("consolidating", f"{len(base) + len(items)} candidates")
             try:
                 plan, usage = plan_consolidation(
                     self.model, (*base, *items), side_model=self.config.side_model
                 )
                 self._record_side("consolidator", usage)
+                self._added_since_consolidation = 0
             except SideQueryError as e:
                 self._record_side("consolidator", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e))
@@ -415,6 +445,7 @@ class AgentSession:
                     self.model, base, side_model=self.config.side_model
                 )
                 self._record_side("consolidator", usage)
+                self._added_since_consolidation = 0
             except SideQueryError as e:
                 self._record_side("consolidator", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e))

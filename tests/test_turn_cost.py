@@ -1,0 +1,306 @@
+"""SPEC §8, the cost of a turn, asserted on the requests the scripted server received:
+the memory block after the request history with cache breakpoints on the stable
+prefix, the extraction cursor, and the spacing between consolidations."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from messages_server import MessagesServer, Scripted, error, text, tool_use
+from record_support import rec
+from turn_support import (
+    assert_alternates,
+    assert_pairs_intact,
+    memory_text,
+    model_for,
+    records_reply,
+    requests_of,
+    role_of,
+)
+
+from ipymemory import AgentSession, MemoryStore, SessionConfig
+from ipymemory.sidequery import LAST_ERROR_EXTRACT
+from ipymemory.sidequery.extract import CONTEXT_MARK, NEW_MARK, extractor_messages
+from ipymemory.turn.loop import request_messages
+
+MARK = {"type": "ephemeral"}
+
+
+def _session(srv: MessagesServer, workspace: str, **config: Any) -> AgentSession:
+    return AgentSession(workspace, model=model_for(srv.base_url), config=SessionConfig(**config))
+
+
+def _marks(request: dict[str, Any]) -> list[tuple[int, int]]:
+    """(message, block) positions of every cache breakpoint in a request's messages."""
+    return [
+        (i, j)
+        for i, message in enumerate(request["messages"])
+        if isinstance(message["content"], list)
+        for j, block in enumerate(message["content"])
+        if "cache_control" in block
+    ]
+
+
+def _unmarked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` without cache marks and memory blocks, strings for lone text blocks
+    (the canonical form of a query)."""
+    out = []
+    for message in copy.deepcopy(messages):
+        content = message["content"]
+        if isinstance(content, list):
+            content = [
+                {k: v for k, v in b.items() if k != "cache_control"}
+                for b in content
+                if not str(b.get("text", "")).startswith("<relevant_memories>")
+            ]
+            if len(content) == 1 and content[0]["type"] == "text" and message["role"] == "user":
+                content = content[0]["text"]
+        out.append({**message, "content": content})
+    return out
+
+
+def _selector_picks(name: str) -> Scripted:
+    return text(json.dumps([name]))
+
+
+def test_memory_block_after_the_history_and_breakpoints_on_the_stable_prefix(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    Path(workspace, "notes.md").write_text("tabs\n")
+    MemoryStore(workspace).extend(
+        [rec("alpha", "about alpha", "ALPHA BODY"), rec("beta", "about beta", "BETA BODY")]
+    )
+    session = _session(messages_server, workspace, commit_mode="off")
+    messages_server.enqueue(_selector_picks("alpha"), text("One."))
+    session.run_turn("first")
+    messages_server.enqueue(
+        _selector_picks("beta"),
+        tool_use("read_file", {"path": "notes.md"}, id="toolu_n"),
+        text("Two."),
+    )
+    session.run_turn("second")
+    messages_server.enqueue(_selector_picks("alpha"), text("Three."))
+    session.run_turn("third")
+
+    main = requests_of(messages_server.requests, "main")
+    assert len(main) == 4
+    for request in main:  # the system prompt: one block, one breakpoint, no memories
+        assert request["system"] == [
+            {"type": "text", "text": session.config.system_prompt, "cache_control": MARK}
+        ]
+    # Turn 1: no history yet, so no message breakpoint; the block precedes the query.
+    assert _marks(main[0]) == []
+    assert "ALPHA BODY" in memory_text(main[0])
+    # Turn 2, step 1: the last history message (turn 1's answer) carries the breakpoint.
+    assert _marks(main[1]) == [(1, 0)]
+    assert "BETA BODY" in memory_text(main[1]) and "ALPHA" not in json.dumps(main[1])
+    # Turn 2, step 2 (after a tool): the history breakpoint stays, the last message gets
+    # one too (the next step rereads the turn so far); the block is still in the query.
+    assert _marks(main[2]) == [(1, 0), (4, 0)]
+    assert main[2]["messages"][2] == main[1]["messages"][2]
+    # Turn 3: the breakpoint moved to turn 2's answer; what lies before it is exactly the
+    # canonical history (turn 2's memories are gone), so it is the same prefix next time.
+    assert _marks(main[3]) == [(5, 0)]
+    assert "ALPHA BODY" in memory_text(main[3]) and "BETA" not in json.dumps(main[3])
+    history = list(session.history)
+    assert _unmarked(main[3]["messages"][:6]) == history[:6]
+    assert main[3]["messages"][:2] == [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": [{"type": "text", "text": "One."}]},
+    ]
+    assert "relevant_memories>" not in json.dumps(history)
+
+
+def test_no_memories_means_no_block(messages_server: MessagesServer, workspace: str) -> None:
+    session = _session(messages_server, workspace, commit_mode="off")
+    messages_server.enqueue(text("Hi."))
+    session.run_turn("hello")
+    (request,) = messages_server.requests
+    assert request["messages"] == [{"role": "user", "content": "hello"}]
+
+
+_text_block = st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=8)})
+
+
+@st.composite
+def _turns(draw: st.DrawFn) -> tuple[list[dict[str, Any]], int]:
+    """A request history (maybe starting with a summary note) ending with the turn in
+    progress, and how many messages that turn has."""
+    messages: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        messages.append({"role": "user", "content": [{"type": "text", "text": "SUMMARY"}]})
+        messages.append({"role": "assistant", "content": [draw(_text_block)]})
+    for _ in range(draw(st.integers(0, 3))):
+        messages.append({"role": "user", "content": draw(st.text(min_size=1, max_size=5))})
+        messages.append({"role": "assistant", "content": [draw(_text_block)]})
+    query: Any = draw(st.text(min_size=1, max_size=5))
+    messages.append({"role": "user", "content": query})
+    current = 1
+    for step in range(draw(st.integers(0, 2))):
+        tid = f"t{step}"
+        messages.append(
+            {"role": "assistant", "content": [{"type": "tool_use", "id": tid, "name": "x"}]}
+        )
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid}]})
+        current += 2
+    return messages, current
+
+
+@settings(max_examples=200, deadline=None)
+@given(_turns(), st.sampled_from(["", "<relevant_memories>\n\nX\n\n</relevant_memories>"]))
+def test_request_messages_adds_only_the_block_and_at_most_two_marks(
+    turn: tuple[list[dict[str, Any]], int], block: str
+) -> None:
+    messages, current = turn
+    before = copy.deepcopy(messages)
+    request = request_messages(messages, current, block)
+    assert messages == before  # the input is not changed
+    assert _unmarked(request) == _unmarked(messages)
+    assert_alternates(request)
+    assert_pairs_intact(request)
+    query = len(messages) - current
+    found = [
+        (i, j)
+        for i, m in enumerate(request)
+        if isinstance(m["content"], list)
+        for j, b in enumerate(m["content"])
+        if b.get("text") == block and block
+    ]
+    assert found == ([(query, len(request[query]["content"]) - 2)] if block else [])
+    marks = _marks({"messages": request})
+    expected = []
+    if query > 0:
+        expected.append((query - 1, len(request[query - 1]["content"]) - 1))
+    if current > 1:
+        expected.append((len(request) - 1, len(request[-1]["content"]) - 1))
+    assert marks == expected
+    assert len(marks) + 1 <= 4  # with the system prompt's: within the API's limit
+
+
+def _extract_requests(srv: MessagesServer) -> list[dict[str, Any]]:
+    return requests_of(srv.requests, "extract")
+
+
+def test_the_extractor_reads_from_its_cursor(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    Path(workspace, "notes.md").write_text("tabs\n")
+    session = _session(messages_server, workspace)
+
+    def turn_starts() -> list[int]:
+        return [
+            i
+            for i, m in enumerate(session.history)
+            if m["role"] == "user" and isinstance(m["content"], str)
+        ]
+
+    messages_server.enqueue(text("A."), text("[]"))
+    session.run_turn("one")
+    messages_server.enqueue(
+        tool_use("read_file", {"path": "notes.md"}, id="toolu_r"), text("B."), text("[]")
+    )
+    session.run_turn("two")
+    messages_server.enqueue(text("C."), error(500, "extractor down"))
+    result = session.run_turn("three")
+    assert result.last_error == LAST_ERROR_EXTRACT
+    messages_server.enqueue(text("D."), records_reply(rec("d-note")))
+    result = session.run_turn("four")
+    assert result.batch is not None and result.batch.names == ("d-note",)
+
+    history = list(session.history)
+    one, two, three, _ = turn_starts()
+    catalog = MemoryStore(workspace).catalog()
+    extract = _extract_requests(messages_server)
+    assert len(extract) == 4
+    # Turn 1: nothing before it, so no context and no marks.
+    assert extract[0]["messages"] == extractor_messages(history[one:two], catalog)
+    assert CONTEXT_MARK not in json.dumps(extract[0])
+    # Turn 2: turn 1 as processed context, then turn 2 with its tool pair.
+    assert extract[1]["messages"] == extractor_messages(
+        history[two:three], catalog, context=history[one:two]
+    )
+    # Turn 3's extraction failed, so turn 4's reads turns 3 and 4 after turn 2.
+    assert extract[3]["messages"] == extractor_messages(
+        history[three:], catalog, context=history[two:three]
+    )
+    sent = json.dumps(extract[3]["messages"])
+    assert '\\"one\\"' not in sent and '"text": "one"' not in sent
+    assert sent.count("toolu_r") == 2  # the context's tool call and its result, together
+    for request in extract[1:]:
+        texts = [b["text"] for m in request["messages"] for b in m["content"]]
+        assert texts[0] == CONTEXT_MARK and texts.count(NEW_MARK) == 1
+        assert_alternates(request["messages"])
+
+
+def test_turns_without_extraction_are_skipped_by_the_cursor(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    session = _session(messages_server, workspace)
+    messages_server.enqueue(text("A."))
+    session.run_turn("private", use_memory=False)
+    messages_server.enqueue(text("B."))
+    session.run_turn("also private", commit_mode="off")
+    messages_server.enqueue(text("C."), text("[]"))
+    session.run_turn("three")
+    (extract,) = _extract_requests(messages_server)
+    sent = json.dumps(extract["messages"])
+    assert "three" in sent and "also private" in sent  # the turn before, as context
+    assert '"private"' not in sent and "A." not in sent
+
+
+def test_an_interrupted_turn_is_read_by_the_next_extraction(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    session = _session(messages_server, workspace)
+    messages_server.enqueue(text("A."), text("[]"))
+    session.run_turn("one")
+    messages_server.enqueue(tool_use("list_files", {}, id="t1"))
+
+    def stop_at_step_two(event: Any) -> None:
+        if event.kind == "model" and event.detail == "step 2":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        session.run_turn("remember that I like tabs", on_event=stop_at_step_two)
+    assert len(_extract_requests(messages_server)) == 1  # not extracted: interrupted
+    messages_server.enqueue(text("C."), text("[]"))
+    session.run_turn("three")
+    last = json.dumps(_extract_requests(messages_server)[-1]["messages"])
+    assert "remember that I like tabs" in last and "three" in last
+    assert last.index(NEW_MARK[:10]) < last.index("remember that I like tabs")
+
+
+def test_consolidation_waits_for_consolidate_every_new_records(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    MemoryStore(workspace).extend([rec("x-note"), rec("y-note"), rec("z-note")])
+    session = _session(
+        messages_server, workspace, consolidate_threshold=3, consolidate_every=3, max_selected=0
+    )
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        role = role_of(body)
+        if role == "main":
+            return text("ok")
+        if role == "extract":
+            n = len(requests_of(messages_server.requests, "extract"))
+            return records_reply(rec(f"new-{n}"))
+        assert role == "consolidate"
+        return text(json.dumps({"source_names": ["x-note"], "records": [rec("x2").to_json()]}))
+
+    messages_server.responder = respond
+    plans = []
+    for i in range(7):
+        batch = session.run_turn(f"turn {i}").batch
+        assert batch is not None
+        plans.append(batch.plan is not None)
+    # Over the threshold from the start, but a plan only once 3 records were added
+    # since the last one: turns 3 and 6, not all 7.
+    assert plans == [False, False, True, False, False, True, False]
+    assert len(requests_of(messages_server.requests, "consolidate")) == 2

@@ -3,32 +3,18 @@ what must and must not be found, and properties of ``find_secrets`` / ``redact``
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from screen_support import load_benchmark
 
 from ipymemory.screen.secrets import SECRET_KINDS, SecretHit, find_secrets, redact
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "secrets_corpus.py"
-
-
-def _corpus_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("secrets_corpus", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["secrets_corpus"] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_reduced_corpus_meets_the_targets() -> None:
-    sc = _corpus_module()
+    sc = load_benchmark("secrets_corpus")
     # Generated data only (no ../shared/bench): 4 credentials per format, 600 benign.
     creds, benign = sc.corpus(seed=5, per_format=4, generated_benign=600, bench_limit=0)
     assert len({c.fmt for c in creds}) >= 20

@@ -1,16 +1,24 @@
 """A hypothesis state machine: MemoryStore against an in-memory model (a list of records).
 
 Rules: add (extend), consolidate, a consolidation planned on a stale base, forget, reopen
-(a new MemoryStore object on the same directory), and bad inputs. Every refused operation
+(a new MemoryStore object on the same directory), bad inputs, and the history (SPEC §6):
+undo, restore, and a commit by another writer (the reference agent writing the directory
+directly, which our next commit records as an ``external`` entry). Every refused operation
 must change nothing on disk (byte for byte). The index bounds are small, so refusals for
 exceeding them are exercised and modelled exactly.
+
+The model keeps the set after every journal entry; ``history()`` must describe exactly
+that sequence, and undoing every entry newest-first (in a copy) must walk back through
+the same sets, bodies byte for byte, to the empty set.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +36,8 @@ from ipymemory import (
     MemoryStoreError,
     MemoryType,
 )
+from ipymemory.store.history import replay
+from ipymemory.store.record import render_record
 
 MAX_LINES = 8
 MAX_BYTES = 560
@@ -76,6 +86,10 @@ class StoreMachine(RuleBasedStateMachine):
         self.root = self.ws / ".memory"
         self.store = self._open()
         self.model: list[MemoryRecord] = []
+        # The set after each journal entry (index seq - 1); a foreign commit's set waits
+        # in ``foreign`` until our next commit records it as an external entry.
+        self.sets: list[tuple[MemoryRecord, ...]] = []
+        self.foreign: tuple[MemoryRecord, ...] | None = None
 
     def _open(self) -> MemoryStore:
         return MemoryStore(self.ws, max_index_lines=MAX_LINES, max_index_bytes=MAX_BYTES)
@@ -107,6 +121,8 @@ class StoreMachine(RuleBasedStateMachine):
         assert [e.record for e in added] == batch
         event("add: committed" if batch else "add: empty")
         self.model = new
+        if batch:
+            self._committed()
 
     @rule(data=st.data())
     def consolidate(self, data: Any) -> None:
@@ -139,6 +155,7 @@ class StoreMachine(RuleBasedStateMachine):
         call()
         event("consolidate: committed")
         self.model = new
+        self._committed()
 
     @rule(data=st.data())
     def consolidate_on_stale_base(self, data: Any) -> None:
@@ -182,6 +199,93 @@ class StoreMachine(RuleBasedStateMachine):
         self.store.forget(names)
         event("forget: committed")
         self.model = [r for r in self.model if r.name not in names]
+        self._committed()
+
+    def _committed(self) -> None:
+        """Our commit went through: a foreign change first became an external entry."""
+        if self.foreign is not None:
+            self.sets.append(self.foreign)
+            self.foreign = None
+        self.sets.append(tuple(self.model))
+
+    def _adopt(self, expected: tuple[MemoryRecord, ...]) -> None:
+        """The store's set must hold exactly ``expected`` (order aside: records brought
+        back are appended); it becomes the model, in the store's order."""
+        got = self.store.records()
+        assert sorted(got, key=_key) == sorted(expected, key=_key)
+        self.model = list(got)
+        self._committed()
+
+    @rule(data=st.data())
+    def undo(self, data: Any) -> None:
+        entries = self.store.history()
+        if not entries or self.foreign is not None:
+            return
+        seq = data.draw(st.integers(1, len(entries)), label="undo seq")
+        before = self.sets[seq - 2] if seq > 1 else ()
+        after = self.sets[seq - 1]
+        # The inverse of entry seq: what it added leaves, what it removed comes back.
+        added = [r for r in after if r not in before]
+        removed = [r for r in before if r not in after]
+        current = tuple(self.model)
+        clean = all(r in current for r in added)
+        staying = [r for r in current if r not in added]
+        names = {r.name: r for r in staying}
+        clean = clean and all(names.get(r.name, r) == r for r in removed)
+        expected = tuple(staying) + tuple(r for r in removed if r not in staying)
+        if not clean or not self._fits(list(expected)):
+            self._refused(lambda: self.store.undo(seq))
+            return
+        self.store.undo(seq)
+        event("undo: committed")
+        self._adopt(expected)
+
+    @rule(data=st.data())
+    def restore(self, data: Any) -> None:
+        entries = self.store.history()
+        if not entries or self.foreign is not None:
+            return
+        seq = data.draw(st.integers(1, len(entries)), label="restore seq")
+        self.store.restore(seq)
+        event("restore: committed")
+        self._adopt(self.sets[seq - 1])
+
+    @rule(record=records())
+    def foreign_commit(self, record: MemoryRecord) -> None:
+        """The reference agent adds a record by writing the directory itself."""
+        if not self.root.exists() or record.name in {r.name for r in self.model}:
+            return
+        new = [*self.model, record]
+        if not self._fits(new):
+            return
+        file = f"{record.name}-{uuid.uuid4().hex}.md"
+        index = self.store.catalog() + _index_line(record, file)
+        (self.root / file).write_bytes(render_record(record))
+        files = [*listed_files(self.root), file]
+        (self.root / "manifest.json").write_text(
+            json.dumps({"version": 1, "files": files}, separators=(",", ":"))
+        )
+        (self.root / "MEMORY.md").write_text(index)
+        event("foreign commit")
+        self.model = new
+        self.foreign = tuple(new)
+
+    @rule()
+    def undo_everything(self) -> None:
+        """In a copy: undo every entry newest-first; each is clean and walks the set
+        back through the recorded sets, bodies byte for byte, to the empty set."""
+        if self.foreign is not None or not self.sets:
+            return
+        copy = self.tmp / f"copy-{uuid.uuid4().hex[:8]}"
+        shutil.copytree(self.ws, copy)
+        store = MemoryStore(copy, max_index_lines=MAX_LINES, max_index_bytes=MAX_BYTES)
+        for seq in range(len(self.sets), 0, -1):
+            store.undo(seq)
+            want = self.sets[seq - 2] if seq > 1 else ()
+            assert sorted(store.records(), key=_key) == sorted(want, key=_key), seq
+        assert store.records() == ()
+        shutil.rmtree(copy)
+        event("undo everything")
 
     @rule()
     def reopen(self) -> None:
@@ -214,10 +318,36 @@ class StoreMachine(RuleBasedStateMachine):
         assert verify_listed(self.root) == tuple(self.model)
         files = set(listed_files(self.root))
         on_disk = set(snapshot(self.root))
-        # Clean commits leave nothing behind: the set, its manifest, its index.
+        # Clean commits leave nothing behind: the set, its manifest, its index, and
+        # local state (SPEC §6).
+        on_disk = {n for n in on_disk if not n.startswith("history/")}
         assert on_disk - files <= {"manifest.json", "MEMORY.md"}
         if "manifest.json" in on_disk:
             assert (self.root / "MEMORY.md").read_text() == self.store.catalog()
+
+    @invariant()
+    def history_matches_the_sets(self) -> None:
+        """history() is the sequence of sets the model went through, newest first."""
+        entries = self.store.history()[::-1]
+        assert [e.seq for e in entries] == list(range(1, len(self.sets) + 1))
+        for entry, previous in zip(entries[1:], entries, strict=False):
+            assert entry.before == previous.after or entry.op == "recover"
+        for entry, expected in zip(entries, self.sets, strict=True):
+            want = {r.name for r in expected}
+            assert {a.name for a in entry.added} <= want, entry.seq
+            assert not {r.name for r in entry.removed} & (want - {a.name for a in entry.added})
+        if entries and self.foreign is None:
+            replayed = replay(entries)
+            assert set(replayed) == set(listed_files(self.root))
+            assert sorted(a.name for a in replayed.values()) == sorted(r.name for r in self.model)
+
+
+def _key(record: MemoryRecord) -> tuple[str, str, str, str]:
+    return (record.name, record.description, record.type.value, record.body)
+
+
+def _index_line(record: MemoryRecord, file: str) -> str:
+    return f"- [{record.name}]({file}) - {record.description}\n"
 
 
 TestStoreMachine = StoreMachine.TestCase

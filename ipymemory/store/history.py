@@ -195,19 +195,19 @@ def now_utc() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
 
 
-def replay(entries: Iterable[HistoryEntry]) -> dict[str, str]:
-    """The set the entries describe, as ``{file: name}`` in set order.
+def replay(entries: Iterable[HistoryEntry]) -> dict[str, Added]:
+    """The set the entries describe, as ``{file: Added}`` in set order.
 
     Each entry removes its ``removed`` files and appends its ``added`` ones, which is
     how every commit of ours builds its new set from the current one.
     """
-    files: dict[str, str] = {}
+    files: dict[str, Added] = {}
     for entry in entries:
         for r in entry.removed:
             files.pop(r.file, None)
         for a in entry.added:
             files.pop(a.file, None)
-            files[a.file] = a.name
+            files[a.file] = a
     return files
 
 

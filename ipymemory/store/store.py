@@ -501,16 +501,24 @@ class MemoryStore:
             self._checkpoint("manifest-read")
             journal = self._journal(real)
             target = _find(journal.read().entries, seq, self.dir.where(HISTORY_DIR_NAME))
+            digests = self._digests(real, current)
             files = {e.file: e for e in current}
-            stale = [a for a in target.added if a.file not in files]
+            same = {(e.record.name, digests[e.file]): e for e in current}
+            # A record is still there if its file is, or a byte-identical copy (an undo
+            # or restore brings records back under new ids).
+            found = {
+                a.file: files.get(a.file) or same.get((a.name, a.sha256)) for a in target.added
+            }
+            stale = [a for a in target.added if found[a.file] is None]
             if stale:
                 raise MemoryConflictError(
                     f"undo #{seq}: {', '.join(repr(a.name) for a in stale)} added by it "
                     "has since been replaced or removed; nothing changed"
                 )
-            leaving = {a.file for a in target.added}
+            leaving = {e.file for e in found.values() if e is not None}
             kept = tuple(e for e in current if e.file not in leaving)
-            back = self._bring_back(journal, [(r.file, r.name) for r in target.removed], kept)
+            pairs = [(r.file, r.name) for r in target.removed]
+            back = self._bring_back(journal, pairs, kept, digests)
             change = _Change("undo", actor=actor, undoes=seq, raw=back.raw)
             removed = tuple(e for e in current if e.file in leaving)
             return self._commit(
@@ -528,34 +536,61 @@ class MemoryStore:
             entries = journal.read().entries
             target = _find(entries, seq, self.dir.where(HISTORY_DIR_NAME))
             wanted = replay(e for e in entries if e.seq <= target.seq)
-            kept = tuple(e for e in current if e.file in wanted)
-            have = {e.file for e in kept}
-            missing = [(f, n) for f, n in wanted.items() if f not in have]
-            back = self._bring_back(journal, missing, kept)
+            digests = self._digests(real, current)
+            files = {e.file: e for e in current}
+            same = {(e.record.name, digests[e.file]): e for e in current}
+            staying: set[str] = set()
+            missing = []
+            for file, a in wanted.items():
+                match = files.get(file) or same.get((a.name, a.sha256))
+                if match is None:
+                    missing.append((file, a.name))
+                else:
+                    staying.add(match.file)
+            kept = tuple(e for e in current if e.file in staying)
+            back = self._bring_back(journal, missing, kept, digests)
             change = _Change("restore", actor=actor, restores=seq, raw=back.raw)
-            removed = tuple(e for e in current if e.file not in wanted)
+            removed = tuple(e for e in current if e.file not in staying)
             return self._commit(
                 real, lock, before, current, kept + back.entries, back.entries, removed, change
             )
 
+    def _digests(self, real: str, entries: Sequence[StoredRecord]) -> dict[str, str | None]:
+        """The sha256 of each entry's file bytes (None if it cannot be read)."""
+        out: dict[str, str | None] = {}
+        for e in entries:
+            try:
+                got = self.dir.read(real, e.file, MAX_RECORD_BYTES)
+            except MemoryStoreError:
+                got = None
+            out[e.file] = sha256_hex(got[0]) if got else None
+        return out
+
     def _bring_back(
-        self, journal: Journal, files: Sequence[tuple[str, str]], staying: Sequence[StoredRecord]
+        self,
+        journal: Journal,
+        files: Sequence[tuple[str, str]],
+        staying: Sequence[StoredRecord],
+        digests: Mapping[str, str | None],
     ) -> _Back:
-        """New entries (new ids, the kept bytes unchanged) for kept ``(file, name)``s."""
+        """New entries (new ids, the kept bytes unchanged) for kept ``(file, name)``s; one
+        whose byte-identical copy is among ``staying`` is there already."""
         taken = {e.record.name: e.file for e in staying}
         entries: list[StoredRecord] = []
         raw: dict[str, bytes] = {}
         for file, name in files:
-            if name in taken:
-                raise MemoryConflictError(
-                    f"the name {name!r} is now held by another record ({taken[name]}); "
-                    "nothing changed"
-                )
             if not journal.kept(file):
                 raise MemoryConflictError(
                     f"{file} ({name!r}) is no longer kept in history/files; nothing changed"
                 )
             data = journal.read_kept(file, MAX_RECORD_BYTES)
+            if name in taken:
+                if digests.get(taken[name]) == sha256_hex(data):
+                    continue  # the same bytes are in the set already
+                raise MemoryConflictError(
+                    f"the name {name!r} is now held by another record ({taken[name]}); "
+                    "nothing changed"
+                )
             record = parse_record(data, self.dir.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file))
             entry = _new_entry(record)
             entries.append(entry)
@@ -599,8 +634,8 @@ class MemoryStore:
             )
             return replace(plan, applied=True)
 
-    def _journal_set(self, real: str) -> dict[str, str] | None:
-        """The journal's last known set ``{file: name}``; None without a usable journal."""
+    def _journal_set(self, real: str) -> dict[str, Added] | None:
+        """The journal's last known set ``{file: Added}``; None without a usable journal."""
         try:
             report = self._journal(real).read()
         except MemoryStoreError:
@@ -651,7 +686,8 @@ class MemoryStore:
                 got = self.dir.read(real, e.file, MAX_RECORD_BYTES)
                 added.append(Added(e.record.name, e.file, sha256_hex(got and got[0])))
         removed = []
-        for file, name in known.items():
+        for file, was in known.items():
+            name = was.name
             if file not in listed:
                 # The other tool may have left the file: keep it rather than lose it.
                 kept = journal.keep(file) if os.path.lexists(f"{real}/{file}") else False
@@ -754,7 +790,7 @@ class MemoryStore:
         index_backup.discard()
         manifest_backup.discard()
         if change.op == "recover":
-            left = [Removed(n, f, journal.kept(f)) for f, n in change.known.items()]
+            left = [Removed(a.name, f, journal.kept(f)) for f, a in change.known.items()]
             listed = {e.file for e in new_set}
             removed_lines = tuple(r for r in left if r.file not in listed)
             added_entries = [e for e in new_set if e.file not in change.known]
@@ -837,7 +873,7 @@ class _Change:
     undoes: int | None = None
     restores: int | None = None
     raw: Mapping[str, bytes] = field(default_factory=dict)  # file -> exact bytes to write
-    known: Mapping[str, str] = field(default_factory=dict)  # recover: the journal's set
+    known: Mapping[str, Added] = field(default_factory=dict)  # recover: the journal's set
 
     def meta(self, added: Sequence[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """The entry's actor and provenance, checked before anything is written: JSON

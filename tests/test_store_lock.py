@@ -756,3 +756,22 @@ def test_interrupt_right_after_making_the_lock_leaves_it_unrefreshed(
 
     assert raised_in_thread(take) == []  # adopted at once, from another thread
     assert not os.path.lexists(mem / ".lock")
+
+
+def test_gc_and_check_with_files_put_inside_a_lock(workspace: str) -> None:
+    """Files put inside our lock directory: the release moves the directory aside; gc
+    neither fails on it nor deletes those files; check says what to do."""
+    from ipymemory.store.maintenance import gc
+
+    store = MemoryStore(workspace)
+    store.extend([rec("a")])
+    mem = Path(workspace) / ".memory"
+    with StoreLock(mem):
+        (mem / ".lock" / "stray").write_text("x")
+    (aside,) = [p for p in mem.iterdir() if p.name.startswith(".lock.stale-")]
+    assert gc(workspace, 0.0) == []
+    assert (aside / "stray").read_text() == "x"
+    (problem,) = check(workspace)
+    assert problem.file == str(aside) and "files someone put inside" in problem.reason
+    assert problem.severity == "warning" and not problem.leftover
+    store.extend([rec("b")])  # commits go on

@@ -206,6 +206,13 @@ def _check_extras(
             )
             out.append(Problem(where, reason, "warning", collectable=False))
             continue
+        if name.startswith(STALE_LOCK_PREFIX) and _has_entries(f"{real}/{name}"):
+            reason = (
+                "a stale lock moved aside, with files someone put inside it; look at "
+                "them, then remove it (`ipymemory gc` leaves it)"
+            )
+            out.append(Problem(where, reason, "warning", collectable=False))
+            continue
         if name.startswith(STALE_LOCK_PREFIX):
             reason = "a stale lock moved aside; `ipymemory gc` removes it"
         elif is_collectable(name):
@@ -222,6 +229,13 @@ def _check_extras(
             reason = "not part of the memory format; ignored by readers"
         out.append(Problem(where, reason, "warning"))
     return out
+
+
+def _has_entries(path: str) -> bool:
+    try:
+        return os.path.isdir(path) and not os.path.islink(path) and bool(os.listdir(path))
+    except OSError:
+        return False
 
 
 def _reason(error: MemoryStoreError, where: str) -> str:
@@ -304,6 +318,8 @@ def gc(
                 if stat.S_ISDIR(st.st_mode):
                     if not name.startswith(STALE_LOCK_PREFIX):
                         continue  # a directory named like a record: not ours to remove
+                    if os.listdir(path):
+                        continue  # someone put files in that lock: check reports it
                     os.rmdir(path)
                 else:
                     os.unlink(path)

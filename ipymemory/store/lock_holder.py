@@ -297,7 +297,9 @@ def inspect_lock(
     if st is None:
         if os_lock_held and record is not None and record.held:
             return holder_of(record, None, stale)
-        return LockHolder("ours" if os_lock_held else "none", stale_after=stale)
+        if os_lock_held:  # the kernel keeps an OS lock only for a live process
+            return LockHolder("ours", alive=True, stale_after=stale)
+        return LockHolder("none", stale_after=stale)
     age = time.time() - st.st_mtime
     if is_marked(st):
         if record is not None and record.matches(st):

@@ -547,3 +547,42 @@ def test_live_reference_lock_on_our_old_inode_is_never_taken_over(
         assert holder.wait(timeout=10) == 0  # proper-lockfile saw no compromise
     MemoryStore(workspace, lock_timeout=2).extend([second])
     assert [r["name"] for r in node_read(node, mem)] == ["a", "b"]
+
+
+# --- (4) the history layer (SPEC §6) --------------------------------------------------------
+
+
+def test_reference_ignores_history_and_pending_and_its_commits_become_external(
+    workspace: str, mem: Path, node: NodeRun
+) -> None:
+    from ipymemory.store.maintenance import check
+
+    store = MemoryStore(workspace, max_index_bytes=BIG)
+    store.extend([MemoryRecord(name="ours", type="user", description="d", body="b")])
+    store.forget("ours")  # history/files/ now holds a record file the set does not list
+    store.extend([MemoryRecord(name="kept", type="user", description="d", body="b")])
+    (mem / "pending").mkdir()
+    (mem / "pending" / "batch-1.json").write_text('{"items": []}')
+    assert (mem / "history" / "journal.jsonl").is_file()
+    assert list((mem / "history" / "files").iterdir())
+
+    # The reference reads exactly the set: history/ and pending/ are not part of it.
+    assert node_read(node, mem) == as_entries(store)
+    # It commits into the same directory (its own lock, manifest and index).
+    theirs = [MemoryRecord(name="theirs", type="project", description="t", body="x")]
+    node_write(node, mem, theirs)
+    node("reindex", str(mem))
+    assert [r.name for r in store.records()] == ["kept", "theirs"]
+    assert [e["name"] for e in node_read(node, mem)] == ["kept", "theirs"]
+    assert any("external" in p.reason for p in check(workspace))
+
+    # Our next commit records the reference's commit first, as an external entry.
+    store.extend([MemoryRecord(name="next", type="user", description="d", body="b")])
+    add, ext = store.history()[:2]
+    assert ext.op == "external" and [a.name for a in ext.added] == ["theirs"]
+    assert ext.removed == () and ext.before == store.history()[2].after
+    assert add.op == "add" and add.before == ext.after
+    assert check(workspace, max_index_bytes=BIG) == []
+    assert (mem / "pending" / "batch-1.json").read_text() == '{"items": []}'
+    # And the reference still reads the whole set after ours.
+    assert [e["name"] for e in node_read(node, mem)] == ["kept", "theirs", "next"]

@@ -17,6 +17,7 @@ import os
 import socket
 import stat
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -333,27 +334,36 @@ def kind_of(st: os.stat_result) -> str:
     return "special file"
 
 
-def _os_lock_busy(root: Path) -> bool | None:
-    """Whether some process holds the OS lock (probed without waiting); None if unknown."""
+@contextlib.contextmanager
+def _os_lock_probe(root: Path) -> Iterator[bool | None]:
+    """Whether another process holds the OS lock (None: unknown). If none does, the probe
+    holds it for the block (never waiting), so no writer of ours makes or removes
+    ``.lock`` while it is inspected."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
-        return None
+        yield None
+        return
     try:
         fd = os.open(root / LOCK_FLOCK_NAME, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:
-        return False
+        yield False  # no writer of ours ever ran here
+        return
     except OSError:
-        return None
+        yield None
+        return
+    busy: bool | None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        busy = False
     except BlockingIOError:
-        return True
+        busy = True
     except OSError:
-        return None
+        busy = None
+    try:
+        yield busy
     finally:
         os.close(fd)  # closing drops the probe's lock
-    return False
 
 
 # --- check ------------------------------------------------------------------------------
@@ -379,8 +389,8 @@ def lock_findings(
     root = Path(memory_dir)
     out: list[LockFinding] = []
     out.extend(side_file_findings(root))
-    busy = _os_lock_busy(root)
-    holder = inspect_lock(root, os_lock_held=busy, stale=stale)
+    with _os_lock_probe(root) as busy:
+        holder = inspect_lock(root, os_lock_held=busy, stale=stale)
     lock = root / LOCK_DIR_NAME
     if holder.kind == "other":
         out.append(

@@ -29,6 +29,10 @@ distrust order tool > assistant > user):
 
 1. tool, if tool support ≥ θ and ≥ user support - δ: what a file or an output says,
    the user did not clearly say more of; a tie goes to the less trusted origin;
+   also tool, if at least ``ORIGIN_TOOL_ONLY_SHARE`` = 0.25 of the item's weight is in
+   terms that ONLY tool output holds (neither the user nor the assistant wrote them):
+   the item carries content nobody but a file or an output supplied, even when the
+   answer's framing words ("the script printed …") cover the rest;
 2. else user, if user support ≥ θ (the assistant echoing the user does not demote it);
 3. else assistant, if assistant support ≥ θ and ≥ tool support - δ;
 4. else (no source supports it on its own: a paraphrase, a translation, a merge of
@@ -65,6 +69,7 @@ from ..sidequery.fallback import tokenize
 __all__ = [
     "ORIGIN_SUPPORT_THRESHOLD",
     "ORIGIN_TIE_MARGIN",
+    "ORIGIN_TOOL_ONLY_SHARE",
     "Origin",
     "OriginDecision",
     "Sources",
@@ -75,6 +80,7 @@ __all__ = [
 
 ORIGIN_SUPPORT_THRESHOLD = 0.5
 ORIGIN_TIE_MARGIN = 0.15
+ORIGIN_TOOL_ONLY_SHARE = 0.25
 
 
 class Origin(str, Enum):
@@ -210,12 +216,14 @@ def decide_origin(
     *,
     threshold: float = ORIGIN_SUPPORT_THRESHOLD,
     margin: float = ORIGIN_TIE_MARGIN,
+    tool_only: float = ORIGIN_TOOL_ONLY_SHARE,
 ) -> OriginDecision:
     """The origin of an item whose text (description + body) is ``text``."""
     user_terms, tool_terms, assistant_terms = sources.terms
     item = _terms(text)
     u, t, a = support(item, user_terms), support(item, tool_terms), support(item, assistant_terms)
-    if t >= threshold and t >= u - margin:
+    only_tool = support(item, tool_terms - user_terms - assistant_terms)
+    if (t >= threshold and t >= u - margin) or only_tool >= tool_only:
         origin = Origin.TOOL
     elif u >= threshold:
         origin = Origin.USER

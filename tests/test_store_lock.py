@@ -775,3 +775,14 @@ def test_gc_and_check_with_files_put_inside_a_lock(workspace: str) -> None:
     assert problem.file == str(aside) and "files someone put inside" in problem.reason
     assert problem.severity == "warning" and not problem.leftover
     store.extend([rec("b")])  # commits go on
+
+
+def test_a_live_holder_of_ours_is_no_finding(mem: Path, holder: subprocess.Popen[str]) -> None:
+    assert (mem / ".lock").is_dir()
+    assert lock_findings(mem) == []  # a commit in progress elsewhere is normal
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait(timeout=10)
+    (orphan,) = lock_findings(mem)
+    assert f"left by process {holder.pid}" in orphan.reason and orphan.severity == "warning"
+    with StoreLock(mem):
+        assert lock_findings(mem) == []  # held by this very process

@@ -1,13 +1,22 @@
 """A small scripted Anthropic Messages-API server for tests (binds 127.0.0.1 only).
 
 The real ``anthropic`` SDK is pointed at it with ``base_url``. Tests enqueue replies in
-order; every request body received is recorded in ``requests``.
+order; every request body received is recorded in ``requests``, and when its answer
+was completely sent (``time.monotonic()``) in ``finished``.
+
+A request with ``"stream": true`` (the SDK's ``messages.stream``) gets its reply as
+server-sent events, the way the Messages API streams: ``message_start``, per content
+block ``content_block_start`` / ``content_block_delta`` (text in word-sized pieces,
+tool input as one ``input_json_delta``) / ``content_block_stop``, ``message_delta``
+(stop reason, output tokens), ``message_stop``; ``chunk_delay`` seconds pass between
+events. Other requests (the side-queries) get one JSON body as before.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -33,6 +42,42 @@ class Scripted:
     raw_body: bytes | None = None  # send these bytes verbatim (malformed responses)
     model: str | None = None
     request_id: str | None = None  # sent as the API's ``request-id`` header
+    chunk_delay: float = 0.0  # between the events of a streamed reply
+    stream_error: str | None = None  # a streamed reply breaks off with this error event
+
+    def events(self, request: dict[str, Any]) -> list[bytes]:
+        """The reply as server-sent events (a 200 reply to a streaming request)."""
+        usage = dict(self.usage)
+        message = {
+            **json.loads(self.body(request)),
+            "content": [],
+            "stop_reason": None,
+            "usage": {**usage, "output_tokens": 1},
+        }
+        out = [_sse("message_start", {"message": message})]
+        for index, block in enumerate(self.content):
+            if block.get("type") == "tool_use":
+                start = {**block, "input": {}}
+                deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+            else:
+                start = {**block, "text": ""}
+                pieces = re.findall(r"\S*\s*", str(block.get("text", "")))
+                deltas = [{"type": "text_delta", "text": p} for p in pieces if p]
+            out.append(_sse("content_block_start", {"index": index, "content_block": start}))
+            out.extend(_sse("content_block_delta", {"index": index, "delta": d}) for d in deltas)
+            out.append(_sse("content_block_stop", {"index": index}))
+            if self.stream_error is not None:
+                error = {"error": {"type": "overloaded_error", "message": self.stream_error}}
+                return [*out, _sse("error", error)]
+        delta = {"stop_reason": self.stop_reason, "stop_sequence": None}
+        out.append(
+            _sse(
+                "message_delta",
+                {"delta": delta, "usage": {"output_tokens": usage.get("output_tokens", 0)}},
+            )
+        )
+        out.append(_sse("message_stop", {}))
+        return out
 
     def body(self, request: dict[str, Any]) -> bytes:
         if self.raw_body is not None:
@@ -54,6 +99,11 @@ class Scripted:
                 "usage": self.usage,
             }
         return json.dumps(payload).encode("utf-8")
+
+
+def _sse(event: str, data: dict[str, Any]) -> bytes:
+    payload = json.dumps({"type": event, **data})
+    return f"event: {event}\ndata: {payload}\n\n".encode()
 
 
 def text(s: str, stop_reason: str | None = "end_turn", **kw: Any) -> Scripted:
@@ -90,6 +140,7 @@ class MessagesServer:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.finished: dict[int, float] = {}  # request index -> its answer fully sent
         self.headers: list[dict[str, str]] = []
         self._queue: deque[Scripted] = deque()
         self.responder: Callable[[dict[str, Any]], Scripted] | None = None
@@ -108,20 +159,39 @@ class MessagesServer:
                     body = json.loads(raw)
                 except ValueError:
                     body = {"_unparsed": raw.decode("utf-8", "replace")}
-                scripted = server._next(body, dict(self.headers))
+                scripted, index = server._next(body, dict(self.headers))
                 if scripted.delay:
                     time.sleep(scripted.delay)
-                data = scripted.body(body)
+                streamed = (
+                    body.get("stream") is True
+                    and scripted.status == 200
+                    and scripted.raw_body is None
+                )
                 try:
                     self.send_response(scripted.status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
                     if scripted.request_id is not None:
                         self.send_header("request-id", scripted.request_id)
-                    self.end_headers()
-                    self.wfile.write(data)
+                    if streamed:
+                        self.send_header("content-type", "text/event-stream")
+                        self.send_header("cache-control", "no-cache")
+                        self.send_header("connection", "close")
+                        self.end_headers()
+                        for i, event in enumerate(scripted.events(body)):
+                            if i and scripted.chunk_delay:
+                                time.sleep(scripted.chunk_delay)
+                            self.wfile.write(event)
+                            self.wfile.flush()
+                        self.close_connection = True
+                    else:
+                        data = scripted.body(body)
+                        self.send_header("content-type", "application/json")
+                        self.send_header("content-length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.write(data)
+                    self.wfile.flush()
+                    server.finished[index] = time.monotonic()
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout tests)
+                    pass  # the client gave up (timeouts, interrupted streams)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
@@ -130,16 +200,17 @@ class MessagesServer:
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
 
-    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Scripted:
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[Scripted, int]:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
+            index = len(self.requests) - 1
             if self._queue:
-                return self._queue.popleft()
+                return self._queue.popleft(), index
             if self.responder is not None:
-                return self.responder(body)
+                return self.responder(body), index
             self.unexpected += 1
-            return error(500, "messages_server: no scripted reply left")
+            return error(500, "messages_server: no scripted reply left"), index
 
     @property
     def base_url(self) -> str:

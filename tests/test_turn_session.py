@@ -199,9 +199,35 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
     assert usage.estimated_cost is not None and usage.estimated_cost > 0
     assert usage.to_json()["roles"]["selector"]["input_tokens"] == 50  # type: ignore[index]
 
-    kinds = [e.kind for e in events]
-    assert kinds == ["selecting", "model", "tool", "model", "extracting", "done"]
+    # With a listener the main calls stream: the answer arrives as text events, then
+    # "answered" (before any memory work), then extraction.
+    kinds = [e.kind for e in events if e.kind != "text"]
+    assert kinds == [
+        "selecting",
+        "model",
+        "tool",
+        "step",
+        "model",
+        "answered",
+        "extracting",
+        "done",
+    ]
+    assert all(r.get("stream") is True for r in main)
+    assert not any("stream" in r for r in reqs if role_of(r) != "main")
+    assert "".join(e.detail for e in events if e.kind == "text") == result.answer
+    assert len([e for e in events if e.kind == "text"]) > 1
     assert events[2].detail.startswith("read_file")
+    (step,) = [e.step for e in events if e.kind == "step"]
+    assert step is not None and result.steps == (step,)
+    assert (step.name, step.summary, step.result_chars, step.error) == (
+        "read_file",
+        "notes.md",
+        len("indent with tabs\n"),
+        None,
+    )
+    answered = next(e for e in events if e.kind == "answered")
+    assert answered.detail == result.answer
+    assert result.answer_seconds > 0 and result.memory_seconds > 0
 
 
 def test_review_mode_commits_exactly_the_accepted_items(

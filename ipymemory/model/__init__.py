@@ -5,7 +5,14 @@ and what each call cost. Failures are the typed ``ModelError`` family of
 from __future__ import annotations
 
 from .anthropic import AnthropicModel
-from .client import NO_MODEL_REASON, ModelClient, ModelReply, NoModel, cached_system
+from .client import (
+    NO_MODEL_REASON,
+    ModelClient,
+    ModelReply,
+    NoModel,
+    StreamingModelClient,
+    cached_system,
+)
 from .scripted import ScriptedModel
 from .usage import Usage, estimate_cost
 
@@ -16,6 +23,7 @@ __all__ = [
     "ModelReply",
     "NoModel",
     "ScriptedModel",
+    "StreamingModelClient",
     "Usage",
     "cached_system",
     "estimate_cost",

@@ -7,8 +7,10 @@ original stays as ``__cause__``), so callers decide by type and never see SDK ty
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import _constants as C
@@ -85,8 +87,40 @@ class AnthropicModel:
         tools: list[dict[str, Any]] | None = None,
         model: str | None = None,
     ) -> ModelReply:
-        import anthropic
+        kwargs = self._request(system, messages, max_tokens, tools, model)
+        with _model_errors():
+            message = self._client.messages.create(**kwargs)
+        return _reply_from_message(message)
 
+    def stream(
+        self,
+        *,
+        system: str | list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        on_text: Callable[[str], None],
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
+    ) -> ModelReply:
+        """Like :meth:`create`, over the SDK's streaming API: ``on_text`` gets each
+        piece of text as it arrives. An exception out of ``on_text`` (a
+        KeyboardInterrupt) closes the stream, so the connection is released at once."""
+        kwargs = self._request(system, messages, max_tokens, tools, model)
+        with _model_errors(), self._client.messages.stream(**kwargs) as stream:
+            for event in stream:
+                if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                    on_text(event.delta.text)
+            message = stream.get_final_message()
+        return _reply_from_message(message)
+
+    def _request(
+        self,
+        system: str | list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        tools: list[dict[str, Any]] | None,
+        model: str | None,
+    ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": model or self.model,
             "max_tokens": max_tokens,
@@ -95,27 +129,35 @@ class AnthropicModel:
         }
         if tools:
             kwargs["tools"] = tools
-        try:
-            message = self._client.messages.create(**kwargs)
-        except anthropic.APIStatusError as e:
-            raise ModelAPIError(
-                f"model API error: HTTP {e.status_code}: {_status_detail(e)}",
-                status_code=e.status_code,
-                error_type=_error_type(e),
-                request_id=getattr(e, "request_id", None),
-            ) from e
-        except anthropic.APITimeoutError as e:
-            raise ModelTimeout("model API error: the request timed out") from e
-        except anthropic.APIConnectionError as e:
-            raise ModelConnectionError(f"model API error: connection failed: {_short(e)}") from e
-        except anthropic.APIError as e:
-            raise ModelResponseError(f"model API error: {_short(e)}") from e
-        except json.JSONDecodeError as e:
-            # A 200 response whose body is not JSON (a broken gateway or proxy).
-            raise ModelResponseError(f"model API error: the response is not JSON ({e.msg})") from e
-        except anthropic.AnthropicError as e:  # e.g. credentials the SDK cannot load
-            raise ModelError(f"model API error: {_short(e)}") from e
-        return _reply_from_message(message)
+        return kwargs
+
+
+@contextlib.contextmanager
+def _model_errors() -> Iterator[None]:
+    """SDK errors (raised by the request or in the middle of a stream) as the typed
+    :class:`ModelError` family."""
+    import anthropic
+
+    try:
+        yield
+    except anthropic.APIStatusError as e:
+        raise ModelAPIError(
+            f"model API error: HTTP {e.status_code}: {_status_detail(e)}",
+            status_code=e.status_code,
+            error_type=_error_type(e),
+            request_id=getattr(e, "request_id", None),
+        ) from e
+    except anthropic.APITimeoutError as e:
+        raise ModelTimeout("model API error: the request timed out") from e
+    except anthropic.APIConnectionError as e:
+        raise ModelConnectionError(f"model API error: connection failed: {_short(e)}") from e
+    except anthropic.APIError as e:
+        raise ModelResponseError(f"model API error: {_short(e)}") from e
+    except json.JSONDecodeError as e:
+        # A 200 response whose body is not JSON (a broken gateway or proxy).
+        raise ModelResponseError(f"model API error: the response is not JSON ({e.msg})") from e
+    except anthropic.AnthropicError as e:  # e.g. credentials the SDK cannot load
+        raise ModelError(f"model API error: {_short(e)}") from e
 
 
 def _body_error(e: Any, key: str) -> str | None:

@@ -8,13 +8,21 @@ A client signals failure with a :class:`~ipymemory.errors.ModelError` subclass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import ModelNotConfigured
 from .usage import Usage
 
-__all__ = ["NO_MODEL_REASON", "ModelClient", "ModelReply", "NoModel", "cached_system"]
+__all__ = [
+    "NO_MODEL_REASON",
+    "ModelClient",
+    "ModelReply",
+    "NoModel",
+    "StreamingModelClient",
+    "cached_system",
+]
 
 NO_MODEL_REASON = "no model configured (set ANTHROPIC_API_KEY)"
 
@@ -52,6 +60,24 @@ class ModelClient(Protocol):
         system: str | list[dict[str, Any]],
         messages: list[dict[str, Any]],
         max_tokens: int,
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
+    ) -> ModelReply: ...
+
+
+@runtime_checkable
+class StreamingModelClient(ModelClient, Protocol):
+    """A client that can also stream a reply: ``on_text`` gets each piece of text as it
+    arrives, and the return value is the whole reply, as from ``create``. The agent's
+    tool loop streams when its client has this; side-queries never do."""
+
+    def stream(
+        self,
+        *,
+        system: str | list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        on_text: Callable[[str], None],
         tools: list[dict[str, Any]] | None = None,
         model: str | None = None,
     ) -> ModelReply: ...

@@ -21,6 +21,9 @@ A reply may be:
 * a message ``dict`` with ``"content"`` (a string or a list of blocks) and optional
   ``"stop_reason"``, ``"usage"`` (a dict of token counts) and ``"model"``.
 
+``stream`` replays the same way, handing the reply's text to its ``on_text`` word by
+word (the agent's answer then appears progressively in a notebook, as with the API).
+
 Usage is all zeros unless a reply says otherwise: nothing is estimated. When the
 script runs out, the call raises :class:`ScriptExhausted` (a ``ModelError``, so a
 side-query falls back or records ``last_error`` exactly as on an API failure),
@@ -32,9 +35,10 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import ScriptExhausted
@@ -104,6 +108,25 @@ class ScriptedModel:
                     f"(it was given {self._scripted})"
                 )
             return self._queue.popleft()
+
+    def stream(
+        self,
+        *,
+        system: str | list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        on_text: Callable[[str], None],
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
+    ) -> ModelReply:
+        """:meth:`create`, with the reply's text handed to ``on_text`` word by word."""
+        reply = self.create(
+            system=system, messages=messages, max_tokens=max_tokens, tools=tools, model=model
+        )
+        for piece in re.findall(r"\S*\s*", reply.text):
+            if piece:
+                on_text(piece)
+        return reply
 
     def _convert(self, reply: Any, index: int) -> ModelReply:
         where = f"ScriptedModel reply {index}"

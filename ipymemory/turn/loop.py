@@ -18,20 +18,40 @@ typed :class:`~ipymemory.errors.ModelError`).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import ModelClient, ModelReply
+from ..model import ModelClient, ModelReply, StreamingModelClient
 from .history import RequestHistory
 from .injection import query_index, with_memory_block
 from .tools import ToolBox
 
-__all__ = ["INTERRUPTED_NOTE", "LoopOutcome", "close_turn", "request_messages", "run_tool_loop"]
+__all__ = [
+    "INTERRUPTED_NOTE",
+    "LoopOutcome",
+    "ToolStep",
+    "close_turn",
+    "request_messages",
+    "run_tool_loop",
+]
 
 INTERRUPTED_NOTE = "(The turn was interrupted by the user.)"
 
 Emit = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class ToolStep:
+    """One tool call of a turn, for the steps view: the tool, what it was asked about
+    (a path, the first line of code), how much it returned, and the error if any."""
+
+    name: str
+    summary: str
+    result_chars: int
+    error: str | None = None
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -42,6 +62,27 @@ class LoopOutcome:
     model_calls: int
     tool_calls: int
     stopped_at_limit: bool = False
+    steps: tuple[ToolStep, ...] = ()
+
+
+def _step_summary(name: str, tool_input: Any) -> str:
+    """What a tool call was about, in a few words: its path, or its code's first line."""
+    if isinstance(tool_input, dict):
+        code = tool_input.get("code")
+        if isinstance(code, str):
+            lines = code.strip().splitlines() or [""]
+            more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+            return _clip(lines[0], 60) + more
+        path = tool_input.get("path")
+        if isinstance(path, str):
+            return _clip(path, 80)
+        if not tool_input:
+            return "."
+    return _short_input(tool_input)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _short_input(tool_input: Any, limit: int = 80) -> str:
@@ -144,11 +185,16 @@ def run_tool_loop(
     on_reply: Callable[[ModelReply], None],
     emit: Emit,
     memory_block: str = "",
+    on_text: Callable[[str], None] | None = None,
+    on_step: Callable[[ToolStep], None] | None = None,
 ) -> LoopOutcome:
     """Run the loop on ``history`` (which ends with the user's message); see module
     docstring. ``memory_block`` is sent with every request of this turn (see
-    :func:`request_messages`), never stored. Mutates ``history`` (appends only)."""
+    :func:`request_messages`), never stored. With ``on_text`` and a streaming client,
+    every model reply is streamed and ``on_text`` gets its text as it arrives;
+    ``on_step`` gets each tool call once it ran. Mutates ``history`` (appends only)."""
     turn_start = len(history) - 1
+    steps: list[ToolStep] = []
     model_calls = 0
     tool_calls = 0
     tool_rounds = 0
@@ -162,13 +208,23 @@ def run_tool_loop(
             )
             # A failed call raises its typed ModelError as is (the handler below
             # closes the history first), so callers can tell "no key" from "HTTP 529".
-            reply = model.create(
-                system=system,
-                messages=messages,
-                max_tokens=max_tokens,
-                tools=tools.definitions,
-                model=model_name,
-            )
+            if on_text is not None and isinstance(model, StreamingModelClient):
+                reply = model.stream(
+                    system=system,
+                    messages=messages,
+                    max_tokens=max_tokens,
+                    tools=tools.definitions,
+                    model=model_name,
+                    on_text=on_text,
+                )
+            else:
+                reply = model.create(
+                    system=system,
+                    messages=messages,
+                    max_tokens=max_tokens,
+                    tools=tools.definitions,
+                    model=model_name,
+                )
             on_reply(reply)
             content = [dict(b) for b in reply.content] or [
                 {"type": "text", "text": "(the model returned an empty reply)"}
@@ -179,7 +235,7 @@ def run_tool_loop(
                 answer = reply.text
                 if reply.stop_reason == "max_tokens":
                     answer += "\n\n[The answer was cut off: it reached max_tokens.]"
-                return LoopOutcome(answer, model_calls, tool_calls)
+                return LoopOutcome(answer, model_calls, tool_calls, steps=tuple(steps))
             results = []
             if tool_rounds >= max_tool_steps:
                 note = (
@@ -188,16 +244,30 @@ def run_tool_loop(
                 )
                 close_turn(history, note)
                 answer = "\n\n".join(t for t in (reply.text.strip(), note) if t)
-                return LoopOutcome(answer, model_calls, tool_calls, stopped_at_limit=True)
+                return LoopOutcome(
+                    answer, model_calls, tool_calls, stopped_at_limit=True, steps=tuple(steps)
+                )
             tool_rounds += 1
             complete = reply.stop_reason == "tool_use"
             for use in uses:
                 name = str(use.get("name"))
                 if complete:
                     emit("tool", f"{name} {_short_input(use.get('input'))}")
+                    began = time.monotonic()
                     outcome = tools.run(name, use.get("input"))
                     tool_calls += 1
                     text, is_error = outcome.content, outcome.is_error
+                    first_line = (text.strip().splitlines() or ["error"])[0]
+                    step = ToolStep(
+                        name,
+                        _step_summary(name, use.get("input")),
+                        len(text),
+                        _clip(first_line, 200) if is_error else None,
+                        time.monotonic() - began,
+                    )
+                    steps.append(step)
+                    if on_step is not None:
+                        on_step(step)
                 else:
                     text = (
                         f"not run: the reply stopped with {reply.stop_reason!r} before the "

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
@@ -55,7 +56,7 @@ from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import COMMIT_MODES, SessionConfig
 from .history import RequestHistory, previous_turn_start, summarize_history
 from .injection import render_memory_block
-from .loop import run_tool_loop
+from .loop import ToolStep, run_tool_loop
 from .provenance import TurnProvenance
 from .tools import ToolBox
 from .usage import CallUsage, TurnUsage, UsageLedger
@@ -77,13 +78,18 @@ LAST_ERROR_COMMIT = "Memory commit failed"
 class TurnEvent:
     """Progress of a turn, for a spinner or a progress line.
 
-    ``kind`` is one of ``selecting``, ``model``, ``tool``, ``summarizing`` (older
-    history is being compressed), ``extracting``, ``consolidating``, ``done``;
-    ``detail`` is a short human-readable text.
+    ``kind`` is one of ``selecting``, ``model`` (a model call starts), ``text`` (a
+    piece of the model's reply streamed in: ``detail`` is that text), ``tool`` (a tool
+    starts), ``step`` (a tool ran: ``step`` says which, on what, with what result),
+    ``summarizing`` (older history is being compressed), ``answered`` (the final
+    answer is known: ``detail`` is the whole answer; memory work follows),
+    ``extracting``, ``consolidating``, ``done``; otherwise ``detail`` is a short
+    human-readable text.
     """
 
     kind: str
     detail: str = ""
+    step: ToolStep | None = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,10 @@ class TurnResult:
     last_error_cause: str | None = None
     memory_errors: tuple[tuple[str, str], ...] = ()
     stopped_at_limit: bool = False
+    #: Seconds from the start of the turn to the answer, and then the memory work.
+    answer_seconds: float = 0.0
+    memory_seconds: float = 0.0
+    steps: tuple[ToolStep, ...] = ()
 
 
 Listener = Callable[[TurnEvent], None]
@@ -241,6 +251,7 @@ class AgentSession:
         namespace: dict[str, Any] | None,
         allow_hidden: bool,
     ) -> TurnResult:
+        started = time.monotonic()
         turn = TurnProvenance(self.id, query=query, caller=self._caller())
         self._provenance = turn
         if use_memory:
@@ -273,7 +284,13 @@ class AgentSession:
             on_reply=self._record_main,
             emit=self._emit,
             memory_block=self._memory_block,
+            # Stream only to someone listening (a notebook cell shows the text).
+            on_text=self._stream_text if self._listener is not None else None,
+            on_step=self._step,
         )
+        answered = time.monotonic()
+        # The answer is complete: show it now, before any memory work (issue 13).
+        self._emit("answered", outcome.answer)
         self._provenance = replace(turn, files_read=tuple(tools.files_read))
         if use_memory:
             batch = self._complete(mode)
@@ -297,6 +314,9 @@ class AgentSession:
             last_error_cause=self.last_error_cause,
             memory_errors=tuple(self._errors),
             stopped_at_limit=outcome.stopped_at_limit,
+            answer_seconds=answered - started,
+            memory_seconds=time.monotonic() - answered,
+            steps=outcome.steps,
         )
 
     def complete(self) -> PendingBatch | None:
@@ -525,9 +545,15 @@ class AgentSession:
         self.last_error_cause = cause
         self._errors.append((message, cause))
 
-    def _emit(self, kind: str, detail: str) -> None:
+    def _emit(self, kind: str, detail: str, step: ToolStep | None = None) -> None:
         if self._listener is not None:
-            self._listener(TurnEvent(kind, detail))
+            self._listener(TurnEvent(kind, detail, step))
+
+    def _stream_text(self, text: str) -> None:
+        self._emit("text", text)
+
+    def _step(self, step: ToolStep) -> None:
+        self._emit("step", f"{step.name} {step.summary}", step)
 
     def _record(self, call: CallUsage) -> None:
         if self._calls is not None:

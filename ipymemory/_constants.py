@@ -58,3 +58,14 @@ DEFAULT_LIST_FILES_LIMIT: Final = 200  # entries list_files returns
 DEFAULT_PYTHON_OUTPUT_LIMIT: Final = 20_000  # characters of run_python output
 DEFAULT_PYTHON_TIMEOUT: Final = 60.0  # seconds a run_python call may take
 DEFAULT_ALLOW_HIDDEN: Final = False  # may the file tools see .env, .git, .memory, ...?
+
+# --- Screening (SPEC §7) ---------------------------------------------------------------
+# Origin (ipymemory/screen/origin.py): a source supports an item when it holds this share
+# of the item's weighted terms; supports within the margin are a tie (to the less trusted);
+# an item whose terms only tool output holds, at this share, is tool.
+ORIGIN_SUPPORT_THRESHOLD: Final = 0.5
+ORIGIN_TIE_MARGIN: Final = 0.15
+ORIGIN_TOOL_ONLY_SHARE: Final = 0.25
+# An auto-mode consolidation replacing more than half the set, or more than this many
+# records, waits for review.
+CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5

@@ -64,6 +64,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any
 
+from .. import _constants as C
 from ..sidequery.fallback import tokenize
 
 __all__ = [
@@ -78,9 +79,9 @@ __all__ = [
     "support",
 ]
 
-ORIGIN_SUPPORT_THRESHOLD = 0.5
-ORIGIN_TIE_MARGIN = 0.15
-ORIGIN_TOOL_ONLY_SHARE = 0.25
+ORIGIN_SUPPORT_THRESHOLD = C.ORIGIN_SUPPORT_THRESHOLD
+ORIGIN_TIE_MARGIN = C.ORIGIN_TIE_MARGIN
+ORIGIN_TOOL_ONLY_SHARE = C.ORIGIN_TOOL_ONLY_SHARE
 
 
 class Origin(str, Enum):

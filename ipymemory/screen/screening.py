@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .. import _constants as C
 from ..store.record import MemoryRecord
 from .instructs import instruction_reasons
 from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
@@ -39,9 +40,7 @@ __all__ = [
     "screen_records",
 ]
 
-# SPEC §7: an auto-mode plan replacing more than half the set, or more than this many
-# records, waits for review.
-CONSOLIDATION_REVIEW_MAX_REPLACED = 5
+CONSOLIDATION_REVIEW_MAX_REPLACED = C.CONSOLIDATION_REVIEW_MAX_REPLACED
 
 _FIELDS = ("name", "description", "body")
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -282,3 +284,104 @@ def test_properties(records: list[Light], query: str, limit: int, data: st.DataO
     # The input order does not matter.
     shuffled = data.draw(st.permutations(records))
     assert names(keyword_select(query, shuffled, limit=limit)) == names(chosen)
+
+
+# --- same results as scoring every record, at any set size, without a cliff (issue 13) --
+
+
+def _score_every_record(query: str, records: list[Light], limit: int) -> list[str]:
+    """The ranking rules applied plainly: every record scored exactly (the algorithm the
+    cached index replaced); names of the chosen records."""
+    from ipymemory.sidequery import fallback as fb
+
+    weights, use_stop = fb._query_weights(query)
+    if limit <= 0 or not records or not weights:
+        return []
+    terms = [fb._record_terms(f"{r.name} {r.description}") for r in records]
+    docs = [(t.stop, t.total_length) if use_stop else (t.content, t.content_length) for t in terms]
+    average = sum(length for _, length in docs) / len(docs) or 1.0
+    df = {w: sum(1 for counts, _ in docs if w in counts) for w in weights}
+    ranked = []
+    for position, (counts, length) in enumerate(docs):
+        common = [w for w in weights if w in counts]
+        if not common:
+            continue
+        norm = fb._K1 * (1.0 - fb._B + fb._B * length / average)
+        score = math.fsum(
+            weights[w]
+            * math.log(1.0 + (len(docs) - df[w] + 0.5) / (df[w] + 0.5))
+            * (fb._K1 + 1.0)
+            * counts[w]
+            / (counts[w] + norm)
+            for w in common
+        )
+        ranked.append((-score, records[position].name, records[position].description))
+    ranked.sort()
+    chosen: list[str] = []
+    for _, name, _ in ranked:
+        if name not in chosen:
+            chosen.append(name)
+    return chosen[:limit]
+
+
+# Few words, so many records tie or nearly tie; names repeat, so collapsing matters.
+_crowded_sets = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "d", "e", "f"]), _texts), max_size=60
+).map(lambda pairs: [Light(n, d) for n, d in pairs])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    records=st.one_of(_record_sets, _crowded_sets),
+    query=_texts,
+    limit=st.integers(0, 8),
+)
+def test_same_choice_as_scoring_every_record(records: list[Light], query: str, limit: int) -> None:
+    assert names(keyword_select(query, records, limit=limit)) == _score_every_record(
+        query, records, limit
+    )
+
+
+def _big_set(size: int) -> list[Light]:
+    rng = random.Random(size)
+    words = [f"w{i}x" for i in range(400)]
+    return [Light(f"r{i}", " ".join(rng.choices(words, k=12))) for i in range(size)]
+
+
+def test_a_warm_query_over_a_large_set_tokenizes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The old fixed 4,096-entry term cache re-tokenized every record of a 5,000-record set
+    # on every query (the cliff). Terms and the set's index are now kept for the set.
+    from ipymemory.sidequery import fallback as fb
+
+    fb.clear_caches()
+    records = _big_set(5000)
+    calls: list[str] = []
+    real = fb._record_terms
+
+    def counting(text: str) -> Any:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(fb, "_record_terms", counting)
+    first = keyword_select("w1x w2x w3x", records)
+    assert len(calls) == 5000
+    calls.clear()
+    for query in ("w1x w2x w3x", "w7x w300x", "w5x"):
+        keyword_select(query, records)
+        keyword_select(query, list(records))  # a new sequence of the same records
+    assert calls == []
+    # One record replaced: only its text is tokenized, and the result sees it.
+    changed = [*records[:-1], Light("r4999", "w1x w2x w3x w1x w2x w3x")]
+    assert keyword_select("w1x w2x w3x", changed)[0].name == "r4999"
+    assert calls == ["r4999 w1x w2x w3x w1x w2x w3x"]
+    assert keyword_select("w1x w2x w3x", records) == first
+
+
+def test_caches_stay_bounded() -> None:
+    from ipymemory.sidequery import fallback as fb
+
+    fb.clear_caches()
+    for size in range(1, 40):
+        keyword_select("w1x", _big_set(size * 10))
+    assert len(fb._SET_CACHE) <= fb._SETS_KEPT
+    assert len(fb._TERM_CACHE) <= max(fb._MIN_TERM_CACHE, 4 * 390) + 390

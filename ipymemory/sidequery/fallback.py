@@ -25,17 +25,15 @@ BM25 on public data; see ``benchmarks/README.md``.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
-from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
-from itertools import chain
 from typing import NamedTuple, Protocol, TypeVar
 
 from .. import _constants as C
 
-__all__ = ["keyword_select", "tokenize"]
+__all__ = ["clear_caches", "keyword_select", "tokenize"]
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U000323af"
 # ASCII letters are listed explicitly (no IGNORECASE): in Unicode mode that flag
@@ -168,13 +166,79 @@ class _RecordTerms(NamedTuple):
     total_length: int
 
 
-# Per-record term counts, keyed on the (immutable) name and description; bounded so a
-# long-lived kernel cannot grow it without limit. Stop words are indexed separately:
-# they are used only for a query made of nothing else.
-@lru_cache(maxsize=4096)
-def _record_terms(name: str, description: str) -> _RecordTerms:
-    content, stop = _terms(f"{name} {description}")
+def _record_terms(text: str) -> _RecordTerms:
+    content, stop = _terms(text)
     return _RecordTerms(_counts(content), _counts(stop), len(content), len(content) + len(stop))
+
+
+class _Side(NamedTuple):
+    """One side (content or stop words) of a candidate set, ready for scoring."""
+
+    counts: list[dict[str, int]]  # per record: term -> frequency
+    norms: list[float]  # per record: BM25 length normalisation k1 * (1 - b + b * len / avg)
+    # Inverted: term -> (positions of the records holding it, and for each its
+    # frequency share f / (f + norm), the query-independent part of its score).
+    postings: dict[str, tuple[list[int], list[float]]]
+
+
+class _SetIndex(NamedTuple):
+    records: tuple[object, ...]  # kept alive: the cache key is their ids
+    content: _Side
+    stop: _Side  # used only for a query made of nothing but stop words
+
+
+def _side(entries: list[_RecordTerms], stop: bool) -> _Side:
+    counts = [entry.stop if stop else entry.content for entry in entries]
+    lengths = [entry.total_length if stop else entry.content_length for entry in entries]
+    average_length = sum(lengths) / len(lengths) or 1.0
+    norms = [_K1 * (1.0 - _B + _B * length / average_length) for length in lengths]
+    postings: dict[str, tuple[list[int], list[float]]] = {}
+    for position, (doc, norm) in enumerate(zip(counts, norms, strict=True)):
+        for term, freq in doc.items():
+            entry = postings.get(term)
+            if entry is None:
+                entry = postings[term] = ([], [])
+            entry[0].append(position)
+            entry[1].append(freq / (freq + norm))
+    return _Side(counts, norms, postings)
+
+
+# Records are immutable, and a kernel selects over the same set turn after turn: the
+# terms of each record text, and the index of each recent set (keyed by the identity of
+# its records, which it keeps alive), are cached. The term cache is sized to the sets
+# seen (a fixed size below the set's would be emptied on every query: a cliff at that
+# size) and dropped only when far more would pile up in a long-lived kernel.
+_TERM_CACHE: dict[str, _RecordTerms] = {}
+_SET_CACHE: dict[tuple[int, ...], _SetIndex] = {}
+_SETS_KEPT = 4
+_MIN_TERM_CACHE = 4096
+
+
+def clear_caches() -> None:
+    """Forget every cached term and set index (benchmarks measure cold selections)."""
+    _TERM_CACHE.clear()
+    _SET_CACHE.clear()
+
+
+def _set_index(records: Sequence[Selectable]) -> _SetIndex:
+    key = tuple(map(id, records))
+    index = _SET_CACHE.get(key)
+    if index is not None:
+        return index
+    if len(_TERM_CACHE) > max(_MIN_TERM_CACHE, 4 * len(records)):
+        _TERM_CACHE.clear()
+    entries = []
+    for record in records:
+        text = f"{record.name} {record.description}"  # the catalog's view of a record
+        entry = _TERM_CACHE.get(text)
+        if entry is None:
+            entry = _TERM_CACHE[text] = _record_terms(text)
+        entries.append(entry)
+    index = _SetIndex(tuple(records), _side(entries, stop=False), _side(entries, stop=True))
+    if len(_SET_CACHE) >= _SETS_KEPT:
+        del _SET_CACHE[next(iter(_SET_CACHE))]  # the oldest
+    _SET_CACHE[key] = index
+    return index
 
 
 def _query_weights(query: str) -> tuple[dict[str, float], bool]:
@@ -195,41 +259,51 @@ def keyword_select(
     Records that match no query term are dropped; the rest are ordered by score
     descending, then name ascending (then description, so the result never depends
     on the input order). Records sharing a name are collapsed to the best-ranked one.
+    Records must not change while they are being selected over (``MemoryRecord`` is
+    frozen): each set's index is cached by the identity of its records.
     """
     if limit <= 0 or not records:
         return ()
     weights, use_stop = _query_weights(query)
     if not weights:
         return ()
-    wanted = weights.keys()
+    index = _set_index(records)
+    side = index.stop if use_stop else index.content
+    count = len(records)
 
-    index = [_record_terms(record.name, record.description) for record in records]
-    # A stop-word-only query is scored over the stop-word counts and full lengths.
-    if use_stop:
-        docs = [(entry.stop, entry.total_length) for entry in index]
-    else:
-        docs = [(entry.content, entry.content_length) for entry in index]
-    count = len(docs)
-    average_length = sum(length for _, length in docs) / count or 1.0
+    # Only records holding a query term can score: walk those terms' postings, adding
+    # query weight x IDF x (k1 + 1) x the record's frequency share.
+    factors: dict[str, float] = {}
+    approx = [0.0] * count
+    for term, weight in weights.items():
+        postings = side.postings.get(term)
+        if postings is None:
+            continue
+        positions, shares = postings
+        df = len(positions)
+        factor = weight * math.log(1.0 + (count - df + 0.5) / (df + 0.5)) * (_K1 + 1.0)
+        factors[term] = factor
+        for position, share in zip(positions, shares, strict=True):
+            approx[position] += factor * share
+    cut = _cut(records, approx, limit)
+    if cut is None:
+        return ()
 
-    # Only records sharing a term with the query can score; their overlap also
-    # gives the document frequencies the IDF needs.
-    overlaps = [counts.keys() & wanted for counts, _ in docs]
-    matched = [(position, common) for position, common in enumerate(overlaps) if common]
-    doc_freq = Counter(chain.from_iterable(overlaps))
-
-    # Query weight x IDF x (k1 + 1): everything in a term's score but its frequency.
-    factor = {
-        term: weights[term] * math.log(1.0 + (count - df + 0.5) / (df + 0.5)) * (_K1 + 1.0)
-        for term, df in doc_freq.items()
-    }
+    # Exact scores for the few records that can make the cut (an approximate score is
+    # within a few ulps per term of the exact one: _MARGIN is far above that). fsum is
+    # exactly rounded, so equal inputs tie exactly in every process.
+    floor = cut * (1.0 - _MARGIN)
     ranked: list[tuple[float, str, str, int]] = []
-    for position, common in matched:
-        counts, length = docs[position]
-        norm = _K1 * (1.0 - _B + _B * length / average_length)
-        # fsum is exactly rounded, so the score does not depend on the (hash-seeded)
-        # order of the set: equal inputs tie exactly in every process.
-        score = math.fsum(factor[t] * counts[t] / (counts[t] + norm) for t in common)
+    for position, estimate in enumerate(approx):
+        if estimate < floor:
+            continue
+        counts = side.counts[position]
+        norm = side.norms[position]
+        score = math.fsum(
+            factor * counts[term] / (counts[term] + norm)
+            for term, factor in factors.items()
+            if term in counts
+        )
         record = records[position]
         ranked.append((-score, record.name, record.description, position))
     ranked.sort()
@@ -244,3 +318,23 @@ def keyword_select(
         if len(chosen) == limit:
             break
     return tuple(chosen)
+
+
+_MARGIN = 1e-9
+
+
+def _cut(records: Sequence[Selectable], approx: list[float], limit: int) -> float | None:
+    """The approximate score of the record at which ``limit`` distinct names are
+    reached in approximate order (or of the last matching record); None if none match."""
+    wanted = limit
+    while True:
+        best = heapq.nlargest(wanted, range(len(approx)), key=approx.__getitem__)
+        best = [position for position in best if approx[position] > 0.0]
+        names: set[str] = set()
+        for position in best:
+            names.add(records[position].name)
+            if len(names) == limit:
+                return approx[position]
+        if len(best) < wanted:  # every matching record seen
+            return approx[best[-1]] if best else None
+        wanted *= 2  # records sharing a name: look further down

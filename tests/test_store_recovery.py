@@ -204,3 +204,35 @@ def test_recover_from_files_keeps_the_newest_per_name(store: MemoryStore) -> Non
     assert "older file of 'alpha'" in skipped[old["alpha"]]
     assert "notes.md" in skipped
     assert (store.root / old["alpha"]).exists() and (store.root / "notes.md").exists()
+
+
+def test_cli_list_fails_and_recover_rebuilds(store: MemoryStore) -> None:
+    """Through the command line: `list` is an error (exit 1, not an empty list), `gc` and
+    `reindex` refuse, `recover --dry-run` writes nothing, `recover` rebuilds."""
+    import io
+    import json
+
+    from ipymemory.cli import main
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["--dir", str(store.workspace), *argv], stdout=out, stderr=err)
+        return code, out.getvalue(), err.getvalue()
+
+    (store.root / "manifest.json").unlink()
+    before = tree(store.root)
+    for argv in (["list"], ["gc"], ["reindex"], ["check"]):
+        code, out, err = run(*argv)
+        assert code == 1 and "recover" in out + err, (argv, out, err)
+    assert tree(store.root) == before
+    code, out, _ = run("recover", "--dry-run")
+    assert code == 0 and "would rebuild the set from the journal" in out
+    assert tree(store.root) == before
+    code, out, _ = run("--json", "recover")
+    assert code == 0 and json.loads(out)["applied"] is True
+    code, out, _ = run("list")
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == [
+        "alpha",
+        "beta",
+        "gamma",
+    ]

@@ -1,4 +1,4 @@
-"""Maintenance subcommands: gc, reindex."""
+"""Maintenance subcommands: gc, reindex, recover."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ..views import MessageView
 from .context import Context, View
 from .spec import arg, command
 
-__all__ = ["handle_gc", "handle_reindex"]
+__all__ = ["handle_gc", "handle_recover", "handle_reindex"]
 
 
 @command(
@@ -36,6 +36,8 @@ def handle_gc(ctx: Context, args: argparse.Namespace) -> View:
         max_index_lines=store.max_index_lines,
         max_index_bytes=store.max_index_bytes,
         lock_timeout=store.lock_timeout,
+        retention_days=ctx.settings.history_retention_days,
+        retention_bytes=ctx.settings.history_retention_bytes,
     )
     lines = [f"removed {name}" for name in removed] + [f"{len(removed)} file(s) removed"]
     return MessageView("\n".join(lines), kind="gc", data={"removed": removed})
@@ -56,3 +58,17 @@ def handle_reindex(ctx: Context, args: argparse.Namespace) -> View:
         kind="reindex",
         data={"records": count},
     )
+
+
+@command(
+    "recover",
+    "rebuild a missing or unreadable manifest",
+    arg("--dry-run", action="store_true", help="only show the plan; write nothing"),
+    section="maintain",
+)
+def handle_recover(ctx: Context, args: argparse.Namespace) -> View:
+    """From the history journal's last known set where its files exist, else from the
+    valid record files present (the newest file of each name). Nothing is deleted:
+    invalid files and older duplicates are listed and left where they are."""
+    plan = ctx.store.recover(dry_run=args.dry_run)
+    return MessageView(str(plan), kind="recover", data=plan.to_json())

@@ -120,6 +120,7 @@ def test_record_status_error_message_views() -> None:
         "view": "record",
         "file": "a-1.md",
         "record": rec("a", EVIL, EVIL).to_json(),
+        "history": None,
     }
     assert_escaped(data["text/html"])
 

@@ -33,7 +33,13 @@ class Context:
 
     The notebook's context (:class:`ipymemory.notebook.commands.NotebookContext`)
     uses the kernel's session and shows widgets.
+
+    ``proposes``: whether a change such as undo/restore is proposed for the user to
+    confirm (the notebook: a batch, like any other commit) rather than applied at once
+    (the command line).
     """
+
+    proposes = False
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings

@@ -17,6 +17,7 @@ from ..views import (
     SelectionWidget,
     StatusView,
 )
+from ..views.history import record_origin
 from .common import check_names, positive_int, require
 from .context import Context, View
 from .spec import arg, command
@@ -51,10 +52,17 @@ def handle_manifest(ctx: Context, args: argparse.Namespace) -> View:
     arg("name", nargs="?", metavar="NAME", required=True, help="the memory's name"),
 )
 def handle_show(ctx: Context, args: argparse.Namespace) -> View:
-    """Its file, type, description and body."""
+    """Its file, type, description and body, and where it came from: when it was
+    added, from which notebook and cell, the turn's question and its origin (from the
+    history journal)."""
     name: str = require(args.name, "NAME", "see list for the names")
     check_names(ctx, [name])
-    return RecordView(next(e for e in ctx.store.entries() if e.record.name == name))
+    stored = next(e for e in ctx.store.entries() if e.record.name == name)
+    try:
+        origin = record_origin(ctx.store.history(), stored.file, name)
+    except MemoryStoreError:
+        origin = None  # an unreadable journal: show the record; check reports the journal
+    return RecordView(stored, origin)
 
 
 @command(

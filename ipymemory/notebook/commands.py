@@ -42,6 +42,8 @@ class NotebookContext(Context):
     """The kernel's context: settings resolved on first use (``overrides`` → %config →
     env → default), the session of that directory, widgets kept for unloading."""
 
+    proposes = True
+
     def __init__(self, state: NotebookState, overrides: Mapping[str, object]) -> None:
         self.state = state
         self._overrides = dict(overrides)

@@ -41,9 +41,11 @@ from .provenance import TurnProvenance, commit_meta
 __all__ = [
     "BatchRegistry",
     "BatchStatus",
+    "CommitEffect",
     "CommitResult",
     "PendingBatch",
     "apply_batch",
+    "commit_effect",
     "check_reject",
     "plan_conflict",
 ]
@@ -154,6 +156,44 @@ def plan_conflict(batch: PendingBatch, reject: Collection[str], accept_plan: boo
         + ("it" if len(consumed) == 1 else "them")
         + " or reject the plan too (accept_plan=False); nothing was committed"
     )
+
+
+@dataclass(frozen=True)
+class CommitEffect:
+    """What committing a batch with a decision would do to the set it was made on.
+
+    ``before`` / ``after``: the number of records; ``added`` the names written (kept
+    items and the plan's records); ``replaced`` the set's records the plan replaces;
+    ``merged`` accepted items the plan merges away at once (never written alone);
+    ``conflict`` why the decision cannot be applied (then nothing would change).
+    """
+
+    before: int
+    after: int
+    added: tuple[str, ...]
+    replaced: tuple[str, ...]
+    merged: tuple[str, ...]
+    conflict: str | None
+
+
+def commit_effect(batch: PendingBatch, reject: Collection[str], accept_plan: bool) -> CommitEffect:
+    """The effect of ``apply_batch(…, reject, accept_plan)`` on ``batch.base``, computed
+    the same way (see the module docstring), without writing anything."""
+    before = len(batch.base)
+    conflict = plan_conflict(batch, reject, accept_plan)
+    if conflict is not None:
+        return CommitEffect(before, before, (), (), (), conflict)
+    rejected = set(reject)
+    accepted = tuple(item.name for item in batch.items if item.name not in rejected)
+    plan = batch.plan if accept_plan else None
+    if plan is None:
+        return CommitEffect(before, before + len(accepted), accepted, (), (), None)
+    sources = set(plan.source_names)
+    base_names = {record.name for record in batch.base}
+    replaced = tuple(name for name in plan.source_names if name in base_names)
+    merged = tuple(name for name in accepted if name in sources)
+    added = tuple(n for n in accepted if n not in sources) + tuple(r.name for r in plan.records)
+    return CommitEffect(before, before - len(replaced) + len(added), added, replaced, merged, None)
 
 
 def apply_batch(

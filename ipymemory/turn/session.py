@@ -57,6 +57,7 @@ from .config import COMMIT_MODES, SessionConfig
 from .history import RequestHistory, previous_turn_start, summarize_history
 from .injection import render_memory_block
 from .loop import ToolStep, run_tool_loop
+from .pending import PendingFiles
 from .provenance import TurnProvenance
 from .tools import ToolBox
 from .usage import CallUsage, TurnUsage, UsageLedger
@@ -148,6 +149,9 @@ class AgentSession:
         self._history: list[dict[str, Any]] = []
         self._request_history = RequestHistory(self.config.history_token_budget, self._summarize)
         self.batch_registry = BatchRegistry()
+        #: Undecided batches kept in .memory/pending/ (they survive the kernel).
+        self.pending_files = PendingFiles(self.store.root)
+        self.pending_files.follow(self.batch_registry)
         #: This session's id in the journal's provenance.
         self.id = uuid.uuid4().hex[:12]
         #: What the front end knows about the running cell (notebook, cell_id,

@@ -1,0 +1,123 @@
+"""Subcommands over the history journal (SPEC §6): history, diff, undo, restore.
+
+``undo`` and ``restore`` apply at once on the command line (each is one commit with
+its own journal entry, so it can itself be undone); in a notebook they are proposed as
+a batch that waits for Commit / ``%memory commit``, like any other change.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import CommandError, MemoryStoreError
+from ..store.history import actor_info
+from ..turn.history_change import HistoryOp, plan_history_change
+from ..views import MessageView
+from ..views.history import (
+    HistoryChangeReview,
+    HistoryChangeView,
+    HistoryDiffView,
+    HistoryView,
+    HistoryWidget,
+)
+from .common import positive_int, require
+from .context import Context, View
+from .spec import Arg, arg, command
+
+__all__ = ["handle_diff", "handle_history", "handle_restore", "handle_undo"]
+
+
+def _seq(help_text: str) -> Arg:
+    return arg("seq", nargs="?", type=positive_int, metavar="SEQ", required=True, help=help_text)
+
+
+@command(
+    "history",
+    "every change to memory: when, what, by which notebook and cell",
+    arg("--limit", type=positive_int, metavar="N", help="only the newest N entries"),
+)
+def handle_history(ctx: Context, args: argparse.Namespace) -> View:
+    """The journal in .memory/history/, newest first: each commit's number (SEQ), time
+    (UTC), operation, the names it added (+) and removed (-), who made it (notebook and
+    cell, or tool) and the turn's question. See one entry with diff SEQ."""
+    store = ctx.store
+    view = HistoryView.load(store, args.limit)
+    registry = ctx.session.batch_registry if ctx.proposes else None
+    return ctx.widget(view, lambda: HistoryWidget(view, store, registry))
+
+
+@command(
+    "diff",
+    "one history entry: names added and removed, body diffs",
+    _seq("the entry's number (see history)"),
+)
+def handle_diff(ctx: Context, args: argparse.Namespace) -> View:
+    """The records entry SEQ added and removed (read from .memory/ or, for records that
+    have left the set, history/files/), and the body changes where it replaced records
+    (a consolidation: its sources against its replacements)."""
+    seq: int = require(args.seq, "SEQ", "see history for the numbers")
+    store = ctx.store
+    entry = next((e for e in store.history() if e.seq == seq), None)
+    if entry is None:
+        raise CommandError(f"no history entry #{seq} in {store.root} (see history)")
+    return HistoryDiffView.load(store, entry)
+
+
+def _change(ctx: Context, op: HistoryOp, seq: int) -> View:
+    change = plan_history_change(ctx.store, op, seq)
+    if change.empty:
+        return MessageView(
+            f"{change.title}: the current set already is that way; nothing to do.",
+            data={"op": op, "seq": seq, "changed": False},
+        )
+    if ctx.proposes:
+        session = ctx.session
+        batch = session.propose_history_change(change)
+        view = HistoryChangeView.of(batch)
+        return ctx.widget(
+            view,
+            lambda: HistoryChangeReview(
+                session.batch_registry, batch, session.commit, session.discard
+            ),
+        )
+    try:
+        entry = change.apply(ctx.store, actor_info({"via": "cli"}))
+    except MemoryStoreError as e:
+        # A conflict (nothing written) is the outcome of the command, not a crash.
+        return HistoryChangeView(change, status="failed", error=str(e))
+    done = HistoryChangeView(change, status="committed")
+    return MessageView(
+        f"{done.to_text()}\nRecorded as history entry #{entry.seq}.",
+        kind=op,
+        data={**change.to_json(), "entry": entry.seq},
+    )
+
+
+@command(
+    "undo",
+    "reverse one history entry (one new commit)",
+    _seq("the entry to reverse (see history)"),
+    section="change",
+)
+def handle_undo(ctx: Context, args: argparse.Namespace) -> View:
+    """Records entry SEQ removed come back exactly as they were; records it added
+    leave. Refused, with nothing written, when that is not clean (a name now held by
+    another record, an added record since replaced). In a notebook the undo is
+    proposed first: Commit (or %memory commit) applies it; the command line applies it
+    at once. Either way it is recorded as a new entry, so it can be undone too."""
+    seq: int = require(args.seq, "SEQ", "see history for the numbers")
+    return _change(ctx, "undo", seq)
+
+
+@command(
+    "restore",
+    "make the set exactly what it was after a history entry",
+    _seq("the entry whose resulting set to restore (see history)"),
+    section="change",
+)
+def handle_restore(ctx: Context, args: argparse.Namespace) -> View:
+    """Records no longer current come back exactly as they were; records added since
+    leave. In a notebook the restore is proposed first (Commit or %memory commit); the
+    command line applies it at once, as one new history entry."""
+    seq: int = require(args.seq, "SEQ", "see history for the numbers")
+    return _change(ctx, "restore", seq)

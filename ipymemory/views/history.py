@@ -1,0 +1,670 @@
+"""Views of the history journal (SPEC §6): the timeline, one entry's diff, where a
+record came from, and an undo/restore proposal.
+
+* :class:`HistoryView` — the timeline: when, op, names added and removed, by which
+  notebook and cell (or tool), the turn's query. ``%memory history`` / ``ipymemory
+  history``.
+* :class:`HistoryDiffView` — one entry: names added and removed, and body diffs of
+  the records it replaced (a consolidation's sources against its replacements).
+* :class:`HistoryWidget` — the timeline as a widget: a row per entry, expand it to
+  read its diff. It observes its :class:`HistoryState` (a traitlets object) and, in a
+  notebook, the session's batch registry: a commit made there refreshes it.
+* :class:`HistoryChangeView` / :class:`HistoryChangeReview` — an undo or restore
+  proposed in a notebook, waiting for Commit (or ``%memory commit``).
+
+Every text that comes from the journal or a record is untrusted: it reaches HTML only
+through ``esc``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+from traitlets import HasTraits, Tuple, Unicode
+
+from ..errors import MemoryStoreError
+from ..store.history import HistoryEntry
+from ..store.layout import HISTORY_DIR_NAME, KEPT_DIR_NAME
+from ..store.record import MAX_RECORD_BYTES, MemoryRecord, parse_record
+from ..turn.batch import BatchStatus
+from ._static import StaticView, esc, plain_table
+from ._widgetbase import StaticBundleBox, block_html, html_block, html_text, note_html
+
+if TYPE_CHECKING:
+    from ..store.store import MemoryStore
+    from ..turn.batch import BatchRegistry, PendingBatch
+    from ..turn.history_change import HistoryChange
+
+__all__ = [
+    "HistoryChangeReview",
+    "HistoryChangeView",
+    "HistoryDiffView",
+    "HistoryState",
+    "HistoryView",
+    "HistoryWidget",
+    "describe_actor",
+    "entry_row",
+    "record_origin",
+]
+
+_QUERY_CAP = 60
+
+
+def _when(at: str) -> str:
+    """``2026-12-01 05:07`` from the entry's ISO time (as written, UTC)."""
+    return at[:16].replace("T", " ")
+
+
+def _cap(text: str, cap: int = _QUERY_CAP) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= cap else flat[: cap - 1] + "…"
+
+
+def _base(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def describe_actor(actor: Mapping[str, Any]) -> str:
+    """Who made a commit, briefly: ``analysis.ipynb cell [12]``, ``ipymemory 0.3 (pid
+    412)``, ``another tool``."""
+    notebook = actor.get("notebook")
+    count = actor.get("execution_count")
+    parts = []
+    if isinstance(notebook, str) and notebook:
+        parts.append(_base(notebook))
+    if type(count) is int:
+        parts.append(f"cell [{count}]")
+    elif isinstance(actor.get("cell_id"), str):
+        parts.append(f"cell {str(actor['cell_id'])[:8]}")
+    if parts:
+        return " ".join(parts)
+    if actor.get("tool") == "unknown":
+        return "another tool"
+    tool = actor.get("tool")
+    if isinstance(tool, str):
+        pid = actor.get("pid")
+        return f"{tool} (pid {pid})" if type(pid) is int else tool
+    return "unknown"
+
+
+def _query(entry: HistoryEntry) -> str | None:
+    for item in entry.provenance.values():
+        query = item.get("query")
+        if isinstance(query, str) and query.strip():
+            return query
+    return None
+
+
+def entry_row(entry: HistoryEntry) -> dict[str, Any]:
+    """One timeline row as data (the JSON forms and the lab panel use it)."""
+    origins = sorted(
+        {str(p.get("origin")) for p in entry.provenance.values() if p.get("origin") is not None}
+    )
+    return {
+        "seq": entry.seq,
+        "at": entry.at,
+        "op": entry.op,
+        "added": [a.name for a in entry.added],
+        "removed": [r.name for r in entry.removed],
+        "source_names": list(entry.source_names),
+        "undoes": entry.undoes,
+        "restores": entry.restores,
+        "by": describe_actor(entry.actor),
+        "query": _query(entry),
+        "origins": origins,
+    }
+
+
+def _what(row: Mapping[str, Any]) -> str:
+    parts = [f"+{n}" for n in row["added"]] + [f"-{n}" for n in row["removed"]]
+    if row["undoes"] is not None:
+        parts.insert(0, f"(undo #{row['undoes']})")
+    if row["restores"] is not None:
+        parts.insert(0, f"(to #{row['restores']})")
+    return " ".join(parts) or "(no change)"
+
+
+class HistoryView(StaticView):
+    """The timeline, newest first (see the module docstring)."""
+
+    view_name = "history"
+
+    def __init__(
+        self,
+        directory: str,
+        entries: Sequence[HistoryEntry],
+        *,
+        limit: int | None = None,
+        error: str | None = None,
+    ) -> None:
+        self.directory = directory
+        self.entries = tuple(entries)
+        self.limit = limit
+        self.error = error
+        self.rows = [entry_row(e) for e in self.entries]
+
+    @classmethod
+    def load(cls, store: MemoryStore, limit: int | None = None) -> HistoryView:
+        """The newest ``limit`` entries; a journal that cannot be read is an error shown."""
+        try:
+            return cls(str(store.root), store.history(limit), limit=limit)
+        except MemoryStoreError as e:
+            return cls(str(store.root), (), limit=limit, error=str(e))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": "history",
+            "directory": self.directory,
+            "limit": self.limit,
+            "error": self.error,
+            "entries": self.rows,
+        }
+
+    def cli_json(self) -> Any:
+        return [e.to_json() for e in self.entries]
+
+    def failure(self) -> str | None:
+        return self.error
+
+    def _summary(self) -> str:
+        if self.error:
+            return f"History of {self.directory} could not be read: {self.error}"
+        if not self.entries:
+            return f"No history in {self.directory} yet (no commit was recorded)."
+        n = len(self.entries)
+        newest = " (newest first)" if n > 1 else ""
+        return f"History of {self.directory}: {n} entr{'y' if n == 1 else 'ies'}{newest}"
+
+    def to_text(self) -> str:
+        if not self.rows:
+            return self._summary()
+        table = plain_table(
+            [
+                [
+                    f"#{r['seq']}",
+                    _when(r["at"]),
+                    r["op"],
+                    _what(r),
+                    r["by"],
+                    _cap(r["query"] or ""),
+                ]
+                for r in self.rows
+            ],
+            ["seq", "when (UTC)", "op", "what", "by", "turn"],
+        )
+        return f"{self._summary()}\n{table}\nSee one entry: diff SEQ; reverse it: undo SEQ."
+
+    def _html_body(self) -> str:
+        head = f"<div><b>{esc(self._summary())}</b></div>"
+        if not self.rows:
+            return head
+        rows = "".join(_row_html(r) for r in self.rows)
+        columns = ("#", "when (UTC)", "op", "what", "by", "turn")
+        heads = "".join(f"<th>{esc(c)}</th>" for c in columns)
+        return f"{head}<table><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _names_html(row: Mapping[str, Any]) -> str:
+    added = " ".join(f'<span class="ipm-add">+{esc(n)}</span>' for n in row["added"])
+    removed = " ".join(f'<span class="ipm-del">-{esc(n)}</span>' for n in row["removed"])
+    extra = []
+    if row["undoes"] is not None:
+        extra.append(note_html(f"undo #{row['undoes']}"))
+    if row["restores"] is not None:
+        extra.append(note_html(f"restore to #{row['restores']}"))
+    return " ".join(p for p in (*extra, added, removed) if p) or note_html("no change")
+
+
+def _row_html(row: Mapping[str, Any]) -> str:
+    cells = [
+        esc(f"#{row['seq']}"),
+        esc(_when(row["at"])),
+        esc(row["op"]),
+        _names_html(row),
+        esc(row["by"]),
+        esc(_cap(row["query"] or "")),
+    ]
+    tds = "".join(f"<td>{c}</td>" for c in cells)
+    return f'<tr data-seq="{esc(row["seq"])}">{tds}</tr>'
+
+
+# --- one entry's diff ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Side:
+    """A record an entry added or removed, as far as its file can still be read."""
+
+    name: str
+    file: str
+    record: MemoryRecord | None
+    note: str | None = None  # why the record is not shown
+
+
+def _record_text(record: MemoryRecord) -> list[str]:
+    return [
+        f"{record.name} ({record.type.value}): {record.description}",
+        "",
+        *record.body.split("\n"),
+    ]
+
+
+def _diff(before: Sequence[_Side], after: Sequence[_Side]) -> list[str]:
+    old = [line for s in before if s.record for line in (*_record_text(s.record), "")]
+    new = [line for s in after if s.record for line in (*_record_text(s.record), "")]
+    label_old = ", ".join(s.name for s in before) or "(nothing)"
+    label_new = ", ".join(s.name for s in after) or "(nothing)"
+    return list(difflib.unified_diff(old, new, label_old, label_new, lineterm="", n=2))
+
+
+class HistoryDiffView(StaticView):
+    """One entry: names added and removed, and body diffs where records were replaced
+    (same name: that record before and after; otherwise the records it removed against
+    the ones it added, e.g. a consolidation's sources against its replacements)."""
+
+    view_name = "history-diff"
+
+    def __init__(
+        self, entry: HistoryEntry, added: Sequence[_Side], removed: Sequence[_Side]
+    ) -> None:
+        self.entry = entry
+        self.added = tuple(added)
+        self.removed = tuple(removed)
+        self.diffs = self._pair()
+
+    @classmethod
+    def load(cls, store: MemoryStore, entry: HistoryEntry) -> HistoryDiffView:
+        """Read the records ``entry`` names from ``.memory/`` or ``history/files/``."""
+        return cls(
+            entry,
+            [_side(store, a.name, a.file) for a in entry.added],
+            [_side(store, r.name, r.file) for r in entry.removed],
+        )
+
+    def _pair(self) -> list[tuple[str, list[str]]]:
+        if not self.added or not self.removed:
+            return []
+        by_name = {s.name: s for s in self.removed}
+        out = []
+        rest_new = []
+        for side in self.added:
+            old = by_name.pop(side.name, None)
+            if old is None:
+                rest_new.append(side)
+            else:
+                out.append((side.name, _diff([old], [side])))
+        if rest_new and by_name:
+            out.append(("replaced", _diff(list(by_name.values()), rest_new)))
+        return [(label, lines) for label, lines in out if lines]
+
+    def to_json(self) -> dict[str, Any]:
+        def side(s: _Side) -> dict[str, Any]:
+            return {
+                "name": s.name,
+                "file": s.file,
+                "record": s.record.to_json() if s.record else None,
+                "note": s.note,
+            }
+
+        return {
+            "view": "history-diff",
+            "entry": self.entry.to_json(),
+            "row": entry_row(self.entry),
+            "added": [side(s) for s in self.added],
+            "removed": [side(s) for s in self.removed],
+            "diffs": [{"label": label, "lines": lines} for label, lines in self.diffs],
+        }
+
+    def _headline(self) -> str:
+        row = entry_row(self.entry)
+        line = f"#{self.entry.seq} {self.entry.op} at {_when(self.entry.at)} UTC by {row['by']}"
+        if row["query"]:
+            line += f", turn {_cap(row['query'])!r}"
+        if self.entry.source_names:
+            line += f"; merged {', '.join(self.entry.source_names)}"
+        return line
+
+    def _side_line(self, mark: str, s: _Side) -> str:
+        desc = f" — {s.record.description}" if s.record else ""
+        note = f" ({s.note})" if s.note else ""
+        return f"{mark} {s.name}{desc}{note}"
+
+    def to_text(self) -> str:
+        lines = [self._headline()]
+        lines += [self._side_line("+", s) for s in self.added]
+        lines += [self._side_line("-", s) for s in self.removed]
+        if not self.added and not self.removed:
+            lines.append("(no records added or removed)")
+        for label, diff in self.diffs:
+            lines += ["", f"body diff ({label}):", *diff]
+        return "\n".join(lines)
+
+    def _html_body(self) -> str:
+        parts = [f"<div><b>{esc(self._headline())}</b></div>"]
+        for mark, cls, sides in (("+", "ipm-add", self.added), ("-", "ipm-del", self.removed)):
+            for s in sides:
+                desc = f" — {esc(s.record.description)}" if s.record else ""
+                note = f" {note_html(f'({s.note})')}" if s.note else ""
+                parts.append(
+                    f'<div class="{cls}" data-name="{esc(s.name)}">{mark} '
+                    f'<span class="ipm-name">{esc(s.name)}</span>{desc}{note}</div>'
+                )
+        for label, diff in self.diffs:
+            parts.append(f'<div class="ipm-section">body diff ({esc(label)})</div>')
+            parts.append(f"<pre>{_diff_html(diff)}</pre>")
+        return "".join(parts)
+
+
+def _diff_html(lines: Sequence[str]) -> str:
+    out = []
+    for line in lines:
+        if line.startswith("+") and not line.startswith("+++"):
+            out.append(f'<span class="ipm-add">{esc(line)}</span>')
+        elif line.startswith("-") and not line.startswith("---"):
+            out.append(f'<span class="ipm-del">{esc(line)}</span>')
+        else:
+            out.append(esc(line))
+    return "\n".join(out)
+
+
+def _side(store: MemoryStore, name: str, file: str) -> _Side:
+    """The record in ``file``: in the set's directory, else kept in history/files/."""
+    real = store.directory()
+    if real is None:
+        return _Side(name, file, None, "no memory directory")
+    try:
+        got = store.dir.read(real, file, MAX_RECORD_BYTES)
+        if got is not None:
+            return _Side(name, file, parse_record(got[0], store.dir.where(file)))
+        journal = store.journal()
+        if journal is not None and journal.kept(file):
+            data = journal.read_kept(file, MAX_RECORD_BYTES)
+            where = store.dir.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file)
+            return _Side(name, file, parse_record(data, where))
+    except MemoryStoreError as e:
+        return _Side(name, file, None, f"unreadable: {e}")
+    return _Side(name, file, None, "file no longer kept")
+
+
+# --- where a record came from --------------------------------------------------------
+
+
+def record_origin(entries: Sequence[HistoryEntry], file: str, name: str) -> dict[str, Any] | None:
+    """What the journal says about the commit that put ``file`` into the set (entries
+    newest first): ``{"seq", "at", "op", "by", "query", "origin", "text"}``; None when
+    no entry added it (older than the journal, or written by hand)."""
+    for entry in entries:
+        if not any(a.file == file for a in entry.added):
+            continue
+        prov = entry.provenance.get(name, {})
+        query = prov.get("query") if isinstance(prov.get("query"), str) else None
+        origin = prov.get("origin") if isinstance(prov.get("origin"), str) else None
+        by = describe_actor(entry.actor)
+        verb = {
+            "add": "added",
+            "consolidate": "added by a consolidation",
+            "undo": f"brought back by undo of #{entry.undoes}",
+            "restore": f"brought back by restore to #{entry.restores}",
+            "recover": "recovered",
+            "external": "added by another tool",
+        }.get(entry.op, entry.op)
+        text = f"{verb} {entry.at[:10]}"
+        if entry.op != "external":
+            text += f" from {by}"
+        if query:
+            text += f", turn {_cap(query)!r}"
+        if origin:
+            text += f", origin: {origin}"
+        text += f" (history #{entry.seq})"
+        files_read = prov.get("files_read")
+        return {
+            "seq": entry.seq,
+            "at": entry.at,
+            "op": entry.op,
+            "by": by,
+            "query": query,
+            "origin": origin,
+            "files_read": list(files_read) if isinstance(files_read, list) else [],
+            "text": text,
+        }
+    return None
+
+
+# --- the widget ----------------------------------------------------------------------
+
+
+class HistoryState(HasTraits):
+    """What the history widget shows: the timeline rows and the error, if any.
+    ``refresh()`` re-reads the journal; the widget observes ``rows`` and ``error``."""
+
+    rows = Tuple(help="the timeline's HistoryEntry objects, newest first")
+    error = Unicode(None, allow_none=True)
+
+    def __init__(self, store: MemoryStore | None, limit: int | None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.store = store
+        self.limit = limit
+
+    def refresh(self) -> None:
+        if self.store is None:
+            return
+        view = HistoryView.load(self.store, self.limit)
+        self.error = view.error
+        self.rows = view.entries
+
+
+class HistoryWidget(StaticBundleBox):
+    """The timeline as a widget (see the module docstring). ``rows`` is the Accordion;
+    opening row ``i`` loads that entry's diff."""
+
+    def __init__(
+        self,
+        view: HistoryView,
+        store: MemoryStore | None = None,
+        registry: BatchRegistry | None = None,
+        **kw: Any,
+    ) -> None:
+        super().__init__(**kw)
+        self.view = view
+        self._store = store
+        self.state = HistoryState(store, view.limit, rows=view.entries, error=view.error)
+        self.refresh_button = w.Button(
+            description="Refresh", icon="refresh", disabled=store is None, tooltip="re-read"
+        )
+        self.refresh_button.on_click(lambda _b: self.state.refresh())
+        self.state.observe(self._on_state, names=["rows", "error"])
+        self._registry = registry
+        if registry is not None:
+            registry.observe(self._on_batches, names="state")
+        self._show()
+
+    def _on_batches(self, change: Mapping[str, Any]) -> None:
+        # A batch just committed in this session wrote a journal entry: show it.
+        old, new = change["old"], change["new"]
+        if any(
+            b.status is BatchStatus.COMMITTED and getattr(old.get(k), "status", None) != b.status
+            for k, b in new.items()
+        ):
+            self.state.refresh()
+
+    def _on_state(self, _change: Mapping[str, Any]) -> None:
+        self.view = HistoryView(
+            self.view.directory, self.state.rows, limit=self.view.limit, error=self.state.error
+        )
+        self._show()
+
+    def _show(self) -> None:
+        view = self.view
+        self.header = html_block(f"<b>{esc(view._summary())}</b>")
+        parts: list[w.Widget] = [
+            w.HBox([self.header, self.refresh_button], layout=w.Layout(align_items="center"))
+        ]
+        if view.error:
+            parts.append(html_text(view.error, cls="ipm-error"))
+        self._panels = [w.VBox() for _ in view.entries]
+        self.rows = w.Accordion(
+            children=self._panels,
+            titles=tuple(
+                f"#{r['seq']}  {_when(r['at'])}  {r['op']}  {_cap(_what(r), 50)}  · {r['by']}"
+                for r in view.rows
+            ),
+        )
+        self.rows.observe(self._open, names="selected_index")
+        if view.entries:
+            parts.append(self.rows)
+        self.children = tuple(parts)
+
+    def _open(self, change: Mapping[str, Any]) -> None:
+        index = change["new"]
+        if index is None or self._panels[index].children:
+            return
+        entry = self.view.entries[index]
+        diff = (
+            HistoryDiffView.load(self._store, entry)
+            if self._store is not None
+            else HistoryDiffView(entry, (), ())
+        )
+        self._panels[index].children = (w.HTML(value=diff.to_html()),)
+
+    def close(self) -> None:
+        if self._registry is not None:
+            self._registry.unobserve(self._on_batches, names="state")
+            self._registry = None
+        super().close()
+
+    def static_view(self) -> StaticView:
+        return self.view
+
+
+# --- an undo/restore proposal --------------------------------------------------------
+
+
+class HistoryChangeView(StaticView):
+    """An undo or restore: what it would do (pending), did, or why it failed."""
+
+    view_name = "history-change"
+
+    def __init__(
+        self,
+        change: HistoryChange,
+        *,
+        batch_id: str | None = None,
+        status: str = "pending",
+        error: str | None = None,
+        applied: bool = False,
+    ) -> None:
+        self.change = change
+        self.batch_id = batch_id
+        self.status = status
+        self.error = error
+        self.applied = applied
+
+    @classmethod
+    def of(cls, batch: PendingBatch) -> HistoryChangeView:
+        assert batch.history is not None
+        return cls(batch.history, batch_id=batch.id, status=str(batch.status), error=batch.error)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": "history-change",
+            "batch": self.batch_id,
+            "status": self.status,
+            "error": self.error,
+            **self.change.to_json(),
+        }
+
+    def cli_json(self) -> Any:
+        return self.to_json()
+
+    def failure(self) -> str | None:
+        return self.error if self.status == "failed" else None
+
+    def _effect(self) -> list[str]:
+        lines = []
+        if self.change.returning:
+            lines.append(f"brings back: {', '.join(self.change.returning)}")
+        if self.change.leaving:
+            lines.append(f"removes: {', '.join(self.change.leaving)}")
+        return lines or ["changes nothing in the current set"]
+
+    def _state(self) -> str:
+        if self.status == "committed":
+            return "Done (a new history entry records it; it can be undone too)."
+        if self.status == "discarded":
+            return "Discarded: nothing was written."
+        if self.status == "failed":
+            return f"Refused, nothing was written: {self.error}"
+        return (
+            "Pending: nothing is written until you commit it (Commit, or %memory commit"
+            + (f" --batch {self.batch_id}" if self.batch_id else "")
+            + "; %memory discard to drop it)."
+        )
+
+    def to_text(self) -> str:
+        return "\n".join([self.change.title, *(f"  {x}" for x in self._effect()), self._state()])
+
+    def _html_body(self) -> str:
+        effect = "".join(f"<div>{esc(x)}</div>" for x in self._effect())
+        cls = "ipm-error" if self.status == "failed" else "ipm-note"
+        return (
+            f"<div><b>{esc(self.change.title)}</b></div>{effect}"
+            f'<div class="{cls}">{esc(self._state())}</div>'
+        )
+
+
+class HistoryChangeReview(StaticBundleBox):
+    """Commit or discard an undo/restore proposal. Observes its batch in the registry,
+    so ``%memory commit`` / ``discard`` show here too."""
+
+    def __init__(
+        self,
+        registry: BatchRegistry,
+        batch: PendingBatch,
+        commit: Callable[[PendingBatch], object],
+        discard: Callable[[PendingBatch], object],
+        **kw: Any,
+    ) -> None:
+        super().__init__(**kw)
+        self._registry = registry
+        self.batch = batch
+        self.commit_button = w.Button(description="Commit", button_style="primary", icon="check")
+        self.discard_button = w.Button(description="Discard", icon="times")
+        self.commit_button.on_click(lambda _b: commit(self._registry.lookup(self.batch)))
+        self.discard_button.on_click(lambda _b: discard(self._registry.lookup(self.batch)))
+        self.body = html_block("")
+        self.children = (self.body, w.HBox([self.commit_button, self.discard_button]))
+        registry.observe(self._on_state, names="state")
+        self._observing = True
+        self._show()
+
+    @property
+    def status(self) -> str:
+        return str(self.batch.status)
+
+    def _on_state(self, change: Mapping[str, Any]) -> None:
+        latest = change["new"].get(self.batch.id)
+        if latest is not None and latest is not self.batch:
+            self.batch = latest
+            self._show()
+
+    def _show(self) -> None:
+        view = HistoryChangeView.of(self.batch)
+        self.body.value = block_html(view._html_body())
+        done = not self.batch.open
+        self.commit_button.disabled = done
+        self.discard_button.disabled = done
+        if self.batch.status is BatchStatus.FAILED:
+            self.commit_button.description = "Retry"
+
+    def close(self) -> None:
+        if self._observing:
+            self._registry.unobserve(self._on_state, names="state")
+            self._observing = False
+        super().close()
+
+    def static_view(self) -> StaticView:
+        return HistoryChangeView.of(self.batch)

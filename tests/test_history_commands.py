@@ -1,0 +1,316 @@
+"""history / diff / undo / restore and show's provenance, through both front ends: the
+CLI (``ipymemory.cli.main`` and the console script in a subprocess) and ``%memory`` in
+a real IPython InteractiveShell (undo/restore proposed as a batch, confirmed by
+``%memory commit`` or the widget's button)."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from record_support import rec
+
+from ipymemory import MemoryStore
+from ipymemory.cli import main
+from ipymemory.notebook import get_session
+from ipymemory.views import MIME_TYPE, BatchView, MessageView, RecordView
+from ipymemory.views.history import (
+    HistoryChangeReview,
+    HistoryChangeView,
+    HistoryDiffView,
+    HistoryView,
+    HistoryWidget,
+)
+
+
+def names(workspace: str) -> list[str]:
+    return [r.name for r in MemoryStore(workspace).records()]
+
+
+@pytest.fixture
+def ws(workspace: str) -> str:
+    """Four entries: #1 add a, b (from a notebook cell) · #2 consolidate a, b -> ab ·
+    #3 add c · #4 forget c."""
+    store = MemoryStore(workspace)
+    store.extend(
+        [rec("a", body="Alpha body.\nsecond line"), rec("b", body="Beta body.")],
+        provenance={"a": {"query": "Which region sells most?", "origin": "user"}},
+        actor={"notebook": "/home/u/analysis.ipynb", "execution_count": 12, "session": "s1"},
+    )
+    store.apply_consolidation(
+        base_records=store.records(),
+        source_names=["a", "b"],
+        replacements=[rec("ab", body="Alpha and beta body.\nsecond line")],
+    )
+    store.extend([rec("c")])
+    store.forget(["c"])
+    return workspace
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- the command line ----------------------------------------------------------------
+
+
+def test_cli_history_text_json_and_limit(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--dir", ws, "history")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].endswith("4 entries (newest first)")
+    rows = [line for line in lines if line.startswith("#")]
+    assert [r.split()[0] for r in rows] == ["#4", "#3", "#2", "#1"]
+    assert "forget" in rows[0] and "-c" in rows[0]
+    assert "+ab -a -b" in rows[2]
+    assert "analysis.ipynb cell [12]" in rows[3] and "Which region sells most?" in rows[3]
+    code, out, _ = run(capsys, "--dir", ws, "--json", "history", "--limit", "2")
+    data = json.loads(out)
+    assert code == 0 and [e["seq"] for e in data] == [4, 3]
+    assert data[0]["op"] == "forget" and data[0]["removed"][0]["name"] == "c"
+    code, _, err = run(capsys, "--dir", ws, "history", "--limit", "0")
+    assert code == 2 and "--limit" in err
+
+
+def test_cli_history_of_an_empty_workspace(
+    workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "--dir", workspace, "history")
+    assert code == 0 and "No history" in out
+
+
+def test_cli_diff_shows_names_and_the_consolidation_body_diff(
+    ws: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "--dir", ws, "diff", "2")
+    assert code == 0
+    assert out.startswith("#2 consolidate at ")
+    assert "+ ab — about ab" in out and "- a — about a" in out and "- b — about b" in out
+    assert "body diff (replaced):" in out
+    assert "-Alpha body." in out and "+Alpha and beta body." in out
+    assert " second line" in out  # unchanged context line
+    code, out, _ = run(capsys, "--dir", ws, "--json", "diff", "4")
+    data = json.loads(out)
+    assert data["removed"][0]["record"]["name"] == "c"  # read back from history/files
+    assert data["diffs"] == []
+    code, _, err = run(capsys, "--dir", ws, "diff", "9")
+    assert code == 1 and "no history entry #9" in err
+    code, _, err = run(capsys, "--dir", ws, "diff")
+    assert code == 2 and "SEQ" in err
+
+
+def test_cli_undo_applies_at_once_and_is_itself_recorded(
+    ws: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "--dir", ws, "undo", "2")
+    assert code == 0
+    assert "brings back: a, b" in out and "removes: ab" in out and "entry #5" in out
+    assert sorted(names(ws)) == ["a", "b"]
+    entry = MemoryStore(ws).history(1)[0]
+    assert entry.op == "undo" and entry.undoes == 2 and entry.actor["via"] == "cli"
+    # The brought-back record's bytes are the original ones.
+    assert MemoryStore(ws).get("a").body == "Alpha body.\nsecond line"
+    # Undoing the undo puts the consolidation back.
+    code, out, _ = run(capsys, "--dir", ws, "--json", "undo", "5")
+    assert code == 0 and json.loads(out)["entry"] == 6
+    assert names(ws) == ["ab"]
+
+
+def test_cli_undo_conflict_is_exit_1_and_writes_nothing(
+    ws: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    MemoryStore(ws).extend([rec("c", body="another c")])
+    before = MemoryStore(ws).history()
+    code, _out, err = run(capsys, "--dir", ws, "undo", "4")  # would bring back the old c
+    assert code == 1 and "'c'" in err and "nothing changed" in err
+    assert MemoryStore(ws).history() == before
+
+
+def test_cli_restore(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--dir", ws, "restore", "1")
+    assert code == 0 and "brings back: a, b" in out and "removes: ab" in out
+    assert sorted(names(ws)) == ["a", "b"]
+    code, out, _ = run(capsys, "--dir", ws, "restore", "1")
+    assert code == 0 and "nothing to do" in out
+    assert MemoryStore(ws).history(1)[0].op == "restore"  # the no-op wrote no entry
+
+
+def test_cli_show_says_where_a_record_came_from(
+    ws: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "--dir", ws, "undo", "2")
+    code, out, _ = run(capsys, "--dir", ws, "show", "a")
+    assert code == 0
+    assert "from: brought back by undo of #2" in out
+    run(capsys, "--dir", ws, "undo", "5")
+    run(capsys, "--dir", ws, "undo", "6")  # a and b again, by undo of the undo's undo
+    store = MemoryStore(ws)
+    store.forget(["a", "b"])
+    store.extend(
+        [rec("a")],
+        provenance={"a": {"query": "Which region sells most? " * 5, "origin": "user"}},
+        actor={"notebook": "work/analysis.ipynb", "execution_count": 7},
+    )
+    code, out, _ = run(capsys, "--dir", ws, "show", "a")
+    line = next(x for x in out.splitlines() if x.startswith("from: "))
+    assert line.startswith("from: added 20") and "from analysis.ipynb cell [7]" in line
+    assert "turn 'Which region sells most? Which region" in line and "…'" in line
+    assert "origin: user" in line
+    code, out, _ = run(capsys, "--dir", ws, "--json", "show", "a")
+    assert json.loads(out)["history"]["origin"] == "user"
+
+
+def test_show_without_a_journal_entry(workspace: str, capsys: pytest.CaptureFixture[str]) -> None:
+    MemoryStore(workspace).extend([rec("a")])
+    journal = Path(workspace, ".memory", "history", "journal.jsonl")
+    journal.unlink()
+    code, out, _ = run(capsys, "--dir", workspace, "show", "a")
+    assert code == 0 and "from: history: no entry added it" in out
+
+
+def test_console_script_in_a_subprocess(ws: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("IPYMEMORY_", "ANTHROPIC_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", ws, "--json", "history"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [e["seq"] for e in json.loads(done.stdout)] == [4, 3, 2, 1]
+    done = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", ws, "undo", "4"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and "brings back: c" in done.stdout
+    assert "c" in names(ws)
+
+
+# --- %memory in a real shell ---------------------------------------------------------
+
+
+@pytest.fixture
+def ip(ws: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    monkeypatch.chdir(ws)
+    shell = InteractiveShell.instance()
+    shell.config.pop("IPyMemory", None)
+    shell.run_line_magic("load_ext", "ipymemory")
+    try:
+        yield shell
+    finally:
+        shell.run_line_magic("unload_ext", "ipymemory")
+        shell.config.pop("IPyMemory", None)
+
+
+def memory(ip: InteractiveShell, line: str) -> Any:
+    return ip.run_line_magic("memory", line)
+
+
+def test_magic_history_is_a_widget_with_a_static_form(ip: InteractiveShell, ws: str) -> None:
+    widget = memory(ip, "history")
+    assert isinstance(widget, HistoryWidget)
+    bundle = widget._repr_mimebundle_()
+    assert bundle[MIME_TYPE]["view"] == "history"
+    assert [r["seq"] for r in bundle[MIME_TYPE]["entries"]] == [4, 3, 2, 1]
+    assert "analysis.ipynb cell [12]" in bundle["text/html"]
+    assert len(widget.rows.children) == 4
+    assert widget.rows.children[2].children == ()  # diffs load when a row opens
+    widget.rows.selected_index = 2
+    html = widget.rows.children[2].children[0].value
+    assert "body diff" in html and "Alpha and beta body." in html
+
+
+def test_magic_diff_and_usage_errors(ip: InteractiveShell) -> None:
+    view = memory(ip, "diff 2")
+    assert isinstance(view, HistoryDiffView) and view.diffs
+    with pytest.raises(UsageError, match="no history entry #7"):
+        memory(ip, "diff 7")
+    with pytest.raises(UsageError, match="SEQ"):
+        memory(ip, "undo")
+    with pytest.raises(UsageError, match="integer"):
+        memory(ip, "undo two")
+
+
+def test_magic_undo_is_proposed_then_committed(ip: InteractiveShell, ws: str) -> None:
+    review = memory(ip, "undo 2")
+    assert isinstance(review, HistoryChangeReview) and review.status == "pending"
+    static = review.static_view()
+    assert isinstance(static, HistoryChangeView)
+    text = static.to_text()
+    assert "Undo #2" in text and "brings back: a, b" in text and "removes: ab" in text
+    assert "Pending" in text
+    assert names(ws) == ["ab"]  # nothing before confirmation
+    history = memory(ip, "history")  # a widget following the session's commits
+    view = memory(ip, "commit")
+    assert isinstance(view, BatchView) and view.status == "committed"
+    assert sorted(names(ws)) == ["a", "b"]
+    assert review.status == "committed" and review.commit_button.disabled
+    assert "Done" in review.body.value
+    assert [r["op"] for r in history.view.rows][:1] == ["undo"]  # refreshed itself
+    entry = MemoryStore(ws).history(1)[0]
+    session = get_session()
+    assert entry.undoes == 2 and entry.actor["session"] == session.id
+    assert entry.actor["batch"] == session.batches[-1].id
+
+
+def test_magic_restore_by_button_and_discard(ip: InteractiveShell, ws: str) -> None:
+    first = memory(ip, "restore 1")
+    assert isinstance(first, HistoryChangeReview)
+    memory(ip, "discard")
+    assert first.status == "discarded" and first.commit_button.disabled
+    assert names(ws) == ["ab"]
+    second = memory(ip, "restore 1")
+    second.commit_button.click()
+    assert second.status == "committed"
+    assert sorted(names(ws)) == ["a", "b"]
+    assert isinstance(memory(ip, "restore 1"), MessageView)  # already that set
+
+
+def test_magic_undo_conflict_at_commit_time_is_shown_and_nothing_written(
+    ip: InteractiveShell, ws: str
+) -> None:
+    review = memory(ip, "undo 4")  # brings back c
+    MemoryStore(ws).extend([rec("c", body="a different c")])  # another kernel, meanwhile
+    before = MemoryStore(ws).history()
+    review.commit_button.click()
+    assert review.status == "failed" and review.commit_button.description == "Retry"
+    shown = html.unescape(review.body.value)
+    assert "Refused, nothing was written:" in shown and "'c'" in shown
+    assert MemoryStore(ws).history() == before
+
+
+def test_magic_show_has_the_provenance_line(ip: InteractiveShell) -> None:
+    view = memory(ip, "show ab")
+    assert isinstance(view, RecordView)
+    assert view.origin is not None and view.origin["op"] == "consolidate"
+    assert "added by a consolidation" in view.to_text()
+    assert "added by a consolidation" in view.to_html()
+
+
+def test_static_history_view_escapes_journal_text(workspace: str) -> None:
+    MemoryStore(workspace).extend(
+        [rec("x")],
+        provenance={"x": {"query": "<script>alert(1)</script>", "origin": "user"}},
+        actor={"notebook": "<b>nb</b>.ipynb"},
+    )
+    view = HistoryView.load(MemoryStore(workspace))
+    html = view.to_html()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<b>nb</b>" not in html

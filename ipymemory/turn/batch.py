@@ -36,6 +36,7 @@ from ..errors import BatchError, MemoryConflictError, MemoryStoreError
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
+from .history_change import HistoryChange
 from .provenance import TurnProvenance, commit_meta
 
 __all__ = [
@@ -79,7 +80,8 @@ class PendingBatch:
     ``rejected`` / ``plan_accepted`` record the decision of a finished commit.
     ``provenance`` is what is known about the turn that proposed it and ``origins``
     each item's origin (SPEC §7; an item not listed: ``user``); both reach the
-    journal entry of the commit.
+    journal entry of the commit. ``history`` makes it an undo or restore proposal
+    (no items, no plan): committing it applies that change whole.
     """
 
     id: str
@@ -95,6 +97,7 @@ class PendingBatch:
     plan_accepted: bool = True
     provenance: TurnProvenance | None = field(default=None, compare=False)
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
+    history: HistoryChange | None = None
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -219,6 +222,19 @@ def apply_batch(
     rejected = set(reject)
     accepted = [item for item in batch.items if item.name not in rejected]
     plan = batch.plan if accept_plan else None
+    if batch.history is not None:
+        actor = commit_meta(
+            batch.provenance,
+            (),
+            batch_id=batch.id,
+            accepted=(),
+            rejected=(),
+            plan_accepted=False,
+            decided_by=decided_by,
+            origins={},
+        )[0]
+        entry = batch.history.apply(store, {**actor, "batch": batch.id})
+        return tuple(a.name for a in entry.added), tuple(r.name for r in entry.removed)
 
     def meta(added: Collection[str]) -> dict[str, Any]:
         actor, provenance = commit_meta(

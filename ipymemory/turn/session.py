@@ -53,6 +53,7 @@ from ..sidequery import (
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
+from .history_change import HistoryChange
 from .config import COMMIT_MODES, SessionConfig
 from .history import RequestHistory, previous_turn_start, summarize_history
 from .injection import render_memory_block
@@ -482,6 +483,15 @@ class AgentSession:
             )
             return self.batch_registry.add(
                 PendingBatch(_batch_id(), (), plan, base, provenance=provenance)
+            )
+
+    def propose_history_change(self, change: HistoryChange) -> PendingBatch:
+        """Register an undo/restore as a batch awaiting a decision (``commit`` applies
+        it whole, ``discard`` drops it); nothing is written now."""
+        with self._lock:
+            provenance = TurnProvenance(self.id, via=change.op, caller=self._caller())
+            return self.batch_registry.add(
+                PendingBatch(_batch_id(), (), None, (), provenance=provenance, history=change)
             )
 
     # --- helpers -------------------------------------------------------------------

@@ -1,0 +1,499 @@
+"""What a turn costs and when its answer shows (issue 13), on a scripted session.
+
+A 40-turn session runs through the real ``anthropic`` SDK against the local scripted
+Messages-API server (``tests/messages_server.py``), with model delays: side-queries
+answer after ``--side-delay`` s, the main model's first token comes after
+``--main-delay`` s and its text then streams over ``--stream-seconds`` s. Every third
+turn reads a file (3-6 KB) first; the selector picks a different pair of memories on
+most turns; every fourth turn the extractor proposes a record (commit mode auto), so
+the set crosses the consolidation threshold.
+
+From the requests the server received, the same run also builds what the previous
+behaviour would have sent for the same transcript (the memory block in the system
+prompt after the cached instructions, one breakpoint on the request's last message;
+the extractor re-reading the whole canonical history every turn; consolidation on
+every extracting turn at the threshold), and prices both under Anthropic's documented
+prompt-caching rules: tools, system and messages form one prefix in that order; a
+``cache_control`` breakpoint caches the prefix up to its block if that prefix has at
+least the model's minimum cacheable length (``--min-main`` / ``--min-side`` tokens); a
+request reads the longest cached prefix that ends at one of its breakpoints or at one
+of the 20 block boundaries before it; read tokens cost 0.1x, written ones 1.25x, the
+rest 1x (5-minute TTL, never reached here). Tokens = bytes / 4 (no tokenizer).
+
+Times per turn, from the server's clock (the moment the last main reply was fully sent,
+i.e. the model's last token) and the session's ``answered`` event (what a notebook
+shows): before the answer, to the answer visible, after the answer (memory work).
+
+Exit status 1 if a target is missed: extractor bytes <= 0.25x whole-history
+extraction, main-call input cost <= 0.4x the block-in-system placement, answer visible
+<= 50 ms after the model's last token on every turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the scripted server and its helpers
+
+import anthropic  # noqa: E402
+from messages_server import MessagesServer, Scripted, text, tool_use  # noqa: E402
+
+from ipymemory import AgentSession, MemoryRecord, MemoryStore, SessionConfig  # noqa: E402
+from ipymemory.model import AnthropicModel  # noqa: E402
+from ipymemory.sidequery.extract import extractor_messages  # noqa: E402
+from ipymemory.sidequery.prompts import (  # noqa: E402
+    CONSOLIDATOR_PROMPT,
+    EXTRACTOR_PROMPT,
+    SELECTOR_PROMPT,
+)
+from ipymemory.turn.history import SUMMARIZER_PROMPT  # noqa: E402
+
+TARGET_EXTRACT_BYTES = 0.25
+TARGET_MAIN_COST = 0.4
+TARGET_VISIBLE_MS = 50.0
+LOOKBACK_BLOCKS = 20
+WORDS = [
+    "the",
+    "data",
+    "pipeline",
+    "loads",
+    "daily",
+    "exports",
+    "from",
+    "the",
+    "warehouse",
+    "and",
+    "checks",
+    "every",
+    "column",
+    "against",
+    "the",
+    "schema",
+    "before",
+    "the",
+    "report",
+    "job",
+    "aggregates",
+    "revenue",
+    "by",
+    "region",
+    "and",
+    "month",
+    "while",
+    "the",
+    "notebook",
+    "keeps",
+    "a",
+    "cache",
+    "of",
+    "intermediate",
+    "frames",
+    "for",
+    "quick",
+    "iteration",
+]
+
+KINDS = {
+    SELECTOR_PROMPT: "selector",
+    EXTRACTOR_PROMPT: "extractor",
+    CONSOLIDATOR_PROMPT: "consolidator",
+    SUMMARIZER_PROMPT: "summarizer",
+}
+
+
+def kind_of(request: dict[str, Any]) -> str:
+    system = request.get("system")
+    first = system[0]["text"] if isinstance(system, list) and system else system
+    return KINDS.get(first, "main") if isinstance(first, str) else "main"
+
+
+def prose(seed: int, chars: int) -> str:
+    words, n = [], seed
+    while sum(len(w) + 1 for w in words) < chars:
+        n = (n * 1103515245 + 12345) % 2**31
+        words.append(WORDS[n % len(WORDS)])
+    return " ".join(words)
+
+
+# --- the priced cache ----------------------------------------------------------------
+
+
+def _blocks(request: dict[str, Any]) -> list[tuple[str, bool]]:
+    """The request's prefix blocks in cache order (tools, system, messages): each one's
+    JSON without its cache mark, and whether it carries a breakpoint."""
+    out: list[tuple[str, bool]] = []
+
+    def add(block: Any) -> None:
+        if isinstance(block, dict):
+            mark = "cache_control" in block
+            block = {k: v for k, v in block.items() if k != "cache_control"}
+        else:
+            mark = False
+        out.append((json.dumps(block, sort_keys=True, ensure_ascii=False), mark))
+
+    for tool in request.get("tools") or []:
+        add(tool)
+    system = request.get("system")
+    for block in [system] if isinstance(system, str) else system or []:
+        add(block)
+    for message in request["messages"]:
+        content = message["content"]
+        for block in [content] if isinstance(content, str) else content:
+            add({"role": message["role"], "block": block} if isinstance(block, str) else block)
+    return out
+
+
+@dataclass
+class PromptCache:
+    """One model's cache: prefix digests written so far (see the module docstring)."""
+
+    min_tokens: int
+    written: set[str] = field(default_factory=set)
+
+    def price(self, request: dict[str, Any]) -> tuple[float, int, int, int]:
+        """(cost in input-token units, uncached, written, read tokens) of a request."""
+        blocks = _blocks(request)
+        digest, digests, tokens, cumulative = hashlib.sha256(), [], 0, []
+        for body, _ in blocks:
+            digest.update(body.encode())
+            digests.append(digest.copy().hexdigest())
+            tokens += len(body.encode()) / 4
+            cumulative.append(tokens)
+        marks = [i for i, (_, mark) in enumerate(blocks) if mark]
+        hit = -1
+        for b in marks:
+            for k in range(b, max(b - LOOKBACK_BLOCKS, 0) - 1, -1):
+                if digests[k] in self.written:
+                    hit = max(hit, k)
+                    break
+        read = cumulative[hit] if hit >= 0 else 0.0
+        eligible = [b for b in marks if cumulative[b] >= self.min_tokens]
+        last = max(eligible, default=-1)
+        write = cumulative[last] - read if last > hit else 0.0
+        self.written.update(digests[b] for b in eligible)
+        uncached = tokens - read - write
+        cost = uncached + 1.25 * write + 0.1 * read
+        return cost, round(uncached), round(write), round(read)
+
+
+# --- the previous behaviour, rebuilt from the requests sent ----------------------------
+
+
+def _is_block(block: Any) -> bool:
+    return isinstance(block, dict) and str(block.get("text", "")).startswith("<relevant_memories>")
+
+
+def old_main_request(request: dict[str, Any], history: list[dict[str, Any]]) -> dict[str, Any]:
+    """The same request as the block-in-system placement sent it: the canonical
+    messages (no compression happens in this run) with a breakpoint on the last one,
+    and the memory block after the cached system prompt."""
+    blocks = [
+        b["text"]
+        for m in request["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if _is_block(b)
+    ]
+    messages = copy.deepcopy(history[: len(request["messages"])])
+    last = messages[-1]
+    content = last["content"]
+    marked = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    marked[-1] = {**marked[-1], "cache_control": {"type": "ephemeral"}}
+    messages[-1] = {**last, "content": marked}
+    system = [*request["system"], *({"type": "text", "text": b} for b in blocks)]
+    return {**request, "system": system, "messages": messages}
+
+
+# --- the scripted session --------------------------------------------------------------
+
+
+@dataclass
+class Script:
+    side_delay: float
+    main_delay: float
+    stream_seconds: float
+    extracted: dict[int, int] = field(default_factory=dict)  # turn -> items proposed
+    merges: int = 0
+
+    def respond(self, body: dict[str, Any]) -> Scripted:
+        kind = kind_of(body)
+        side = {"delay": self.side_delay}
+        if kind == "selector":
+            data = json.loads(body["messages"][0]["content"])
+            names = sorted(re.findall(r"^- \[([a-z0-9-]+)\]", data["catalog"], re.M))
+            turn = int(re.search(r"turn (\d+):", data["query"]).group(1))  # type: ignore[union-attr]
+            picks = {names[(turn * 2) % len(names)], names[(turn * 3 + 1) % len(names)]}
+            return text(json.dumps(sorted(picks)), **side)
+        if kind == "extractor":
+            turns = [int(t) for t in re.findall(r"turn (\d+):", json.dumps(body["messages"]))]
+            turn = max(turns)
+            if turn % 4 == 1:
+                self.extracted[turn] = 1
+                record = MemoryRecord(
+                    name=f"note-{turn}",
+                    type="project",
+                    description=f"What turn {turn} settled about the pipeline",
+                    body=prose(turn, 400),
+                )
+                return text(json.dumps([record.to_json()]), **side)
+            self.extracted[turn] = 0
+            return text("[]", **side)
+        if kind == "consolidator":
+            candidates = json.loads(body["messages"][0]["content"])
+            self.merges += 1
+            merged = MemoryRecord(
+                name=f"merged-{self.merges}",
+                type="project",
+                description="Merged notes about the pipeline",
+                body=prose(1000 + self.merges, 500),
+            )
+            sources = [candidates[0]["name"], candidates[1]["name"]]
+            return text(
+                json.dumps({"source_names": sources, "records": [merged.to_json()]}), **side
+            )
+        assert kind == "main", kind
+        last = body["messages"][-1]["content"]
+        query = (
+            next((b["text"] for b in last if b.get("type") == "text" and not _is_block(b)), "")
+            if isinstance(last, list)
+            else last
+        )
+        match = re.search(r"turn (\d+):", query)
+        answer = prose(7 * (int(match.group(1)) if match else 99) + 1, 700)
+        pieces = max(len(answer.split()), 1)
+        main = {"delay": self.main_delay, "chunk_delay": self.stream_seconds / pieces}
+        if match and int(match.group(1)) % 3 == 0:
+            turn = int(match.group(1))
+            return tool_use(
+                "read_file", {"path": f"doc{turn % 5}.md"}, text_before="Let me check.", **main
+            )
+        return text(answer, **main)
+
+
+@dataclass
+class TurnTimes:
+    start: float
+    visible: float
+    end: float
+    last_token: float
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    script = Script(args.side_delay, args.main_delay, args.stream_seconds)
+    server = MessagesServer().start()
+    server.responder = script.respond
+    times: list[TurnTimes] = []
+    ends: list[int] = []  # canonical history length after each turn
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            workspace = Path(tmp)
+            for i in range(5):
+                (workspace / f"doc{i}.md").write_text(prose(100 + i, 3000 + 700 * i))
+            MemoryStore(workspace).extend(
+                MemoryRecord(
+                    name=f"fact-{i}",
+                    type="project",
+                    description=f"Pipeline fact number {i} about exports and reports",
+                    body=prose(200 + i, 300),
+                )
+                for i in range(6)
+            )
+            client = anthropic.Anthropic(
+                base_url=server.base_url, api_key="bench", max_retries=0, timeout=30
+            )
+            session = AgentSession(
+                workspace,
+                model=AnthropicModel(
+                    "claude-sonnet-bench", side_model="claude-haiku-bench", client=client
+                ),
+                config=SessionConfig(commit_mode="auto"),
+            )
+            for turn in range(args.turns):
+                seen: dict[str, float] = {}
+
+                def listen(event: Any, seen: dict[str, float] = seen) -> None:
+                    if event.kind == "answered":
+                        seen["visible"] = time.monotonic()
+
+                before = len(server.requests)
+                start = time.monotonic()
+                session.run_turn(f"turn {turn}: {prose(turn, 160)}?", on_event=listen)
+                end = time.monotonic()
+                mains = [
+                    i
+                    for i in range(before, len(server.requests))
+                    if kind_of(server.requests[i]) == "main"
+                ]
+                times.append(TurnTimes(start, seen["visible"], end, server.finished[mains[-1]]))
+                ends.append(len(session.history))
+            history = list(session.history)
+    finally:
+        server.stop()
+    return report(server.requests, history, ends, times, script, args)
+
+
+def report(
+    requests: list[dict[str, Any]],
+    history: list[dict[str, Any]],
+    ends: list[int],
+    times: list[TurnTimes],
+    script: Script,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    new_cache = {"main": PromptCache(args.min_main), "side": PromptCache(args.min_side)}
+    old_cache = {"main": PromptCache(args.min_main), "side": PromptCache(args.min_side)}
+    rows: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    extract_turn = 0
+    for request in requests:
+        kind = kind_of(request)
+        cache = "main" if kind == "main" else "side"
+        if kind == "main":
+            old = old_main_request(request, history)
+        elif kind == "extractor":
+            # The whole canonical history at this turn's end, with the same catalog.
+            catalog = json.loads(request["messages"][-1]["content"][-1]["text"])
+            old = {
+                **request,
+                "messages": extractor_messages(
+                    history[: ends[extract_turn]], catalog["existing_catalog"]
+                ),
+            }
+            extract_turn += 1
+        else:
+            old = request
+        row = rows[kind]
+        row["requests"] += 1
+        row["bytes"] += len(json.dumps(request, ensure_ascii=False).encode())
+        row["old_bytes"] += len(json.dumps(old, ensure_ascii=False).encode())
+        row["cost"] += new_cache[cache].price(request)[0]
+        row["old_cost"] += old_cache[cache].price(old)[0]
+    # The old rule consolidated on every extracting turn once the set was at the threshold.
+    set_size, old_consolidations = 6, 0
+    for turn in sorted(script.extracted):
+        items = script.extracted[turn]
+        if items and set_size + items >= 10:
+            old_consolidations += 1
+        set_size += items
+    before = [t.last_token - t.start for t in times]
+    visible_ms = [(t.visible - t.last_token) * 1000 for t in times]
+    after = [t.end - t.visible for t in times]
+    old_visible_ms = [(t.end - t.last_token) * 1000 for t in times]
+    result = {
+        "turns": len(times),
+        "kinds": {k: dict(v) for k, v in sorted(rows.items())},
+        "consolidations": {
+            "now": int(rows["consolidator"]["requests"]),
+            "old_rule": old_consolidations,
+        },
+        "times": {
+            "before_answer_s": _spread(before),
+            "to_visible_ms": _spread(visible_ms),
+            "after_answer_s": _spread(after),
+            "old_to_visible_ms": _spread(old_visible_ms),
+        },
+    }
+    extractor, main = rows["extractor"], rows["main"]
+    result["ratios"] = {
+        "extractor_bytes": extractor["bytes"] / extractor["old_bytes"],
+        "main_cost": main["cost"] / main["old_cost"],
+        "max_visible_ms": max(visible_ms),
+    }
+    result["ok"] = {
+        "extractor_bytes": result["ratios"]["extractor_bytes"] <= TARGET_EXTRACT_BYTES,
+        "main_cost": result["ratios"]["main_cost"] <= TARGET_MAIN_COST,
+        "visible": max(visible_ms) <= TARGET_VISIBLE_MS,
+    }
+    return result
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    return {
+        "median": statistics.median(values),
+        "max": max(values),
+        "total": sum(values),
+    }
+
+
+def print_report(result: dict[str, Any], args: argparse.Namespace) -> None:
+    print(
+        f"{result['turns']} turns; delays: side {args.side_delay} s, main first token "
+        f"{args.main_delay} s + {args.stream_seconds} s of streaming; min cacheable "
+        f"{args.min_main} (main) / {args.min_side} (side) tokens; tokens = bytes / 4"
+    )
+    print()
+    head = f"{'kind':<13}{'requests':>9}{'KB sent':>10}{'old KB':>10}{'bytes x':>9}"
+    head += f"{'cost (ktok)':>13}{'old cost':>10}{'cost x':>8}"
+    print(head)
+    for kind, row in result["kinds"].items():
+        print(
+            f"{kind:<13}{int(row['requests']):>9}{row['bytes'] / 1024:>10.1f}"
+            f"{row['old_bytes'] / 1024:>10.1f}{row['bytes'] / row['old_bytes']:>9.2f}"
+            f"{row['cost'] / 1000:>13.1f}{row['old_cost'] / 1000:>10.1f}"
+            f"{row['cost'] / row['old_cost']:>8.2f}"
+        )
+    c = result["consolidations"]
+    print(f"consolidations: {c['now']} (the old rule: {c['old_rule']})")
+    print()
+    t = result["times"]
+    print("per turn            median      max     total")
+    for label, key, unit in (
+        ("before the answer", "before_answer_s", "s"),
+        ("to answer visible", "to_visible_ms", "ms"),
+        ("after the answer", "after_answer_s", "s"),
+        ("old: to visible", "old_to_visible_ms", "ms"),
+    ):
+        row = t[key]
+        print(f"{label:<18}{row['median']:>8.3f}{row['max']:>9.3f}{row['total']:>10.2f} {unit}")
+    print()
+    r, ok = result["ratios"], result["ok"]
+    mark = {True: "ok", False: "MISSED"}
+    print(
+        f"extractor bytes / whole-history extraction: {r['extractor_bytes']:.3f} "
+        f"(target <= {TARGET_EXTRACT_BYTES}) {mark[ok['extractor_bytes']]}"
+    )
+    print(
+        f"main input cost / block in system: {r['main_cost']:.3f} "
+        f"(target <= {TARGET_MAIN_COST}) {mark[ok['main_cost']]}"
+    )
+    print(
+        f"answer visible after the last token: max {r['max_visible_ms']:.1f} ms "
+        f"(target <= {TARGET_VISIBLE_MS} ms on every turn) {mark[ok['visible']]}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument("--side-delay", type=float, default=0.3)
+    parser.add_argument("--main-delay", type=float, default=0.3)
+    parser.add_argument("--stream-seconds", type=float, default=0.5)
+    parser.add_argument("--min-main", type=int, default=1024)
+    parser.add_argument("--min-side", type=int, default=2048)
+    parser.add_argument("--quick", action="store_true", help="8 turns, short delays (CI)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.turns, args.side_delay, args.main_delay, args.stream_seconds = 8, 0.01, 0.01, 0.02
+    result = run(args)
+    if args.json:
+        print(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        print_report(result, args)
+    return 0 if all(result["ok"].values()) or args.quick else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

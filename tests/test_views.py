@@ -170,8 +170,8 @@ def test_batch_bundle_with_plan_is_a_diff() -> None:
         "view": "batch",
         "status": "pending",
         "items": [
-            {**rec("x").to_json(), "accepted": True},
-            {**rec("y").to_json(), "accepted": False},
+            {**rec("x").to_json(), "accepted": True, "decision": "accept"},
+            {**rec("y").to_json(), "accepted": False, "decision": "reject"},
         ],
         "consolidation": {
             "source_names": ["old-note"],
@@ -182,6 +182,8 @@ def test_batch_bundle_with_plan_is_a_diff() -> None:
         },
         "committed": [],
         "error": None,
+        "id": None,
+        "hint": "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %memory discard",
     }
     assert_escaped(data["text/html"])
     text = data["text/plain"]
@@ -243,12 +245,12 @@ def test_review_reject_two_of_three_commits_exactly_one(workspace: str) -> None:
         workspace, rec("keep-me"), rec("drop-one"), rec("drop-two")
     )
     review = BatchReview(session, batch)
-    assert "Commit writes 3 of 3 memories" in review.summary.value
+    assert "Commit: 0 → 3 records (writes 3)" in review.summary.value
     review.decisions["drop-one"].value = "reject"
     review.decisions["drop-two"].value = "reject"
     assert review.rejected == ("drop-one", "drop-two")
     # The choice shows before the click: what Commit will write, rejected rows struck out.
-    assert "Commit writes 1 of 3 memories" in review.summary.value
+    assert "Commit: 0 → 1 record (writes 1; rejects 2)" in review.summary.value
     struck = [n for n, label in review._labels.items() if "line-through" in label.value]
     assert struck == ["drop-one", "drop-two"]
     review.commit_button.click()
@@ -300,18 +302,25 @@ def test_review_plan_accept_reject_and_a_refused_decision(workspace: str) -> Non
     assert review.plan_decision is not None
     html = review._repr_mimebundle_()["text/html"]
     assert "tabs-a" in html and "prefers-tabs" in html
-    assert "Commit writes 2 of 2 memories and applies the plan" in review.summary.value
+    # The net change of the set: 2 records before, 2 after (issue 14 #4).
+    assert (
+        "Commit: 2 → 2 records (writes 2; replaces 2 of the set; merges 1 new item into the plan)"
+        in review.summary.value
+    )
 
-    # Rejecting an item the accepted plan replaces is refused; nothing written.
+    # Rejecting an item the accepted plan merges: the plan is checked again at once,
+    # what would happen is said and Commit is disabled; a commit anyway is refused.
     review.decisions["tabs-c"].value = "reject"
+    assert "The plan merges tabs-c, which you rejected" in review.summary.value
+    assert review.commit_button.disabled
     review.commit_button.click()
     assert "refused" in review.result.value and review.status == "pending"
-    assert not review.commit_button.disabled
     assert [r.name for r in store.records()] == ["tabs-a", "tabs-b"]
 
     # Rejecting the plan too makes the decision valid: only "other" is added.
     review.plan_decision.value = "reject"
-    assert "and skips the plan" in review.summary.value
+    assert "(writes 1; rejects 1; skips the plan)" in review.summary.value
+    assert not review.commit_button.disabled
     review.commit_button.click()
     assert review.status == "committed"
     assert [r.name for r in store.records()] == ["tabs-a", "tabs-b", "other"]

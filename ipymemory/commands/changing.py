@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from ..errors import BatchError, CommandError
+from ..errors import BatchError, CommandError, MemoryStoreError
 from ..views import BatchView, ErrorView, MessageView
 from .common import check_names, pending_batch, require
 from .context import Context, View
 from .spec import arg, command
+
+if TYPE_CHECKING:
+    from ..turn import PendingBatch
 
 __all__ = ["handle_commit", "handle_consolidate", "handle_discard", "handle_forget"]
 
@@ -67,13 +71,26 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
     except BatchError as e:
         raise CommandError(str(e)) from None
     if result.error:
+        hint = "e.g. %memory commit --no-plan, or %memory discard"
+        taken = _taken_names(ctx, batch, args.reject)
+        if taken:  # another session committed these names meanwhile
+            rest = " ".join([*args.reject, *taken])
+            hint = f"commit the rest: %memory commit --batch {batch.id} --reject {rest}"
         return ErrorView(
             result.error,
             where="Commit",
-            hint="Nothing was written; the batch is still pending "
-            "(e.g. %memory commit --no-plan, or %memory discard).",
+            hint=f"Nothing was written; the batch is still pending ({hint}).",
         )
     return BatchView.of(result.batch) if result.batch is not None else MessageView("Committed.")
+
+
+def _taken_names(ctx: Context, batch: PendingBatch, reject: list[str]) -> list[str]:
+    """Accepted names of ``batch`` the set holds now (committed elsewhere meanwhile)."""
+    try:
+        current = {record.name for record in ctx.store.records()}
+    except MemoryStoreError:
+        return []
+    return [name for name in batch.names if name not in reject and name in current]
 
 
 @command("discard", "drop the pending batch", _BATCH, section="change", cli=False)

@@ -66,6 +66,7 @@ class NotebookState:
             session.model = self._model(settings)
             session.config = settings.session_config()
             session.store.lock_timeout = settings.lock_timeout
+        session.pending_files.expiry_days = settings.pending_expiry_days
         return session
 
     def _model(self, settings: Settings) -> ModelClient:

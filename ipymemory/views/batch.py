@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 __all__ = ["BatchView", "ConsolidationPlanView"]
 
 _REVIEW_HINT = "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %memory discard"
+# What a saved notebook shows for a batch still pending when it was saved: its kernel
+# (and the live widget) may be gone, the batch itself is kept in .memory/pending/.
+_RESUME_HINT = (
+    "Pending: nothing was written. Decide it with the widget or {review}; after a "
+    "kernel restart, %memory pending lists it and %memory pending --open {id} reopens it."
+)
 
 _ITEM_COLUMNS = (
     ("decision", "Decision"),
@@ -189,23 +195,47 @@ class BatchView(StaticView):
             batch_id=batch.id,
         )
 
+    def decision(self, name: str) -> str:
+        """What became of item ``name``: while open the choice so far (``accept`` /
+        ``reject``); then ``written``, ``rejected``, ``merged`` (an accepted plan
+        replaced it by its records) or ``discarded`` (the whole batch was dropped)."""
+        if self.status.open:
+            return "reject" if name in self.rejected else "accept"
+        if self.status is BatchStatus.DISCARDED:
+            return "discarded"
+        if name in self.rejected:
+            return "rejected"
+        return "written" if name in self.committed else "merged"
+
+    def hint(self) -> str | None:
+        """How to decide a batch still pending (None once decided)."""
+        if not self.status.open:
+            return None
+        review = "%memory commit [--reject NAME …] [--no-plan] / %memory discard"
+        if self.batch_id is None:
+            return _REVIEW_HINT
+        return _RESUME_HINT.format(review=review, id=self.batch_id)
+
     def _item_rows(self) -> list[dict[str, str]]:
-        return [
-            {
-                "decision": "reject" if r.name in self.rejected else "accept",
-                **r.to_json(),
-            }
-            for r in self.items
-        ]
+        return [{"decision": self.decision(r.name), **r.to_json()} for r in self.items]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "view": "batch",
             "status": self.status,
-            "items": [{**r.to_json(), "accepted": r.name not in self.rejected} for r in self.items],
+            "items": [
+                {
+                    **r.to_json(),
+                    "accepted": r.name not in self.rejected,
+                    "decision": self.decision(r.name),
+                }
+                for r in self.items
+            ],
             "consolidation": None if self.plan is None else self.plan.plan_json(),
             "committed": list(self.committed),
             "error": self.error,
+            "id": self.batch_id,
+            "hint": self.hint(),
         }
 
     def _headline(self) -> str:
@@ -234,10 +264,11 @@ class BatchView(StaticView):
         if self.plan is not None:
             lines.append(self.plan.to_text())
         outcome = self._outcome()
+        hint = self.hint()
         if outcome:
             lines.append(outcome)
-        elif self.status.open:
-            lines.append(_REVIEW_HINT)
+        elif hint:
+            lines.append(hint)
         return "\n".join(lines)
 
     def _html_body(self) -> str:
@@ -249,15 +280,20 @@ class BatchView(StaticView):
                 record_rows_html(
                     self._item_rows(),
                     _ITEM_COLUMNS,
-                    row_class=lambda r: "ipm-rejected" if r["decision"] == "reject" else None,
+                    row_class=lambda r: (
+                        "ipm-rejected"
+                        if r["decision"] in ("reject", "rejected", "discarded")
+                        else None
+                    ),
                 )
             )
         if self.plan is not None:
             parts.append(f'<div class="ipm-section">{esc(self.plan._headline())}</div>')
             parts.append(self.plan.diff_html())
         outcome = self._outcome()
+        hint = self.hint()
         if outcome:
             parts.append(f"<div>{esc(outcome)}</div>")
-        elif self.status.open:  # HTML is what a frontend without widgets shows
-            parts.append(f'<div class="ipm-note">{esc(_REVIEW_HINT)}</div>')
+        elif hint:  # HTML is what a frontend without widgets shows
+            parts.append(f'<div class="ipm-note">{esc(hint)}</div>')
         return "".join(parts)

@@ -19,7 +19,7 @@ from IPython.display import DisplayHandle
 
 from ..errors import BatchError, MemoryStoreError
 from ..store.record import MemoryRecord
-from ..turn.batch import BatchStatus
+from ..turn.batch import BatchStatus, commit_effect
 from ._static import StaticView, display_bundle, esc, styled_html, update_bundle
 from ._widgetbase import (
     StaticBundleBox,
@@ -34,6 +34,7 @@ from .batch import BatchView, ConsolidationPlanView
 
 if TYPE_CHECKING:
     from ..sidequery.consolidate import ConsolidationPlan
+    from ..store.store import MemoryStore
     from ..turn.batch import BatchRegistry, CommitResult, PendingBatch
 
 __all__ = ["BatchReview"]
@@ -42,6 +43,13 @@ ACCEPT, REJECT = "accept", "reject"
 
 _ROW = w.Layout(align_items="center")
 
+# The controls of an item sit in a column of fixed width that never wraps or shrinks;
+# the label takes the rest of the row and wraps inside it (issue 14 #3).
+_BUTTON_WIDTH = "6.5em"
+_TOGGLES_WIDTH = "13.4em"  # two buttons and their gap
+_BODY_WIDTH = "5.6em"  # "> body" in full, never cut to "b…"
+_FIXED = {"flex": "0 0 auto", "flex_flow": "row nowrap"}
+
 
 def _decision(accept_tip: str, reject_tip: str) -> w.ToggleButtons:
     """An accept/reject toggle (values ``ACCEPT`` / ``REJECT``); the marks in the labels
@@ -49,9 +57,33 @@ def _decision(accept_tip: str, reject_tip: str) -> w.ToggleButtons:
     return w.ToggleButtons(
         options=(("\u2713 accept", ACCEPT), ("\u2715 reject", REJECT)),
         value=ACCEPT,
-        style={"button_width": "6.5em"},
+        style={"button_width": _BUTTON_WIDTH},
         tooltips=(accept_tip, reject_tip),
+        layout=w.Layout(width=_TOGGLES_WIDTH, min_width=_TOGGLES_WIDTH, **_FIXED),
     )
+
+
+def _item_row(controls: list[w.Widget], label: w.HTML) -> w.HBox:
+    """One item: the fixed control column, then the label wrapping beside it."""
+    column = w.HBox(controls, layout=w.Layout(**_FIXED))
+    column.add_class("ipymemory-review-controls")
+    label.layout = w.Layout(flex="1 1 0%", min_width="0")
+    label.add_class("ipymemory-review-label")
+    row = w.HBox([column, label], layout=w.Layout(align_items="flex-start", flex_flow="row nowrap"))
+    row.add_class("ipymemory-review-row")
+    return row
+
+
+def _wrapping(inner_html: str) -> str:
+    # ipywidgets' HTML content does not wrap by itself in a flex row.
+    return (
+        '<div style="white-space:normal;overflow-wrap:anywhere;line-height:1.45;'
+        f'padding-top:4px">{inner_html}</div>'
+    )
+
+
+def _records(n: int) -> str:
+    return f"{n} record{'' if n == 1 else 's'}"
 
 
 def _plan_effect(plan: ConsolidationPlan | ConsolidationPlanView) -> str:
@@ -64,9 +96,11 @@ def _label_parts(record: MemoryRecord) -> tuple[str, str, str]:
 
 
 class _Reviewer(Protocol):
-    """What the widget needs of a session: its batch registry and the two decisions."""
+    """What the widget needs of a session: its batch registry, its store (to find a
+    name another session took meanwhile) and the two decisions."""
 
     batch_registry: BatchRegistry
+    store: MemoryStore
 
     def commit(
         self, batch: PendingBatch, *, reject: Collection[str] = (), accept_plan: bool = True
@@ -94,16 +128,25 @@ class BatchReview(StaticBundleBox):
         self._handles: list[DisplayHandle] = []
 
         self.decisions: dict[str, w.ToggleButtons] = {}
+        #: Per item, what became of it once decided (hidden while pending).
+        self.outcomes: dict[str, w.HTML] = {}
         self._labels: dict[str, w.HTML] = {}
+        self._records = {record.name: record for record in batch.items}
         parts: list[w.Widget] = [self._heading()]
         for record in batch.items:
             toggle = _decision(f"keep {record.name}", f"drop {record.name}")
-            label = w.HTML(value=record_label_html(*_label_parts(record)))
+            label = w.HTML(value=_wrapping(record_label_html(*_label_parts(record))))
+            outcome = w.HTML(
+                value="", layout=w.Layout(display="none", width=_TOGGLES_WIDTH, **_FIXED)
+            )
             self.decisions[record.name] = toggle
+            self.outcomes[record.name] = outcome
             self._labels[record.name] = label
             toggle.observe(lambda _c, r=record: self._on_decision(r), names="value")
             show, body = body_toggle(record.body)
-            parts.append(w.VBox([w.HBox([toggle, show, label], layout=_ROW), body]))
+            show.layout = w.Layout(width=_BODY_WIDTH, min_width=_BODY_WIDTH, **_FIXED)
+            show.add_class("ipymemory-body-toggle")
+            parts.append(w.VBox([_item_row([toggle, outcome, show], label), body]))
 
         self.plan_decision: w.ToggleButtons | None = None
         plan = ConsolidationPlanView.of(batch)
@@ -132,12 +175,25 @@ class BatchReview(StaticBundleBox):
         )
         self.commit_button.on_click(lambda _b: self.commit())
         self.discard_button.on_click(lambda _b: self.discard())
-        self.summary = w.HTML(value="")
+        # Shown after a refusal because another session took some accepted names.
+        self.commit_rest_button = w.Button(
+            description="Commit the rest",
+            icon="forward",
+            tooltip="commit without the names another session took meanwhile",
+            layout=w.Layout(display="none", width="auto", **_FIXED),
+        )
+        self.commit_rest_button.on_click(lambda _b: self.commit_rest())
+        self.clashes: tuple[str, ...] = ()
+        self.summary = w.HTML(value="", layout=w.Layout(flex="1 1 0%", min_width="0"))
         self.result = w.HTML(value="")
+        buttons = w.HBox(
+            [self.commit_button, self.discard_button, self.commit_rest_button],
+            layout=w.Layout(**_FIXED),
+        )
         parts.append(
             w.HBox(
-                [self.commit_button, self.discard_button, self.summary],
-                layout=w.Layout(align_items="center", margin="6px 0 0 0"),
+                [buttons, self.summary],
+                layout=w.Layout(align_items="center", margin="6px 0 0 0", flex_flow="row nowrap"),
             )
         )
         parts.append(self.result)
@@ -190,21 +246,46 @@ class BatchReview(StaticBundleBox):
         return f"Review {what}"
 
     def _on_decision(self, record: MemoryRecord) -> None:
-        rejected = self.decisions[record.name].value == REJECT
-        self._labels[record.name].value = record_label_html(*_label_parts(record), struck=rejected)
+        self._strike(record.name, self.decisions[record.name].value == REJECT)
         self._update_summary()
 
+    def _strike(self, name: str, struck: bool) -> None:
+        label = record_label_html(*_label_parts(self._records[name]), struck=struck)
+        self._labels[name].value = _wrapping(label)
+
     def _update_summary(self) -> None:
-        """What Commit would write now, so the choice is visible before clicking."""
+        """What Commit would do to the set now, so the choice is visible before
+        clicking: the net change of the set, and a plan that no longer fits the
+        decisions (it merges an item you rejected) said plainly, Commit disabled."""
         if not self.batch.open:
             self.summary.value = ""
             return
-        n = len(self.decisions)
-        kept = n - len(self.rejected)
-        what = [f"writes {kept} of {n} memor{'y' if n == 1 else 'ies'}"] if n else []
-        if self.plan_decision is not None:
-            what.append("applies the plan" if self.plan_accepted else "skips the plan")
-        self.summary.value = block_html(note_html("Commit " + " and ".join(what)))
+        effect = commit_effect(self.batch, self.rejected, self.plan_accepted)
+        self.commit_button.disabled = effect.conflict is not None
+        if effect.conflict is not None:
+            plan = self.batch.plan
+            sources = plan.source_names if plan is not None else ()
+            consumed = [n for n in sources if n in self.rejected]
+            names = ", ".join(consumed)
+            self.summary.value = html_text(
+                f"The plan merges {names}, which you rejected: applying it would drop "
+                f"{'it' if len(consumed) == 1 else 'them'} with the rest. Accept "
+                f"{names} again, or reject the plan (its items are then written as they are).",
+                cls="ipm-error",
+            ).value
+            return
+        detail = [f"writes {len(effect.added)}"]
+        if effect.replaced:
+            detail.append(f"replaces {len(effect.replaced)} of the set")
+        if effect.merged:
+            n = len(effect.merged)
+            detail.append(f"merges {n} new item{'' if n == 1 else 's'} into the plan")
+        if self.rejected:
+            detail.append(f"rejects {len(self.rejected)}")
+        if self.plan_decision is not None and not self.plan_accepted:
+            detail.append("skips the plan")
+        text = f"Commit: {effect.before} → {_records(effect.after)} ({'; '.join(detail)})"
+        self.summary.value = block_html(note_html(text))
 
     @property
     def rejected(self) -> tuple[str, ...]:
@@ -223,10 +304,17 @@ class BatchReview(StaticBundleBox):
         """
         if not self.batch.open:
             return
+        self._commit(self.rejected)
+
+    def commit_rest(self) -> None:
+        """After a refusal because another session committed some of the accepted
+        names: commit the others (those names count as rejected here)."""
+        if self.batch.open and self.clashes:
+            self._commit(tuple(dict.fromkeys((*self.rejected, *self.clashes))))
+
+    def _commit(self, reject: tuple[str, ...]) -> None:
         try:
-            result = self._session.commit(
-                self.batch, reject=self.rejected, accept_plan=self.plan_accepted
-            )
+            result = self._session.commit(self.batch, reject=reject, accept_plan=self.plan_accepted)
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e))
             return
@@ -254,23 +342,48 @@ class BatchReview(StaticBundleBox):
 
     def _refused(self, message: str, *, action: str = "Commit") -> None:
         self.error = message
+        self.clashes = self._taken_names() if action == "Commit" else ()
+        advice = "change your choices and commit again, or discard"
+        if self.clashes:
+            advice = (
+                f"another session committed {', '.join(self.clashes)} meanwhile: "
+                "Commit the rest writes the others"
+            )
+        self.commit_rest_button.layout.display = "" if self.clashes else "none"
         self.result.value = html_text(
-            f"{action} refused: {message} (nothing was written; change your choices "
-            "and commit again, or discard)",
+            f"{action} refused: {message} (nothing was written; {advice})",
             cls="ipm-error",
         ).value
 
+    def _taken_names(self) -> tuple[str, ...]:
+        """Accepted names the set now holds (committed by someone else meanwhile)."""
+        try:
+            current = {record.name for record in self._session.store.records()}
+        except MemoryStoreError:
+            return ()
+        return tuple(n for n in self.decisions if n not in self.rejected and n in current)
+
     def _show_outcome(self) -> None:
-        """The batch was decided: show the decision taken, lock the controls."""
+        """The batch was decided: each item says what became of it (written, merged,
+        rejected, discarded) in place of its toggle; the controls are locked."""
+        view = BatchView.of(self.batch)
         for name, toggle in self.decisions.items():
             toggle.value = REJECT if name in self.batch.rejected else ACCEPT
+            decision = view.decision(name)
+            toggle.layout.display = "none"
+            outcome = self.outcomes[name]
+            outcome.value = _wrapping(f"<b>{esc(decision)}</b>")
+            outcome.layout.display = ""
+            self._strike(name, decision in ("rejected", "discarded"))
         if self.plan_decision is not None:
             self.plan_decision.value = ACCEPT if self.batch.plan_accepted else REJECT
+        self.commit_rest_button.layout.display = "none"
         for control in (
             *self.decisions.values(),
             self.plan_decision,
             self.commit_button,
             self.discard_button,
+            self.commit_rest_button,
         ):
             if control is not None:
                 control.disabled = True

@@ -1,0 +1,74 @@
+"""``pending``: the batches awaiting review, this kernel's and those saved in pending/."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import CommandError
+from ..views.pending import PendingEntry, PendingView
+from .context import Context, View
+from .spec import arg, command
+
+__all__ = ["handle_pending"]
+
+
+def _plan_text(n_sources: int, n_records: int) -> str:
+    return f"a plan: {n_sources} record{'' if n_sources == 1 else 's'} → {n_records}"
+
+
+@command(
+    "pending",
+    "batches awaiting review (also from earlier kernels); --open ID reopens one",
+    arg("--open", metavar="ID", help="reopen this saved batch here for review"),
+    section="change",
+    cli=False,
+)
+def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
+    """Undecided batches are kept in .memory/pending/ until committed, discarded or
+    expired (the pending_expiry_days setting), so a batch proposed before a kernel
+    restart can still be reviewed. Reopening one shows its review widget; a plan
+    whose records changed since is dropped (its items stay reviewable)."""
+    session = ctx.session
+    files = session.pending_files
+    saved, problems = files.load()
+    if args.open is not None:
+        live = {b.id: b for b in session.pending}
+        if args.open in live:
+            return ctx.review(live[args.open])
+        for entry in saved:
+            if entry.batch.id == args.open:
+                batch = files.reopen(entry, session.store.records(), session.batch_registry)
+                return ctx.review(batch)
+        known = sorted({*live, *(e.batch.id for e in saved)})
+        raise CommandError(
+            f"no pending batch {args.open!r} in {files.directory}; "
+            f"pending: {', '.join(known) or 'none'}"
+        )
+    entries: list[PendingEntry] = []
+    live_ids = set()
+    for batch in session.pending:
+        live_ids.add(batch.id)
+        plan = batch.plan
+        entries.append(
+            PendingEntry(
+                batch.id,
+                batch.names,
+                None if plan is None else _plan_text(len(plan.source_names), len(plan.records)),
+                live=True,
+            )
+        )
+    for entry in saved:
+        if entry.batch.id in live_ids:
+            continue
+        plan = entry.batch.plan
+        entries.append(
+            PendingEntry(
+                entry.batch.id,
+                entry.batch.names,
+                None if plan is None else _plan_text(len(plan.source_names), len(plan.records)),
+                live=False,
+                saved_at=entry.saved_at,
+                expires_at=entry.expires_at(files.expiry_days),
+            )
+        )
+    return PendingView(str(files.directory), entries, problems)

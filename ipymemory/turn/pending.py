@@ -1,0 +1,306 @@
+"""Undecided batches kept on disk, so they survive the kernel (SPEC §6: ``pending/``).
+
+``.memory/pending/<batch id>.json`` holds one batch awaiting review: its items, its
+consolidation plan and what the plan was made on, its provenance. :class:`PendingFiles`
+follows a :class:`~ipymemory.turn.batch.BatchRegistry`: a batch added (or refused by the
+store) is written, a batch committed or discarded is removed. A new kernel lists the
+files (``%memory pending``) and reopens one into its session (:meth:`PendingFiles.reopen`).
+
+Screened like any other write (SPEC §7): credentials in the text are redacted before
+anything reaches the disk, and a batch whose text would still hold one is not kept.
+The set the plan was made on is kept as names and hashes only (no text): reopening
+finds those records in the current set, and a plan whose records changed since is
+dropped (its items can still be committed). Files older than ``expiry_days`` are
+deleted when the directory is listed. Readers of the set never look here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .. import _constants as C
+from ..errors import BatchError, MemoryFormatError, MemoryStoreError
+from ..screen import find_secrets, redact
+from ..sidequery.consolidate import ConsolidationPlan
+from ..store.durable import fsync_dir, read_all, replace_atomic, unlink_quietly
+from ..store.layout import PENDING_DIR_NAME
+from ..store.record import MemoryRecord
+from .batch import BatchRegistry, BatchStatus, PendingBatch
+from .provenance import TurnProvenance
+
+__all__ = ["PendingFiles", "SavedBatch", "record_digest"]
+
+FORMAT_VERSION = 1
+_ID = re.compile(r"^[a-z0-9]{1,64}$")
+_MAX_FILE_BYTES = 4 * 1024 * 1024  # items + plan of a 200-record set fit many times over
+_DAY = 86400.0
+
+
+def record_digest(record: MemoryRecord) -> str:
+    """A record's identity for "unchanged since the plan" (sha256 of its sorted JSON)."""
+    text = json.dumps(record.to_json(), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class SavedBatch:
+    """A batch read back from ``pending/``; ``saved_at`` is a UNIX time."""
+
+    batch: PendingBatch
+    base_digests: tuple[tuple[str, str], ...]
+    saved_at: float
+    path: Path
+
+    def expires_at(self, expiry_days: int) -> float:
+        return self.saved_at + expiry_days * _DAY
+
+
+def _screened(record: MemoryRecord) -> MemoryRecord:
+    """``record`` with credentials redacted; raises if the text would still hold one."""
+    cleaned = replace(record, description=redact(record.description), body=redact(record.body))
+    for text in (cleaned.name, cleaned.description, cleaned.body):
+        if find_secrets(text):
+            raise BatchError(f"{record.name!r} still holds a credential after redaction")
+    return cleaned
+
+
+def _screened_text(value: Any) -> Any:
+    """Strings of provenance (a query may hold a credential) redacted, recursively."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {k: _screened_text(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_screened_text(v) for v in value]
+    return value
+
+
+def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
+    plan = batch.plan
+    return {
+        "version": FORMAT_VERSION,
+        "id": batch.id,
+        "saved_at": saved_at,
+        "status": str(batch.status),
+        "error": None if batch.error is None else redact(batch.error),
+        "plan_error": None if batch.plan_error is None else redact(batch.plan_error),
+        "items": [_screened(r).to_json() for r in batch.items],
+        "origins": dict(batch.origins),
+        "plan": None
+        if plan is None
+        else {
+            "source_names": list(plan.source_names),
+            "records": [_screened(r).to_json() for r in plan.records],
+        },
+        "base": [{"name": r.name, "sha256": record_digest(r)} for r in batch.base],
+        "provenance": None
+        if batch.provenance is None
+        else _screened_text(batch.provenance.to_json()),
+    }
+
+
+def _records(value: Any, where: str) -> tuple[MemoryRecord, ...]:
+    if not isinstance(value, list):
+        raise MemoryFormatError(f"{where}: expected a list of records")
+    out = []
+    for item in value:
+        if not isinstance(item, dict) or set(item) != {"name", "type", "description", "body"}:
+            raise MemoryFormatError(
+                f"{where}: a record must have exactly name, type, description, body"
+            )
+        out.append(MemoryRecord(**item))
+    return tuple(out)
+
+
+def _provenance(value: Any) -> TurnProvenance | None:
+    if not isinstance(value, dict) or not isinstance(value.get("session"), str):
+        return None
+    return TurnProvenance(
+        value["session"],
+        via=str(value.get("via", "turn")),
+        query=value.get("query") if isinstance(value.get("query"), str) else None,
+        models={str(k): str(v) for k, v in dict(value.get("models") or {}).items()},
+        files_read=tuple(str(f) for f in value.get("files_read") or ()),
+        caller=dict(value.get("caller") or {}),
+    )
+
+
+def _from_json(data: Any, path: Path) -> SavedBatch:
+    where = str(path)
+    if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION:
+        raise MemoryFormatError(f"{where}: not a version {FORMAT_VERSION} pending batch")
+    batch_id = data.get("id")
+    if not isinstance(batch_id, str) or f"{batch_id}.json" != path.name:
+        raise MemoryFormatError(f"{where}: the id does not match the file name")
+    items = _records(data.get("items"), f"{where} items")
+    plan = None
+    if data.get("plan") is not None:
+        raw = data["plan"]
+        names = raw.get("source_names") if isinstance(raw, dict) else None
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise MemoryFormatError(f"{where}: plan.source_names must be a list of names")
+        plan = ConsolidationPlan(tuple(names), _records(raw.get("records"), f"{where} plan"))
+    base = data.get("base")
+    if not isinstance(base, list) or not all(
+        isinstance(b, dict) and isinstance(b.get("name"), str) and isinstance(b.get("sha256"), str)
+        for b in base
+    ):
+        raise MemoryFormatError(f"{where}: base must list name and sha256 of each record")
+    saved_at = data.get("saved_at")
+    if not isinstance(saved_at, int | float) or isinstance(saved_at, bool):
+        raise MemoryFormatError(f"{where}: saved_at must be a number")
+    origins = data.get("origins") or {}
+    batch = PendingBatch(
+        batch_id,
+        items,
+        plan,
+        (),
+        status=BatchStatus.FAILED if data.get("status") == "failed" else BatchStatus.PENDING,
+        error=data.get("error") if isinstance(data.get("error"), str) else None,
+        plan_error=data.get("plan_error") if isinstance(data.get("plan_error"), str) else None,
+        provenance=_provenance(data.get("provenance")),
+        origins={str(k): str(v) for k, v in dict(origins).items()},
+    )
+    digests = tuple((b["name"], b["sha256"]) for b in base)
+    return SavedBatch(batch, digests, float(saved_at), path)
+
+
+class PendingFiles:
+    """The ``pending/`` directory of one ``.memory/`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        memory_root: str | os.PathLike[str],
+        expiry_days: int = C.DEFAULT_PENDING_EXPIRY_DAYS,
+    ) -> None:
+        self.root = Path(memory_root)
+        self.directory = self.root / PENDING_DIR_NAME
+        self.expiry_days = expiry_days
+        #: The last failure to keep a batch on disk (the batch still works in memory).
+        self.last_error: str | None = None
+        self._saved: dict[str, PendingBatch] = {}
+
+    # --- following a registry ---------------------------------------------------------
+
+    def follow(self, registry: BatchRegistry) -> None:
+        """Keep the open batches of ``registry`` on disk from now on."""
+        registry.observe(self._on_state, names="state")
+
+    def _on_state(self, change: Mapping[str, Any]) -> None:
+        for batch in change["new"].values():
+            if self._saved.get(batch.id) == batch:
+                continue
+            # An undo/restore proposal is re-made in a moment (%memory undo SEQ) and
+            # holds no extracted text worth keeping: not kept.
+            if getattr(batch, "history", None) is not None:
+                continue
+            if batch.open:
+                self.save(batch)
+            elif batch.id in self._saved:
+                self.remove(batch.id)
+
+    def save(self, batch: PendingBatch) -> bool:
+        """Write ``batch`` (screened); False (``last_error`` says why) if it is not kept."""
+        self._saved[batch.id] = batch
+        try:
+            if not _ID.match(batch.id):
+                raise BatchError(f"batch id {batch.id!r} is not a safe file name")
+            data = json.dumps(_to_json(batch, time.time()), sort_keys=True, ensure_ascii=False)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            replace_atomic(
+                str(self.directory), f"{batch.id}.json", data.encode("utf-8"), _no_step, "pending"
+            )
+            fsync_dir(str(self.directory))
+        except (OSError, BatchError, MemoryStoreError) as e:
+            self.last_error = f"batch {batch.id} is not kept on disk: {e}"
+            return False
+        return True
+
+    def remove(self, batch_id: str) -> None:
+        self._saved.pop(batch_id, None)
+        if _ID.match(batch_id):
+            unlink_quietly(str(self.directory / f"{batch_id}.json"))
+
+    # --- reading -----------------------------------------------------------------------
+
+    def load(self, *, now: float | None = None) -> tuple[list[SavedBatch], list[str]]:
+        """The saved batches, oldest first, and the problems met (unreadable files).
+
+        Expired files are deleted (and reported as problems, so the user learns why a
+        batch is gone).
+        """
+        now = time.time() if now is None else now
+        saved: list[SavedBatch] = []
+        problems: list[str] = []
+        try:
+            names = sorted(os.listdir(self.directory))
+        except FileNotFoundError:
+            return [], []
+        except OSError as e:
+            return [], [f"{self.directory}: {e}"]
+        for name in names:
+            if not name.endswith(".json") or not _ID.match(name[: -len(".json")]):
+                continue
+            path = self.directory / name
+            try:
+                raw = read_all(str(path), _MAX_FILE_BYTES)
+                entry = _from_json(json.loads(raw.decode("utf-8")), path)
+            except (OSError, ValueError, MemoryStoreError) as e:
+                problems.append(f"{path}: unreadable ({e})")
+                continue
+            if now >= entry.expires_at(self.expiry_days):
+                self.remove(entry.batch.id)
+                problems.append(
+                    f"batch {entry.batch.id} expired (undecided for over "
+                    f"{self.expiry_days} day{'' if self.expiry_days == 1 else 's'}) and was removed"
+                )
+                continue
+            saved.append(entry)
+        saved.sort(key=lambda s: s.saved_at)
+        return saved, problems
+
+    def reopen(
+        self, saved: SavedBatch, current: Iterable[MemoryRecord], registry: BatchRegistry
+    ) -> PendingBatch:
+        """Register ``saved`` in ``registry`` (a new kernel's session).
+
+        The plan needs the records it was made on: they are looked up in ``current`` by
+        name and digest; when one changed or is gone, the plan is dropped (``plan_error``
+        says why) and the items stay reviewable.
+        """
+        by_name = {r.name: r for r in current}
+        batch = saved.batch
+        base: list[MemoryRecord] = []
+        changed = []
+        for name, digest in saved.base_digests:
+            record = by_name.get(name)
+            if record is None or record_digest(record) != digest:
+                changed.append(name)
+            else:
+                base.append(record)
+        if batch.plan is not None and changed:
+            batch = replace(
+                batch,
+                plan=None,
+                plan_error="the set changed since this plan was made ("
+                + ", ".join(changed[:5])
+                + (" …" if len(changed) > 5 else "")
+                + "); the plan was dropped, the items can still be committed",
+            )
+        batch = replace(batch, base=tuple(base))
+        if batch.id in registry.state:
+            return registry.lookup(batch.id)
+        self._saved[batch.id] = batch  # it is on disk already
+        return registry.add(batch)
+
+
+def _no_step(_: str) -> None:
+    pass

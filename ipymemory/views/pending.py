@@ -1,0 +1,112 @@
+"""The pending view: batches awaiting review, in this kernel or saved in ``pending/``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._static import StaticView, esc, plain_table, record_rows_html
+
+__all__ = ["PendingEntry", "PendingView"]
+
+_COLUMNS = (
+    ("id", "Batch"),
+    ("where", "Where"),
+    ("what", "Proposes"),
+    ("saved", "Saved"),
+    ("expires", "Expires"),
+)
+OPEN_HINT = "Reopen one for review: %memory pending --open ID"
+
+
+@dataclass(frozen=True)
+class PendingEntry:
+    """One batch awaiting a decision. ``live``: it belongs to this kernel's session
+    (``%memory commit --batch ID`` decides it); otherwise it was saved by another or an
+    earlier kernel. Times are UNIX seconds (None: not saved)."""
+
+    id: str
+    names: tuple[str, ...]
+    plan: str | None
+    live: bool
+    saved_at: float | None = None
+    expires_at: float | None = None
+
+    def what(self) -> str:
+        parts = [", ".join(self.names)] if self.names else []
+        if self.plan:
+            parts.append(self.plan)
+        return "; ".join(parts) or "nothing"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "names": list(self.names),
+            "plan": self.plan,
+            "live": self.live,
+            "saved_at": _iso(self.saved_at),
+            "expires_at": _iso(self.expires_at),
+        }
+
+    def row(self) -> dict[str, str]:
+        return {
+            "id": self.id,
+            "name": self.id,
+            "where": "this kernel" if self.live else "saved",
+            "what": self.what(),
+            "saved": _iso(self.saved_at) or "—",
+            "expires": _iso(self.expires_at) or "—",
+        }
+
+
+def _iso(when: float | None) -> str | None:
+    if when is None:
+        return None
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(when))
+
+
+class PendingView(StaticView):
+    """``%memory pending``: what awaits review, and how to reopen it."""
+
+    view_name = "pending"
+
+    def __init__(
+        self, directory: str, entries: Sequence[PendingEntry], problems: Sequence[str] = ()
+    ) -> None:
+        self.directory = directory
+        self.entries = tuple(entries)
+        self.problems = tuple(problems)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": "pending",
+            "directory": self.directory,
+            "batches": [e.to_json() for e in self.entries],
+            "problems": list(self.problems),
+            "hint": OPEN_HINT if self.entries else None,
+        }
+
+    def _headline(self) -> str:
+        n = len(self.entries)
+        if not n:
+            return f"No batch awaits review in {self.directory}"
+        return f"{n} batch{'' if n == 1 else 'es'} awaiting review in {self.directory}"
+
+    def to_text(self) -> str:
+        lines = [self._headline(), *self.problems]
+        if self.entries:
+            rows = [[r[k] for k, _ in _COLUMNS] for r in (e.row() for e in self.entries)]
+            lines.append(plain_table(rows, [label for _, label in _COLUMNS]))
+            lines.append(OPEN_HINT)
+        return "\n".join(lines)
+
+    def _html_body(self) -> str:
+        parts = [f"<div><b>{esc(self._headline())}</b></div>"]
+        parts.extend(f'<div class="ipm-note">{esc(p)}</div>' for p in self.problems)
+        if self.entries:
+            rows = [e.row() for e in self.entries]
+            parts.append(record_rows_html(rows, _COLUMNS, body_key=None))
+            parts.append(f'<div class="ipm-note">{esc(OPEN_HINT)}</div>')
+        return "".join(parts)

@@ -1,0 +1,165 @@
+"""Issue 14 #2: undecided batches survive the kernel in .memory/pending/ (SPEC §6),
+screened, listed and reopened by ``%memory pending``, expired after a setting."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from notebook_support import items_json, loaded_shell
+from record_support import rec
+
+from ipymemory import MemoryStore, ScriptedModel
+from ipymemory.notebook import get_session, use_model
+from ipymemory.notebook.output import TurnOutput
+from ipymemory.views import BatchReview, BatchView
+from ipymemory.views.pending import PendingView
+
+SECRET = "ghp_" + "wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"  # a checksum-valid shape
+
+
+@pytest.fixture
+def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    monkeypatch.chdir(workspace)
+    with loaded_shell() as shell:
+        yield shell
+
+
+def restart(ip: InteractiveShell) -> None:
+    """A new kernel, as far as ipymemory can tell: every session and widget is gone."""
+    ip.run_line_magic("unload_ext", "ipymemory")
+    ip.run_line_magic("load_ext", "ipymemory")
+
+
+def memory(ip: InteractiveShell, line: str) -> Any:
+    return ip.run_line_magic("memory", line)
+
+
+def pending_turn(ip: InteractiveShell, *items: Any) -> TurnOutput:
+    use_model(ScriptedModel(["Answer.", items_json(*items)]))
+    out = ip.run_cell_magic("agent", "", "remember this")
+    assert isinstance(out, TurnOutput) and out.result.batch is not None
+    return out
+
+
+def pending_dir(workspace: str) -> Path:
+    return Path(workspace) / ".memory" / "pending"
+
+
+def test_a_pending_batch_survives_a_restart_and_is_reopened_and_committed(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    out = pending_turn(ip, rec("a"), rec("b"))
+    assert out.result.batch is not None
+    batch_id = out.result.batch.id
+    assert [p.name for p in pending_dir(workspace).iterdir()] == [f"{batch_id}.json"]
+
+    restart(ip)
+    listing = memory(ip, "pending")
+    assert isinstance(listing, PendingView)
+    [entry] = listing.entries
+    assert (entry.id, entry.names, entry.live) == (batch_id, ("a", "b"), False)
+    assert "%memory pending --open ID" in listing.to_text()
+
+    review = memory(ip, f"pending --open {batch_id}")
+    assert isinstance(review, BatchReview) and set(review.decisions) == {"a", "b"}
+    review.decisions["b"].value = "reject"
+    review.commit_button.click()
+    assert [r.name for r in MemoryStore(workspace).records()] == ["a"]
+    assert list(pending_dir(workspace).iterdir()) == []  # decided: no longer pending
+    assert memory(ip, "pending").entries == ()
+
+
+def test_discard_removes_the_file_and_an_unknown_id_is_a_usage_error(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    out = pending_turn(ip, rec("a"))
+    assert out.result.batch is not None
+    listing = memory(ip, "pending")
+    assert [(e.id, e.live) for e in listing.entries] == [(out.result.batch.id, True)]
+    view = memory(ip, "discard")
+    assert isinstance(view, BatchView) and view.status == "discarded"
+    assert list(pending_dir(workspace).iterdir()) == []
+    with pytest.raises(UsageError, match="no pending batch 'nope'"):
+        memory(ip, "pending --open nope")
+
+
+def test_credentials_never_reach_the_pending_file(ip: InteractiveShell, workspace: str) -> None:
+    leaky = rec("deploy-token", description="the deploy token", body=f"Use token {SECRET} to push.")
+    out = pending_turn(ip, leaky)
+    assert out.result.batch is not None
+    [path] = pending_dir(workspace).iterdir()
+    raw = path.read_text()
+    assert SECRET not in raw and SECRET[:12] not in raw
+    assert "deploy-token" in raw  # the item itself is kept, redacted
+    restart(ip)
+    review = memory(ip, f"pending --open {out.result.batch.id}")
+    assert isinstance(review, BatchReview)
+    assert SECRET not in review.static_view().to_text()
+
+
+def test_expired_batches_are_removed_and_reported(ip: InteractiveShell, workspace: str) -> None:
+    ip.run_line_magic("config", "IPyMemory.pending_expiry_days = 2")
+    old = pending_turn(ip, rec("old-one"))
+    fresh = pending_turn(ip, rec("fresh-one"))
+    assert old.result.batch is not None and fresh.result.batch is not None
+    path = pending_dir(workspace) / f"{old.result.batch.id}.json"
+    data = json.loads(path.read_text())
+    data["saved_at"] = time.time() - 3 * 86400  # older than 2 days
+    path.write_text(json.dumps(data))
+    restart(ip)
+    ip.run_line_magic("config", "IPyMemory.pending_expiry_days = 2")
+    listing = memory(ip, "pending")
+    assert [e.id for e in listing.entries] == [fresh.result.batch.id]
+    assert any("expired" in p and old.result.batch.id in p for p in listing.problems)
+    assert not path.exists()
+
+
+def test_a_plan_over_a_changed_set_is_dropped_on_reopen_items_stay(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    store = MemoryStore(workspace)
+    store.extend([rec("x"), rec("y")])
+    merged = rec("xy", description="x and y")
+    plan = json.dumps({"source_names": ["x", "y"], "records": [merged.to_json()]})
+    use_model(ScriptedModel([plan]))
+    review = memory(ip, "consolidate")
+    assert isinstance(review, BatchReview)
+    batch_id = review.batch.id
+    restart(ip)
+    store.forget(["y"])  # the plan was made on x and y
+    reopened = memory(ip, f"pending --open {batch_id}")
+    assert isinstance(reopened, BatchReview) and reopened.batch.plan is None
+    assert "set changed since this plan was made (y)" in (reopened.batch.plan_error or "")
+
+
+def test_an_unreadable_pending_file_is_reported_not_fatal(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    pending_dir(workspace).mkdir(parents=True)
+    (pending_dir(workspace) / "deadbeef.json").write_text("{not json")
+    listing = memory(ip, "pending")
+    assert listing.entries == () and "deadbeef.json: unreadable" in listing.problems[0]
+    assert get_session().pending == ()
+
+
+def test_commit_refused_by_a_name_clash_says_how_to_commit_the_rest(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    from ipymemory.views import ErrorView
+
+    out = pending_turn(ip, rec("shared"), rec("mine"))
+    assert out.result.batch is not None
+    MemoryStore(workspace).extend([rec("shared")])  # another kernel's commit
+    view = memory(ip, "commit")
+    assert isinstance(view, ErrorView)
+    hint = f"%memory commit --batch {out.result.batch.id} --reject shared"
+    assert hint in view.to_text()
+    done = memory(ip, hint.removeprefix("%memory "))
+    assert isinstance(done, BatchView) and done.committed == ("mine",)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -304,3 +306,29 @@ def test_consolidation_waits_for_consolidate_every_new_records(
     # since the last one: turns 3 and 6, not all 7.
     assert plans == [False, False, True, False, False, True, False]
     assert len(requests_of(messages_server.requests, "consolidate")) == 2
+
+
+def test_the_turn_cost_benchmark_reports_every_measure() -> None:
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "turn_cost.py"
+    done = subprocess.run(
+        [sys.executable, str(bench), "--quick", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["turns"] == 8
+    kinds = report["kinds"]
+    assert kinds["selector"]["requests"] == kinds["extractor"]["requests"] == 8
+    assert kinds["main"]["requests"] == 8 + 3  # turns 0, 3 and 6 read a file first
+    # Same transcript, two behaviours: the selector's requests are the same bytes, the
+    # extractor sends less than whole-history extraction, the main call costs less.
+    assert kinds["selector"]["bytes"] == kinds["selector"]["old_bytes"]
+    assert kinds["extractor"]["bytes"] < kinds["extractor"]["old_bytes"]
+    assert kinds["main"]["cost"] < kinds["main"]["old_cost"]
+    ratios = report["ratios"]
+    assert 0 < ratios["extractor_bytes"] < 1 and 0 < ratios["main_cost"] < 1
+    times = report["times"]
+    assert times["to_visible_ms"]["max"] >= 0 and times["after_answer_s"]["total"] > 0
+    assert set(report["ok"]) == {"extractor_bytes", "main_cost", "visible"}

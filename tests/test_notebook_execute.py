@@ -165,6 +165,23 @@ def test_consolidation_and_crash_section(executed: nbformat.NotebookNode) -> Non
     assert outcomes[:first_new] == ["old set"] * first_new
 
 
+def test_history_section_undoes_the_consolidation_then_that_undo(
+    executed: nbformat.NotebookNode,
+) -> None:
+    merged = ["prefers-tabs", "tabs-in-python", "tabs-in-js"]
+    newest = _stream(executed, "# The journal, newest first").splitlines()[0]
+    assert "consolidate" in newest and all(repr(name) in newest for name in merged)
+    undone = _stream(executed, "# Undo the consolidation").splitlines()
+    seq = int(newest.split()[0].lstrip("#"))
+    assert undone[0].startswith(f"#{seq + 1} undo of #{seq}: ")
+    assert all(repr(name) in undone[0] for name in merged)
+    assert "'indent-with-tabs'" not in undone[0]
+    assert undone[1] == "JavaScript files: tabs."  # the source's body, as it was
+    redone = _stream(executed, "# An undo is a commit").strip()
+    assert redone.startswith(f"#{seq + 2} undo of #{seq + 1}: ")
+    assert "'indent-with-tabs'" in redone and not any(repr(name) in redone for name in merged)
+
+
 def test_session_memory_section_and_real_model_hint(executed: nbformat.NotebookNode) -> None:
     text = _stream(executed, "class TwoScripts")
     assert "canonical history: 8 messages" in text

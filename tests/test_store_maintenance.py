@@ -107,10 +107,32 @@ def test_check_memory_symlink_outside(tmp_path: Path, workspace: str) -> None:
     assert "symlink pointing outside" in problem.reason
 
 
-def test_check_over_index_bounds(store: MemoryStore) -> None:
+def test_check_over_index_bounds_is_a_finding_not_a_refused_commit(store: MemoryStore) -> None:
+    # issue 10 #9d: check applies the bounds it is given, and words a set over them as
+    # what it is (the manifest itself is fine), not as a refused commit.
+    index = str(store.root / "MEMORY.md")
+    assert check(store.workspace).ok
     report = check(store.workspace, max_index_lines=1)
-    assert not report.ok
-    assert "over the limit of 1 entries" in report.errors[0].reason
+    assert [(p.file, p.reason) for p in report.errors] == [
+        (index, "index over its bound: 2 lines > 1; consolidate")
+    ]
+    size = len((store.root / "MEMORY.md").read_bytes())
+    report = check(store.workspace, max_index_bytes=size - 1)
+    assert [(p.file, p.reason) for p in report.errors] == [
+        (index, f"index over its bound: {size} bytes > {size - 1}; consolidate")
+    ]
+    assert check(store.workspace, max_index_bytes=size).ok
+
+
+def test_check_reads_a_set_committed_under_larger_bounds(workspace: str) -> None:
+    big = MemoryStore(workspace, max_index_lines=500, max_index_bytes=100_000)
+    big.extend([rec(f"r{i}") for i in range(250)])
+    report = check(workspace)  # the default bounds: 200 lines, 4096 bytes
+    reasons = sorted(p.reason for p in report.errors)
+    assert reasons[0].startswith("index over its bound: ") and "bytes > 4096" in reasons[0]
+    assert reasons[1] == "index over its bound: 250 lines > 200; consolidate"
+    assert len(reasons) == 2
+    assert check(workspace, max_index_lines=500, max_index_bytes=100_000).ok
 
 
 # --- gc ------------------------------------------------------------------------------

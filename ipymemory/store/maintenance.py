@@ -27,7 +27,7 @@ from .. import _constants as C
 from ..errors import MemoryStoreError
 from . import durable
 from .history import journal_findings, prune_kept
-from .index import render_index
+from .index import render_catalog
 from .layout import (
     HISTORY_DIR_NAME,
     INDEX_NAME,
@@ -95,8 +95,16 @@ def check(
     max_index_lines: int = C.DEFAULT_MAX_INDEX_LINES,
     max_index_bytes: int = C.DEFAULT_MAX_INDEX_BYTES,
 ) -> CheckReport:
-    """Verify the whole ``.memory`` directory; return every problem found (errors first)."""
-    store = MemoryStore(workspace, max_index_lines, max_index_bytes)
+    """Verify the whole ``.memory`` directory; return every problem found (errors first).
+
+    ``max_index_lines`` / ``max_index_bytes`` are the bounds in force (the store's or the
+    resolved settings'); a set over them is reported as such (it blocks every commit
+    that does not shrink it), not as a broken manifest.
+    """
+    # Read with room above the bounds, so a set moderately over them is still seen.
+    store = MemoryStore(
+        workspace, max_index_lines * _OVER_BOUND_READ, max_index_bytes * _OVER_BOUND_READ
+    )
     where = store.dir.where
     try:
         real = store.directory()
@@ -130,7 +138,7 @@ def check(
         )
         all_valid = False
     if all_valid:
-        out.extend(_check_index(store, real, entries))
+        out.extend(_check_index(store, real, entries, max_index_lines, max_index_bytes))
     out.extend(_check_extras(store, real, set(listed), manifest_ok=manifest_ok))
     out.extend(_check_history(store, real, listed if manifest_ok else None))
     out.extend(
@@ -161,14 +169,31 @@ def _check_history(store: MemoryStore, real: str, listed: tuple[str, ...] | None
 _SEVERITY: dict[str, Literal["error", "warning"]] = {"error": "error", "warning": "warning"}
 
 
-def _check_index(store: MemoryStore, real: str, entries: list[StoredRecord]) -> list[Problem]:
+# How far over its bounds a set may be for check to still read it (and say so).
+_OVER_BOUND_READ = 4
+
+
+def _check_index(
+    store: MemoryStore, real: str, entries: list[StoredRecord], max_lines: int, max_bytes: int
+) -> list[Problem]:
+    where = store.dir.where(INDEX_NAME)
+    expected = render_catalog(entries).encode("utf-8")
+    over: list[Problem] = []
+    if len(entries) > max_lines:
+        reason = f"index over its bound: {len(entries)} lines > {max_lines}; consolidate"
+        over.append(Problem(where, reason))
+    if len(expected) > max_bytes:
+        reason = f"index over its bound: {len(expected)} bytes > {max_bytes}; consolidate"
+        over.append(Problem(where, reason))
+    return over + _compare_index(store, real, entries, expected)
+
+
+def _compare_index(
+    store: MemoryStore, real: str, entries: list[StoredRecord], expected: bytes
+) -> list[Problem]:
     where = store.dir.where(INDEX_NAME)
     try:
-        expected = render_index(entries, store.max_index_lines, store.max_index_bytes)
-    except MemoryStoreError as e:
-        return [Problem(where, _reason(e, INDEX_NAME))]
-    try:
-        got = store.dir.read(real, INDEX_NAME, store.max_index_bytes)
+        got = store.dir.read(real, INDEX_NAME, max(len(expected), store.max_index_bytes))
     except MemoryStoreError as e:
         return [Problem(where, _reason(e, where) + " (run `ipymemory reindex` to rebuild it)")]
     if got is None:

@@ -5,7 +5,7 @@
   ``__vsc_ipynb_file__``;
 * ``cell_id``: the ``cellId`` JupyterLab / Notebook 7 send in the execute request's
   metadata (``kernel.get_parent()``);
-* ``execution_count``: the shell's count while the cell runs (the ``[12]`` of ``In [12]``).
+* ``execution_count``: the running cell's number (the ``[12]`` of ``In [12]``).
 
 Each is left out when not known (a terminal IPython has no notebook or cell id).
 """
@@ -31,10 +31,19 @@ def cell_context(shell: Any) -> dict[str, Any]:
     cell_id = _cell_id(shell)
     if cell_id is not None:
         out["cell_id"] = cell_id
-    count = getattr(shell, "execution_count", None)
-    if type(count) is int:
+    count = _execution_count(shell)
+    if count is not None:
         out["execution_count"] = count
     return out
+
+
+def _execution_count(shell: Any) -> int | None:
+    """The running cell's number: IPython hands the cell's ExecutionResult to the
+    display hook while it runs (the shell's own counter may already point at the next
+    cell). None outside a cell."""
+    result = getattr(getattr(shell, "displayhook", None), "exec_result", None)
+    count = getattr(result, "execution_count", None)
+    return count if type(count) is int else None
 
 
 def _cell_id(shell: Any) -> str | None:

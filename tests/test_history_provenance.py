@@ -1,0 +1,216 @@
+"""Provenance in the journal after real turns: the real ``anthropic`` SDK against the
+scripted Messages-API server (tests/messages_server.py), a real IPython shell for the
+notebook and cell, a real in-process ipykernel for the cell id."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from messages_server import MessagesServer, text, tool_use
+from record_support import rec
+from turn_support import MAIN_MODEL, SIDE_MODEL, model_for, records_reply
+
+from ipymemory import MemoryStore
+from ipymemory.notebook.output import TurnOutput
+from ipymemory.store.history import HistoryEntry
+from ipymemory.turn import AgentSession
+from ipymemory.turn.batch import BatchRegistry, PendingBatch
+from ipymemory.turn.config import SessionConfig
+from ipymemory.turn.provenance import TurnProvenance
+
+ORIGINS = {"user", "tool", "assistant", "manual"}  # SPEC §7
+
+
+def last_entry(workspace: str) -> HistoryEntry:
+    return MemoryStore(workspace).history(1)[0]
+
+
+def test_a_reviewed_turn_records_query_session_models_files_and_decision(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    Path(workspace, "notes.md").write_text("indent with tabs\n")
+    messages_server.enqueue(
+        tool_use("read_file", {"path": "notes.md"}),
+        tool_use("read_file", {"path": "notes.md"}),  # read twice: listed once
+        text("Tabs, as your notes say."),
+        records_reply(
+            rec("prefers-tabs", description="the user prefers tabs", body="The user prefers tabs."),
+            rec("draft-note", body="A note the user does not want."),
+        ),
+    )
+    session = AgentSession(workspace, model=model_for(messages_server.base_url))
+    session.caller = lambda: {"notebook": "/w/analysis.ipynb", "execution_count": 12}
+    result = session.run_turn("I prefer tabs. How should I indent?")
+    assert result.batch is not None and result.batch.open
+    done = session.commit(result.batch, reject=["draft-note"])
+    assert done.ok, done.error
+    entry = last_entry(workspace)
+    assert entry.op == "add" and [a.name for a in entry.added] == ["prefers-tabs"]
+    assert entry.actor["notebook"] == "/w/analysis.ipynb"
+    assert entry.actor["execution_count"] == 12
+    assert entry.actor["session"] == session.id
+    assert entry.actor["tool"].startswith("ipymemory ")  # the process facts stay ours
+    prov = entry.provenance["prefers-tabs"]
+    assert prov["query"] == "I prefer tabs. How should I indent?"
+    assert prov["session"] == session.id and prov["via"] == "turn"
+    assert prov["files_read"] == ["notes.md"]
+    assert prov["models"] == {"main": MAIN_MODEL, "extractor": SIDE_MODEL}
+    assert prov["origin"] in ORIGINS
+    assert prov["review"] == {
+        "batch": result.batch.id,
+        "decided_by": "review",
+        "accepted": ["prefers-tabs"],
+        "rejected": ["draft-note"],
+        "plan_accepted": False,
+    }
+    assert "caller" not in prov  # who ran it is the actor's, once per entry
+    # Bodies are never copied into the journal.
+    journal = Path(workspace, ".memory", "history", "journal.jsonl").read_text()
+    assert "The user prefers tabs." not in journal
+
+
+def test_auto_mode_and_a_consolidation_plan_record_their_provenance(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    MemoryStore(workspace).extend([rec("tabs-py"), rec("tabs-js")])
+    merged = rec("prefers-tabs", description="tabs everywhere")
+    messages_server.enqueue(
+        text(json.dumps({"source_names": ["tabs-py", "tabs-js"], "records": [merged.to_json()]}))
+    )
+    session = AgentSession(
+        workspace,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(commit_mode="auto"),
+    )
+    batch = session.consolidate_now()
+    assert session.commit(batch).ok
+    entry = last_entry(workspace)
+    assert entry.op == "consolidate" and entry.source_names == ("tabs-py", "tabs-js")
+    prov = entry.provenance["prefers-tabs"]
+    assert prov["via"] == "consolidate" and prov["query"] is None
+    assert prov["models"] == {"consolidator": SIDE_MODEL}
+    assert prov["review"]["plan_accepted"] is True and prov["review"]["decided_by"] == "review"
+    # Auto mode: the decision is recorded as automatic.
+    messages_server.enqueue(
+        text("[]"),  # selector
+        text("Noted."),
+        records_reply(rec("likes-short", description="likes short answers")),
+    )
+    result = session.run_turn("Keep answers short, I like them short.")
+    assert result.committed == ("likes-short",)
+    prov = last_entry(workspace).provenance["likes-short"]
+    assert prov["review"]["decided_by"] == "auto" and prov["files_read"] == []
+    assert prov["models"]["selector"] == SIDE_MODEL
+
+
+def test_each_items_origin_reaches_the_journal(workspace: str) -> None:
+    """Whatever decides an item's origin (screening), the batch carries it to the entry."""
+    registry = BatchRegistry()
+    batch = registry.add(
+        PendingBatch(
+            "b1",
+            (rec("from-tool"), rec("from-user")),
+            None,
+            (),
+            provenance=TurnProvenance("s1", query="q"),
+            origins={"from-tool": "tool"},
+        )
+    )
+    assert registry.commit(MemoryStore(workspace), batch).ok
+    prov = last_entry(workspace).provenance
+    assert prov["from-tool"]["origin"] == "tool"
+    assert prov["from-user"]["origin"] == "user"  # the default until screening decides
+
+
+def test_api_writes_are_manual(workspace: str) -> None:
+    MemoryStore(workspace).extend([rec("a")])
+    assert last_entry(workspace).provenance["a"]["origin"] == "manual"
+
+
+# --- the notebook: which notebook and cell ------------------------------------------
+
+
+@pytest.fixture
+def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    monkeypatch.chdir(workspace)
+    shell = InteractiveShell.instance()
+    shell.config.pop("IPyMemory", None)
+    shell.run_line_magic("load_ext", "ipymemory")
+    try:
+        yield shell
+    finally:
+        shell.user_ns.pop("__session__", None)
+        shell.run_line_magic("unload_ext", "ipymemory")
+        shell.config.pop("IPyMemory", None)
+
+
+def test_agent_cell_records_notebook_and_execution_count_and_show_tells(
+    ip: InteractiveShell,
+    messages_server: MessagesServer,
+    workspace: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.base_url)
+    ip.run_line_magic("config", "IPyMemory.max_retries = 0")
+    # ipykernel puts the notebook's path (JPY_SESSION_NAME) here.
+    ip.user_ns["__session__"] = str(Path(workspace, "analysis.ipynb"))
+    messages_server.enqueue(
+        text("Noted."),
+        records_reply(rec("region-west", description="the west region sells most")),
+    )
+    count = ip.execution_count
+    out = ip.run_cell(
+        "%%agent --commit auto\nWhich region sells most? I know it is the west.",
+        store_history=True,
+    ).result
+    assert isinstance(out, TurnOutput) and out.result.committed == ("region-west",)
+    entry = last_entry(workspace)
+    assert entry.actor["notebook"].endswith("analysis.ipynb")
+    assert entry.actor["execution_count"] == count
+    shown = ip.run_line_magic("memory", "show region-west").to_text()
+    line = next(x for x in shown.splitlines() if x.startswith("added "))
+    assert f"from analysis.ipynb cell [{count}]" in line
+    assert "turn 'Which region sells most? I know it is the west.'" in line
+    assert "origin: " in line
+
+
+def test_cell_id_comes_from_the_kernels_execute_request(tmp_path: Path) -> None:
+    """A real in-process ipykernel: the cellId JupyterLab sends in the request's
+    metadata is what the provenance records (in a child process: the kernel's shell
+    is a singleton)."""
+    code = (
+        "from ipykernel.inprocess.ipkernel import InProcessKernel\n"
+        "from ipymemory.notebook.caller import cell_context\n"
+        "import builtins; builtins.cell_context = cell_context\n"
+        "k = InProcessKernel()\n"
+        "k.set_parent([], {'header': {'msg_type': 'execute_request'},"
+        " 'metadata': {'cellId': 'c0ffee-1'}, 'content': {}})\n"
+        "k.shell.run_cell('x = 1', store_history=True)\n"
+        "k.shell.run_cell('got = cell_context(get_ipython())', store_history=True)\n"
+        "import json; print(json.dumps(k.shell.user_ns['got']))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("IPYMEMORY_", "JPY_"))}
+    env["JPY_SESSION_NAME"] = "/w/report.ipynb"
+    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["cell_id"] == "c0ffee-1"
+    assert got["notebook"] == "/w/report.ipynb"
+    assert got["execution_count"] == 2  # the second cell run

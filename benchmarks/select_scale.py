@@ -74,17 +74,7 @@ def old_keyword_select(
         score = math.fsum(factor[t] * counts[t] / (counts[t] + norm) for t in common)
         record = records[position]
         ranked.append((-score, record.name, record.description, position))
-    ranked.sort()
-    chosen: list[BenchRecord] = []
-    seen: set[str] = set()
-    for _, name, _, position in ranked:
-        if name in seen:
-            continue
-        seen.add(name)
-        chosen.append(records[position])
-        if len(chosen) == limit:
-            break
-    return tuple(chosen)
+    return fallback._best_per_name(ranked, records, limit)
 
 
 Ranker = Callable[[str, Sequence[BenchRecord]], tuple[BenchRecord, ...]]

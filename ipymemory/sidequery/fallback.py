@@ -306,8 +306,15 @@ def keyword_select(
         )
         record = records[position]
         ranked.append((-score, record.name, record.description, position))
-    ranked.sort()
+    return _best_per_name(ranked, records, limit)
 
+
+def _best_per_name(
+    ranked: list[tuple[float, str, str, int]], records: Sequence[R], limit: int
+) -> tuple[R, ...]:
+    """The first ``limit`` records of ``ranked`` (-score, name, description, position)
+    in sorted order, one per name."""
+    ranked.sort()
     chosen: list[R] = []
     seen: set[str] = set()
     for _, name, _, position in ranked:

@@ -17,6 +17,9 @@
 
     Each round runs extend, then both floors, then (untimed) forgets the record again,
     so the store stays at 10 records; medians over the rounds.
+(a2) the history journal (SPEC §6): the same one-record ``extend`` (and ``forget``) with
+    the journal and without it (a store whose journal is a no-op and whose step 7
+    deletes), alternating in one loop; target with/without <= 1.25x.
 (b) ``records()`` at 10, 50 and 200 records: warm (repeated calls on one store in one
     process, as in a kernel) and cold (the first call in a fresh process, every file
     parsed); target ≤ 5 ms at 200.
@@ -41,6 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ipymemory.store.history import HistoryEntry, Journal
 from ipymemory.store.record import MemoryRecord, MemoryType
 from ipymemory.store.store import MemoryStore
 
@@ -133,6 +137,73 @@ def bench_extend(base: Path, rounds: int) -> dict[str, Any]:
         per_round[len(per_round) // 4],
         per_round[(3 * len(per_round)) // 4],
     )
+    return out
+
+
+# --- (a2) the history journal's cost ----------------------------------------------------
+
+
+class _NullJournal(Journal):
+    """No journal: nothing read or appended, replaced files deleted (the old step 7)."""
+
+    def cut_torn_tail(self) -> bool:
+        return False
+
+    def last(self) -> HistoryEntry | None:
+        return None
+
+    def append(self, entry: HistoryEntry) -> None:
+        pass
+
+    def keep(self, file: str) -> bool:
+        os.unlink(f"{self.real}/{file}")
+        return False
+
+
+class _NoJournalStore(MemoryStore):
+    """The same commit path without the SPEC §6 journal (the baseline)."""
+
+    def _journal(self, real: str) -> Journal:
+        return _NullJournal(real, "no journal")
+
+    def _sync_journal(self, *args: Any) -> HistoryEntry | None:
+        return None
+
+
+def bench_journal(base: Path, rounds: int) -> dict[str, Any]:
+    """One-record extend (and forget) onto 10 records, with and without the journal,
+    alternating in the same loop on the same file system; medians."""
+    stores = {}
+    for label, cls in (("with", MemoryStore), ("without", _NoJournalStore)):
+        ws = base / f"journal-{label}"
+        ws.mkdir()
+        stores[label] = cls(ws)
+        stores[label].extend([rec(f"base-{i}") for i in range(10)])
+    times: dict[str, list[float]] = {
+        "with": [],
+        "without": [],
+        "forget_with": [],
+        "forget_without": [],
+    }
+    for i in range(rounds + 3):
+        order = ("with", "without") if i % 2 else ("without", "with")
+        for label in order:
+            store = stores[label]
+            t0 = time.perf_counter()
+            store.extend([rec(f"new-{i}")])
+            t1 = time.perf_counter()
+            store.forget([f"new-{i}"])
+            t2 = time.perf_counter()
+            if i >= 3:
+                times[label].append(t1 - t0)
+                times[f"forget_{label}"].append(t2 - t1)
+    out: dict[str, Any] = {"rounds": rounds}
+    for key, samples in times.items():
+        out[f"{key}_ms"] = _median_ms(samples)
+    out["ratio"] = out["with_ms"] / out["without_ms"]
+    out["forget_ratio"] = out["forget_with_ms"] / out["forget_without_ms"]
+    assert len(stores["with"].history()) == 1 + 2 * (rounds + 3)
+    assert stores["without"].history() == ()
     return out
 
 
@@ -289,6 +360,8 @@ def run(base: Path, quick: bool) -> dict[str, Any]:
     timed: Callable[[str], None] = lambda label: print(f"... {label}", file=sys.stderr)  # noqa: E731
     timed("extend vs floor")
     extend = bench_extend(base, rounds=40 if quick else 200)
+    timed("journal on / off")
+    journal = bench_journal(base, rounds=40 if quick else 200)
     timed("records()")
     reads = bench_records(
         base, [10, 50, 200], warm_calls=50 if quick else 300, cold_runs=3 if quick else 21
@@ -306,6 +379,7 @@ def run(base: Path, quick: bool) -> dict[str, Any]:
         },
         "quick": quick,
         "extend": extend,
+        "journal": journal,
         "records": reads,
         "throughput": throughput,
     }
@@ -313,6 +387,7 @@ def run(base: Path, quick: bool) -> dict[str, Any]:
 
 def report(res: dict[str, Any]) -> str:
     e = res["extend"]
+    j = res["journal"]
     t = res["throughput"]
     m = res["machine"]
     lines = [
@@ -326,6 +401,13 @@ def report(res: dict[str, Any]) -> str:
         f"ratio {e['ratio_files']:.2f}x (target <= 2x; per-round p25-p75 "
         f"{e['ratio_files_p25_p75'][0]:.2f}-{e['ratio_files_p25_p75'][1]:.2f})",
         f"    floor-one (1 file)     {e['floor_one_ms']:7.3f} ms   ratio {e['ratio_one']:.2f}x",
+        "",
+        f"(a2) the history journal (SPEC §6), median of {j['rounds']} alternating rounds",
+        f"    extend with journal    {j['with_ms']:7.3f} ms   without {j['without_ms']:7.3f} ms"
+        f"   ratio {j['ratio']:.2f}x (target <= 1.25x)",
+        f"    forget with journal    {j['forget_with_ms']:7.3f} ms   without "
+        f"{j['forget_without_ms']:7.3f} ms   ratio {j['forget_ratio']:.2f}x "
+        "(kept in history/files/ vs deleted)",
         "",
         "(b) records()          warm (same process)   cold (fresh process): median, min, CPU",
     ]

@@ -2,8 +2,9 @@
 
 ``GET <base>/ipymemory/api/memory?path=<dir>``: the set of ``<dir>/.memory`` (names,
 types, descriptions, files). ``GET <base>/ipymemory/api/memory/record?path=<dir>&file=<f>``:
-one record of that set, body included. Both need an authenticated user allowed to read
-``contents``, and answer JSON in every case, errors included.
+one record of that set, body included. ``GET <base>/ipymemory/api/memory/history?path=<dir>
+&limit=<n>``: the newest entries of its history journal. All need an authenticated user
+allowed to read ``contents``, and answer JSON in every case, errors included.
 """
 
 from __future__ import annotations
@@ -17,9 +18,16 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado.ioloop import IOLoop
 
+from .history import HISTORY_DEFAULT_LIMIT, read_history
 from .listing import Refusal, Workspace, confine, list_memory, read_record
 
-__all__ = ["API_PATH", "MemoryListHandler", "MemoryRecordHandler", "setup_handlers"]
+__all__ = [
+    "API_PATH",
+    "MemoryHistoryHandler",
+    "MemoryListHandler",
+    "MemoryRecordHandler",
+    "setup_handlers",
+]
 
 API_PATH = "ipymemory/api/memory"
 
@@ -72,6 +80,18 @@ class MemoryRecordHandler(_MemoryHandler):
         return read_record(ws, self.get_query_argument("file", ""))
 
 
+class MemoryHistoryHandler(_MemoryHandler):
+    """The newest entries of the history journal, for the panel's History section."""
+
+    def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
+        text = self.get_query_argument("limit", str(HISTORY_DEFAULT_LIMIT))
+        try:
+            limit = int(text)
+        except ValueError:
+            return 400, {"directory": ws.rel, "entries": [], "error": f"bad limit {text!r}"}
+        return read_history(ws, limit)
+
+
 def setup_handlers(web_app: tornado.web.Application, root_dir: str) -> None:
     """Register the endpoint under the server's base URL."""
     base_url = web_app.settings.get("base_url", "/")
@@ -81,5 +101,6 @@ def setup_handlers(web_app: tornado.web.Application, root_dir: str) -> None:
         [
             (url_path_join(base_url, API_PATH), MemoryListHandler, kwargs),
             (url_path_join(base_url, API_PATH, "record"), MemoryRecordHandler, kwargs),
+            (url_path_join(base_url, API_PATH, "history"), MemoryHistoryHandler, kwargs),
         ],
     )

@@ -26,6 +26,7 @@ __all__ = [
     "Refusal",
     "Workspace",
     "confine",
+    "escaping_link",
     "list_memory",
     "read_record",
 ]
@@ -115,7 +116,7 @@ def _hidden(root: Path, requested: str, directory: Path) -> bool:
     )
 
 
-def _escaping_link(ws: Workspace) -> Refusal | None:
+def escaping_link(ws: Workspace) -> Refusal | None:
     """Refuse a ``.memory/`` whose directory or files are symlinks leading out of the root.
 
     Checked before the store reads anything, so no file outside the root is ever opened.
@@ -159,7 +160,7 @@ def list_memory(ws: Workspace) -> tuple[int, dict[str, Any]]:
 
     ``etag`` changes whenever what the panel shows would change (it hashes the payload).
     """
-    refusal = _escaping_link(ws)
+    refusal = escaping_link(ws)
     if refusal is not None:
         return refusal.status, refusal.payload(ws.rel)
     entries, error = _read_set(ws)
@@ -191,7 +192,7 @@ def read_record(ws: Workspace, file: str) -> tuple[int, dict[str, Any]]:
     old records, the lock) are not part of the set.
     """
     base: dict[str, Any] = {"directory": ws.rel, "file": file, "record": None, "error": None}
-    refusal = _escaping_link(ws)
+    refusal = escaping_link(ws)
     if refusal is not None:
         return refusal.status, {**base, "error": refusal.message}
     entries, error = _read_set(ws)

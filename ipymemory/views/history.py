@@ -69,8 +69,8 @@ def _base(path: str) -> str:
 
 
 def describe_actor(actor: Mapping[str, Any]) -> str:
-    """Who made a commit, briefly: ``analysis.ipynb cell [12]``, ``ipymemory 0.3 (pid
-    412)``, ``another tool``."""
+    """Who made a commit, briefly: ``analysis.ipynb cell [12]``, ``the command line``,
+    ``ipymemory 0.3``, ``another tool`` (never a host or pid: the lab panel shows it)."""
     notebook = actor.get("notebook")
     count = actor.get("execution_count")
     parts = []
@@ -84,11 +84,10 @@ def describe_actor(actor: Mapping[str, Any]) -> str:
         return " ".join(parts)
     if actor.get("tool") == "unknown":
         return "another tool"
+    if actor.get("via") == "cli":
+        return "the command line"
     tool = actor.get("tool")
-    if isinstance(tool, str):
-        pid = actor.get("pid")
-        return f"{tool} (pid {pid})" if type(pid) is int else tool
-    return "unknown"
+    return tool if isinstance(tool, str) else "unknown"
 
 
 def _query(entry: HistoryEntry) -> str | None:

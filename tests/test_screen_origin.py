@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from messages_server import MessagesServer, text, tool_use
+from record_support import rec
 from screen_support import load_benchmark
 from turn_support import model_for, records_reply
 
@@ -27,7 +28,7 @@ from ipymemory.screen import (
     screen_batch,
     screen_records,
 )
-from ipymemory.store.record import MemoryRecord, MemoryType
+from ipymemory.store.record import MemoryType
 
 Message = dict[str, Any]
 
@@ -218,10 +219,6 @@ def test_instruction_check_accepts_any_text(text: str) -> None:
 # --- screening --------------------------------------------------------------------------
 
 KEY = "ghp_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
-
-
-def rec(name: str, description: str, body: str, kind: str = "project") -> MemoryRecord:
-    return MemoryRecord(name=name, type=MemoryType(kind), description=description, body=body)
 
 
 def test_screen_batch_gives_each_item_its_verdict_and_reasons() -> None:

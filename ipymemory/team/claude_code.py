@@ -1,0 +1,338 @@
+"""Claude Code's auto memory, in and out.
+
+Claude Code keeps a directory with a ``MEMORY.md`` index (one Markdown link per topic
+file) and topic files whose YAML frontmatter holds ``name`` (a free title),
+``description`` and ``type`` (user, feedback, project, reference), the body below it.
+
+**Import** (:func:`read_directory`, :func:`plan_import`): every ``*.md`` topic file of the
+directory (the index's links only report what is missing: the files are the data). A
+title becomes a slug (``"Prefers Tabs"`` → ``prefers-tabs``; a second file with the same
+slug gets ``-2``, ``-3``). Invalid files (no frontmatter, a missing key, an unknown
+type, an empty body, too large) and index links without a file are reported, never
+imported. The records are screened like every write (SPEC §7, origin ``manual``): one
+holding a credential is held back and reported. A name the set already holds is skipped
+when the record is the same (importing twice adds nothing) and reported when it differs.
+
+**Export** (:func:`export_directory`): the current set, one ``<name>.md`` per record
+and a ``MEMORY.md``. Which files it wrote (and their sha256) is kept in
+``.ipymemory-export.json`` in that directory: a file there that export did not write,
+or that changed since, is never overwritten (nor removed) without ``force``; a file it
+wrote for a record that has left the set is removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import CommandError, MemoryFormatError
+from ..screen import Origin, Verdict, screen_records
+from ..store.names import is_valid_name
+from ..store.record import MAX_RECORD_BYTES, MemoryRecord, MemoryType, render_record
+
+__all__ = [
+    "EXPORT_STATE_NAME",
+    "ExportReport",
+    "ImportPlan",
+    "Invalid",
+    "TopicFile",
+    "export_directory",
+    "plan_import",
+    "read_directory",
+    "slug",
+]
+
+INDEX_NAME = "MEMORY.md"
+EXPORT_STATE_NAME = ".ipymemory-export.json"
+_LINK = re.compile(r"\[([^\]]*)\]\(([^()\s]+\.md)\)")
+# A topic file larger than a record can hold is not read whole.
+_MAX_TOPIC_BYTES = 4 * MAX_RECORD_BYTES
+
+
+def slug(title: str) -> str:
+    """A record name for a free title: ASCII-folded, lowercase, words joined by ``-``."""
+    folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+    out = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    if out and not is_valid_name(out):  # a reserved device name such as "con"
+        out = f"{out}-memory"
+    return out
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A file (or index line) not imported, and why."""
+
+    file: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class TopicFile:
+    """A valid topic file: its file name, its title and the record it becomes."""
+
+    file: str
+    title: str
+    record: MemoryRecord
+
+
+def _frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines[0].strip() != "---":
+        raise MemoryFormatError(f"{where}: no frontmatter (the file must start with '---')")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        raise MemoryFormatError(f"{where}: frontmatter is not closed by a '---' line") from None
+    try:
+        meta = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as e:
+        raise MemoryFormatError(f"{where}: frontmatter is not valid YAML ({e})") from e
+    if not isinstance(meta, dict):
+        raise MemoryFormatError(f"{where}: frontmatter must be a mapping")
+    return meta, "\n".join(lines[end + 1 :])
+
+
+def _topic(path: Path, name: str) -> MemoryRecord:
+    where = path.name
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(_MAX_TOPIC_BYTES + 1)
+    except OSError as e:
+        raise MemoryFormatError(f"{where}: cannot read ({e})") from e
+    if len(raw) > _MAX_TOPIC_BYTES:
+        raise MemoryFormatError(f"{where}: over {_MAX_TOPIC_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise MemoryFormatError(f"{where}: not valid UTF-8") from e
+    meta, body = _frontmatter(text, where)
+    for key in ("name", "description", "type"):
+        if not isinstance(meta.get(key), str) or not meta[key].strip():
+            raise MemoryFormatError(f"{where}: frontmatter needs a text {key}")
+    kinds = ", ".join(t.value for t in MemoryType)
+    if meta["type"] not in {t.value for t in MemoryType}:
+        raise MemoryFormatError(f"{where}: type {meta['type']!r} is not one of {kinds}")
+    return MemoryRecord(name, meta["type"], " ".join(meta["description"].split()), body)
+
+
+def read_directory(directory: str | os.PathLike[str]) -> tuple[list[TopicFile], list[Invalid]]:
+    """The valid topic files of a Claude Code memory directory, and what is not valid."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise CommandError(f"{root}: not a directory (expected a Claude Code memory directory)")
+    files = sorted(p for p in root.iterdir() if p.suffix == ".md" and p.name != INDEX_NAME)
+    invalid: list[Invalid] = []
+    index = root / INDEX_NAME
+    if index.is_file():
+        text = index.read_text(encoding="utf-8", errors="replace")
+        for number, line in enumerate(text.splitlines(), start=1):
+            for _title, target in _LINK.findall(line):
+                if not (root / target).is_file():
+                    invalid.append(
+                        Invalid(f"{INDEX_NAME} line {number}", f"links {target}, which is missing")
+                    )
+    topics: list[TopicFile] = []
+    used: set[str] = set()
+    for path in files:
+        if not path.is_file():
+            continue
+        try:
+            title = _title(path)
+            base = slug(title) or slug(path.stem)
+            if not base:
+                raise MemoryFormatError(f"{path.name}: title {title!r} has no letters or digits")
+            name, n = base, 1
+            while name in used:
+                n += 1
+                name = f"{base}-{n}"
+            record = _topic(path, name)
+        except MemoryFormatError as e:
+            invalid.append(Invalid(path.name, _without_where(str(e), path.name)))
+            continue
+        used.add(name)
+        topics.append(TopicFile(path.name, title, record))
+    return topics, invalid
+
+
+def _title(path: Path) -> str:
+    """The file's frontmatter ``name`` (its title), or its stem when there is none."""
+    try:
+        meta, _ = _frontmatter(path.read_text(encoding="utf-8", errors="replace"), path.name)
+    except MemoryFormatError:
+        return path.stem
+    name = meta.get("name")
+    return name if isinstance(name, str) else path.stem
+
+
+def _without_where(message: str, where: str) -> str:
+    return message[len(where) + 2 :] if message.startswith(f"{where}: ") else message
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    """What an import would commit, and what it leaves out (and why)."""
+
+    records: tuple[MemoryRecord, ...]
+    sources: dict[str, str] = field(default_factory=dict)  # name -> topic file
+    invalid: tuple[Invalid, ...] = ()
+    held: tuple[Invalid, ...] = ()  # screening held back
+    skipped: tuple[str, ...] = ()  # already in the set, identical
+    conflicts: tuple[Invalid, ...] = ()  # a different record holds the name
+
+    def lines(self) -> list[str]:
+        out = [f"import {r.name} ({self.sources[r.name]})" for r in self.records]
+        out += [f"already present: {name}" for name in self.skipped]
+        out += [f"not imported: {x}" for x in (*self.conflicts, *self.held, *self.invalid)]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        def listing(items: Iterable[Invalid]) -> list[dict[str, str]]:
+            return [{"file": x.file, "reason": x.reason} for x in items]
+
+        return {
+            "records": [r.name for r in self.records],
+            "sources": dict(self.sources),
+            "skipped": list(self.skipped),
+            "conflicts": listing(self.conflicts),
+            "held": listing(self.held),
+            "invalid": listing(self.invalid),
+        }
+
+
+def plan_import(directory: str | os.PathLike[str], current: Sequence[MemoryRecord]) -> ImportPlan:
+    """Read ``directory`` and decide, against the ``current`` set, what to import."""
+    topics, invalid = read_directory(directory)
+    have = {r.name: r for r in current}
+    fresh: list[TopicFile] = []
+    skipped: list[str] = []
+    conflicts: list[Invalid] = []
+    for topic in topics:
+        old = have.get(topic.record.name)
+        if old is None:
+            fresh.append(topic)
+        elif old == topic.record:
+            skipped.append(old.name)
+        else:
+            conflicts.append(Invalid(topic.file, f"the set already holds a different {old.name!r}"))
+    held: list[Invalid] = []
+    keep: list[TopicFile] = []
+    for topic, screening in zip(
+        fresh, screen_records([t.record for t in fresh], Origin.MANUAL), strict=True
+    ):
+        if screening.verdict is Verdict.COMMIT:
+            keep.append(topic)
+        else:
+            held.append(Invalid(topic.file, "; ".join(screening.reasons())))
+    return ImportPlan(
+        records=tuple(t.record for t in keep),
+        sources={t.record.name: t.file for t in keep},
+        invalid=tuple(invalid),
+        held=tuple(held),
+        skipped=tuple(skipped),
+        conflicts=tuple(conflicts),
+    )
+
+
+# --- export ------------------------------------------------------------------------
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _file_for(name: str) -> str:
+    # "memory.md" would be MEMORY.md on a case-insensitive file system.
+    return f"{name}-record.md" if name == "memory" else f"{name}.md"
+
+
+def _index_bytes(records: Sequence[MemoryRecord]) -> bytes:
+    lines = (f"- [{r.name}]({_file_for(r.name)}) — {r.description}\n" for r in records)
+    return "".join(lines).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    directory: Path
+    written: tuple[str, ...]
+    removed: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "directory": str(self.directory),
+            "written": list(self.written),
+            "removed": list(self.removed),
+        }
+
+
+def _state(root: Path) -> dict[str, str]:
+    path = root / EXPORT_STATE_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise CommandError(f"{path}: unreadable ({e}); remove it or export with --force") from e
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        raise CommandError(f"{path}: not an export record; remove it or export with --force")
+    return {str(k): str(v) for k, v in files.items()}
+
+
+def _ours(root: Path, file: str, state: dict[str, str]) -> bool | None:
+    """None if ``file`` is absent; True if export wrote it and it is unchanged."""
+    path = root / file
+    if not path.exists():
+        return None
+    try:
+        return path.is_file() and state.get(file) == _sha(path.read_bytes())
+    except OSError:
+        return False
+
+
+def export_directory(
+    directory: str | os.PathLike[str], records: Sequence[MemoryRecord], *, force: bool = False
+) -> ExportReport:
+    """Write ``records`` in Claude Code's layout (see the module docstring)."""
+    root = Path(directory)
+    if root.exists() and not root.is_dir():
+        raise CommandError(f"{root}: exists and is not a directory")
+    state = {} if force and not (root / EXPORT_STATE_NAME).exists() else _state(root)
+    wanted: dict[str, bytes] = {_file_for(r.name): render_record(r) for r in records}
+    wanted[INDEX_NAME] = _index_bytes(records)
+    stale = [f for f in state if f not in wanted]
+    if not force:
+        foreign = [f for f in [*wanted, *stale] if _ours(root, f, state) is False]
+        if foreign:
+            raise CommandError(
+                f"{root}: export would overwrite or remove {', '.join(sorted(foreign))}, "
+                "which it did not write (or which changed since); nothing written "
+                "(--force overwrites)"
+            )
+    root.mkdir(parents=True, exist_ok=True)
+    written: list[str] = []
+    for file, data in wanted.items():
+        path = root / file
+        if path.is_file() and path.read_bytes() == data and state.get(file) == _sha(data):
+            continue
+        path.write_bytes(data)
+        written.append(file)
+    removed: list[str] = []
+    for file in stale:
+        if _ours(root, file, state) or (force and (root / file).is_file()):
+            (root / file).unlink()
+            removed.append(file)
+    new_state = {"files": {f: _sha(d) for f, d in sorted(wanted.items())}}
+    (root / EXPORT_STATE_NAME).write_text(json.dumps(new_state, indent=1) + "\n", "utf-8")
+    return ExportReport(root, tuple(written), tuple(removed))

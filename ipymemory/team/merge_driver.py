@@ -1,0 +1,259 @@
+"""The git merge drivers of ``.memory/manifest.json`` and ``.memory/MEMORY.md``.
+
+Git runs a driver per file, with the three versions in temp files::
+
+    python -m ipymemory.team.merge_driver manifest %O %A %B %P
+    python -m ipymemory.team.merge_driver index %O %A %B %P
+
+The driver leaves the result in ``%A`` and exits 0 (merged) or 1 (git stops the merge
+and reports a conflict). Both drivers merge the SETS their files list
+(:mod:`ipymemory.team.setmerge`), so the merged ``MEMORY.md`` lists exactly the merged
+manifest's records: the index driver renders each line from the three indexes' lines
+(git runs it first, before any file of the other side is on disk), and those lines are
+the ones the manifest's writers rendered from the same records.
+
+**A corrupted side** (a manifest or index that does not parse): nothing is written,
+the driver says which side and why, and exits 1; ``%A`` keeps our version.
+
+**Same name twice**: the result keeps both records, one renamed (rule in
+:mod:`~ipymemory.team.setmerge`). The renamed record needs a NEW record file, which the
+merge itself cannot carry: git holds the index lock while drivers run, so a file the
+driver writes is untracked, and a merge or rebase that completed would commit a
+manifest listing a file the commit does not hold — a broken set in every other clone.
+So the manifest driver writes the renamed file into the working tree (its bytes built
+from the original record, read from the working tree or git's objects) and then exits 1:
+git stops, the working tree holds a complete, valid set (``check`` is clean, no conflict
+marker anywhere), and the one step left is ``git add .memory`` and committing (``git
+commit``, ``git rebase --continue``, ``git cherry-pick --continue``). Every clone
+renames the same record to the same bytes, so clones that resolve the same pair agree.
+A renamed file that one side already holds (an earlier merge made it) merges cleanly.
+
+``--virtual-base``: git's inner merge of several merge bases (``merge.<driver>.recursive``)
+— the same set merge, never writing a file and never stopping.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import IPyMemoryError, MemoryFormatError
+from ..store.durable import create_exclusive
+from ..store.manifest import parse_manifest, render_manifest
+from ..store.record import MAX_RECORD_BYTES, MemoryRecord, parse_record, render_record
+from .setmerge import MergeResult, Rename, merge_sets
+
+__all__ = ["IndexLine", "main", "merge_index", "merge_manifest", "parse_index"]
+
+# Far above any bound in force: an over-bound set still merges (check says to consolidate).
+_MAX_INPUT_BYTES = 64 << 20
+_SIDES = ("base", "ours", "theirs")
+_LINE = re.compile(r"- \[(?P<name>[a-z0-9]+(?:-[a-z0-9]+)*)\]\((?P<file>[^()\s]+)\) - (?P<desc>.*)")
+
+EXIT_MERGED = 0
+EXIT_STOPPED = 1
+
+
+@dataclass(frozen=True)
+class IndexLine:
+    """One ``MEMORY.md`` line: ``- [name](file) - description``."""
+
+    name: str
+    file: str
+    description: str
+
+    def render(self) -> str:
+        return f"- [{self.name}]({self.file}) - {self.description}\n"
+
+
+def parse_index(raw: bytes, where: str) -> tuple[IndexLine, ...]:
+    """The lines of a ``MEMORY.md``; :class:`MemoryFormatError` naming the bad line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise MemoryFormatError(f"{where}: not valid UTF-8 ({e.reason} at byte {e.start})") from e
+    out: list[IndexLine] = []
+    seen: set[str] = set()
+    for number, line in enumerate(text.split("\n")[:-1] if text else [], start=1):
+        match = _LINE.fullmatch(line)
+        if match is None or not match.group("file").endswith(".md"):
+            raise MemoryFormatError(
+                f"{where}: line {number} is not an index line "
+                f"('- [name](file.md) - description'): {line[:80]!r}"
+            )
+        if match.group("file") in seen:
+            raise MemoryFormatError(f"{where}: line {number} lists {match.group('file')} again")
+        seen.add(match.group("file"))
+        out.append(IndexLine(match.group("name"), match.group("file"), match.group("desc")))
+    if text and not text.endswith("\n"):
+        raise MemoryFormatError(f"{where}: does not end with a line break")
+    return tuple(out)
+
+
+def _parse_manifest_side(raw: bytes, where: str) -> tuple[str, ...]:
+    # A side without .memory/ (git passes an empty file): the empty set.
+    return () if not raw else parse_manifest(raw, where)
+
+
+def merge_manifest(base: bytes, ours: bytes, theirs: bytes, path: str) -> MergeResult:
+    """The merged set of three manifests' bytes (``path`` names the file in errors)."""
+    sides = [
+        _parse_manifest_side(raw, f"{path} ({side})")
+        for raw, side in zip((base, ours, theirs), _SIDES, strict=True)
+    ]
+    return merge_sets(*sides)
+
+
+def merge_index(base: bytes, ours: bytes, theirs: bytes, path: str) -> tuple[MergeResult, bytes]:
+    """The merged set of three ``MEMORY.md`` versions and the merged file's bytes."""
+    sides = [
+        parse_index(raw, f"{path} ({side})")
+        for raw, side in zip((base, ours, theirs), _SIDES, strict=True)
+    ]
+    result = merge_sets(*([line.file for line in lines] for lines in sides))
+    known: dict[str, IndexLine] = {}
+    for lines in reversed(sides):  # ours wins over theirs over base (all equal when sound)
+        known.update((line.file, line) for line in lines)
+    renames = result.renamed_from()
+    out: list[str] = []
+    for file in result.files:
+        rename = renames.get(file)
+        if rename is None:
+            out.append(known[file].render())
+        else:
+            old = known[rename.old_file]
+            out.append(IndexLine(rename.new_name, rename.new_file, old.description).render())
+    return result, "".join(out).encode("utf-8")
+
+
+def _to_write(result: MergeResult, listed: Sequence[Sequence[str]]) -> list[Rename]:
+    """Renames whose new file neither side holds: a new file this merge must create."""
+    held = {f for files in listed for f in files}
+    return [r for r in result.renames if r.new_file not in held]
+
+
+def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+
+
+def _original_bytes(memory_dir: Path, repo_path: str, file: str, cwd: str) -> bytes:
+    """The bytes of record ``file``: from the working tree (our side), else from any
+    commit git knows that added it (record files never change once written)."""
+    local = memory_dir / file
+    if local.is_file():
+        return local.read_bytes()
+    path = f"{repo_path}/{file}" if repo_path else file
+    heads = ["--all"]
+    for pseudo in ("MERGE_HEAD", "REBASE_HEAD", "CHERRY_PICK_HEAD", "FETCH_HEAD", "ORIG_HEAD"):
+        if _git(["rev-parse", "-q", "--verify", f"{pseudo}^{{commit}}"], cwd).returncode == 0:
+            heads.append(pseudo)
+    found = _git(["log", *heads, "-n", "1", "--format=%H", "--diff-filter=A", "--", path], cwd)
+    commit = found.stdout.decode().strip()
+    if found.returncode != 0 or not commit:
+        raise MemoryFormatError(f"{path}: not found in this repository's history")
+    blob = _git(["cat-file", "blob", f"{commit}:{path}"], cwd)
+    if blob.returncode != 0:
+        raise MemoryFormatError(f"{path}: cannot be read from commit {commit[:12]}")
+    return blob.stdout
+
+
+def write_renamed(memory_dir: Path, repo_path: str, rename: Rename, cwd: str) -> None:
+    """Create the renamed record file in the working tree (same bytes everywhere)."""
+    raw = _original_bytes(memory_dir, repo_path, rename.old_file, cwd)
+    old = parse_record(raw[: MAX_RECORD_BYTES + 1], f"{repo_path}/{rename.old_file}")
+    new = MemoryRecord(rename.new_name, old.type, old.description, old.body)
+    data = render_record(new)
+    target = memory_dir / rename.new_file
+    if target.exists():
+        if target.read_bytes() == data:
+            return
+        raise MemoryFormatError(f"{target}: exists with other content; not overwritten")
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    create_exclusive(str(target), data, _no_step, [])
+
+
+def _no_step(_: str) -> None:
+    """No crash-test checkpoints here."""
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        data = f.read(_MAX_INPUT_BYTES + 1)
+    if len(data) > _MAX_INPUT_BYTES:
+        raise MemoryFormatError(f"{path}: over {_MAX_INPUT_BYTES} bytes; not merged")
+    return data
+
+
+def _report(kind: str, path: str, renames: Sequence[Rename], stopped: bool) -> None:
+    for r in renames:
+        print(
+            f"ipymemory: {path}: two records are named {r.old_name!r}; kept both, "
+            f"{r.old_file} is now {r.new_name!r} ({r.new_file}); "
+            "consolidate or forget one of them",
+            file=sys.stderr,
+        )
+    if stopped and kind == "manifest":
+        print(
+            "ipymemory: the renamed record is a new file git cannot add during a merge; "
+            "the working tree holds the complete merged set: run `git add "
+            f"{os.path.dirname(path) or '.'}` and commit (or `git rebase --continue`, "
+            "`git cherry-pick --continue`)",
+            file=sys.stderr,
+        )
+
+
+def run(kind: str, base: str, ours: str, theirs: str, path: str, virtual: bool) -> int:
+    """One driver run; returns the exit status (see the module docstring)."""
+    try:
+        raw = [_read(p) for p in (base, ours, theirs)]
+        listed: list[Sequence[str]]
+        if kind == "manifest":
+            result = merge_manifest(raw[0], raw[1], raw[2], path)
+            listed = [_parse_manifest_side(r, path) for r in raw[1:]]
+            data = render_manifest(result.files)
+        else:
+            result, data = merge_index(raw[0], raw[1], raw[2], path)
+            listed = [[line.file for line in parse_index(r, path)] for r in raw[1:]]
+        pending = [] if virtual else _to_write(result, listed)
+        if kind == "manifest":
+            cwd = os.getcwd()
+            repo_dir = os.path.dirname(path)
+            for rename in pending:
+                write_renamed(Path(cwd, repo_dir), repo_dir, rename, cwd)
+    except (IPyMemoryError, OSError) as e:
+        print(
+            f"ipymemory: cannot merge {path}: {e}. Nothing was merged in this file "
+            "(it holds our version); fix the side named, then merge again",
+            file=sys.stderr,
+        )
+        return EXIT_STOPPED
+    with open(ours, "wb") as f:
+        f.write(data)
+    if not virtual:
+        _report(kind, path, result.renames, bool(pending))
+    return EXIT_STOPPED if pending else EXIT_MERGED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ipymemory.team.merge_driver",
+        description="git merge driver for .memory/manifest.json and .memory/MEMORY.md",
+    )
+    parser.add_argument("kind", choices=("manifest", "index"))
+    parser.add_argument("--virtual-base", action="store_true")
+    parser.add_argument("base")
+    parser.add_argument("ours")
+    parser.add_argument("theirs")
+    parser.add_argument("path")
+    args = parser.parse_args(argv)
+    return run(args.kind, args.base, args.ours, args.theirs, args.path, args.virtual_base)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""The three-way merge of two memory sets (base, ours, theirs): sets, not lines.
+
+Both git merge drivers (``manifest.json`` and ``MEMORY.md``) call :func:`merge_sets` on
+the record files their three versions list, so both files of one merge agree.
+
+Rules (the contract documented in the README, "Sharing memory with your team"):
+
+* **membership** — a file is in the result if it is in ours or theirs and was not
+  removed by the other side since the base: ``(ours & theirs) | (ours - base) |
+  (theirs - base)``. Record files carry unique ids and are immutable, so a file name
+  is a record's identity.
+* **order** — deterministic and independent of who merges: the base's records that
+  survive, in base order, then every added record ordered by file name. Two teammates
+  who merge the same pair get byte-identical files.
+* **same name twice** — two different records with one name: the one whose file name
+  sorts later (for our files: the later id) is renamed to ``<name>-<first 8 hex of
+  its id>`` (more hex if that is taken too), in the file ``<new name>-<id>.md``. The
+  rule does not depend on which side is "incoming", so every clone renames the same
+  record to the same bytes.
+* The index bound is not enforced: a merge never loses a record; ``check`` then says
+  to consolidate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import MemoryFormatError
+from ..store.layout import MAX_FILE_NAME_BYTES
+from ..store.names import is_valid_file_name, is_valid_name
+
+__all__ = ["MergeResult", "Rename", "merge_sets", "name_of", "renamed"]
+
+# <name>-<32 hex id>.md: the file name every writer of the format generates (SPEC §1).
+_GENERATED = re.compile(r"(?P<name>[a-z0-9]+(?:-[a-z0-9]+)*)-(?P<id>[0-9a-f]{32})\.md")
+_ID_PREFIX = 8
+
+
+def name_of(file: str) -> str:
+    """The record name a file name carries (``<name>-<id>.md``); for a file not named
+    that way (hand-made), its stem."""
+    match = _GENERATED.fullmatch(file)
+    if match is not None:
+        return match.group("name")
+    return file[: -len(".md")] if file.endswith(".md") else file
+
+
+@dataclass(frozen=True)
+class Rename:
+    """One record renamed by a merge: ``old_file`` (name ``old_name``) becomes
+    ``new_file`` (name ``new_name``), same type, description and body."""
+
+    old_file: str
+    old_name: str
+    new_file: str
+    new_name: str
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """The merged set (file names, in set order) and the renames it needed."""
+
+    files: tuple[str, ...]
+    renames: tuple[Rename, ...] = ()
+
+    def renamed_from(self) -> Mapping[str, Rename]:
+        return {r.new_file: r for r in self.renames}
+
+
+def renamed(file: str, owner: Mapping[str, str]) -> Rename:
+    """The rename of ``file`` whose name clashes: ``<name>-<id prefix>`` in
+    ``<new name>-<id>.md``. ``owner`` maps the names in use to their files: a name is
+    free, or already held by exactly the renamed file (an earlier merge renamed it)."""
+    match = _GENERATED.fullmatch(file)
+    name = name_of(file)
+    if match is not None:
+        ident = match.group("id")
+    else:  # a hand-named file has no id: take one from its name, deterministically
+        ident = hashlib.sha256(file.encode("utf-8")).hexdigest()[:32]
+    for width in range(_ID_PREFIX, len(ident) + 1):
+        new_name = f"{name}-{ident[:width]}"
+        new_file = f"{new_name}-{ident}.md"
+        if len(new_file.encode("utf-8")) > MAX_FILE_NAME_BYTES:
+            break
+        free = owner.get(new_name, new_file) == new_file
+        if free and is_valid_name(new_name) and is_valid_file_name(new_file):
+            return Rename(file, name, new_file, new_name)
+    raise MemoryFormatError(
+        f"{file}: shares its name with another record and cannot be renamed "
+        f"(no free name of the form {name}-<id prefix> fits in a file name)"
+    )
+
+
+def merge_sets(base: Sequence[str], ours: Sequence[str], theirs: Sequence[str]) -> MergeResult:
+    """The three-way merge of the sets of record files ``base``, ``ours``, ``theirs``."""
+    b, o, t = set(base), set(ours), set(theirs)
+    keep = (o & t) | (o - b) | (t - b)
+    kept = [f for f in base if f in keep]
+    added = sorted(keep - b)
+    files = kept + added
+    return _resolve_names(files)
+
+
+def _resolve_names(files: list[str]) -> MergeResult:
+    """Rename every record whose name an earlier-sorted file already holds."""
+    owner: dict[str, str] = {}
+    for file in sorted(files):
+        owner.setdefault(name_of(file), file)
+    if len(owner) == len(files):
+        return MergeResult(tuple(files))
+    present = set(files)
+    out: list[str] = []
+    renames: list[Rename] = []
+    for file in files:
+        if owner[name_of(file)] == file:
+            out.append(file)
+            continue
+        rename = renamed(file, owner)
+        if rename.new_file in present:
+            continue  # this merge already holds the renamed copy (an earlier merge made it)
+        owner[rename.new_name] = rename.new_file
+        present.add(rename.new_file)
+        out.append(rename.new_file)
+        renames.append(rename)
+    return MergeResult(tuple(out), tuple(renames))

@@ -277,3 +277,29 @@ def test_check_reports_a_broken_journal(store: MemoryStore) -> None:
     assert any("line 2:" in r for r in reasons)
     assert any("seq must go up by one" in r for r in reasons)
     assert any("undo of #5 cannot bring 'alpha' back" in r for r in reasons)
+
+
+def test_a_broken_history_directory_refuses_commits_and_is_reported(store: MemoryStore) -> None:
+    store.extend([rec("alpha")])
+    history = store.root / "history"
+    for p in sorted(history.rglob("*"), reverse=True):
+        p.unlink() if p.is_file() else p.rmdir()
+    history.rmdir()
+    history.write_text("not a directory")
+    before = snapshot(store.root)
+    with pytest.raises(MemoryStoreError, match="history"):
+        store.extend([rec("beta")])
+    assert snapshot(store.root) == before
+    report = check(store.workspace)
+    assert not report.ok and any("not a directory" in p.reason for p in report.errors)
+    assert [r.name for r in store.records()] == ["alpha"]  # reading is not affected
+
+
+def test_a_garbled_last_line_does_not_stop_commits(store: MemoryStore) -> None:
+    store.extend([rec("alpha")])
+    journal = store.root / "history" / "journal.jsonl"
+    journal.write_bytes(journal.read_bytes() + b"garbage that is not json\n")
+    assert not check(store.workspace).ok  # reported as a bad line
+    store.extend([rec("beta")])
+    assert [e.seq for e in store.history()] == [2, 1]
+    assert store.history()[0].before == store.history()[1].after

@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import socket
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -234,6 +235,21 @@ class Journal:
 
     def exists(self) -> bool:
         return os.path.lexists(self.path)
+
+    def broken(self) -> str | None:
+        """Why ``history`` (or the journal) cannot be used, or None."""
+        for path, what in ((self.dir, "directory"), (self.path, "file")):
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                return None
+            except OSError as e:
+                return f"cannot be examined ({e})"
+            want = stat.S_ISDIR if what == "directory" else stat.S_ISREG
+            if not want(st.st_mode):
+                name = os.path.relpath(path, self.real)
+                return f"{name} is not a {what}; commits are refused until it is moved away"
+        return None
 
     def read(self) -> JournalReport:
         """Every entry, oldest first. A torn last line is not an entry (the next writer

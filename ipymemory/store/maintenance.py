@@ -151,7 +151,12 @@ def check(
 
 def _check_history(store: MemoryStore, real: str, listed: tuple[str, ...] | None) -> list[Problem]:
     journal = store.journal()
-    if journal is None or not journal.exists():
+    if journal is None:
+        return []
+    broken = journal.broken()
+    if broken is not None:
+        return [Problem(store.dir.where(HISTORY_DIR_NAME), broken, collectable=False)]
+    if not journal.exists():
         return []
     try:
         got = store.dir.read(real, MANIFEST_NAME, manifest_byte_bound(store.max_index_lines))

@@ -729,6 +729,9 @@ class MemoryStore:
             (f"{real}/{e.file}", change.raw.get(e.file) or render_record(e.record)) for e in created
         ]
         journal = self._journal(real)
+        broken = journal.broken()
+        if broken is not None:
+            raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
         try:
             meta = change.meta([e.record.name for e in created])
             if change.op == "recover":

@@ -316,6 +316,31 @@ def _databricks(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return _one("dapi" + _r(rng, HEX, 32))
 
 
+def _vault(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("hvs." + _mixed(rng, 90, URLSAFE))
+
+
+def _postman(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one(f"PMAK-{_r(rng, HEX, 24)}-{_r(rng, HEX, 34)}")
+
+
+def _langsmith(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one(f"lsv2_{rng.choice(['pt', 'sk'])}_{_r(rng, HEX, 32)}_{_r(rng, HEX, 10)}")
+
+
+def _compound_key(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    value = rng.choice([_r(rng, HEX, 32), _mixed(rng, 40), _mixed(rng, 24)])
+    key = rng.choice(
+        ["ALGOLIA_WRITE_KEY", "admin_key", "storageKey", "MEILI_MASTER_KEY", "app-key"]
+    )
+    form = rng.choice([f"{key}={value}", f"{key}: {value}", f'"{key}": "{value}"'])
+    return form, (value,)
+
+
+def _newrelic(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    return _one("NRAK-" + _r(rng, string.ascii_uppercase + string.digits, 27))
+
+
 FORMATS: dict[str, Gen] = {
     "anthropic-api03": _anthropic,
     "anthropic-admin01": _anthropic_admin,
@@ -351,6 +376,11 @@ FORMATS: dict[str, Gen] = {
     "telegram-bot": _telegram,
     "bearer-header": _bearer,
     "databricks": _databricks,
+    "hashicorp-vault": _vault,
+    "postman": _postman,
+    "langsmith": _langsmith,
+    "newrelic": _newrelic,
+    "compound-key-assignment": _compound_key,
 }
 
 CONTEXTS = (
@@ -474,6 +504,11 @@ def _benign_generated(seed: int, n: int) -> list[str]:
                 "Bearer tokens expire after one hour.",
                 "Basic auth is disabled on the staging proxy.",
                 "the_token_count_per_request_is_limited_to_100000_by_the_gateway",
+                "cache_key = '" + _r(rng, HEX, 32) + "' for the tokenizer cache",
+                "idempotency_key = " + str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                "next_page_token: " + _mixed(rng, 24) + " (pass it back for more rows)",
+                "primary_key=user_id, foreign_key=org_id",
+                "sort_key = lambda r: r.name",
             ]
         ),
         lambda: (
@@ -618,6 +653,29 @@ def corpus(
     return credentials(seed, per_format), benign
 
 
+def code_chunks(root: Path, max_files: int, seed: int) -> list[tuple[str, str]]:
+    """Memory-sized (4,000-character) pieces of real source and docs under ``root``
+    (test directories left out: their fixtures hold deliberate fake credentials)."""
+    files = sorted(
+        f
+        for pattern in ("**/*.py", "**/*.md")
+        for f in root.glob(pattern)
+        if "test" not in f.as_posix().lower() and "detect_secrets" not in f.as_posix()
+    )
+    random.Random(seed).shuffle(files)
+    out: list[tuple[str, str]] = []
+    for f in files[:max_files]:
+        try:
+            text = f.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        out.extend(
+            (str(f.relative_to(root)), text[i : i + 4000])
+            for i in range(0, min(len(text), 40_000), 4000)
+        )
+    return out
+
+
 def _row(label: str, n: int, cells: Sequence[str]) -> str:
     return f"| {label} | {n} | " + " | ".join(cells) + " |"
 
@@ -629,6 +687,13 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--generated-benign", type=int, default=800)
     parser.add_argument("--bench-limit", type=int, default=None, help="0: no bench data")
     parser.add_argument("--library", action="store_true", help="also measure detect-secrets")
+    parser.add_argument(
+        "--code-dir",
+        type=Path,
+        help="also report how many 4,000-character pieces of real code/docs under this "
+        "directory (e.g. a site-packages) get a hit: an outside check on false positives",
+    )
+    parser.add_argument("--code-files", type=int, default=3000)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(list(argv) if argv is not None else None)
 
@@ -691,6 +756,17 @@ def main(argv: Iterable[str] | None = None) -> int:
             [f"{r.false_positives} ({r.fp_rate:.2%})" for r in results.values()],
         )
     )
+    if args.code_dir is not None:
+        chunks = code_chunks(args.code_dir, args.code_files, args.seed)
+        flagged = [(name, text) for name, text in chunks if find_secrets(text)]
+        print(
+            f"\nreal code/docs under {args.code_dir}: {len(flagged)} of {len(chunks)} pieces "
+            f"with a hit ({len(flagged) / max(len(chunks), 1):.2%})"
+        )
+        for name, text in flagged:
+            for hit in find_secrets(text):
+                around = text[max(0, hit.start - 40) : hit.end + 10].replace("\n", "|")
+                print(f"  {hit.kind}: {name}: {around!r}")
     rules = results["rules"]
     for text in rules.missed_examples:
         print("missed:", text)

@@ -39,6 +39,8 @@ FOUND = [
         "https://hooks.slack.com/services/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",
     ),
     ("private-key", "-----BEGIN RSA PRIVATE KEY-----\n" + "QUJD" * 16 + "\n"),
+    ("secret-assignment", "admin_key: b05588c8641b3b36510dbb9bd3b569ec"),
+    ("hashicorp-vault-token", "VAULT_TOKEN is hvs.CAESIJ8f3a9c0d1e4b5a6978c0d1e2f3a4b5c6"),
 ]
 
 
@@ -87,6 +89,18 @@ NOT_FOUND = [
     "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
     "hf_hub_download(repo_id='org/model')",
     "Bearer tokens expire after one hour.",
+    # Code seen in real packages (site-packages scan): names, types and prompts, no values.
+    "if username or password:\n    return BasicAuth(username, password)",
+    "username, password = url_user_password",
+    "password: FilterOrBool = False,",
+    ":param password: When True, display asterisks.",
+    'expect the "Password:" prompt and then send the line',
+    '"password": "string?",',
+    "if token is Name.Variable:",
+    "token = (String.Double if quoted else String.Single)",
+    '"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="',
+    "cache_key = '3f2a9c0d1e4b5a6978c0d1e2f3a4b5c6'",
+    "nextPageToken: CgsI8f3a9c0d1e4b5a6978c0",
 ]
 
 

@@ -194,6 +194,31 @@ _SHAPED: tuple[_Rule, ...] = (
     _rule("grafana-token", _L + r"(?:glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8}|glc_[A-Za-z0-9+/=]{32,})"),
     _rule("supabase-token", _L + r"sbp_[a-f0-9]{40}" + _R),
     _rule("heroku-api-key", _L + r"HRKU-[A-Za-z0-9_\-]{60}" + _R),
+    _rule("1password-token", _L + r"ops_eyJ[A-Za-z0-9+/]{100,}={0,3}"),
+    _rule("alibaba-access-key-id", r"(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
+    _rule("artifactory-token", r"(?<![A-Za-z0-9])AKCp[A-Za-z0-9]{60,80}(?![A-Za-z0-9])"),
+    _rule("doppler-token", _L + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}" + _R),
+    _rule("dynatrace-token", _L + r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + _R),
+    _rule("flyio-token", _L + r"(?:fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})"),
+    _rule("facebook-token", r"(?<![A-Za-z0-9])EAA[MC][A-Za-z0-9]{100,}(?![A-Za-z0-9])"),
+    _rule("hashicorp-vault-token", _L + r"hv[sb]\.[A-Za-z0-9_\-]{24,}" + _R, _mixed_case),
+    _rule("terraform-cloud-token", _L + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,70}" + _R),
+    _rule("postman-api-key", _L + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _R),
+    _rule("pulumi-token", _L + r"pul-[a-f0-9]{40}" + _R),
+    _rule("planetscale-token", _L + r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-=.]{32,64}" + _R),
+    _rule("rubygems-token", _L + r"rubygems_[a-f0-9]{48}" + _R),
+    _rule("sendinblue-key", _L + r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _R),
+    _rule("newrelic-key", _L + r"NR(?:AK|II|JS)-[A-Za-z0-9]{19,32}" + _R),
+    _rule("sourcegraph-token", _L + r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}" + _R),
+    _rule("langsmith-key", _L + r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}" + _R),
+    _rule(
+        "langfuse-secret-key",
+        _L + r"sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _R,
+    ),
+    _rule("pinecone-key", _L + r"pcsk_[A-Za-z0-9_]{50,}" + _R),
+    _rule("tavily-key", _L + r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{24,}" + _R, _mixed_case),
+    _rule("elevenlabs-key", _L + r"sk_[a-f0-9]{48}" + _R),
+    _rule("huggingface-org-token", _L + r"api_org_[A-Za-z]{34}" + _R, _mixed_case),
     _rule(
         "azure-ad-client-secret",
         r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])",
@@ -255,14 +280,43 @@ _TOKEN_KEYS = (
     r"|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|bearer[_\-]?token|token"
     r"|private[_\-]?key|signing[_\-]?key|encryption[_\-]?key|master[_\-]?key|license[_\-]?key"
     r"|webhook[_\-]?secret|credentials?"
+    # any other compound *_key / *Key (admin_key, ALGOLIA_WRITE_KEY, storageKey); names
+    # of keys that are not secrets are turned away in _assignment_value_ok
+    r"|(?<=[A-Za-z0-9][_\-])key|(?<=[a-z])(?-i:Key)"
 )
+# Compound key/token names that are not credentials (database keys, cache keys,
+# pagination tokens, public halves).
+_NOT_SECRET_NAME_TEXT = """
+primary foreign public pub partition sort cache idempotency dedup dedupe routing object
+lookup hash row sequence schema bucket natural composite unique surrogate index idx hot
+websocket socket
+dict map group join lock shard cursor message translation i18n config setting registry
+csrf xsrf page next continuation pagination cancellation cancel sync resume max min num
+total count
+"""
+_NOT_SECRET_NAMES = frozenset(_NOT_SECRET_NAME_TEXT.split())
+_NAME_PART_RE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _names_a_non_secret(key: str) -> bool:
+    """``cache_key``, ``nextPageToken``, ``PRIMARY_KEY``: keys and tokens that are not
+    credentials (the word before ``key``/``token`` says so)."""
+    parts = [p.lower() for p in _NAME_PART_RE.findall(key)]
+    return (
+        len(parts) >= 2
+        and parts[-1] in ("key", "keys", "token", "tokens")
+        and parts[-2] in _NOT_SECRET_NAMES
+    )
+
+
 _ASSIGN_RE = re.compile(
     r"(?<![A-Za-z0-9])(?P<k>[A-Za-z0-9_\-]{0,40}?(?i:(?P<pw>"
     + _PASSWORD_KEYS
     + r")|"
     + _TOKEN_KEYS
     + r"))"
-    r"(?![A-Za-z0-9])[\"'`]?\s*(?P<op>:=|=>|=|:|\s(?i:is|was)\b)\s*" + _SECRET_VALUE,
+    # key, operator and value on one line: "if password:\n return" is code, not a value
+    r"(?![A-Za-z0-9])[\"'`]?[ \t]*(?P<op>:=|=>|=|:|[ \t](?i:is|was)\b)[ \t]*" + _SECRET_VALUE,
     _FLAGS,
 )
 
@@ -272,12 +326,16 @@ str string bytes int bool none null nil true false undefined optional secretstr
 password pass passwd pwd secret token key required empty unset tbd todo
 n/a na unknown env environ getenv changeme default set missing invalid expired
 revoked stored hidden masked rotated same different correct wrong below above here there
+return if else not and or in is lambda await yield self cls args kwargs auth
+foo bar baz qux test xxx value val text data input result response raw new old
 """
 _NOT_A_VALUE = frozenset(_NOT_A_VALUE_TEXT.split())
 _CODE_REF_RE = re.compile(
-    r"^[A-Za-z_][A-Za-z0-9_.]*\s*[(\[]|^[${<]|^%\("
+    r"^[A-Za-z_][A-Za-z0-9_.]*\s*[(\[]|^[${<(\[]|^%\("
     r"|^(?:os|env|self|cls|args|settings|config|cfg|conf|process|request|ctx)\."
-    r"|^[A-Z][A-Z0-9_]{2,}$|^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$",
+    r"|^[A-Z][A-Z0-9_]{2,}$|^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$"
+    # snake_case names and CamelCase type names: variables and annotations
+    r"|^_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+$|^[A-Z][a-z]+(?:[A-Z][a-z]+)+$",
     _FLAGS,
 )
 
@@ -288,20 +346,29 @@ def _url_password_ok(value: str) -> bool:
 
 
 def _assignment_value_ok(key: str, value: str, is_password: bool, prose: bool) -> bool:
-    bare = value.strip().rstrip(".")
+    if value[:1].isspace():
+        return False  # '"Password:" prompt and then …': a quoted key, then prose
+    bare = value.strip().rstrip(".?,:")
     low = bare.lower()
     if not bare or low in _NOT_A_VALUE or low == key.lower() or _is_placeholder(bare):
         return False
     if _CODE_REF_RE.search(bare) or bare.startswith(("/", "~/", "./", "../")):
         return False  # a reference to the secret in code, or a path
+    if _names_a_non_secret(key):
+        return False
     if is_password and not prose:
         return len(bare) >= 4 and not bare.isdigit()
     # "the password is stored in the vault", "token: see below": prose, not a secret.
     return _random_looking(bare) or (is_password and len(bare) >= 6 and _classes(bare) >= 2)
 
 
+_DOC_FIELD_RE = re.compile(r"(?:[:@]param|:type|:ivar|:arg)[ \t]+$")
+
+
 def _assignments(text: str) -> Iterator[SecretHit]:
     for m in _ASSIGN_RE.finditer(text):
+        if _DOC_FIELD_RE.search(text, max(0, m.start() - 12), m.start()):
+            continue  # ":param password: the user's password" documents, not assigns
         value = m.group("v")
         prose = m.group("op").strip().lower() in ("is", "was")
         if _assignment_value_ok(m.group("k"), value, m.group("pw") is not None, prose):

@@ -585,3 +585,126 @@ def test_record_opens_as_a_file_when_hidden_files_are_allowed(
         page.locator(".jp-FileEditor .cm-content", has_text=body).wait_for(state="visible")
         shot(page, "allow-hidden", "record-file")
     assert not [e for e in page_errors if "ipymemory" in e], page_errors
+
+
+# --- issue 11: the panel's History section and the history views ------------------------
+
+
+def write_history_notebook(root: Path) -> str:
+    """A notebook in a directory whose memory has a history (#1 add from a notebook cell,
+    #2 consolidate, #3 forget), with saved history/diff/show outputs (no kernel needed)."""
+    from ipymemory.views.history import HistoryDiffView, HistoryView, record_origin
+    from ipymemory.views.record import RecordView
+
+    work = root / "hist"
+    work.mkdir()
+    store = MemoryStore(work)
+    store.extend(
+        [
+            MemoryRecord(
+                name="tabs-py",
+                type=MemoryType.USER,
+                description="tabs in python",
+                body="Tabs in Python.\nAlways.",
+            ),
+            MemoryRecord(
+                name="tabs-js", type=MemoryType.USER, description="tabs in js", body="Tabs in JS."
+            ),
+        ],
+        provenance={"tabs-py": {"query": "How should I <b>indent</b>?", "origin": "user"}},
+        actor={"notebook": "/home/u/analysis.ipynb", "execution_count": 12},
+    )
+    store.apply_consolidation(
+        base_records=store.records(),
+        source_names=["tabs-py", "tabs-js"],
+        replacements=[
+            MemoryRecord(
+                name="prefers-tabs",
+                type=MemoryType.USER,
+                description="tabs everywhere",
+                body="Tabs in Python and JS.\nAlways.",
+            )
+        ],
+    )
+    store.extend(
+        [MemoryRecord(name="scratch", type=MemoryType.PROJECT, description="temp", body="x")]
+    )
+    store.forget(["scratch"])
+    entries = store.history()
+    stored = next(e for e in store.entries() if e.record.name == "prefers-tabs")
+    views = [
+        HistoryView.load(store),
+        HistoryDiffView.load(store, next(e for e in entries if e.op == "consolidate")),
+        RecordView(stored, record_origin(entries, stored.file, "prefers-tabs")),
+    ]
+    cells = []
+    for view in views:
+        cell = nbformat.v4.new_code_cell("# saved output")
+        cell.outputs = [nbformat.v4.new_output("display_data", data=view.bundle())]
+        cells.append(cell)
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC})
+    nbformat.write(nb, work / "history.ipynb")
+    return "hist/history.ipynb"
+
+
+def test_panel_history_section_and_history_views(
+    browser: Any, page_errors: list[str], tmp_path: Path
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    nb_path = write_history_notebook(root)
+    workdir = (root / nb_path).parent
+    with lab_page(browser, tmp_path, root, nb_path, "history", page_errors) as page:
+        # Saved history views render from the notebook file (the MIME renderer).
+        timeline = page.locator(f'{OUTPUTS} [data-ipymemory-view="history"]')
+        timeline.wait_for(state="visible")
+        seqs = [e.get_attribute("data-seq") for e in timeline.locator("[data-seq]").all()]
+        assert seqs == ["4", "3", "2", "1"]
+        assert "analysis.ipynb cell [12]" in timeline.inner_text()
+        assert "<b>indent</b>" in timeline.inner_text()  # shown as text, never as HTML
+        diff = page.locator(f'{OUTPUTS} [data-ipymemory-view="history-diff"]')
+        assert (
+            "+ prefers-tabs" in diff.inner_text() and "+Tabs in Python and JS." in diff.inner_text()
+        )
+        record = page.locator(f'{OUTPUTS} [data-ipymemory-view="record"]')
+        assert (
+            "added by a consolidation" in record.locator(".jp-ipymemory-record-origin").inner_text()
+        )
+        shot(page, "history", "views")
+
+        panel = open_panel(page)
+        wait_panel_names(page, ["prefers-tabs"])
+        section = panel.locator(".jp-ipymemory-history-section")
+        section.wait_for(state="visible")
+        assert "History · 4 changes" in section.locator("summary").inner_text()
+        section.locator("summary").click()
+        entries = section.locator(".jp-ipymemory-history-entry")
+        entries.first.wait_for(state="visible")
+        assert [e.get_attribute("data-op") for e in entries.all()] == [
+            "forget",
+            "add",
+            "consolidate",
+            "add",
+        ]
+        oldest = entries.nth(3)
+        assert (
+            "+tabs-py" in oldest.inner_text() and "analysis.ipynb cell [12]" in oldest.inner_text()
+        )
+        assert "\u2212tabs-js" in entries.nth(2).inner_text()  # a minus sign
+        # Read-only: no buttons in the section.
+        assert section.locator("button").count() == 0
+        shot(page, "history", "panel")
+
+        # A commit from elsewhere shows up through polling; the section stays open.
+        MemoryStore(workdir).forget(["prefers-tabs"])
+        page.wait_for_function(
+            """(selector) => {
+                const s = document.querySelector(selector + ' .jp-ipymemory-history-section');
+                const first = s && s.querySelector('.jp-ipymemory-history-entry');
+                return s && s.open && first && first.dataset.seq === '5';
+            }""",
+            arg=PANEL,
+            timeout=POLL_SLACK,
+        )
+        shot(page, "history", "panel-polled")
+    assert not [e for e in page_errors if "ipymemory" in e], page_errors

@@ -4,6 +4,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
+import { IHistoryListing, parseHistory } from './history';
 import { asList, asObject, asText } from './views';
 
 /** One record of the set, as listed by the endpoint. */
@@ -109,4 +110,13 @@ export async function fetchRecord(
     error = `The memory endpoint answered HTTP ${status} without a record.`;
   }
   return { file, record, error };
+}
+
+/** Fetch the newest history entries of `directory` (read-only). Never rejects. */
+export async function fetchHistory(
+  directory: string,
+  settings: ServerConnection.ISettings = ServerConnection.makeSettings()
+): Promise<IHistoryListing> {
+  const { status, payload } = await getJSON(`${ENDPOINT}/history`, { path: directory }, settings);
+  return parseHistory(payload, status);
 }

@@ -6,7 +6,7 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { PathExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
-import { fetchMemory, fetchRecord, IMemoryEntry, IMemoryListing } from './api';
+import { fetchHistory, fetchMemory, fetchRecord, IMemoryEntry, IMemoryListing } from './api';
 import { memoryIcon } from './icon';
 import { MemoryPanel, PANEL_ID } from './panel';
 import { RecordViewer, viewerId } from './viewer';
@@ -25,7 +25,8 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
         return notebook ? PathExt.dirname(notebook.context.localPath) : null;
       },
       fetch: directory => fetchMemory(directory, app.serviceManager.serverSettings),
-      openRecord: (entry, listing) => void openRecord(app, entry, listing)
+      openRecord: (entry, listing) => void openRecord(app, entry, listing),
+      fetchHistory: directory => fetchHistory(directory, app.serviceManager.serverSettings)
     });
     panel.title.icon = memoryIcon;
     panel.title.caption = 'Memory';

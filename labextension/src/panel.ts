@@ -5,6 +5,7 @@ import { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
 import { IMemoryEntry, IMemoryListing } from './api';
+import { historySection, IHistoryListing } from './history';
 import { element, errorBox, recordsList } from './views';
 
 export const PANEL_ID = 'ipymemory-panel';
@@ -18,6 +19,8 @@ export interface IMemoryPanelOptions {
   fetch: (directory: string) => Promise<IMemoryListing>;
   /** Open a record of the listing (the panel does not decide how). */
   openRecord: (entry: IMemoryEntry, listing: IMemoryListing) => void;
+  /** The newest history entries of a directory (the read-only History section). */
+  fetchHistory?: (directory: string) => Promise<IHistoryListing>;
 }
 
 export class MemoryPanel extends Widget {
@@ -35,7 +38,8 @@ export class MemoryPanel extends Widget {
     header.appendChild(refresh);
     this._directoryLine = element('div', 'jp-ipymemory-directory');
     this._content = element('div', 'jp-ipymemory-panel-content');
-    this.node.append(header, this._directoryLine, this._content);
+    this._history = element('div', 'jp-ipymemory-panel-history');
+    this.node.append(header, this._directoryLine, this._content, this._history);
     this._showMessage('Open a notebook to see its memory.');
   }
 
@@ -48,12 +52,19 @@ export class MemoryPanel extends Widget {
       delete this.node.dataset.directory;
       this._directoryLine.textContent = '';
       this._showMessage('Open a notebook to see its memory.');
+      this._history.replaceChildren();
+      this._historyKey = '';
       return;
     }
-    const listing = await this._options.fetch(directory);
+    const fetchHistory = this._options.fetchHistory;
+    const [listing, history] = await Promise.all([
+      this._options.fetch(directory),
+      fetchHistory ? fetchHistory(directory) : Promise.resolve(null)
+    ]);
     if (ticket !== this._ticket || this.isDisposed) {
       return;
     }
+    this._renderHistory(directory, history);
     // Re-render only on change so polling leaves focus and scroll position alone.
     const key = `${listing.directory}\u0000${listing.etag}\u0000${listing.error ?? ''}`;
     if (key !== this._renderedKey) {
@@ -121,6 +132,18 @@ export class MemoryPanel extends Widget {
     this._content.replaceChildren(...children);
   }
 
+  /** The History section, re-rendered only on change; its open state is kept. */
+  private _renderHistory(directory: string, history: IHistoryListing | null): void {
+    const key = history ? `${directory}\u0000${history.etag}\u0000${history.error ?? ''}` : '';
+    if (key === this._historyKey) {
+      return;
+    }
+    this._historyKey = key;
+    const previous = this._history.querySelector('details');
+    const open = previous ? previous.open : false;
+    this._history.replaceChildren(...(history ? [historySection(history, open)] : []));
+  }
+
   private _makeOpenable(row: HTMLElement, record: IMemoryEntry, listing: IMemoryListing): void {
     row.dataset.path = record.path;
     row.tabIndex = 0;
@@ -140,6 +163,8 @@ export class MemoryPanel extends Widget {
   private readonly _options: IMemoryPanelOptions;
   private readonly _directoryLine: HTMLElement;
   private readonly _content: HTMLElement;
+  private readonly _history: HTMLElement;
+  private _historyKey = '';
   private _ticket = 0;
   private _renderedKey = '';
   private _timer: number | null = null;

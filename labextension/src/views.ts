@@ -6,6 +6,8 @@
  * attribute values, never through HTML parsing.
  */
 
+import { renderHistory, renderHistoryChange, renderHistoryDiff } from './history';
+
 export const MIME_TYPE = 'application/vnd.ipymemory.v1+json';
 
 type JSONObject = Record<string, unknown>;
@@ -313,6 +315,10 @@ function renderRecord(root: HTMLElement, data: JSONObject): void {
       ['description', 'Description', record.description]
     ])
   );
+  if (data.history !== undefined) {
+    const origin = data.history ? asText(asObject(data.history).text) : 'no history entry added it';
+    root.appendChild(element('div', 'jp-ipymemory-note jp-ipymemory-record-origin', origin));
+  }
   root.appendChild(element('pre', 'jp-ipymemory-record-body', asText(record.body)));
 }
 
@@ -344,7 +350,10 @@ const RENDERERS: Readonly<Record<string, (root: HTMLElement, data: JSONObject) =
   consolidation: renderPlan,
   check: renderCheck,
   error: renderError,
-  message: renderMessage
+  message: renderMessage,
+  history: renderHistory,
+  'history-diff': renderHistoryDiff,
+  'history-change': renderHistoryChange
 };
 
 /** Render one view payload; unknown views fall back to pretty JSON (forward compatibility). */

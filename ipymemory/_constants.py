@@ -52,6 +52,11 @@ DEFAULT_MAX_SELECTED: Final = 5  # memories injected per turn
 DEFAULT_MAX_TOOL_STEPS: Final = 20  # model/tool round trips per turn
 DEFAULT_HISTORY_TOKEN_BUDGET: Final = 60_000  # request history before older turns are summarised
 
+# --- The notebook display (issue 13) -------------------------------------------------
+PROGRESS_TICK_SECONDS: Final = 0.5  # the progress line's clock redraws this often
+# A streaming answer's Markdown is re-rendered at most this often (the last piece at once).
+ANSWER_RENDER_SECONDS: Final = 0.1
+
 # --- The agent's tools ---------------------------------------------------------------
 DEFAULT_FILE_READ_LIMIT: Final = 100_000  # characters read_file returns
 DEFAULT_LIST_FILES_LIMIT: Final = 200  # entries list_files returns

@@ -19,6 +19,7 @@ from IPython.utils.capture import capture_output
 from messages_server import MessagesServer, error, text, tool_use
 from notebook_support import items_json
 from record_support import rec
+from turn_support import memory_text
 
 import ipymemory
 from ipymemory import MemoryRecord, MemoryStore, ScriptedModel
@@ -62,6 +63,9 @@ def api(
     monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.base_url)
     ip.run_line_magic("config", "IPyMemory.max_retries = 0")
     return messages_server
+
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
 def memory(ip: InteractiveShell, line: str) -> Any:
@@ -434,7 +438,8 @@ def test_agent_with_the_real_sdk_review_mode(
     assert isinstance(out, TurnOutput) and out.answer == "Use **tabs**."
     # The turn's request carried the selected memory; the extractor saw the history.
     main_request = api.requests[1]
-    assert "Tabs, not spaces." in json.dumps(main_request["system"])
+    assert "Tabs, not spaces." in memory_text(main_request)  # SPEC §8: before the query
+    assert main_request["stream"] is True  # the answer streams into the cell
     assert main_request["model"] == "claude-sonnet-5-5"
     assert "Use **tabs**." in json.dumps(api.requests[2])
     # Outputs: progress line, answer (Markdown), memories used, the review widget.
@@ -445,8 +450,23 @@ def test_agent_with_the_real_sdk_review_mode(
     assert [r["name"] for r in selection[0]["records"]] == ["prefers-tabs"]
     review = [b for b in bundles if "application/vnd.jupyter.widget-view+json" in b]
     assert review and review[0][MIME_TYPE]["view"] == "batch"
-    progress = [o for o in captured.outputs if o.update]
-    assert progress and progress[-1].data["text/plain"].startswith("✓ answered")
+    progress = [o for o in captured.outputs if o.update and "text/html" in o.data]
+    summary = progress[-1].data["text/plain"]
+    assert summary.startswith("✓ answered in ") and " · memory in " in summary
+    # The live answer: an empty Markdown output first, then updates ending with the
+    # whole answer, shown before the memory work's progress ("memory: ...").
+    outputs = list(captured.outputs)
+    updates = [i for i, o in enumerate(outputs) if "text/markdown" in o.data]
+    assert outputs[updates[0]].data["text/markdown"] == "" and not outputs[updates[0]].update
+    last = outputs[updates[-1]]
+    assert last.update and last.data["text/markdown"] == "Use **tabs**."
+    memory_lines = [
+        i
+        for i, o in enumerate(outputs)
+        if o.update
+        and str(o.data.get("text/plain", "")).lstrip(SPINNER + " ").startswith("memory:")
+    ]
+    assert memory_lines and updates[-1] < memory_lines[0]
     # Review mode: nothing written until the user decides.
     assert names(workspace) == ["prefers-tabs"]
     assert out.review is not None

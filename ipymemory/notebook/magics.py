@@ -14,8 +14,7 @@ from ..turn.config import COMMIT_MODES
 from ..views import ErrorView, MessageView
 from ._args import arg, arguments, parse_magic_args
 from .commands import run_line
-from .output import TurnOutput
-from .progress import ProgressLine
+from .output import LiveTurn, TurnOutput
 from .state import NotebookState
 
 __all__ = ["MemoryMagics"]
@@ -86,8 +85,9 @@ class MemoryMagics(Magics):
             session = self.state.session(settings)
         except IPyMemoryError as e:  # a bad setting, an unreadable store
             return ErrorView.of(e, where="%%agent settings")
-        progress = ProgressLine()
-        progress.start()
+        live = LiveTurn()
+        live.start()
+        progress = live.progress
         try:
             result = session.run_turn(
                 query,
@@ -95,9 +95,20 @@ class MemoryMagics(Magics):
                 allow_hidden=True if args.hidden else None,  # else the allow_hidden setting
                 use_memory=not args.no_memory,
                 namespace=self._user_ns() if args.python else None,
-                on_event=progress.event,
+                on_event=live.event,
             )
         except KeyboardInterrupt:
+            if live.answered:
+                progress.finish(
+                    f"■ memory work interrupted after {progress.memory_seconds():.1f} s "
+                    f"· answered in {progress.answer_seconds or 0:.1f} s"
+                )
+                return MessageView(
+                    "The answer above is complete. The memory work after it was "
+                    "interrupted: nothing partial was written, and the next turn's "
+                    "extraction reads this turn again.",
+                    kind="interrupted",
+                )
             progress.finish(f"■ interrupted after {progress.elapsed():.1f} s")
             return MessageView(
                 "Turn interrupted: the model call was stopped and the conversation "
@@ -107,11 +118,11 @@ class MemoryMagics(Magics):
         except IPyMemoryError as e:  # the model, the store or the turn itself
             progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
             return ErrorView.of(e, where="The agent turn", hint=_turn_hint(e))
-        progress.finish(_summary(result, progress.elapsed()))
+        progress.finish(_summary(result))
         review = None
         if result.batch is not None and result.batch.open:
             review = self.state.review(session, result.batch)
-        output = TurnOutput(query, result, used_memory=not args.no_memory, review=review)
+        output = TurnOutput(query, result, used_memory=not args.no_memory, review=review, live=True)
         self.state.last_turn = output
         return output
 
@@ -132,14 +143,17 @@ class MemoryMagics(Magics):
 MemoryMagics.memory.__doc__ = magic_help()
 
 
-def _summary(result: TurnResult, seconds: float) -> str:
+def _summary(result: TurnResult) -> str:
     main, memory = result.usage.main, result.usage.memory
     tools = f"{result.tool_calls} tool call{'' if result.tool_calls == 1 else 's'}"
     tokens = (
         f"tokens in/out: agent {main.input_tokens}/{main.output_tokens}, "
         f"memory {memory.input_tokens}/{memory.output_tokens}"
     )
-    return f"✓ answered in {seconds:.1f} s · {tools} · {tokens}"
+    timing = (
+        f"✓ answered in {result.answer_seconds:.1f} s · memory in {result.memory_seconds:.1f} s"
+    )
+    return f"{timing} · {tools} · {tokens}"
 
 
 def _turn_hint(error: BaseException) -> str:

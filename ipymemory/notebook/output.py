@@ -1,16 +1,30 @@
-"""What an ``%%agent`` cell shows: the answer, the memories used, the batch to review."""
+"""What an ``%%agent`` cell shows: the answer, the steps, the memories used, the batch
+to review.
+
+While the turn runs, :class:`LiveAnswer` shows the answer as it streams in (Markdown
+re-rendered at most every ``ANSWER_RENDER_SECONDS``; the complete answer at once) and
+:class:`StepsView` lists the tool calls, collapsed under it. :class:`TurnOutput` then
+adds the rest (it leaves out what was already shown live).
+"""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Sequence
 from typing import Any
 
-from IPython.display import display
+from IPython.display import DisplayHandle, display
 
+from .. import _constants as C
 from .._text import escape
 from ..turn import TurnResult
+from ..turn.loop import ToolStep
 from ..views import BatchReview, BatchView, ErrorView, SelectionView
+from ..views._static import display_bundle, esc, update_bundle
+from .progress import ProgressLine
 
-__all__ = ["TurnOutput"]
+__all__ = ["LiveAnswer", "LiveTurn", "StepsView", "TurnOutput", "steps_bundle"]
 
 
 class TurnOutput:
@@ -28,10 +42,12 @@ class TurnOutput:
         *,
         used_memory: bool = True,
         review: BatchReview | None = None,
+        live: bool = False,
     ) -> None:
         self.query = query
         self.result = result
         self.review = review
+        self.live = live  # the answer and the steps were already shown as they came
         self.selection_view = (
             SelectionView.of(query, result.selection, compact=True)
             if used_memory
@@ -44,7 +60,10 @@ class TurnOutput:
 
     def parts(self) -> list[Any]:
         """The displayable pieces, in order (the review widget, if any, last)."""
-        out: list[Any] = [_Answer(self.result.answer), self.selection_view]
+        out: list[Any] = [] if self.live else [_Answer(self.result.answer)]
+        if self.result.steps and not self.live:
+            out.append(_Steps(self.result.steps))
+        out.append(self.selection_view)
         for message, cause in self.result.memory_errors:
             # The selection view already explains a fallback.
             if self.result.selection.source == "fallback" and cause == self.result.selection.reason:
@@ -77,4 +96,153 @@ class _Answer:
         self.text = text
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return {"text/markdown": self.text, "text/plain": escape(self.text, "terminal")}
+        return _markdown(self.text)
+
+
+def _markdown(text: str) -> dict[str, Any]:
+    return {"text/markdown": text, "text/plain": escape(text, "terminal")}
+
+
+class _Steps:
+    def __init__(self, steps: Sequence[ToolStep]) -> None:
+        self.steps = tuple(steps)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return steps_bundle(self.steps)
+
+
+def _size(chars: int) -> str:
+    return f"{chars} chars" if chars < 10_000 else f"{chars / 1000:.0f}k chars"
+
+
+def steps_bundle(steps: Sequence[ToolStep]) -> dict[str, Any]:
+    """The steps view: one collapsed ``<details>`` (HTML) or lines (plain text) listing
+    each tool call: tool, path or code summary, result size, error."""
+    if not steps:
+        return {"text/plain": ""}
+    errors = sum(1 for step in steps if step.error)
+    title = f"{len(steps)} tool step{'' if len(steps) == 1 else 's'}"
+    if errors:
+        title += f", {errors} failed"
+    lines, rows = [title], []
+    for i, step in enumerate(steps, 1):
+        outcome = f"error: {step.error}" if step.error else _size(step.result_chars)
+        lines.append(f"  {i}. {step.name} {step.summary} -> {outcome} ({step.seconds:.1f} s)")
+        style = ' style="color:var(--jp-error-color1,#c00)"' if step.error else ""
+        rows.append(
+            f"<tr><td>{i}</td><td><code>{esc(step.name)}</code></td>"
+            f"<td><code>{esc(step.summary)}</code></td><td{style}>{esc(outcome)}</td>"
+            f"<td>{step.seconds:.1f} s</td></tr>"
+        )
+    html = (
+        f'<details class="ipymemory-steps"><summary>{esc(title)}</summary>'
+        f'<table style="font-size:90%">{"".join(rows)}</table></details>'
+    )
+    # Paths and code come from the model: no control characters in a terminal.
+    return {"text/plain": escape("\n".join(lines), "terminal"), "text/html": html}
+
+
+class StepsView:
+    """The tool steps of the running turn, one output updated as each step ends."""
+
+    def __init__(self) -> None:
+        self.steps: list[ToolStep] = []
+        self._handle: DisplayHandle | None = None
+
+    def start(self) -> None:
+        self._handle = display_bundle(steps_bundle(()))
+
+    def add(self, step: ToolStep) -> None:
+        self.steps.append(step)
+        if self._handle is not None:
+            update_bundle(self._handle, steps_bundle(self.steps))
+
+
+class LiveAnswer:
+    """The answer of the running turn as Markdown, updated while it streams in.
+
+    ``add`` appends a streamed piece and re-renders at most every ``interval`` seconds
+    (``flush``, called by the progress line's clock, shows a piece left waiting);
+    ``new_step`` starts over when a tool step ends (the text so far introduced a tool
+    call, now in the steps view); ``finish`` shows the complete answer at once.
+    """
+
+    def __init__(self, interval: float | None = None) -> None:
+        self.text = ""
+        self.renders = 0
+        self._shown: str | None = None
+        self._interval = C.ANSWER_RENDER_SECONDS if interval is None else interval
+        self._last = float("-inf")  # the first piece shows at once
+        self._restart = False
+        self._final = False
+        self._handle: DisplayHandle | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        self._handle = display_bundle(_markdown(""))
+        self._shown = ""
+
+    def add(self, piece: str) -> None:
+        with self._lock:
+            if self._final:
+                return
+            if self._restart:
+                self.text, self._restart = "", False
+            self.text += piece
+            if time.monotonic() - self._last >= self._interval:
+                self._render()
+
+    def new_step(self) -> None:
+        with self._lock:
+            self._restart = bool(self.text)
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._final:
+                self._render()
+
+    def finish(self, answer: str) -> None:
+        with self._lock:
+            self.text, self._final = answer, True
+            self._render()
+
+    def _render(self) -> None:
+        if self._handle is None or self.text == self._shown:
+            return
+        update_bundle(self._handle, _markdown(self.text))
+        self._shown, self._last = self.text, time.monotonic()
+        self.renders += 1
+
+
+class LiveTurn:
+    """The outputs of a running ``%%agent`` cell, fed by the turn's events: the progress
+    line (its clock ticking), the answer as it streams, the steps collapsed under it."""
+
+    def __init__(self) -> None:
+        self.progress = ProgressLine()
+        self.answer = LiveAnswer()
+        self.steps = StepsView()
+        self.answered = False
+
+    def start(self) -> None:
+        self.progress.start()
+        self.answer.start()
+        self.steps.start()
+        self.progress.on_tick(self.answer.flush)
+
+    def event(self, event: Any) -> None:
+        kind = getattr(event, "kind", "")
+        if kind == "text":
+            self.answer.add(str(event.detail))
+        elif kind == "model":
+            self.answer.new_step()
+        elif kind == "step" and event.step is not None:
+            self.steps.add(event.step)
+        elif kind == "answered":
+            # Shown before the line moves on to the memory work: nothing waits for it.
+            self.answer.finish(str(event.detail))
+            self.answered = True
+        self.progress.event(event)
+
+    def finish(self, message: str) -> None:
+        self.progress.finish(message)

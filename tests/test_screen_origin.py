@@ -25,6 +25,7 @@ from ipymemory.screen import (
     history_sources,
     instruction_reasons,
     instructs_assistant,
+    least_trusted,
     screen_batch,
     screen_records,
 )
@@ -130,6 +131,13 @@ def test_content_only_tool_output_supplied_makes_an_item_tool() -> None:
     assert decide_origin(item, sources).origin is Origin.TOOL
     # Without the tool-only share (the rule as first written) it read as the assistant's.
     assert decide_origin(item, sources, tool_only=1.01).origin is Origin.ASSISTANT
+
+
+def test_a_merged_record_is_as_trusted_as_its_weakest_source() -> None:
+    assert least_trusted([Origin.MANUAL, Origin.USER]) is Origin.USER
+    assert least_trusted([Origin.USER, Origin.TOOL, Origin.ASSISTANT]) is Origin.TOOL
+    assert least_trusted([Origin.MANUAL]) is Origin.MANUAL
+    assert least_trusted([]) is Origin.TOOL  # nothing known: trust nothing
 
 
 def test_malformed_messages_are_skipped_not_fatal() -> None:

@@ -9,7 +9,14 @@ giving one :class:`Screening` per record with its :class:`Verdict`; :func:`redac
 from __future__ import annotations
 
 from .instructs import instruction_reasons, instructs_assistant
-from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
+from .origin import (
+    Origin,
+    OriginDecision,
+    Sources,
+    decide_origin,
+    history_sources,
+    least_trusted,
+)
 from .screening import (
     Screening,
     Verdict,
@@ -34,6 +41,7 @@ __all__ = [
     "history_sources",
     "instruction_reasons",
     "instructs_assistant",
+    "least_trusted",
     "redact",
     "screen_batch",
     "screen_record",

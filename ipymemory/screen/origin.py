@@ -76,6 +76,7 @@ __all__ = [
     "Sources",
     "decide_origin",
     "history_sources",
+    "least_trusted",
     "support",
 ]
 
@@ -94,6 +95,17 @@ class Origin(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+# Most trusted first: a person writing through the API/CLI, then the user's own words.
+_TRUST_ORDER = ("manual", "user", "assistant", "tool")
+
+
+def least_trusted(origins: Iterable[Origin]) -> Origin:
+    """The least trusted of ``origins`` -- the origin of a record a consolidation made
+    from several (it is only as trustworthy as its weakest source). Empty: ``tool``."""
+    ranked = [_TRUST_ORDER.index(o.value) for o in origins]
+    return Origin(_TRUST_ORDER[max(ranked)]) if ranked else Origin.TOOL
 
 
 # Function words and the stock words of an extractor's phrasing, which say nothing

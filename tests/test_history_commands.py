@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from notebook_support import loaded_shell
 from record_support import rec
 
 from ipymemory import MemoryStore
@@ -179,26 +180,23 @@ def test_show_without_a_journal_entry(workspace: str, capsys: pytest.CaptureFixt
     assert code == 0 and "from: history: no entry added it" in out
 
 
-def test_console_script_in_a_subprocess(ws: str) -> None:
+def console(*argv: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("IPYMEMORY_", "ANTHROPIC_"))}
-    done = subprocess.run(
-        [sys.executable, "-m", "ipymemory.cli", "--dir", ws, "--json", "history"],
+    return subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", *argv],
         capture_output=True,
         text=True,
         env=env,
         timeout=60,
         check=False,
     )
+
+
+def test_console_script_in_a_subprocess(ws: str) -> None:
+    done = console("--dir", ws, "--json", "history")
     assert done.returncode == 0, done.stderr
     assert [e["seq"] for e in json.loads(done.stdout)] == [4, 3, 2, 1]
-    done = subprocess.run(
-        [sys.executable, "-m", "ipymemory.cli", "--dir", ws, "undo", "4"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    done = console("--dir", ws, "undo", "4")
     assert done.returncode == 0 and "brings back: c" in done.stdout
     assert "c" in names(ws)
 
@@ -209,14 +207,8 @@ def test_console_script_in_a_subprocess(ws: str) -> None:
 @pytest.fixture
 def ip(ws: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     monkeypatch.chdir(ws)
-    shell = InteractiveShell.instance()
-    shell.config.pop("IPyMemory", None)
-    shell.run_line_magic("load_ext", "ipymemory")
-    try:
+    with loaded_shell() as shell:
         yield shell
-    finally:
-        shell.run_line_magic("unload_ext", "ipymemory")
-        shell.config.pop("IPyMemory", None)
 
 
 def memory(ip: InteractiveShell, line: str) -> Any:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, text, tool_use
+from notebook_support import loaded_shell
 from record_support import rec
 from turn_support import MAIN_MODEL, SIDE_MODEL, model_for, records_reply
 
@@ -140,15 +141,11 @@ def test_api_writes_are_manual(workspace: str) -> None:
 @pytest.fixture
 def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     monkeypatch.chdir(workspace)
-    shell = InteractiveShell.instance()
-    shell.config.pop("IPyMemory", None)
-    shell.run_line_magic("load_ext", "ipymemory")
-    try:
-        yield shell
-    finally:
-        shell.user_ns.pop("__session__", None)
-        shell.run_line_magic("unload_ext", "ipymemory")
-        shell.config.pop("IPyMemory", None)
+    with loaded_shell() as shell:
+        try:
+            yield shell
+        finally:
+            shell.user_ns.pop("__session__", None)
 
 
 def test_agent_cell_records_notebook_and_execution_count_and_show_tells(

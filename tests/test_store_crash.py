@@ -131,42 +131,23 @@ def _scenarios() -> list[Scenario]:
     )
     # SPEC §6: undo, restore and recover are commits too, and a change made by another
     # tool is recorded (external-appended) before the commit that finds it.
-    out.append(
-        Scenario(
-            "undo-forget",
-            _base(3),
-            {"op": "undo", "seq": 2},
-            ("base-0", "base-2", "base-1"),
-            prepare="forget-1",
-        )
-    )
-    out.append(
-        Scenario(
-            "restore-1",
-            _base(3),
-            {"op": "restore", "seq": 1},
-            ("base-1", "base-2", "base-0"),
-            prepare="history",
-        )
-    )
-    out.append(
-        Scenario(
+    history: list[tuple[str, dict[str, Any], tuple[str, ...], str]] = [
+        ("undo-forget", {"op": "undo", "seq": 2}, ("base-0", "base-2", "base-1"), "forget-1"),
+        ("restore-1", {"op": "restore", "seq": 1}, ("base-1", "base-2", "base-0"), "history"),
+        (
             "extend-after-external",
-            _base(3),
             {"op": "extend", "records": _js([rec("new-0")])},
             ("base-0", "base-1", "new-0"),
-            prepare="external",
-        )
-    )
-    out.append(
-        Scenario(
+            "external",
+        ),
+        (
             "recover-lost-manifest",
-            _base(3),
             {"op": "recover"},
             ("base-0", "base-1", "base-2"),
-            prepare="lost-manifest",
-        )
-    )
+            "lost-manifest",
+        ),
+    ]
+    out += [Scenario(name, _base(3), op, new, prepare=how) for name, op, new, how in history]
     return out
 
 

@@ -236,3 +236,15 @@ def test_cli_list_fails_and_recover_rebuilds(store: MemoryStore) -> None:
         "beta",
         "gamma",
     ]
+
+
+def test_recover_over_the_index_bounds_is_refused_before_anything_moves(
+    store: MemoryStore,
+) -> None:
+    (store.root / "manifest.json").unlink()
+    (store.root / "manifest.json").mkdir()  # recover would move this aside
+    before = tree(store.root)
+    small = MemoryStore(store.workspace, max_index_lines=2)
+    with pytest.raises(MemoryStoreError, match="over the index limit of 2 lines"):
+        small.recover()
+    assert tree(store.root) == before

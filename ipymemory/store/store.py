@@ -1,12 +1,16 @@
-"""MemoryStore: the current set of records in ``<workspace>/.memory`` (SPEC §1, §4).
+"""MemoryStore: the current set of records in ``<workspace>/.memory`` (SPEC §1, §4, §6).
 
 Reads take no lock: the manifest is replaced atomically and record files are immutable,
 so a reader reads the manifest, then the files it lists; if one vanished (a concurrent
-commit deleted it after its commit point) the reader starts over from the new manifest.
+commit moved it away after its commit point) the reader starts over from the new
+manifest. A missing or unreadable manifest beside record files (or a journal) is
+:class:`MemoryRecoveryNeeded`, never an empty set; ``recover`` rebuilds it.
 
-Every change is one commit under the store lock, following SPEC §4 step by step. Each
-step is reported to :meth:`MemoryStore._checkpoint` (a no-op) under a name from
-:data:`COMMIT_STEPS`, so crash tests can kill a process between any two steps.
+Every change is one commit under the store lock, following SPEC §4 step by step, with
+its journal line (SPEC §6, :mod:`.history`) right after the commit point and the files
+it lets go moved into ``history/files/``. Each step is reported to
+:meth:`MemoryStore._checkpoint` (a no-op) under a name from :data:`COMMIT_STEPS`, so
+crash tests can kill a process between any two steps.
 """
 
 from __future__ import annotations
@@ -619,6 +623,8 @@ class MemoryStore:
             if not plan.needed:
                 return plan
             journal = self._journal(real)
+            # Refused (over the index bounds) before anything is moved.
+            render_index(plan.entries, self.max_index_lines, self.max_index_bytes)
             try:
                 if plan.set_aside is not None:
                     os.rename(f"{real}/{MANIFEST_NAME}", f"{real}/{plan.set_aside}")

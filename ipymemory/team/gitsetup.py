@@ -38,7 +38,7 @@ __all__ = [
     "DRIVERS",
     "IGNORE_LINES",
     "SetupReport",
-    "driver_config",
+    "local_config",
     "find_repository",
     "setup",
 ]
@@ -118,7 +118,7 @@ def find_repository(workspace: Path) -> Path:
     return Path(got.stdout.strip())
 
 
-def driver_config(python: str = sys.executable) -> dict[str, str]:
+def local_config(python: str = sys.executable) -> dict[str, str]:
     """The local config keys and values registering both drivers (and the inner
     merge of several merge bases, ``recursive``)."""
     exe = shlex.quote(python)
@@ -162,7 +162,7 @@ def setup(workspace: str | os.PathLike[str], python: str = sys.executable) -> Se
         for name, lines in ((".gitattributes", ATTRIBUTE_LINES), (".gitignore", IGNORE_LINES))
         if _add_lines(repo / name, lines)
     ]
-    config = driver_config(python)
+    config = local_config(python)
     written: list[str] = []
     for key, value in config.items():
         current = _git(["config", "--local", "--get", key], repo)

@@ -1,0 +1,262 @@
+"""The .memory merge drivers with real git on hand-made bases: both add, both remove,
+add vs remove, the same name twice (merge and rebase), a base without .memory/, a
+corrupted side, an index over its bound; and the set merge's algebra (hypothesis)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from record_support import rec
+from team_support import MARKERS, Clone, init_origin, record_id
+
+from ipymemory import MemoryStore
+from ipymemory.store.index import render_catalog
+from ipymemory.store.maintenance import check
+from ipymemory.team.merge_driver import main as driver_main
+from ipymemory.team.setmerge import merge_sets, name_of
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Clone, Clone]:
+    a, b = init_origin(tmp_path, 2)
+    return a, b
+
+
+def share(a: Clone, b: Clone, message: str = "base") -> None:
+    """``a`` commits and pushes; ``b`` pulls it (the common base)."""
+    a.commit(message)
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--no-rebase", "origin", "main")
+
+
+def merge(a: Clone, b: Clone, *, rebase: bool = False) -> subprocess.CompletedProcess[str]:
+    """``b`` commits and pushes; ``a`` commits and pulls (merge or rebase)."""
+    b.commit("theirs")
+    b.git("push", "-q", "origin", "main")
+    a.commit("ours")
+    mode = "--rebase" if rebase else "--no-rebase"
+    return a.git("pull", mode, "origin", "main", check=False)
+
+
+def index_matches(clone: Clone) -> None:
+    catalog = render_catalog(clone.store.entries()).encode()
+    assert (clone.path / ".memory" / "MEMORY.md").read_bytes() == catalog
+
+
+def test_both_add(pair: tuple[Clone, Clone]) -> None:
+    a, b = pair
+    a.store.extend([rec("shared")])
+    share(a, b)
+    a.store.extend([rec("ours-new")])
+    b.store.extend([rec("theirs-new")])
+    got = merge(a, b)
+    assert got.returncode == 0, got.stderr
+    assert a.in_progress() is None
+    assert sorted(a.names()) == ["ours-new", "shared", "theirs-new"]
+    a.assert_sound()
+    index_matches(a)
+    # Order: the base's records first, then the additions by file name.
+    files = a.files()
+    assert name_of(files[0]) == "shared"
+    assert list(files[1:]) == sorted(files[1:])
+
+
+def test_both_remove(pair: tuple[Clone, Clone]) -> None:
+    a, b = pair
+    a.store.extend([rec("one"), rec("two"), rec("three")])
+    share(a, b)
+    a.store.forget(["one"])
+    b.store.forget(["two"])
+    got = merge(a, b)
+    assert got.returncode == 0, got.stderr
+    assert a.names() == ["three"]
+    a.assert_sound()
+    index_matches(a)
+
+
+def test_add_vs_remove_of_the_same_record(pair: tuple[Clone, Clone]) -> None:
+    """One side removes a record the other replaced (forget + add under the same name):
+    the removed file stays removed, the new one arrives. Git's rename detection (which
+    merge-ort applies whatever merge.renames says) may pair the old and the new file and
+    stop on a rename/delete conflict: the working tree then already holds the right
+    files, and staging .memory concludes it."""
+    a, b = pair
+    a.store.extend([rec("plan", body="old plan"), rec("keep")])
+    share(a, b)
+    a.store.forget(["plan"])
+    a.store.extend([rec("plan", body="new plan")])
+    b.store.forget(["plan"])
+    b.store.extend([rec("extra")])
+    merge(a, b)
+    a.assert_sound()
+    a.finish()
+    assert a.git("status", "--porcelain").stdout == ""
+    assert sorted(a.names()) == ["extra", "keep", "plan"]
+    assert a.store.get("plan").body == "new plan"
+    a.assert_sound()
+    index_matches(a)
+
+
+@pytest.mark.parametrize("rebase", [False, True], ids=["merge", "rebase"])
+def test_same_name_twice_keeps_both(pair: tuple[Clone, Clone], rebase: bool) -> None:
+    a, b = pair
+    a.store.extend([rec("base")])
+    share(a, b)
+    a.store.extend([rec("tabs", body="ours: tabs")])
+    b.store.extend([rec("tabs", body="theirs: tabs, width 4")])
+    ids = {Path(f).name for c in (a, b) for f in c.files() if f.startswith("tabs-")}
+    got = merge(a, b, rebase=rebase)
+    # The renamed record is a new file git cannot stage during the merge: git stops,
+    # the working tree holds the complete set, no conflict marker anywhere.
+    assert got.returncode != 0
+    assert "two records are named 'tabs'" in got.stderr
+    assert "git add .memory" in got.stderr
+    a.assert_sound()
+    index_matches(a)
+    bodies = sorted(r.body for r in a.store.records() if r.name.startswith("tabs"))
+    assert bodies == ["ours: tabs", "theirs: tabs, width 4"]
+    # The later file keeps its id, under "<name>-<8 hex of its id>".
+    later = max(ids)
+    ident = later[len("tabs-") : -len(".md")]
+    assert f"tabs-{ident[:8]}-{ident}.md" in a.files()
+    assert f"tabs-{ident[:8]}" in a.names()
+    a.finish()
+    assert a.git("status", "--porcelain", ".memory").stdout == ""  # nothing left untracked
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--no-rebase", "origin", "main")
+    assert b.in_progress() is None
+    assert b.files() == a.files()
+    b.assert_sound()
+
+
+def test_same_pair_merged_twice_gives_the_same_bytes(tmp_path: Path) -> None:
+    """Two clones that resolve the same clash independently agree byte for byte, so
+    merging their merges needs nothing more."""
+    a, b, c = init_origin(tmp_path, 3)
+    a.store.extend([rec("tabs", body="a")])
+    a.commit("a")
+    a.git("push", "-q", "origin", "main")
+    b.store.extend([rec("tabs", body="b")])
+    b.commit("b")
+    c.git("pull", "-q", "origin", "main")
+    c.git("fetch", "-q", str(b.path), "main")
+    b.git("pull", "-q", "--no-rebase", "origin", "main", check=False)
+    b.finish()
+    assert c.git("merge", "FETCH_HEAD", check=False).returncode != 0
+    c.finish()
+    for name in ("manifest.json", "MEMORY.md"):
+        assert (b.path / ".memory" / name).read_bytes() == (c.path / ".memory" / name).read_bytes()
+    b.git("push", "-q", "origin", "main")
+    got = c.git("pull", "--no-rebase", "origin", "main", check=False)
+    assert got.returncode == 0, got.stderr
+    c.assert_sound()
+    assert sorted(c.names()) == sorted(b.names())
+
+
+def test_base_without_memory_dir(pair: tuple[Clone, Clone]) -> None:
+    """Both sides create .memory/ (add/add: git gives the drivers an empty base)."""
+    a, b = pair
+    assert not (a.path / ".memory").exists()
+    a.store.extend([rec("from-a")])
+    b.store.extend([rec("from-b")])
+    got = merge(a, b)
+    assert got.returncode == 0, got.stderr
+    assert sorted(a.names()) == ["from-a", "from-b"]
+    a.assert_sound()
+    index_matches(a)
+
+
+@pytest.mark.parametrize("broken", ["theirs", "ours"])
+def test_corrupted_side_fails_the_merge(pair: tuple[Clone, Clone], broken: str) -> None:
+    a, b = pair
+    a.store.extend([rec("base")])
+    share(a, b)
+    a.store.extend([rec("ours-new")])
+    b.store.extend([rec("theirs-new")])
+    bad = b'{"version": 1, "files": ["base-'
+    victim = b if broken == "theirs" else a
+    (victim.path / ".memory" / "manifest.json").write_bytes(bad)
+    b.commit("theirs")
+    b.git("push", "-q", "origin", "main")
+    a.commit("ours")
+    ours_bytes = (a.path / ".memory" / "manifest.json").read_bytes()
+    got = a.git("pull", "--no-rebase", "origin", "main", check=False)
+    assert got.returncode != 0
+    assert f"manifest.json ({broken})" in got.stderr
+    assert "not valid JSON" in got.stderr
+    # Nothing written: the file is our version as it was, never a broken merge result.
+    data = (a.path / ".memory" / "manifest.json").read_bytes()
+    assert data == ours_bytes
+    assert not any(m in data for m in MARKERS)
+
+
+def test_index_over_its_bound_still_merges(pair: tuple[Clone, Clone]) -> None:
+    a, b = pair
+    small = 3
+    MemoryStore(a.path, max_index_lines=small).extend([rec("base")])
+    share(a, b)
+    MemoryStore(a.path, max_index_lines=small).extend([rec("a1"), rec("a2")])
+    MemoryStore(b.path, max_index_lines=small).extend([rec("b1"), rec("b2")])
+    got = merge(a, b)
+    assert got.returncode == 0, got.stderr
+    assert len(a.files()) == 5
+    report = check(a.path, max_index_lines=small)
+    assert any("consolidate" in p.reason for p in report.errors)
+    index_matches(a)
+
+
+def test_driver_refuses_a_bad_index_line(tmp_path: Path) -> None:
+    """The MEMORY.md driver on a side that is not an index: exit 1, %A untouched."""
+    base, ours, theirs = (tmp_path / n for n in ("o", "a", "b"))
+    base.write_bytes(b"")
+    ours.write_bytes(b"- [x](x-" + b"0" * 32 + b".md) - d\n")
+    theirs.write_bytes(b"<<<<<<< HEAD\n")
+    before = ours.read_bytes()
+    code = driver_main(["index", str(base), str(ours), str(theirs), ".memory/MEMORY.md"])
+    assert code == 1
+    assert ours.read_bytes() == before
+
+
+def test_driver_runs_as_installed_module(tmp_path: Path) -> None:
+    """The command setup registers: ``python -m ipymemory.team.merge_driver``."""
+    files = [tmp_path / n for n in ("o", "a", "b")]
+    files[0].write_bytes(b"")
+    files[1].write_bytes(b'{"version":1,"files":["a-' + b"1" * 32 + b'.md"]}')
+    files[2].write_bytes(b'{"version":1,"files":["b-' + b"2" * 32 + b'.md"]}')
+    got = subprocess.run(
+        [sys.executable, "-m", "ipymemory.team.merge_driver", "manifest", *map(str, files), "m"],
+        capture_output=True,
+    )
+    assert got.returncode == 0, got.stderr
+    assert files[1].read_bytes() == (
+        b'{"version":1,"files":["a-' + b"1" * 32 + b'.md","b-' + b"2" * 32 + b'.md"]}'
+    )
+
+
+# --- the algebra ---------------------------------------------------------------------
+
+# Few names (clashes are common); every file its own id, as record files have.
+_files = st.lists(
+    st.builds(lambda n, i: f"{'abc'[n]}-{3 * i + n:032x}.md", st.integers(0, 2), st.integers(0, 5)),
+    unique=True,
+    max_size=8,
+)
+
+
+@given(_files, _files, _files)
+def test_merge_sets_algebra(base: list[str], ours: list[str], theirs: list[str]) -> None:
+    result = merge_sets(base, ours, theirs)
+    b, o, t = set(base), set(ours), set(theirs)
+    expected = (o & t) | (o - b) | (t - b)
+    # Every expected record is there, under its own file or a renamed copy (same id).
+    assert {record_id(f) for f in result.files} == {record_id(f) for f in expected}
+    # Names are unique; the result does not depend on which side is which.
+    names = [name_of(f) for f in result.files]
+    assert len(names) == len(set(names))
+    assert merge_sets(base, theirs, ours) == result
+    assert len(result.files) == len(set(result.files))

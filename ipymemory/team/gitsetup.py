@@ -38,8 +38,8 @@ __all__ = [
     "DRIVERS",
     "IGNORE_LINES",
     "SetupReport",
-    "local_config",
     "find_repository",
+    "local_config",
     "setup",
 ]
 

@@ -205,6 +205,11 @@ DESCRIBING = [
     "model: claude-sonnet",
     "Bart总是很开心。",
     "The retention job deletes records older than 30 days.",
+    "Do not print the API key in logs.",
+    "Don't send tokens to third parties.",
+    "The client must include the API key in the X-Api-Key header.",
+    "User: Dana, data engineer on the ingest team",
+    "不要输出密钥。",
 ]
 
 

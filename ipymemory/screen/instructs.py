@@ -19,7 +19,8 @@ The feedback type legitimately holds how-to-work notes ("do not mock the databas
 4. answer control: "when asked …, say …", "reply only with …", "do not tell the user";
 5. exfiltration: printing/sending/showing keys, tokens, passwords, credentials, the
    system prompt, the conversation or memories; sending anything to a URL or an email
-   address; piping a download into a shell;
+   address; piping a download into a shell -- unless negated just before ("do not
+   print the API key" is feedback against leaking);
 6. role change and forged turns: "you are now", "act as", "pretend to be",
    "new instructions", a line opening with ``system:``/``assistant:``/``human:``, tags
    such as ``</system>`` or ``<instructions>``;
@@ -113,7 +114,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "exfiltration",
             r"\b(?:print|output|reveal|show|display|echo|repeat|leak|send|post|upload|email|"
-            r"exfiltrate|include|append|forward|paste|transmit|share|dump|log)\b"
+            r"exfiltrate|forward|transmit|share|dump)\b"
             r"[^.!?\n]{0,60}?\b" + _SECRETS + r"(?![a-z])",
         ),
         ("exfiltration", r"(?:输出|打印|显示|透露|发送|告诉)[^。!?\n]{0,20}" + _SECRETS),
@@ -129,7 +130,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:here are|these are|follow) (?:your|the|my) new instructions|your new (?:role|task|"
             r"instructions?|rules?)|developer mode|jailbreak)\b",
         ),
-        ("role", r"(?:^|\n)\s*(?:system|assistant|human|user|ai)\s*:"),
+        # not "user:": an extractor may well write "User: Dana, data engineer"
+        ("role", r"(?:^|\n)\s*(?:system|assistant|human|ai)\s*:"),
         (
             "role",
             r"</?\s*(?:system|instructions?|assistant|human|tool_result|tool_output|"
@@ -151,9 +153,20 @@ def instruction_reasons(text: str) -> tuple[str, ...]:
     normal = _normal(text)
     found: list[str] = []
     for name, pattern in _RULES:
-        if name not in found and pattern.search(normal):
+        if name not in found and any(_asserted(normal, m, name) for m in pattern.finditer(normal)):
             found.append(name)
     return tuple(found)
+
+
+# "Never print the API key", "do not send tokens anywhere": a rule against leaking is
+# feedback, not an exfiltration order (a sentence-initial "never" is still flagged).
+_NEGATION_RE = re.compile(r"(?:\bnot|\bnever|n't|\bno|不要|别|禁止|切勿)\s*(?:\w+\s*)?$")
+
+
+def _asserted(normal: str, match: re.Match[str], name: str) -> bool:
+    if name != "exfiltration":
+        return True
+    return not _NEGATION_RE.search(normal, max(0, match.start() - 24), match.start())
 
 
 def instructs_assistant(text: str) -> bool:

@@ -18,12 +18,9 @@ from notebook_support import loaded_shell
 from record_support import rec
 from turn_support import MAIN_MODEL, SIDE_MODEL, model_for, records_reply
 
-from ipymemory import MemoryStore
+from ipymemory import AgentSession, BatchRegistry, MemoryStore, PendingBatch, SessionConfig
 from ipymemory.notebook.output import TurnOutput
 from ipymemory.store.history import HistoryEntry
-from ipymemory.turn import AgentSession
-from ipymemory.turn.batch import BatchRegistry, PendingBatch
-from ipymemory.turn.config import SessionConfig
 from ipymemory.turn.provenance import TurnProvenance
 
 ORIGINS = {"user", "tool", "assistant", "manual"}  # SPEC §7

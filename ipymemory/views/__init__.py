@@ -11,6 +11,13 @@ from ._static import MIME_TYPE, StaticView
 from .batch import BatchView, ConsolidationPlanView
 from .check import CheckView
 from .error import ErrorView, MessageView
+from .history import (
+    HistoryChangeReview,
+    HistoryChangeView,
+    HistoryDiffView,
+    HistoryView,
+    HistoryWidget,
+)
 from .manifest import ManifestView
 from .record import RecordView
 from .review import BatchReview
@@ -25,6 +32,11 @@ __all__ = [
     "CheckView",
     "ConsolidationPlanView",
     "ErrorView",
+    "HistoryChangeReview",
+    "HistoryChangeView",
+    "HistoryDiffView",
+    "HistoryView",
+    "HistoryWidget",
     "ManifestView",
     "ManifestWidget",
     "MessageView",

@@ -151,6 +151,17 @@ def test_malformed_messages_are_skipped_not_fatal() -> None:
     assert origin_of("Prefers dark mode", history) is Origin.USER
 
 
+def test_a_tool_call_input_too_deep_to_serialise_is_skipped() -> None:
+    deep: Any = []
+    for _ in range(5000):
+        deep = [deep]
+    history = [
+        user("I prefer dark mode."),
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "input": deep}]},
+    ]
+    assert origin_of("Prefers dark mode", history) is Origin.USER
+
+
 _WORD_TEXT = """tabs spaces deploy staging tests database mock buildkite linear ingest 5433
 kafka 数据 管道 每天 运行 python ruff release friday"""
 _WORDS = st.sampled_from(_WORD_TEXT.split())

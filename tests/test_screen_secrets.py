@@ -3,6 +3,7 @@ what must and must not be found, and properties of ``find_secrets`` / ``redact``
 
 from __future__ import annotations
 
+import base64
 import itertools
 
 import pytest
@@ -163,6 +164,13 @@ def test_any_text_is_screened_without_error(text: str) -> None:
     for hit in find_secrets(text):
         assert hit.kind in SECRET_KINDS
     assert find_secrets(redact(text)) == ()
+
+
+def test_a_jwt_whose_header_nests_deeply_is_not_a_crash() -> None:
+    # base64url of '{"a":' + '[' * 100000: json.loads would recurse past the limit.
+    head = base64.urlsafe_b64encode(b'{"a":' + b"[" * 100_000).decode().rstrip("=")
+    text = f"{head}.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    assert find_secrets(text) == ()
 
 
 _LONG_FRAGMENTS = [

@@ -174,6 +174,14 @@ def _content_text(content: Any) -> Iterable[str]:
                     yield from _content_text(block.get("content"))
 
 
+def _input_text(value: Any) -> str:
+    """A tool call's input as text; an input too deep to serialise counts as none."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError):
+        return ""
+
+
 def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
     """Split a canonical history (Messages-API messages) into the three sources."""
     user: list[str] = []
@@ -198,7 +206,7 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
                     block["text"]
                 )
             elif kind == "tool_use" and role == "assistant":
-                assistant.append(json.dumps(block.get("input"), ensure_ascii=False))
+                assistant.append(_input_text(block.get("input")))
     return Sources("\n".join(user), "\n".join(tool), "\n".join(assistant))
 
 

@@ -108,7 +108,7 @@ def _jwt_header_ok(value: str) -> bool:
     try:
         decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
         parsed = json.loads(decoded)
-    except (binascii.Error, ValueError):
+    except (binascii.Error, ValueError, RecursionError):  # RecursionError: deep nesting
         return False
     return isinstance(parsed, dict)
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
 from notebook_support import loaded_shell
 from record_support import rec
 
@@ -306,3 +307,15 @@ def test_static_history_view_escapes_journal_text(workspace: str) -> None:
     html = view.to_html()
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "<b>nb</b>" not in html
+
+
+def test_a_displayed_proposal_is_replaced_by_its_outcome(ip: InteractiveShell, ws: str) -> None:
+    """What a saved notebook keeps: the decided outcome, not a stale 'pending'."""
+    with capture_output() as captured:
+        ip.run_cell("%memory undo 2", store_history=True)
+        memory(ip, "commit")
+    first = captured.outputs[0].data[MIME_TYPE]
+    assert first["view"] == "history-change" and first["status"] == "pending"
+    updates = [o.data[MIME_TYPE] for o in captured.outputs if o.update]
+    assert updates and updates[-1]["status"] == "committed"
+    assert "Done" in next(o for o in captured.outputs if o.update).data["text/plain"]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
+from IPython.display import DisplayHandle
 from traitlets import HasTraits, Tuple, Unicode
 
 from ..errors import MemoryStoreError
@@ -31,7 +32,7 @@ from ..store.history import HistoryEntry
 from ..store.layout import HISTORY_DIR_NAME, KEPT_DIR_NAME
 from ..store.record import MAX_RECORD_BYTES, MemoryRecord, parse_record
 from ..turn.batch import BatchStatus
-from ._static import StaticView, esc, plain_table
+from ._static import StaticView, display_bundle, esc, plain_table, update_bundle
 from ._widgetbase import StaticBundleBox, block_html, html_block, html_text, note_html
 
 if TYPE_CHECKING:
@@ -600,7 +601,8 @@ class HistoryChangeView(StaticView):
         return (
             "Pending: nothing is written until you commit it (Commit, or %memory commit"
             + (f" --batch {self.batch_id}" if self.batch_id else "")
-            + "; %memory discard to drop it)."
+            + "; %memory discard to drop it). It lives in the kernel that proposed it: "
+            + f"after a restart, run %memory {self.change.op} {self.change.seq} again."
         )
 
     def to_text(self) -> str:
@@ -617,7 +619,8 @@ class HistoryChangeView(StaticView):
 
 class HistoryChangeReview(StaticBundleBox):
     """Commit or discard an undo/restore proposal. Observes its batch in the registry,
-    so ``%memory commit`` / ``discard`` show here too."""
+    so ``%memory commit`` / ``discard`` show here too; once decided, the output it was
+    displayed in is replaced by the static outcome (what a saved notebook keeps)."""
 
     def __init__(
         self,
@@ -638,6 +641,7 @@ class HistoryChangeReview(StaticBundleBox):
         self.children = (self.body, w.HBox([self.commit_button, self.discard_button]))
         registry.observe(self._on_state, names="state")
         self._observing = True
+        self._handles: list[DisplayHandle] = []
         self._show()
 
     @property
@@ -658,6 +662,15 @@ class HistoryChangeReview(StaticBundleBox):
         self.discard_button.disabled = done
         if self.batch.status is BatchStatus.FAILED:
             self.commit_button.description = "Retry"
+        if done:
+            bundle = self.static_view().bundle()
+            for handle in self._handles:
+                update_bundle(handle, bundle)
+
+    def _ipython_display_(self) -> None:
+        handle = display_bundle(self._repr_mimebundle_() or {})
+        if handle is not None:
+            self._handles.append(handle)
 
     def close(self) -> None:
         if self._observing:

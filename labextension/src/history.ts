@@ -197,7 +197,11 @@ export function renderHistoryChange(root: HTMLElement, data: JSONObject): void {
     root.appendChild(errorBox(asText(data.error)));
   } else if (data.status === 'pending') {
     root.appendChild(
-      element('div', 'jp-ipymemory-note', 'Pending: reopen it with %memory pending, or %memory commit.')
+      element(
+        'div',
+        'jp-ipymemory-note',
+        `Pending in the kernel that proposed it: %memory commit there, or run %memory ${op} ${seq} again.`
+      )
     );
   }
 }

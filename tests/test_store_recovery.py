@@ -248,3 +248,29 @@ def test_recover_over_the_index_bounds_is_refused_before_anything_moves(
     with pytest.raises(MemoryStoreError, match="over the index limit of 2 lines"):
         small.recover()
     assert tree(store.root) == before
+
+
+def test_an_unreadable_manifest_is_not_an_empty_set(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """EACCES on the manifest (chmod 000 does not stop root, who runs CI here, so the
+    refusal is injected at the open): an error pointing to recover, never an empty set."""
+    import errno
+
+    from ipymemory.store import layout
+
+    real_open = os.open
+
+    def denied(path: str, *args: object, **kwargs: object) -> int:
+        if str(path).endswith("manifest.json"):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(layout.os, "open", denied)
+    with pytest.raises(MemoryRecoveryNeeded, match=r"cannot open .*Permission denied.*recover"):
+        MemoryStore(store.workspace).records()
+    before = tree(store.root)
+    with pytest.raises(MemoryRecoveryNeeded):
+        gc(store.workspace, stale_seconds=0)
+    assert not check(store.workspace).ok
+    assert tree(store.root) == before

@@ -274,3 +274,15 @@ def test_an_unreadable_manifest_is_not_an_empty_set(
         gc(store.workspace, stale_seconds=0)
     assert not check(store.workspace).ok
     assert tree(store.root) == before
+
+
+def test_a_journal_alone_is_enough_to_know_a_set_existed(store: MemoryStore) -> None:
+    store.forget(["alpha", "beta", "gamma"])  # every record file now in history/files/
+    (store.root / "manifest.json").unlink()
+    assert not list(store.root.glob("*-*.md"))
+    with pytest.raises(MemoryRecoveryNeeded, match="a history journal"):
+        store.records()
+    plan = store.recover()
+    assert plan.source == "journal" and plan.files == () and store.records() == ()
+    store.undo(2)  # the forget, undone: every record comes back from history/files/
+    assert sorted(store.records(), key=lambda r: r.name) == list(RECORDS)

@@ -11,8 +11,7 @@ import pytest
 from messages_server import MessagesServer, text, tool_use
 from turn_support import assert_pairs_intact, model_for, role_of
 
-from ipymemory import AgentSession, ModelAPIError, SessionConfig, TurnEvent
-from ipymemory.model import ScriptedModel
+from ipymemory import AgentSession, ModelAPIError, ScriptedModel, SessionConfig, TurnEvent
 
 
 def _session(srv: MessagesServer, workspace: str) -> AgentSession:

@@ -74,3 +74,6 @@ ORIGIN_TOOL_ONLY_SHARE: Final = 0.25
 # An auto-mode consolidation replacing more than half the set, or more than this many
 # records, waits for review.
 CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5
+
+# --- The notebook's context in a prompt (%%agent {name}, {In[n]}, {Out[n]}, {Err}) -----
+PROMPT_VALUE_LIMIT: Final = 8_000  # characters of one interpolated value

@@ -406,6 +406,21 @@ def default_model(model: str | None = None, side_model: str | None = None) -> Mo
     return make_model(resolve(overrides={"model": model, "side_model": side_model}))
 
 
+def setting_rows(settings: Settings) -> tuple[tuple[str, str, str], ...]:
+    """Each setting as (name, value, where it came from), in declaration order; values
+    as text, credentials in them (a password in ``base_url``) redacted."""
+    from .screen import redact  # here: the screen package is not needed to resolve
+
+    rows = []
+    for f in fields(settings):
+        if f.name == "origin":
+            continue
+        value = getattr(settings, f.name)
+        text = "not set" if value is None else redact(str(value))
+        rows.append((f.name, text, settings.origin.get(f.name, "default")))
+    return tuple(rows)
+
+
 def describe_model(model: ModelClient | None) -> str | None:
     """A short label of ``model`` for status views; None when no model is configured."""
     if model is None or isinstance(model, NoModel):

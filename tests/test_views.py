@@ -62,6 +62,7 @@ def test_manifest_bundle_has_the_agreed_json_and_escaped_html() -> None:
                 "type": "project",
                 "description": EVIL,
                 "file": "evil-0123.md",
+                "id": "evil-0123.md",  # (no 32-hex id to shorten)
                 "body": EVIL,
             }
         ],
@@ -133,6 +134,7 @@ def test_record_status_error_message_views() -> None:
         "pending": 1,
         "last_error": EVIL,
         "records": 3,
+        "settings": [],
     }
     assert_escaped(data["text/html"])
     assert "not configured" in data["text/plain"]

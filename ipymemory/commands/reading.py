@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..config import describe_model
+from ..config import describe_model, setting_rows
 from ..errors import MemoryStoreError
 from ..sidequery.select import select_memories
 from ..store import maintenance
@@ -126,6 +126,7 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
         pending=len(session.pending),
         last_error=session.last_error,
         notes=tuple(notes),
+        settings=setting_rows(ctx.settings),
     )
 
 

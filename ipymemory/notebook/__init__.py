@@ -16,6 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..config import describe_model
+from ..errors import IPyMemoryError
 from ..model import ModelClient
 from ..turn import AgentSession
 from .magics import MemoryMagics
@@ -48,6 +50,20 @@ def load_ipython_extension(ip: Any) -> None:
     ip.configurables.append(state.config)
     state.magics = magics
     _STATE = state
+    print(loaded_line(state))
+
+
+def loaded_line(state: NotebookState) -> str:
+    """What ``%load_ext ipymemory`` prints: one line saying where memory lives, how
+    many records it holds and which model answers (or what is wrong)."""
+    try:
+        session = state.session(state.settings())
+        count = len(session.store.records())
+    except IPyMemoryError as e:  # a bad setting or an unreadable set: say so, still loaded
+        return f"ipymemory loaded; memory is not usable yet: {e}"
+    model = describe_model(session.model) or "no model (set ANTHROPIC_API_KEY)"
+    records = f"{count} record{'' if count == 1 else 's'}"
+    return f"ipymemory: {session.store.root} · {records} · {model} — %memory help"
 
 
 def unload_ipython_extension(ip: Any) -> None:

@@ -8,13 +8,14 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from ..commands.help import magic_help
-from ..errors import IPyMemoryError, ModelNotConfigured
+from ..errors import CommandUsageError, IPyMemoryError, ModelNotConfigured
 from ..turn import TurnResult
 from ..turn.config import COMMIT_MODES
 from ..views import ErrorView, MessageView
 from ._args import arg, arguments, parse_magic_args
 from .commands import run_line
 from .output import LiveTurn, TurnOutput
+from .prompt import CODE_INSTRUCTION, code_of, expand_prompt
 from .state import NotebookState
 
 __all__ = ["MemoryMagics"]
@@ -50,6 +51,22 @@ class MemoryMagics(Magics):
         "during this turn",
     )
     @arg("--no-memory", action="store_true", help="neither use nor extract memories this turn")
+    @arg(
+        "--new",
+        action="store_true",
+        help="start a fresh conversation before this turn (memory and pending batches stay)",
+    )
+    @arg(
+        "--raw",
+        action="store_true",
+        help="send the cell as written: no {name}, {In[n]}, {Out[n]} or {Err} replacement",
+    )
+    @arg(
+        "--format",
+        choices=("markdown", "code"),
+        default="markdown",
+        help="code: ask for code only and put it into a new cell below (not run)",
+    )
     @arg("--dir", metavar="DIR", help="workspace whose .memory/ to use (default: cwd)")
     @cell_magic
     def agent(self, line: str, cell: str) -> Any:
@@ -78,6 +95,13 @@ class MemoryMagics(Magics):
             raise UsageError(
                 "%%agent: the cell is empty; write your question below the %%agent line"
             )
+        if not args.raw:
+            try:
+                query = expand_prompt(query, self._user_ns())
+            except CommandUsageError as e:
+                raise UsageError(f"%%agent: {e} (--raw sends the cell as written)") from None
+        if args.format == "code":
+            query = f"{query}\n\n{CODE_INSTRUCTION}"
         try:
             settings = self.state.settings(
                 {"directory": args.dir, "model": args.model, "commit_mode": args.commit}
@@ -85,6 +109,8 @@ class MemoryMagics(Magics):
             session = self.state.session(settings)
         except IPyMemoryError as e:  # a bad setting, an unreadable store
             return ErrorView.of(e, where="%%agent settings")
+        if args.new:
+            session.clear_history()
         live = LiveTurn()
         live.start()
         progress = live.progress
@@ -124,6 +150,9 @@ class MemoryMagics(Magics):
             review = self.state.review(session, result.batch)
         output = TurnOutput(query, result, used_memory=not args.no_memory, review=review, live=True)
         self.state.last_turn = output
+        if args.format == "code" and result.answer.strip() and self.shell is not None:
+            # A new cell below holding the code, not run (jupyter-ai's --format code).
+            self.shell.set_next_input(code_of(result.answer), replace=False)
         return output
 
     def _user_ns(self) -> dict[str, Any]:

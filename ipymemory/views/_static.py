@@ -83,10 +83,12 @@ def esc(value: object) -> str:
 _CELL_STYLE = ' style="text-align:left;vertical-align:top"'
 
 
-def cell(inner_html: str, *, header: bool = False) -> str:
-    """A left-aligned table cell around already-escaped HTML."""
+def cell(inner_html: str, *, header: bool = False, title: str | None = None) -> str:
+    """A left-aligned table cell around already-escaped HTML; ``title`` (plain text)
+    shows on hover."""
     tag = "th" if header else "td"
-    return f"<{tag}{_CELL_STYLE}>{inner_html}</{tag}>"
+    hover = f' title="{esc(title)}"' if title else ""
+    return f"<{tag}{_CELL_STYLE}{hover}>{inner_html}</{tag}>"
 
 
 def record_rows_html(
@@ -95,13 +97,14 @@ def record_rows_html(
     *,
     body_key: str | None = "body",
     row_class: Callable[[Mapping[str, Any]], str | None] | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> str:
     """An HTML table; a row's ``body`` (if any) goes in a collapsed ``<details>`` under
     its description (the last column if there is none). Names are set in the code font
     (they are identifiers); ``row_class`` may give a row a class (e.g. rejected)."""
     return (
         f"<table>{table_head_html(columns)}<tbody>"
-        f"{table_rows_html(rows, columns, body_key=body_key, row_class=row_class)}"
+        f"{table_rows_html(rows, columns, body_key=body_key, row_class=row_class, titles=titles)}"
         "</tbody></table>"
     )
 
@@ -119,8 +122,10 @@ def table_rows_html(
     *,
     body_key: str | None = "body",
     row_class: Callable[[Mapping[str, Any]], str | None] | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> str:
-    """The ``<tr>`` rows of :func:`record_rows_html` (to combine several in one table)."""
+    """The ``<tr>`` rows of :func:`record_rows_html` (to combine several in one table).
+    ``titles`` maps a column to the row key whose text that cell shows on hover."""
     keys = [key for key, _ in columns]
     at = keys.index("description") if "description" in keys else len(keys) - 1
     out = []
@@ -132,7 +137,11 @@ def table_rows_html(
         body = row.get(body_key) if body_key else None
         if isinstance(body, str) and body:
             texts[at] += f"<details><summary>body</summary><pre>{esc(body)}</pre></details>"
-        cells = [cell(text) for text in texts]
+        hover = titles or {}
+        cells = [
+            cell(text, title=str(row.get(hover[key], "")) if key in hover else None)
+            for key, text in zip(keys, texts, strict=True)
+        ]
         cls = row_class(row) if row_class else None
         attr = f' class="{esc(cls)}"' if cls else ""
         out.append(f'<tr data-name="{esc(row.get("name", ""))}"{attr}>{"".join(cells)}</tr>')

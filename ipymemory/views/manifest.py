@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,16 @@ if TYPE_CHECKING:
 
 __all__ = ["ManifestView"]
 
-_COLUMNS = (("name", "Name"), ("type", "Type"), ("description", "Description"), ("file", "File"))
+# A short id, not the file name (40+ characters that eat the width): the full name is
+# in the JSON, on hover in HTML, and in `show NAME`.
+_COLUMNS = (("name", "Name"), ("type", "Type"), ("description", "Description"), ("id", "Id"))
+_ID = re.compile(r"-([0-9a-f]{32})\.md$")
+
+
+def short_id(file: str) -> str:
+    """The first 8 hex digits of a record file's id (the file name if it has none)."""
+    match = _ID.search(file)
+    return match.group(1)[:8] if match else file
 
 
 class ManifestView(StaticView):
@@ -39,7 +49,9 @@ class ManifestView(StaticView):
             return cls(store.root, (), str(e))
 
     def rows(self) -> list[dict[str, str]]:
-        return [{**e.record.to_json(), "file": e.file} for e in self.entries]
+        return [
+            {**e.record.to_json(), "file": e.file, "id": short_id(e.file)} for e in self.entries
+        ]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,7 +72,7 @@ class ManifestView(StaticView):
         if self.error:
             lines.append(f"Error: {self.error}")
         if self.entries:
-            rows = [[r["name"], r["type"], r["description"], r["file"]] for r in self.rows()]
+            rows = [[r["name"], r["type"], r["description"], r["id"]] for r in self.rows()]
             lines.append(plain_table(rows, [label for _, label in _COLUMNS]))
         elif not self.error:
             lines.append("No memories stored.")
@@ -71,7 +83,8 @@ class ManifestView(StaticView):
 
     def cli_json(self) -> dict[str, Any]:
         # Bodies stay out: `show NAME` prints one; a listing is for scanning.
-        rows = [{k: v for k, v in row.items() if k != "body"} for row in self.rows()]
+        # (the short id is for the eye: scripts have the file name)
+        rows = [{k: v for k, v in row.items() if k not in ("body", "id")} for row in self.rows()]
         return {"directory": self.directory, "records": rows}
 
     def failure(self) -> str | None:
@@ -82,7 +95,7 @@ class ManifestView(StaticView):
         if self.error:
             parts.append(f'<div class="ipm-error">{esc(self.error)}</div>')
         if self.entries:
-            parts.append(record_rows_html(self.rows(), _COLUMNS))
+            parts.append(record_rows_html(self.rows(), _COLUMNS, titles={"id": "file"}))
         elif not self.error:
             parts.append('<div class="ipm-note">No memories stored.</div>')
         return "".join(parts)

@@ -46,7 +46,9 @@ _ROW = w.Layout(align_items="center")
 # The controls of an item sit in a column of fixed width that never wraps or shrinks;
 # the label takes the rest of the row and wraps inside it (issue 14 #3).
 _BUTTON_WIDTH = "6.5em"
-_TOGGLES_WIDTH = "13.4em"  # two buttons and their gap
+# Two buttons with their margins (2 x 2px each) and the empty label's margin, with room
+# to spare: any less and the second button wraps under the first.
+_TOGGLES_WIDTH = "14.6em"
 _BODY_WIDTH = "5.6em"  # "> body" in full, never cut to "b…"
 _FIXED = {"flex": "0 0 auto", "flex_flow": "row nowrap"}
 
@@ -54,13 +56,16 @@ _FIXED = {"flex": "0 0 auto", "flex_flow": "row nowrap"}
 def _decision(accept_tip: str, reject_tip: str) -> w.ToggleButtons:
     """An accept/reject toggle (values ``ACCEPT`` / ``REJECT``); the marks in the labels
     keep the choice readable at a glance (ToggleButtons icons would follow the text)."""
-    return w.ToggleButtons(
+    toggle = w.ToggleButtons(
         options=(("\u2713 accept", ACCEPT), ("\u2715 reject", REJECT)),
         value=ACCEPT,
-        style={"button_width": _BUTTON_WIDTH},
+        # (no description: its label would still take 80px of the column)
+        style={"button_width": _BUTTON_WIDTH, "description_width": "0px"},
         tooltips=(accept_tip, reject_tip),
         layout=w.Layout(width=_TOGGLES_WIDTH, min_width=_TOGGLES_WIDTH, **_FIXED),
     )
+    toggle.add_class("ipymemory-decision")
+    return toggle
 
 
 def _item_row(controls: list[w.Widget], label: w.HTML) -> w.HBox:

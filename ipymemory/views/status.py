@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._static import StaticView, cell, esc
+from ._static import StaticView, cell, esc, plain_table, record_rows_html
 
 __all__ = ["StatusView"]
+
+_SETTING_HEADERS = ("Setting", "Value", "From")
 
 
 class StatusView(StaticView):
@@ -24,6 +27,7 @@ class StatusView(StaticView):
         pending: int = 0,
         last_error: str | None = None,
         notes: tuple[str, ...] = (),
+        settings: Sequence[tuple[str, str, str]] = (),
     ) -> None:
         self.directory = str(directory)
         self.model = model
@@ -31,6 +35,8 @@ class StatusView(StaticView):
         self.pending = pending
         self.last_error = last_error
         self.notes = notes
+        #: (name, value, where it came from: argument, %config, env IPYMEMORY_…, default)
+        self.settings = tuple(settings)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -40,6 +46,10 @@ class StatusView(StaticView):
             "pending": self.pending,
             "last_error": self.last_error,
             "records": self.records,
+            "settings": [
+                {"name": name, "value": value, "origin": origin}
+                for name, value, origin in self.settings
+            ],
         }
 
     def _pairs(self) -> list[tuple[str, str]]:
@@ -55,6 +65,9 @@ class StatusView(StaticView):
         width = max(len(k) for k, _ in self._pairs())
         lines = [f"{k.ljust(width)}  {v}" for k, v in self._pairs()]
         lines.extend(self.notes)
+        if self.settings:
+            lines.append("")
+            lines.append(plain_table([list(row) for row in self.settings], _SETTING_HEADERS))
         return "\n".join(lines)
 
     def _html_body(self) -> str:
@@ -68,4 +81,13 @@ class StatusView(StaticView):
             f"<tr>{cell(esc(k), header=True)}{cell(value(k, v))}</tr>" for k, v in self._pairs()
         )
         notes = "".join(f'<div class="ipm-note">{esc(n)}</div>' for n in self.notes)
-        return f"<div><b>Memory status</b></div><table>{rows}</table>{notes}"
+        settings = ""
+        if self.settings:
+            columns = tuple(zip(("name", "value", "origin"), _SETTING_HEADERS, strict=True))
+            rows_ = [
+                dict(zip(("name", "value", "origin"), row, strict=True)) for row in self.settings
+            ]
+            settings = '<div class="ipm-section">Settings</div>' + record_rows_html(
+                rows_, columns, body_key=None
+            )
+        return f"<div><b>Memory status</b></div><table>{rows}</table>{notes}{settings}"

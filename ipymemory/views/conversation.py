@@ -1,0 +1,81 @@
+"""The conversation view (``%memory session``): turns, tokens and cost so far."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._static import StaticView, cell, esc
+
+if TYPE_CHECKING:
+    from ..turn.usage import UsageLedger
+
+__all__ = ["ConversationView"]
+
+
+class ConversationView(StaticView):
+    """This kernel's conversation in one directory: how many turns, messages in the
+    history (``%%agent --new`` starts it again), tokens by the agent and by memory work,
+    and the estimated cost (None: a model's price is not known)."""
+
+    view_name = "session"
+
+    def __init__(self, session_id: str, directory: str, messages: int, usage: UsageLedger) -> None:
+        self.session_id = session_id
+        self.directory = directory
+        self.messages = messages
+        self.turns = len(usage.turns)
+        total = usage.total
+        self.main = total.main
+        self.memory = total.memory
+        self.cost = total.estimated_cost
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": "session",
+            "session": self.session_id,
+            "directory": self.directory,
+            "turns": self.turns,
+            "messages": self.messages,
+            "main": self.main.to_json(),
+            "memory": self.memory.to_json(),
+            "estimated_cost_usd": self.cost,
+        }
+
+    def _pairs(self) -> list[tuple[str, str]]:
+        def tokens(usage: Any) -> str:
+            cached = usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+            extra = f" (cache: {usage.cache_read_input_tokens} read, "
+            extra += f"{usage.cache_creation_input_tokens} written)" if cached else ""
+            return f"{usage.input_tokens} in / {usage.output_tokens} out" + (
+                extra if cached else ""
+            )
+
+        cost = (
+            "unknown (a model's price is not known)" if self.cost is None else f"${self.cost:.4f}"
+        )
+        return [
+            ("Turns", str(self.turns)),
+            ("Messages in the conversation", str(self.messages)),
+            ("Agent tokens", tokens(self.main)),
+            ("Memory tokens", tokens(self.memory)),
+            ("Estimated cost", cost),
+        ]
+
+    def _headline(self) -> str:
+        return f"Session {self.session_id} in {self.directory}"
+
+    def to_text(self) -> str:
+        width = max(len(k) for k, _ in self._pairs())
+        lines = [self._headline()]
+        lines.extend(f"{k.ljust(width)}  {v}" for k, v in self._pairs())
+        lines.append("%%agent --new starts a fresh conversation (memory stays).")
+        return "\n".join(lines)
+
+    def _html_body(self) -> str:
+        rows = "".join(
+            f"<tr>{cell(esc(k), header=True)}{cell(esc(v))}</tr>" for k, v in self._pairs()
+        )
+        return (
+            f"<div><b>{esc(self._headline())}</b></div><table>{rows}</table>"
+            '<div class="ipm-note">%%agent --new starts a fresh conversation (memory stays).</div>'
+        )

@@ -76,6 +76,24 @@ def test_the_names_decide_even_when_the_manifest_is_unreadable(tmp_path: Path) -
     assert not memdir.exists()
 
 
+def test_the_history_of_demo_records_is_removed_but_not_a_users_forgotten_record(
+    tmp_path: Path,
+) -> None:
+    """history/ (SPEC §6) holds no bodies in its journal, but history/files/ keeps the
+    records that left the set: a user's forgotten record there is still theirs."""
+    demo_set(tmp_path)
+    store = MemoryStore(tmp_path)
+    store.forget("prefers-tabs")  # a demo record kept in history/files/: fine
+    reset_demo_memory(tmp_path, DEMO)
+    assert not (tmp_path / ".memory").exists()
+
+    demo_set(tmp_path)
+    store.extend([rec("my-real-note")])
+    store.forget("my-real-note")
+    assert not [r for r in store.records() if r.name == "my-real-note"]
+    refused(tmp_path, "record 'my-real-note'")
+
+
 def test_a_record_of_someone_else_stops_the_reset(tmp_path: Path) -> None:
     demo_set(tmp_path)
     MemoryStore(tmp_path).extend([rec("my-real-preference")])

@@ -20,9 +20,12 @@ request reads the longest cached prefix that ends at one of its breakpoints or a
 of the 20 block boundaries before it; read tokens cost 0.1x, written ones 1.25x, the
 rest 1x (5-minute TTL, never reached here). Tokens = bytes / 4 (no tokenizer).
 
-Times per turn, from the server's clock (the moment the last main reply was fully sent,
-i.e. the model's last token) and the session's ``answered`` event (what a notebook
-shows): before the answer, to the answer visible, after the answer (memory work).
+Each turn is an ``%%agent`` cell run by a real IPython ``InteractiveShell`` (the
+extension loaded, the model pinned with ``use_model``), whose display publisher notes
+when each output is published. Times per turn, from one clock: the server's moment the
+last main reply was fully sent (the model's last token), the moment the cell published
+the complete answer as Markdown (the answer visible), the cell's end: before the
+answer, to the answer visible, after the answer (the memory work).
 
 Exit status 1 if a target is missed: extractor bytes <= 0.25x whole-history
 extraction, main-call input cost <= 0.4x the block-in-system placement, answer visible
@@ -32,9 +35,12 @@ extraction, main-call input cost <= 0.4x the block-in-system placement, answer v
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import hashlib
+import io
 import json
+import os
 import re
 import statistics
 import sys
@@ -49,10 +55,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the scripted server and its helpers
 
 import anthropic  # noqa: E402
+from IPython.core.displaypub import CapturingDisplayPublisher  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from messages_server import MessagesServer, Scripted, text, tool_use  # noqa: E402
 
-from ipymemory import AgentSession, MemoryRecord, MemoryStore, SessionConfig  # noqa: E402
+from ipymemory import MemoryRecord, MemoryStore  # noqa: E402
 from ipymemory.model import AnthropicModel  # noqa: E402
+from ipymemory.notebook import get_session, use_model  # noqa: E402
 from ipymemory.sidequery.extract import extractor_messages  # noqa: E402
 from ipymemory.sidequery.prompts import (  # noqa: E402
     CONSOLIDATOR_PROMPT,
@@ -291,12 +300,27 @@ class TurnTimes:
     last_token: float
 
 
+class TimedPublisher(CapturingDisplayPublisher):
+    """Keeps every published output with the moment it was published."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.times: list[tuple[float, Any]] = []
+
+    def publish(self, data: Any, *args: Any, **kwargs: Any) -> None:
+        self.times.append((time.monotonic(), data))
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     script = Script(args.side_delay, args.main_delay, args.stream_seconds)
     server = MessagesServer().start()
     server.responder = script.respond
     times: list[TurnTimes] = []
     ends: list[int] = []  # canonical history length after each turn
+    shell = InteractiveShell.instance()
+    publisher = TimedPublisher(shell=shell)
+    shell.display_pub = publisher
+    previous = Path.cwd()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             workspace = Path(tmp)
@@ -314,33 +338,40 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             client = anthropic.Anthropic(
                 base_url=server.base_url, api_key="bench", max_retries=0, timeout=30
             )
-            session = AgentSession(
-                workspace,
-                model=AnthropicModel(
+            os.chdir(workspace)
+            with contextlib.redirect_stdout(io.StringIO()):  # the extension's banner
+                shell.run_line_magic("load_ext", "ipymemory")
+            use_model(
+                AnthropicModel(
                     "claude-sonnet-bench", side_model="claude-haiku-bench", client=client
-                ),
-                config=SessionConfig(commit_mode="auto"),
+                )
             )
             for turn in range(args.turns):
-                seen: dict[str, float] = {}
-
-                def listen(event: Any, seen: dict[str, float] = seen) -> None:
-                    if event.kind == "answered":
-                        seen["visible"] = time.monotonic()
-
                 before = len(server.requests)
+                published = len(publisher.times)
                 start = time.monotonic()
-                session.run_turn(f"turn {turn}: {prose(turn, 160)}?", on_event=listen)
+                # The cell magic itself: the cell's result is not echoed to stdout.
+                output = shell.run_cell_magic(
+                    "agent", "--commit auto", f"turn {turn}: {prose(turn, 160)}?"
+                )
                 end = time.monotonic()
+                answer = output.answer
+                visible = next(
+                    t
+                    for t, data in publisher.times[published:]
+                    if isinstance(data, dict) and data.get("text/markdown") == answer
+                )
                 mains = [
                     i
                     for i in range(before, len(server.requests))
                     if kind_of(server.requests[i]) == "main"
                 ]
-                times.append(TurnTimes(start, seen["visible"], end, server.finished[mains[-1]]))
-                ends.append(len(session.history))
-            history = list(session.history)
+                times.append(TurnTimes(start, visible, end, server.finished[mains[-1]]))
+                ends.append(len(get_session().history))
+            history = list(get_session().history)
+            shell.run_line_magic("unload_ext", "ipymemory")
     finally:
+        os.chdir(previous)
         server.stop()
     return report(server.requests, history, ends, times, script, args)
 

@@ -100,6 +100,8 @@ def test_bad_provenance_is_refused_before_anything_is_written(store: MemoryStore
         store.extend([rec("beta")], provenance={"other": {"query": "q"}})
     with pytest.raises(MemoryStoreError, match="JSON data"):
         store.extend([rec("beta")], actor={"cell": object()})
+    with pytest.raises(MemoryStoreError, match="over the journal line's budget"):
+        store.extend([rec("beta")], provenance={"beta": {"files_read": ["x" * 600_000]}})
     assert snapshot(store.root) == before
 
 

@@ -31,6 +31,7 @@ from .names import is_valid_file_name, is_valid_name
 
 __all__ = [
     "JOURNAL_PATH",
+    "MAX_LINE_BYTES",
     "OPS",
     "Added",
     "Finding",

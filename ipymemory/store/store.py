@@ -32,6 +32,7 @@ from ..errors import (
 )
 from . import durable
 from .history import (
+    MAX_LINE_BYTES,
     Added,
     HistoryEntry,
     Journal,
@@ -903,11 +904,16 @@ class _Change:
                 raise MemoryStoreError(f"provenance of {name!r} must be a mapping")
             provenance[name] = {"origin": _DEFAULT_ORIGIN.get(self.op, "manual"), **(item or {})}
         try:
-            json.dumps([actor, provenance], sort_keys=True)
+            size = len(json.dumps([actor, provenance], sort_keys=True).encode("utf-8"))
         except (TypeError, ValueError) as e:
             raise MemoryStoreError(
                 f"actor/provenance must be JSON data ({e}); nothing changed"
             ) from e
+        if size > MAX_LINE_BYTES // 2:  # the rest of the line: names, files, hashes
+            raise MemoryStoreError(
+                f"actor/provenance are {size} bytes of JSON, over the journal line's "
+                f"budget of {MAX_LINE_BYTES // 2}; nothing changed"
+            )
         return actor, provenance
 
 

@@ -319,3 +319,36 @@ def test_a_displayed_proposal_is_replaced_by_its_outcome(ip: InteractiveShell, w
     updates = [o.data[MIME_TYPE] for o in captured.outputs if o.update]
     assert updates and updates[-1]["status"] == "committed"
     assert "Done" in next(o for o in captured.outputs if o.update).data["text/plain"]
+
+
+def test_history_widget_entry_buttons_propose_undo_and_restore(
+    ip: InteractiveShell, ws: str
+) -> None:
+    widget = memory(ip, "history")
+    widget.rows.selected_index = 2  # entry #2, the consolidation
+    panel = widget.rows.children[2]
+    undo, restore = panel.children[1].children
+    assert (undo.description, restore.description) == ("Undo #2", "Restore to #2")
+    undo.click()
+    review = panel.children[2]
+    assert isinstance(review, HistoryChangeReview) and review.status == "pending"
+    assert names(ws) == ["ab"]  # proposed, not applied
+    review.commit_button.click()
+    assert sorted(names(ws)) == ["a", "b"]
+    # The widget followed the commit: the undo is the newest row now.
+    assert widget.view.rows[0]["op"] == "undo" and widget.view.rows[0]["undoes"] == 2
+    # Restore to #1 is now the current set: said, not proposed.
+    widget.rows.selected_index = len(widget.rows.children) - 1
+    last = widget.rows.children[-1]
+    last.children[1].children[1].click()
+    assert "nothing to do" in last.children[2].value
+    # A refused proposal shows why, in the row, and writes nothing.
+    widget.rows.selected_index = 1  # #4 forget c ... rows are newest first: #5 #4 #3 #2 #1
+    row = widget.rows.children[1]
+    MemoryStore(ws).extend([rec("c", body="a new c")])
+    row.children[1].children[0].click()  # undo #4 would bring back the old c
+    proposal = row.children[2]
+    assert isinstance(proposal, HistoryChangeReview)
+    proposal.commit_button.click()
+    assert proposal.status == "failed"
+    assert MemoryStore(ws).get("c").body == "a new c"

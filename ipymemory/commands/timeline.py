@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CommandError, MemoryStoreError
+from ..errors import CommandError, CommandUsageError, MemoryStoreError
 from ..store.history import actor_info
 from ..turn.history_change import HistoryOp, plan_history_change
 from ..views import MessageView
@@ -42,8 +42,23 @@ def handle_history(ctx: Context, args: argparse.Namespace) -> View:
     cell, or tool) and the turn's question. See one entry with diff SEQ."""
     store = ctx.store
     view = HistoryView.load(store, args.limit)
-    registry = ctx.session.batch_registry if ctx.proposes else None
-    return ctx.widget(view, lambda: HistoryWidget(view, store, registry))
+    if not ctx.proposes:
+        return view
+    registry = ctx.session.batch_registry
+    return ctx.widget(
+        view,
+        lambda: HistoryWidget(
+            view, store, registry, propose=lambda op, seq: _change(ctx, _op(op), seq)
+        ),
+    )
+
+
+def _op(name: str) -> HistoryOp:
+    if name == "undo":
+        return "undo"
+    if name == "restore":
+        return "restore"
+    raise CommandUsageError(f"not a history change: {name!r}")
 
 
 @command(

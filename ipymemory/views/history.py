@@ -19,6 +19,7 @@ through ``esc``.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,7 @@ import ipywidgets as w
 from IPython.display import DisplayHandle
 from traitlets import HasTraits, Tuple, Unicode
 
-from ..errors import MemoryStoreError
+from ..errors import IPyMemoryError, MemoryStoreError
 from ..store.history import HistoryEntry
 from ..store.layout import HISTORY_DIR_NAME, KEPT_DIR_NAME
 from ..store.record import MAX_RECORD_BYTES, MemoryRecord, parse_record
@@ -457,20 +458,27 @@ class HistoryState(HasTraits):
         self.rows = view.entries
 
 
+#: Proposes an undo or restore of an entry (``op``, ``seq``) and returns what to show.
+Propose = Callable[[str, int], "StaticView | StaticBundleBox"]
+
+
 class HistoryWidget(StaticBundleBox):
     """The timeline as a widget (see the module docstring). ``rows`` is the Accordion;
-    opening row ``i`` loads that entry's diff."""
+    opening row ``i`` loads that entry's diff and, with ``propose`` (a notebook), its
+    "Undo #n" and "Restore to #n" buttons, which propose the change for review below."""
 
     def __init__(
         self,
         view: HistoryView,
         store: MemoryStore | None = None,
         registry: BatchRegistry | None = None,
+        propose: Propose | None = None,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
         self.view = view
         self._store = store
+        self._propose = propose
         self.state = HistoryState(store, view.limit, rows=view.entries, error=view.error)
         self.refresh_button = w.Button(
             description="Refresh", icon="refresh", disabled=store is None, tooltip="re-read"
@@ -528,7 +536,32 @@ class HistoryWidget(StaticBundleBox):
             if self._store is not None
             else HistoryDiffView(entry, (), ())
         )
-        self._panels[index].children = (w.HTML(value=diff.to_html()),)
+        parts: list[w.Widget] = [w.HTML(value=diff.to_html())]
+        if self._propose is not None:
+            panel = self._panels[index]
+            buttons = []
+            for op, label, tip in (
+                ("undo", f"Undo #{entry.seq}", "propose reversing this entry"),
+                ("restore", f"Restore to #{entry.seq}", "propose the set as it was after it"),
+            ):
+                button = w.Button(description=label, tooltip=tip, layout=w.Layout(width="auto"))
+                button.on_click(functools.partial(self._ask, op, entry.seq, panel))
+                buttons.append(button)
+            parts.append(w.HBox(buttons))
+        self._panels[index].children = tuple(parts)
+
+    def _ask(self, op: str, seq: int, panel: w.VBox, _button: object = None) -> None:
+        """Show the proposal (or why there is none) under the entry's buttons."""
+        assert self._propose is not None
+        try:
+            shown: w.Widget = self._as_widget(self._propose(op, seq))
+        except IPyMemoryError as e:  # a button has no caller to raise to: show it
+            shown = html_text(str(e), cls="ipm-error")
+        panel.children = (*panel.children[:2], shown)
+
+    @staticmethod
+    def _as_widget(view: StaticView | StaticBundleBox) -> w.Widget:
+        return view if isinstance(view, w.Widget) else w.HTML(value=view.to_html())
 
     def close(self) -> None:
         if self._registry is not None:

@@ -305,3 +305,28 @@ def test_a_garbled_last_line_does_not_stop_commits(store: MemoryStore) -> None:
     store.extend([rec("beta")])
     assert [e.seq for e in store.history()] == [2, 1]
     assert store.history()[0].before == store.history()[1].after
+
+
+def test_preview_is_the_commit_s_own_plan(store: MemoryStore) -> None:
+    store.extend([rec("alpha"), rec("beta")])
+    store.forget("alpha")
+    store.apply_consolidation(
+        base_records=store.records(), source_names=["beta"], replacements=[rec("gamma")]
+    )
+    before = snapshot(store.root)
+    undo_3 = store.preview("undo", 3)
+    assert (undo_3.leaving, undo_3.returning, undo_3.conflict) == (("gamma",), ("beta",), None)
+    restore_1 = store.preview("restore", 1)
+    assert sorted(restore_1.returning) == ["alpha", "beta"] and restore_1.leaving == ("gamma",)
+    store.extend([rec("alpha", body="a new alpha")])
+    refused = store.preview("undo", 2)
+    assert refused.conflict is not None and "'alpha' is now held" in refused.conflict
+    assert snapshot(store.root) != before  # (the extend above) ...
+    middle = snapshot(store.root)
+    store.preview("undo", 2)
+    assert snapshot(store.root) == middle  # ... a preview writes nothing
+    with pytest.raises(MemoryConflictError) as info:
+        store.undo(2)
+    assert str(info.value) == refused.conflict
+    store.undo(3)
+    assert sorted(r.name for r in store.records()) == ["alpha", "beta"]

@@ -21,7 +21,7 @@ import os
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from .. import _constants as C
 from ..errors import (
@@ -58,7 +58,7 @@ from .names import is_valid_file_name
 from .record import MAX_RECORD_BYTES, MemoryRecord, StoredRecord, parse_record, render_record
 from .recovery import RecoveryPlan, plan_recovery
 
-__all__ = ["COMMIT_STEPS", "RECOVER_HINT", "MemoryStore", "name_clashes"]
+__all__ = ["COMMIT_STEPS", "RECOVER_HINT", "HistoryPreview", "MemoryStore", "name_clashes"]
 
 #: Appended to every error that leaves the set unknown.
 RECOVER_HINT = (
@@ -501,64 +501,95 @@ class MemoryStore:
         replaced, a file no longer kept): :class:`MemoryConflictError`, nothing written.
         Returns the new journal entry.
         """
-        with self._locked() as (real, lock):
-            before, current = self._read_set(real, locked=True)
-            self._checkpoint("manifest-read")
-            journal = self._journal(real)
-            target = _find(journal.read().entries, seq, self.dir.where(HISTORY_DIR_NAME))
-            digests = self._digests(real, current)
-            files = {e.file: e for e in current}
-            same = {(e.record.name, digests[e.file]): e for e in current}
-            # A record is still there if its file is, or a byte-identical copy (an undo
-            # or restore brings records back under new ids).
-            found = {
-                a.file: files.get(a.file) or same.get((a.name, a.sha256)) for a in target.added
-            }
-            stale = [a for a in target.added if found[a.file] is None]
-            if stale:
-                raise MemoryConflictError(
-                    f"undo #{seq}: {', '.join(repr(a.name) for a in stale)} added by it "
-                    "has since been replaced or removed; nothing changed"
-                )
-            leaving = {e.file for e in found.values() if e is not None}
-            kept = tuple(e for e in current if e.file not in leaving)
-            pairs = [(r.file, r.name) for r in target.removed]
-            back = self._bring_back(journal, pairs, kept, digests)
-            change = _Change("undo", actor=actor, undoes=seq, raw=back.raw)
-            removed = tuple(e for e in current if e.file in leaving)
-            return self._commit(
-                real, lock, before, current, kept + back.entries, back.entries, removed, change
-            )
+        return self._reverse("undo", seq, actor)
 
     def restore(self, seq: int, *, actor: Mapping[str, Any] | None = None) -> HistoryEntry:
         """Commit the set to be exactly the set after journal entry ``seq`` (records no
         longer current come back byte-identical from ``history/files/``, with new ids).
         :class:`MemoryConflictError` and nothing written if a needed file is not kept."""
+        return self._reverse("restore", seq, actor)
+
+    def preview(self, op: Literal["undo", "restore"], seq: int) -> HistoryPreview:
+        """What ``undo(seq)`` / ``restore(seq)`` would do now, without the lock and
+        without writing: the names that would leave and come back, or why it is refused
+        (the very planning the commit runs, so the preview cannot disagree with it)."""
+        real = self.directory()
+        if real is None:
+            raise MemoryStoreError(f"{self.root}: no history entry #{seq}")
+        current = self._read_set(real)[1]
+        try:
+            plan = self._plan_reversal(op, seq, real, current, None)
+        except MemoryConflictError as e:
+            return HistoryPreview(op, seq, (), (), str(e))
+        return HistoryPreview(
+            op,
+            seq,
+            tuple(e.record.name for e in plan.removed),
+            tuple(e.record.name for e in plan.back.entries),
+            None,
+        )
+
+    def _reverse(
+        self, op: Literal["undo", "restore"], seq: int, actor: Mapping[str, Any] | None
+    ) -> HistoryEntry:
         with self._locked() as (real, lock):
             before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
-            journal = self._journal(real)
-            entries = journal.read().entries
-            target = _find(entries, seq, self.dir.where(HISTORY_DIR_NAME))
-            wanted = replay(e for e in entries if e.seq <= target.seq)
-            digests = self._digests(real, current)
-            files = {e.file: e for e in current}
-            same = {(e.record.name, digests[e.file]): e for e in current}
+            plan = self._plan_reversal(op, seq, real, current, actor)
+            new_set = plan.kept + plan.back.entries
+            return self._commit(
+                real, lock, before, current, new_set, plan.back.entries, plan.removed, plan.change
+            )
+
+    def _plan_reversal(
+        self,
+        op: Literal["undo", "restore"],
+        seq: int,
+        real: str,
+        current: tuple[StoredRecord, ...],
+        actor: Mapping[str, Any] | None,
+    ) -> _Reversal:
+        """The commit an undo or restore of entry ``seq`` makes from ``current``.
+
+        A record counts as present if its file is, or a byte-identical copy under
+        another id (an earlier undo or restore brought it back). Raises
+        :class:`MemoryConflictError` when that commit is not clean."""
+        journal = self._journal(real)
+        entries = journal.read().entries
+        target = _find(entries, seq, self.dir.where(HISTORY_DIR_NAME))
+        digests = self._digests(real, current)
+        files = {e.file: e for e in current}
+        same = {(e.record.name, digests[e.file]): e for e in current}
+
+        def present(a: Added) -> StoredRecord | None:
+            return files.get(a.file) or same.get((a.name, a.sha256))
+
+        if op == "undo":
+            stale = [a for a in target.added if present(a) is None]
+            if stale:
+                raise MemoryConflictError(
+                    f"undo #{seq}: {', '.join(repr(a.name) for a in stale)} added by it "
+                    "has since been replaced or removed; nothing changed"
+                )
+            leaving = {e.file for a in target.added if (e := present(a)) is not None}
+            kept = tuple(e for e in current if e.file not in leaving)
+            wanted = [(r.file, r.name) for r in target.removed]
+            change = _Change("undo", actor=actor, undoes=seq)
+        else:
             staying: set[str] = set()
-            missing = []
-            for file, a in wanted.items():
-                match = files.get(file) or same.get((a.name, a.sha256))
+            wanted = []
+            for file, a in replay(e for e in entries if e.seq <= target.seq).items():
+                match = present(a)
                 if match is None:
-                    missing.append((file, a.name))
+                    wanted.append((file, a.name))
                 else:
                     staying.add(match.file)
             kept = tuple(e for e in current if e.file in staying)
-            back = self._bring_back(journal, missing, kept, digests)
-            change = _Change("restore", actor=actor, restores=seq, raw=back.raw)
-            removed = tuple(e for e in current if e.file not in staying)
-            return self._commit(
-                real, lock, before, current, kept + back.entries, back.entries, removed, change
-            )
+            change = _Change("restore", actor=actor, restores=seq)
+        back = self._bring_back(journal, wanted, kept, digests)
+        kept_files = {e.file for e in kept}
+        removed = tuple(e for e in current if e.file not in kept_files)
+        return _Reversal(kept, back, removed, replace(change, raw=back.raw))
 
     def _digests(self, real: str, entries: Sequence[StoredRecord]) -> dict[str, str | None]:
         """The sha256 of each entry's file bytes (None if it cannot be read)."""
@@ -926,6 +957,27 @@ _DEFAULT_ORIGIN = {"undo": "undo", "restore": "restore", "recover": "recover"}
 class _Back:
     entries: tuple[StoredRecord, ...]
     raw: dict[str, bytes]
+
+
+@dataclass(frozen=True)
+class _Reversal:
+    """An undo's or restore's commit: what stays, comes back, leaves."""
+
+    kept: tuple[StoredRecord, ...]
+    back: _Back
+    removed: tuple[StoredRecord, ...]
+    change: _Change
+
+
+@dataclass(frozen=True)
+class HistoryPreview:
+    """What an undo or restore would do now (:meth:`MemoryStore.preview`)."""
+
+    op: str
+    seq: int
+    leaving: tuple[str, ...]  # names that would leave the set
+    returning: tuple[str, ...]  # names that would come back from history/files/
+    conflict: str | None  # why it would be refused; None if it is clean
 
 
 def _find(entries: Sequence[HistoryEntry], seq: object, where: str) -> HistoryEntry:

@@ -79,6 +79,10 @@ def _environment(home: Path) -> dict[str, str]:
     ]:
         (home / sub).mkdir(parents=True, exist_ok=True)
         env[var] = str(home / sub)
+    # In a virtualenv jupyter_core looks in the environment's share/jupyter first, where
+    # `pip install` left a copy of the lab extension as built then: the user dirs above
+    # (this checkout's build) must come first.
+    env["JUPYTER_PREFER_ENV_PATH"] = "0"
     env.pop("JUPYTER_PORT", None)
     env.pop("JUPYTER_TOKEN", None)
     # The kernel must import this checkout's ipymemory even without an install.

@@ -181,8 +181,12 @@ def check_fixture_outputs(page: Any, names: list[str], _saved: Any) -> None:
     assert description.locator("b").count() == 0
     # The body expands under its description, not under the file name.
     assert description.locator("details.jp-ipymemory-body").count() == 1
-    file_cell = manifest.locator('tr[data-name="uses-tabs"] .jp-ipymemory-cell-file')
-    assert file_cell.locator("details").count() == 0
+    # A short id, not the long file name (issue 14 #5); the full name on hover.
+    id_cell = manifest.locator('tr[data-name="uses-tabs"] .jp-ipymemory-cell-id')
+    assert id_cell.locator("details").count() == 0
+    full = id_cell.get_attribute("title") or ""
+    assert full.startswith("uses-tabs-") and full.endswith(".md")
+    assert id_cell.inner_text() == full.removeprefix("uses-tabs-")[:8]
 
     selection = page.locator(f'{OUTPUTS} [data-ipymemory-view="selection"]')
     assert selection.get_attribute("data-source") == "fallback"
@@ -584,6 +588,148 @@ def test_record_opens_as_a_file_when_hidden_files_are_allowed(
         tab.wait_for(state="visible")
         page.locator(".jp-FileEditor .cm-content", has_text=body).wait_for(state="visible")
         shot(page, "allow-hidden", "record-file")
+    assert not [e for e in page_errors if "ipymemory" in e], page_errors
+
+
+# --- issue 14: saved widgets without their kernel, the review layout when narrow -------
+
+_WIDGET_NOTEBOOK_SETUP = """\
+%load_ext ipymemory
+import json
+from ipymemory import MemoryRecord, MemoryStore, ScriptedModel
+from ipymemory.notebook import use_model
+if not MemoryStore(".").records():  # (the test runs this notebook twice)
+    MemoryStore(".").extend([
+        MemoryRecord(name="uses-tabs", type="user", description="Indents with tabs", body="Tabs."),
+        MemoryRecord(name="auth-rewrite", type="project", description="Compliance-driven",
+                     body="Legal asked."),
+    ])
+long = ("a description long enough to wrap in a narrow notebook, which must never push "
+        "the accept and reject buttons onto two lines or cut the body toggle short")
+items = [MemoryRecord(name=f"fact-{i}", type="project", description=f"fact {i}: {long}",
+                      body=f"Body {i}.").to_json() for i in range(2)]
+select = json.dumps(["uses-tabs"])
+use_model(ScriptedModel([select, select, "Answer.", json.dumps(items)]))
+"""
+_SELECT_CELL = "%memory select how do I indent"
+_AGENT_CELL = "%%agent\nRemember two facts."
+
+
+def write_widget_notebook(root: Path, home: Path) -> tuple[str, str]:
+    """A notebook executed by a real kernel whose widget outputs are saved WITHOUT widget
+    state (JupyterLab's default), then signed (trusted: JupyterLab picks the widget view).
+    Returns its path and the id of the review's batch (still pending)."""
+    from nbclient import NotebookClient
+    from nbformat.sign import NotebookNotary
+
+    work = root / "saved"
+    work.mkdir()
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(_WIDGET_NOTEBOOK_SETUP),
+            nbformat.v4.new_code_cell(_SELECT_CELL),
+            nbformat.v4.new_code_cell(_AGENT_CELL),
+            nbformat.v4.new_code_cell("%memory pending"),
+            nbformat.v4.new_code_cell("%memory status"),
+            nbformat.v4.new_code_cell("%memory list"),
+        ],
+        metadata={"kernelspec": KERNELSPEC},
+    )
+    NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(work)}}).execute()
+    nb.metadata.pop("widgets", None)
+    outputs = [o for c in nb.cells for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"], outputs
+    widget_outputs = [
+        o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+    ]
+    assert len(widget_outputs) >= 2, "the notebook saved no widget outputs"
+    batches = [
+        o["data"][MIME] for o in outputs if o.get("data", {}).get(MIME, {}).get("view") == "batch"
+    ]
+    assert batches and batches[0]["status"] == "pending"
+    (home / "data").mkdir(parents=True, exist_ok=True)
+    NotebookNotary(data_dir=str(home / "data")).sign(nb)
+    nbformat.write(nb, work / "saved.ipynb")
+    return "saved/saved.ipynb", str(batches[0]["id"])
+
+
+def test_saved_widgets_render_their_static_form_without_the_model(
+    browser: Any, page_errors: list[str], tmp_path: Path
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    nb_path, batch_id = write_widget_notebook(root, tmp_path / "home")
+    with lab_page(browser, tmp_path, root, nb_path, "saved-widgets", page_errors) as page:
+        # A new kernel starts: it has none of the saved widget models.
+        wait_kernel_idle(page)
+        # (the renderer's own node is the output element)
+        fallback = page.locator(f'{OUTPUTS}[data-ipymemory-fallback="true"]')
+        page.wait_for_function(
+            """(selector) => document.querySelectorAll(selector).length >= 2""",
+            arg=f'{OUTPUTS}[data-ipymemory-fallback="true"]',
+        )
+        page.wait_for_timeout(1500)  # the widget manager has answered "model not found"
+        assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
+        selection = fallback.locator('[data-ipymemory-view="selection"]')
+        assert row_names(selection) == ["uses-tabs"]
+        review = fallback.locator('[data-ipymemory-view="batch"][data-status="pending"]')
+        assert row_names(review) == ["fact-0", "fact-1"]
+        hint = review.locator(".jp-ipymemory-hint").inner_text()
+        assert "Pending" in hint and f"%memory pending --open {batch_id}" in hint
+        shot(page, "saved-widgets", "reopened")
+
+        # Run again in the new kernel: live widgets replace the saved views; in a narrow
+        # (split-view sized) notebook each review row keeps its buttons on one line.
+        page.set_viewport_size({"width": 820, "height": 1000})
+        run_all_cells(page)
+        live = page.locator(f"{OUTPUTS} .ipymemory-review-row")
+        live.first.wait_for(state="visible")
+        assert live.count() == 2
+        for row in live.all():
+            toggles = row.locator(".ipymemory-decision .widget-toggle-button").all()
+            tops = {round(t.bounding_box()["y"]) for t in toggles}
+            assert len(toggles) == 2 and len(tops) == 1, "accept/reject stacked"
+            body = row.locator(".ipymemory-body-toggle")
+            assert body.inner_text().strip().endswith("body"), body.inner_text()
+            label = row.locator(".ipymemory-review-label")
+            assert label.bounding_box()["height"] > 30  # the description wraps beside them
+        pending = page.locator(f'{OUTPUTS} [data-ipymemory-view="pending"]')
+        assert batch_id in pending.inner_text()  # the saved batch: reopenable here
+        shot(page, "saved-widgets", "narrow-review")
+
+        # %memory status: every setting with where it came from (issue 14 #5).
+        status = page.locator(f'{OUTPUTS} [data-ipymemory-view="status"]')
+        settings = status.locator('[data-role="settings"] tr[data-name]')
+        assert settings.count() >= 15
+        assert status.locator('tr[data-name="commit_mode"]').get_attribute("data-origin") == (
+            "default"
+        )
+        # %memory list: a short id column, the file name on hover.
+        listing = page.locator(f'{OUTPUTS} [data-ipymemory-view="manifest"]')
+        id_cell = listing.locator('tr[data-name="uses-tabs"] .jp-ipymemory-cell-id')
+        assert len(id_cell.inner_text()) == 8 and (id_cell.get_attribute("title") or "").endswith(
+            ".md"
+        )
+        status.scroll_into_view_if_needed()
+        shot(page, "saved-widgets", "status-list")
+
+        # The panel (issue 14 #9): labelled in the sidebar, a search box over names and
+        # descriptions, the pending batches listed read-only.
+        tab = page.locator('.lm-TabBar-tab[data-id="ipymemory-panel"]')
+        assert "Memory" in tab.inner_text()
+        open_panel(page)
+        wait_panel_names(page, ["uses-tabs", "auth-rewrite"])
+        page.locator(f"{PANEL} .jp-ipymemory-search").fill("compliance")
+        visible = page.locator(f"{PANEL} .jp-ipymemory-panel-content .jp-ipymemory-row:visible")
+        assert [r.get_attribute("data-name") for r in visible.all()] == ["auth-rewrite"]
+        batches = page.locator(f"{PANEL} .jp-ipymemory-pending-batch")
+        batches.first.wait_for(state="visible")
+        ids = [b.get_attribute("data-batch") for b in batches.all()]
+        assert batch_id in ids and len(ids) == 2  # the saved one and this run's
+        assert page.locator(f"{PANEL} .jp-ipymemory-pending button").count() == 0  # read-only
+        shot(page, "saved-widgets", "panel")
+        page.locator(f"{PANEL} .jp-ipymemory-search").fill("")
+        wait_panel_names(page, ["uses-tabs", "auth-rewrite"])
     assert not [e for e in page_errors if "ipymemory" in e], page_errors
 
 

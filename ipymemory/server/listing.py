@@ -17,10 +17,12 @@ from typing import Any
 
 from jupyter_core.paths import is_hidden
 
+from .. import _constants as C
 from ..errors import MemoryStoreError
 from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
 from ..store.record import StoredRecord
 from ..store.store import MemoryStore
+from ..turn.pending import PendingFiles
 
 __all__ = [
     "Refusal",
@@ -155,6 +157,27 @@ def _read_set(ws: Workspace) -> tuple[tuple[StoredRecord, ...], str | None]:
         return (), ws.scrub(f"could not read {ws.rel_memory}: {type(e).__name__}: {e}")
 
 
+def _pending(ws: Workspace) -> list[dict[str, Any]]:
+    """The batches awaiting review in ``.memory/pending/`` (newest first, at most
+    ``PANEL_PENDING_LIMIT``), read only: nothing is pruned or changed here."""
+    saved, _problems = PendingFiles(ws.memory_dir).load(prune=False)
+    out = []
+    for entry in reversed(saved[-C.PANEL_PENDING_LIMIT :]):
+        batch = entry.batch
+        plan = batch.plan
+        out.append(
+            {
+                "id": batch.id,
+                "names": list(batch.names),
+                "plan": None
+                if plan is None
+                else f"a plan: {len(plan.source_names)} → {len(plan.records)} records",
+                "saved_at": entry.saved_at,
+            }
+        )
+    return out
+
+
 def list_memory(ws: Workspace) -> tuple[int, dict[str, Any]]:
     """The set of ``ws`` as ``(status, payload)``; a broken store is status 200 with ``error``.
 
@@ -179,6 +202,7 @@ def list_memory(ws: Workspace) -> tuple[int, dict[str, Any]]:
         "records": records,
         "mtime": _manifest_mtime(ws),
         "error": error,
+        "pending": _pending(ws),
     }
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8"))
     payload["etag"] = digest.hexdigest()[:20]

@@ -123,13 +123,18 @@ def _records(value: Any, where: str) -> tuple[MemoryRecord, ...]:
 def _provenance(value: Any) -> TurnProvenance | None:
     if not isinstance(value, dict) or not isinstance(value.get("session"), str):
         return None
+    models = value.get("models") or {}
+    files_read = value.get("files_read") or []
+    caller = value.get("caller") or {}
+    if not (isinstance(models, dict) and isinstance(files_read, list) and isinstance(caller, dict)):
+        return None  # damaged or hand-edited: the batch stays reviewable without it
     return TurnProvenance(
         value["session"],
         via=str(value.get("via", "turn")),
         query=value.get("query") if isinstance(value.get("query"), str) else None,
-        models={str(k): str(v) for k, v in dict(value.get("models") or {}).items()},
-        files_read=tuple(str(f) for f in value.get("files_read") or ()),
-        caller=dict(value.get("caller") or {}),
+        models={str(k): str(v) for k, v in models.items()},
+        files_read=tuple(str(f) for f in files_read),
+        caller=dict(caller),
     )
 
 
@@ -158,6 +163,8 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
     if not isinstance(saved_at, int | float) or isinstance(saved_at, bool):
         raise MemoryFormatError(f"{where}: saved_at must be a number")
     origins = data.get("origins") or {}
+    if not isinstance(origins, dict):
+        raise MemoryFormatError(f"{where}: origins must map item names to origins")
     batch = PendingBatch(
         batch_id,
         items,
@@ -231,11 +238,14 @@ class PendingFiles:
 
     # --- reading -----------------------------------------------------------------------
 
-    def load(self, *, now: float | None = None) -> tuple[list[SavedBatch], list[str]]:
+    def load(
+        self, *, now: float | None = None, prune: bool = True
+    ) -> tuple[list[SavedBatch], list[str]]:
         """The saved batches, oldest first, and the problems met (unreadable files).
 
         Expired files are deleted (and reported as problems, so the user learns why a
-        batch is gone).
+        batch is gone); with ``prune=False`` (a read-only reader: the Jupyter server)
+        they are only left out.
         """
         now = time.time() if now is None else now
         saved: list[SavedBatch] = []
@@ -257,6 +267,8 @@ class PendingFiles:
                 problems.append(f"{path}: unreadable ({e})")
                 continue
             if now >= entry.expires_at(self.expiry_days):
+                if not prune:
+                    continue
                 self.remove(entry.batch.id)
                 problems.append(
                     f"batch {entry.batch.id} expired (undecided for over "

@@ -18,10 +18,19 @@ export interface IMemoryEntry {
   readonly path: string;
 }
 
+/** A batch awaiting review, kept in `.memory/pending/` (read-only here). */
+export interface IPendingBatch {
+  readonly id: string;
+  readonly names: ReadonlyArray<string>;
+  /** "a plan: N → M records", or null without a consolidation plan. */
+  readonly plan: string | null;
+}
+
 /** The endpoint's answer; `error` is set instead of throwing, so the panel can show it. */
 export interface IMemoryListing {
   readonly directory: string;
   readonly records: ReadonlyArray<IMemoryEntry>;
+  readonly pending: ReadonlyArray<IPendingBatch>;
   readonly mtime: number | null;
   readonly etag: string;
   readonly error: string | null;
@@ -54,9 +63,18 @@ function parseListing(directory: string, payload: unknown, status: number): IMem
   if (status >= 400 && !error) {
     error = `The memory endpoint answered HTTP ${status}.`;
   }
+  const pending = asList(data.pending).map(item => {
+    const batch = asObject(item);
+    return {
+      id: asText(batch.id),
+      names: asList(batch.names).map(asText),
+      plan: batch.plan ? asText(batch.plan) : null
+    };
+  });
   return {
     directory: typeof data.directory === 'string' ? data.directory : directory,
     records,
+    pending,
     mtime: typeof data.mtime === 'number' ? data.mtime : null,
     etag: asText(data.etag),
     error,

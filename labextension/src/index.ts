@@ -5,7 +5,9 @@
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { PathExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
+import { installFallback } from './fallback';
 import { fetchHistory, fetchMemory, fetchRecord, IMemoryEntry, IMemoryListing } from './api';
 import { memoryIcon } from './icon';
 import { MemoryPanel, PANEL_ID } from './panel';
@@ -29,8 +31,9 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
       fetchHistory: directory => fetchHistory(directory, app.serviceManager.serverSettings)
     });
     panel.title.icon = memoryIcon;
-    panel.title.caption = 'Memory';
-    panel.title.label = '';
+    // Labelled, not a bare icon (the sidebar shows the label next to the icon).
+    panel.title.caption = 'Memory: the .memory/ set of the notebook in focus';
+    panel.title.label = 'Memory';
     app.shell.add(panel, 'right', { rank: 900 });
 
     // The notebook in focus decides the directory; renames are picked up by the next poll.
@@ -75,4 +78,22 @@ async function openRecord(app: JupyterFrontEnd, entry: IMemoryEntry, listing: IM
   viewer.showReply(await fetchRecord(listing.directory, entry.file, app.serviceManager.serverSettings));
 }
 
-export default [panelPlugin];
+/**
+ * Saved ipymemory widgets show their static view when the widget model is gone
+ * (see ./fallback): the global registry and each notebook's own copy of it.
+ */
+const fallbackPlugin: JupyterFrontEndPlugin<void> = {
+  id: '@ipymemory/labextension:widget-fallback',
+  description: 'Shows the saved static view of an ipymemory widget whose model is gone.',
+  autoStart: true,
+  requires: [IRenderMimeRegistry, INotebookTracker],
+  activate: (app: JupyterFrontEnd, registry: IRenderMimeRegistry, tracker: INotebookTracker): void => {
+    installFallback(registry);
+    // ipywidgets may register its factory after this plugin activates.
+    void app.restored.then(() => installFallback(registry));
+    tracker.forEach(panel => installFallback(panel.content.rendermime));
+    tracker.widgetAdded.connect((_sender, panel) => installFallback(panel.content.rendermime));
+  }
+};
+
+export default [panelPlugin, fallbackPlugin];

@@ -37,9 +37,23 @@ export class MemoryPanel extends Widget {
     refresh.addEventListener('click', () => void this.refresh());
     header.appendChild(refresh);
     this._directoryLine = element('div', 'jp-ipymemory-directory');
+    // Filters the listed records by name and description as you type (client side).
+    this._search = element('input', 'jp-ipymemory-search jp-mod-styled');
+    this._search.type = 'search';
+    this._search.placeholder = 'Search names and descriptions';
+    this._search.setAttribute('aria-label', 'Search memories by name and description');
+    this._search.addEventListener('input', () => this._applyFilter());
     this._content = element('div', 'jp-ipymemory-panel-content');
+    this._pendingSection = element('div', 'jp-ipymemory-pending');
     this._history = element('div', 'jp-ipymemory-panel-history');
-    this.node.append(header, this._directoryLine, this._content, this._history);
+    this.node.append(
+      header,
+      this._directoryLine,
+      this._search,
+      this._content,
+      this._pendingSection,
+      this._history
+    );
     this._showMessage('Open a notebook to see its memory.');
   }
 
@@ -52,6 +66,7 @@ export class MemoryPanel extends Widget {
       delete this.node.dataset.directory;
       this._directoryLine.textContent = '';
       this._showMessage('Open a notebook to see its memory.');
+      this._pendingSection.replaceChildren();
       this._history.replaceChildren();
       this._historyKey = '';
       return;
@@ -130,6 +145,53 @@ export class MemoryPanel extends Widget {
       children.push(element('div', 'jp-ipymemory-note', 'No memories in this directory.'));
     }
     this._content.replaceChildren(...children);
+    this._renderPending(listing);
+    this._applyFilter();
+  }
+
+  /** Show only the records whose name or description holds every word typed. */
+  private _applyFilter(): void {
+    const words = this._search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const rows = Array.from(this._content.querySelectorAll<HTMLElement>('.jp-ipymemory-row'));
+    let shown = 0;
+    for (const row of rows) {
+      const text = row.textContent?.toLowerCase() ?? '';
+      const match = words.every(word => text.includes(word));
+      row.hidden = !match;
+      shown += match ? 1 : 0;
+    }
+    this._content.querySelector('.jp-ipymemory-no-match')?.remove();
+    if (words.length && rows.length && shown === 0) {
+      this._content.appendChild(
+        element('div', 'jp-ipymemory-note jp-ipymemory-no-match', 'No memory matches.')
+      );
+    }
+  }
+
+  /** Batches awaiting review (read-only: they are decided in a notebook). */
+  private _renderPending(listing: IMemoryListing): void {
+    const pending = listing.pending;
+    if (!pending.length) {
+      this._pendingSection.replaceChildren();
+      return;
+    }
+    const title = element(
+      'div',
+      'jp-ipymemory-section-title',
+      `Pending review: ${pending.length} batch${pending.length === 1 ? '' : 'es'}`
+    );
+    const list = element('ul', 'jp-ipymemory-list');
+    for (const batch of pending) {
+      const item = element('li', 'jp-ipymemory-pending-batch');
+      item.dataset.batch = batch.id;
+      const what = [batch.names.join(', '), batch.plan ?? ''].filter(Boolean).join('; ');
+      item.appendChild(element('div', 'jp-ipymemory-cell-name', batch.id));
+      item.appendChild(element('div', 'jp-ipymemory-cell-description', what || 'nothing'));
+      item.title = `In a notebook: %memory pending --open ${batch.id}`;
+      list.appendChild(item);
+    }
+    const hint = element('div', 'jp-ipymemory-note', 'Review in a notebook: %memory pending --open ID');
+    this._pendingSection.replaceChildren(title, list, hint);
   }
 
   /** The History section, re-rendered only on change; its open state is kept. */
@@ -163,6 +225,8 @@ export class MemoryPanel extends Widget {
   private readonly _options: IMemoryPanelOptions;
   private readonly _directoryLine: HTMLElement;
   private readonly _content: HTMLElement;
+  private readonly _search: HTMLInputElement;
+  private readonly _pendingSection: HTMLElement;
   private readonly _history: HTMLElement;
   private _historyKey = '';
   private _ticket = 0;

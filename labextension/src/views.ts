@@ -173,9 +173,23 @@ function renderManifest(root: HTMLElement, data: JSONObject): void {
     root.appendChild(note('No memories stored.'));
     return;
   }
+  // A short id, not the 40-character file name that would eat the width; the full
+  // name on hover (and in `%memory show`).
   root.appendChild(
-    recordsTable(records, [...RECORD_COLUMNS, { key: 'file', label: 'File' }])
+    recordsTable(records, [...RECORD_COLUMNS, { key: 'id', label: 'Id' }], (row, record) => {
+      const cell = row.querySelector('.jp-ipymemory-cell-id') as HTMLElement | null;
+      if (cell) {
+        cell.textContent = asText(record.id) || shortId(asText(record.file));
+        cell.title = asText(record.file);
+      }
+    })
   );
+}
+
+/** The first 8 hex digits of a record file's id (`<name>-<32 hex>.md`). */
+export function shortId(file: string): string {
+  const match = /-([0-9a-f]{32})\.md$/.exec(file);
+  return match ? match[1].slice(0, 8) : file;
 }
 
 function renderSelection(root: HTMLElement, data: JSONObject): void {
@@ -196,9 +210,13 @@ function renderSelection(root: HTMLElement, data: JSONObject): void {
 function acceptedCell(row: HTMLTableRowElement, record: JSONObject): void {
   const accepted = record.accepted !== false;
   row.dataset.accepted = String(accepted);
+  // What became of the item (written, merged, rejected, discarded) once decided;
+  // older outputs only say accepted or not.
+  const decision = typeof record.decision === 'string' ? record.decision : accepted ? 'accept' : 'reject';
+  row.dataset.decision = decision;
   const cell = row.insertCell(0);
   cell.className = 'jp-ipymemory-cell-accepted';
-  cell.textContent = accepted ? 'accept' : 'reject';
+  cell.textContent = decision;
 }
 
 function renderBatch(root: HTMLElement, data: JSONObject): void {
@@ -233,6 +251,43 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
     line.appendChild(element('span', 'jp-ipymemory-label', 'Committed: '));
     line.appendChild(element('span', undefined, committed.join(', ')));
     root.appendChild(line);
+  } else if (status === 'discarded') {
+    root.appendChild(note('Discarded: nothing was written.'));
+  }
+  if (data.hint) {
+    root.appendChild(element('div', 'jp-ipymemory-note jp-ipymemory-hint', asText(data.hint)));
+  }
+}
+
+function renderPending(root: HTMLElement, data: JSONObject): void {
+  const batches = asList(data.batches).map(asObject);
+  root.appendChild(
+    heading(`Pending: ${batches.length} batch${batches.length === 1 ? '' : 'es'}`, asText(data.directory))
+  );
+  for (const problem of asList(data.problems)) {
+    root.appendChild(note(asText(problem)));
+  }
+  const rows = batches.map(batch => ({
+    name: batch.id,
+    id: batch.id,
+    where: batch.live === true ? 'this kernel' : 'saved',
+    what: [asList(batch.names).map(asText).join(', '), asText(batch.plan)].filter(Boolean).join('; '),
+    expires: batch.expires_at ?? '—'
+  }));
+  if (rows.length) {
+    root.appendChild(
+      recordsTable(rows, [
+        { key: 'id', label: 'Batch' },
+        { key: 'where', label: 'Where' },
+        { key: 'what', label: 'Proposes' },
+        { key: 'expires', label: 'Expires' }
+      ])
+    );
+  } else {
+    root.appendChild(note('No batch awaits review.'));
+  }
+  if (data.hint) {
+    root.appendChild(note(asText(data.hint)));
   }
 }
 
@@ -335,6 +390,23 @@ function renderStatus(root: HTMLElement, data: JSONObject): void {
       ['last_error', 'Last error', data.last_error]
     ])
   );
+  const settings = asList(data.settings);
+  if (settings.length) {
+    root.appendChild(element('div', 'jp-ipymemory-label', 'Settings'));
+    const table = recordsTable(
+      settings,
+      [
+        { key: 'name', label: 'Setting' },
+        { key: 'value', label: 'Value' },
+        { key: 'origin', label: 'From' }
+      ],
+      (row, setting) => {
+        row.dataset.origin = asText(setting.origin);
+      }
+    );
+    table.dataset.role = 'settings';
+    root.appendChild(table);
+  }
 }
 
 function renderJSON(root: HTMLElement, data: unknown): void {
@@ -345,6 +417,7 @@ const RENDERERS: Readonly<Record<string, (root: HTMLElement, data: JSONObject) =
   manifest: renderManifest,
   selection: renderSelection,
   batch: renderBatch,
+  pending: renderPending,
   record: renderRecord,
   status: renderStatus,
   consolidation: renderPlan,

@@ -85,6 +85,13 @@ def test_the_answer_is_shown_whole_before_the_extractor_is_asked(
     assert all(answer.startswith(m) for m in markdown)
     # TurnOutput does not show the answer a second time.
     assert _markdown(list(captured.outputs)).count(answer) == 1
+    # No tool ran: no steps view at all (not even an empty output).
+    assert not [o for o in captured.outputs if "tool step" in str(o.data.get("text/plain"))]
+    assert not [
+        o
+        for o in captured.outputs
+        if o.data == {"text/plain": ""}  # an empty steps view
+    ]
     summary = _progress(list(captured.outputs))[-1]
     assert summary.startswith("✓ answered in ") and " · memory in " in summary
 
@@ -119,19 +126,18 @@ def test_the_steps_are_collapsed_under_the_answer(
     with capture_output() as captured:
         ip.run_cell("%%agent --commit off\nindent?")
     outputs = list(captured.outputs)
-    first = [i for i, o in enumerate(outputs) if not o.update]
+    first = [o.data for o in outputs if not o.update]
     kinds = [
         "answer"
-        if "text/markdown" in outputs[i].data
+        if "text/markdown" in data
         else "steps"
-        if "ipymemory-steps" in str(outputs[i].data.get("text/html", ""))
-        or (outputs[i].data.get("text/plain") == "" and "text/html" not in outputs[i].data)
+        if "ipymemory-steps" in str(data.get("text/html", ""))
         else "progress"
-        if "ipymemory-progress" in str(outputs[i].data.get("text/html", ""))
+        if "ipymemory-progress" in str(data.get("text/html", ""))
         else "other"
-        for i in first
+        for data in first
     ]
-    assert kinds[:3] == ["progress", "answer", "steps"]
+    assert kinds[:3] == ["progress", "answer", "steps"]  # the steps under the answer
     steps = [o.data for o in outputs if "ipymemory-steps" in str(o.data.get("text/html", ""))]
     final = steps[-1]
     assert final["text/html"].startswith("<details")  # collapsed until clicked

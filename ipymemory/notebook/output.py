@@ -143,18 +143,18 @@ def steps_bundle(steps: Sequence[ToolStep]) -> dict[str, Any]:
 
 
 class StepsView:
-    """The tool steps of the running turn, one output updated as each step ends."""
+    """The tool steps of the running turn: one output, shown at the first step (so it
+    follows the live answer, displayed before it) and updated as each step ends."""
 
     def __init__(self) -> None:
         self.steps: list[ToolStep] = []
         self._handle: DisplayHandle | None = None
 
-    def start(self) -> None:
-        self._handle = display_bundle(steps_bundle(()))
-
     def add(self, step: ToolStep) -> None:
         self.steps.append(step)
-        if self._handle is not None:
+        if self._handle is None:
+            self._handle = display_bundle(steps_bundle(self.steps))
+        else:
             update_bundle(self._handle, steps_bundle(self.steps))
 
 
@@ -227,7 +227,6 @@ class LiveTurn:
     def start(self) -> None:
         self.progress.start()
         self.answer.start()
-        self.steps.start()
         self.progress.on_tick(self.answer.flush)
 
     def event(self, event: Any) -> None:

@@ -40,6 +40,13 @@ LOCK_WAIT_REPORT_SECONDS: Final = 1.0  # a wait for the lock is reported after t
 DEFAULT_HISTORY_RETENTION_DAYS: Final = 30  # gc prunes history/files/ older than this
 DEFAULT_HISTORY_RETENTION_BYTES: Final = 5 * 1024 * 1024  # ... or beyond this total
 HISTORY_KEEP_ENTRIES: Final = 50  # files the newest entries reference are never pruned
+# Provenance of one commit (turn/provenance.py): the query and the files read are cut to
+# these, then halved until all the added names' provenance fits the byte budget (the
+# store refuses a journal line's actor/provenance over half of its 1 MiB).
+PROVENANCE_QUERY_CHARS: Final = 2_000
+PROVENANCE_FILES: Final = 50
+PROVENANCE_PATH_CHARS: Final = 300
+PROVENANCE_BUDGET_BYTES: Final = 128 * 1024
 DEFAULT_PENDING_EXPIRY_DAYS: Final = 7  # an undecided batch in pending/ expires
 # gc leaves unreferenced files younger than this: they may be a commit in progress.
 GC_MIN_AGE_SECONDS: Final = 30.0
@@ -77,4 +84,3 @@ CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5
 
 # --- The notebook's context in a prompt (%%agent {name}, {In[n]}, {Out[n]}, {Err}) -----
 PROMPT_VALUE_LIMIT: Final = 8_000  # characters of one interpolated value
-PANEL_PENDING_LIMIT: Final = 50  # pending batches the Memory panel lists (newest first)

@@ -61,14 +61,16 @@ def test_a_reviewed_turn_records_query_session_models_files_and_decision(
     assert prov["files_read"] == ["notes.md"]
     assert prov["models"] == {"main": MAIN_MODEL, "extractor": SIDE_MODEL}
     assert prov["origin"] in ORIGINS
-    assert prov["review"] == {
+    # The decision concerns the whole commit: once, in the actor.
+    decision = {k: entry.actor[k] for k in ("batch", "decided_by", "accepted", "rejected")}
+    assert decision == {
         "batch": result.batch.id,
         "decided_by": "review",
         "accepted": ["prefers-tabs"],
         "rejected": ["draft-note"],
-        "plan_accepted": False,
     }
-    assert "caller" not in prov  # who ran it is the actor's, once per entry
+    assert entry.actor["plan_accepted"] is False
+    assert "caller" not in prov and "review" not in prov
     # Bodies are never copied into the journal.
     journal = Path(workspace, ".memory", "history", "journal.jsonl").read_text()
     assert "The user prefers tabs." not in journal
@@ -94,7 +96,7 @@ def test_auto_mode_and_a_consolidation_plan_record_their_provenance(
     prov = entry.provenance["prefers-tabs"]
     assert prov["via"] == "consolidate" and prov["query"] is None
     assert prov["models"] == {"consolidator": SIDE_MODEL}
-    assert prov["review"]["plan_accepted"] is True and prov["review"]["decided_by"] == "review"
+    assert entry.actor["plan_accepted"] is True and entry.actor["decided_by"] == "review"
     # Auto mode: the decision is recorded as automatic.
     messages_server.enqueue(
         text("[]"),  # selector
@@ -103,8 +105,9 @@ def test_auto_mode_and_a_consolidation_plan_record_their_provenance(
     )
     result = session.run_turn("Keep answers short, I like them short.")
     assert result.committed == ("likes-short",)
-    prov = last_entry(workspace).provenance["likes-short"]
-    assert prov["review"]["decided_by"] == "auto" and prov["files_read"] == []
+    entry = last_entry(workspace)
+    prov = entry.provenance["likes-short"]
+    assert entry.actor["decided_by"] == "auto" and prov["files_read"] == []
     assert prov["models"]["selector"] == SIDE_MODEL
 
 
@@ -125,6 +128,36 @@ def test_each_items_origin_reaches_the_journal(workspace: str) -> None:
     prov = last_entry(workspace).provenance
     assert prov["from-tool"]["origin"] == "tool"
     assert prov["from-user"]["origin"] == "user"  # the default until screening decides
+
+
+def test_a_huge_query_and_many_files_never_make_a_commit_fail(workspace: str) -> None:
+    """Provenance is bounded: a pasted 200 KB question, 500 files read and 150 items
+    still commit (the store refuses a journal line's provenance over 512 KiB)."""
+    query = "Why " + "é" * 200_000
+    files = tuple(f"data/{'d' * 400}/{i}.csv" for i in range(500))
+    items = tuple(rec(f"fact-{i}") for i in range(150))
+    registry = BatchRegistry()
+    batch = registry.add(
+        PendingBatch(
+            "big",
+            items,
+            None,
+            (),
+            provenance=TurnProvenance("s1", query=query, files_read=files),
+        )
+    )
+    store = MemoryStore(workspace, max_index_bytes=100_000)  # 150 index lines
+    result = registry.commit(store, batch)
+    assert result.ok, result.error
+    entry = last_entry(workspace)
+    line = Path(workspace, ".memory", "history", "journal.jsonl").read_bytes().splitlines()[-1]
+    assert len(line) < 256 * 1024
+    prov = entry.provenance["fact-0"]
+    assert prov["query_chars"] == len(query) and query.startswith(prov["query"][:-1])
+    assert prov["query"].endswith("…")
+    assert prov["files_read_count"] == 500 and len(prov["files_read"]) < 500
+    assert all(len(f) <= 301 for f in prov["files_read"])
+    assert len(entry.provenance) == 150 and entry.provenance["fact-149"]["origin"] == "user"
 
 
 def test_api_writes_are_manual(workspace: str) -> None:

@@ -5,16 +5,19 @@ session, the caller (notebook, cell id, execution count when known), the models 
 answered and the files the agent read. When the batch is committed,
 :func:`commit_meta` turns it, with the decision (accepted and rejected names, by a
 person or automatically) and each item's ``origin``, into the journal entry's
-``actor`` and per-name ``provenance`` (SPEC §6).
+``actor`` and per-name ``provenance`` (SPEC §6), within a byte budget.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_ORIGIN", "TurnProvenance", "commit_meta"]
+from .. import _constants as C
+
+__all__ = ["DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
 
 #: The origin of an item extracted from a turn until screening decides one (SPEC §7).
 DEFAULT_ORIGIN = "user"
@@ -60,26 +63,56 @@ def commit_meta(
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The journal's ``actor`` and per-added-name ``provenance`` for one batch commit.
 
-    ``decided_by`` is ``review`` (a person chose) or ``auto`` (commit mode auto).
+    The actor holds what concerns the whole commit once: who (the caller's notebook and
+    cell, the session) and the decision (``batch``, ``decided_by`` ``review`` or
+    ``auto``, the ``accepted`` and ``rejected`` item names, ``plan_accepted``). Each
+    added name gets the turn's query, models, files read and its ``origin``, bounded
+    (see :func:`fit_provenance`).
     """
     turn = provenance.to_json() if provenance is not None else {}
     caller = turn.pop("caller", {})
-    actor: dict[str, Any] = {**caller}
-    if "session" in turn:
-        actor["session"] = turn["session"]
-    decision = {
+    actor: dict[str, Any] = {
+        **caller,
         "batch": batch_id,
         "decided_by": decided_by,
         "accepted": sorted(accepted),
         "rejected": sorted(rejected),
         "plan_accepted": plan_accepted,
     }
-    per_name = {
-        name: {
-            **turn,
-            "origin": origins.get(name, DEFAULT_ORIGIN),
-            "review": decision,
-        }
-        for name in added
-    }
-    return actor, per_name
+    if "session" in turn:
+        actor["session"] = turn["session"]
+    return actor, fit_provenance(turn, added, origins)
+
+
+def fit_provenance(
+    turn: Mapping[str, Any],
+    names: Sequence[str],
+    origins: Mapping[str, str],
+    budget: int = C.PROVENANCE_BUDGET_BYTES,
+) -> dict[str, dict[str, Any]]:
+    """``turn`` (query, models, files read, …) plus an origin for each of ``names``, in
+    at most ``budget`` bytes of JSON: the query and the list of files are cut (their full
+    size recorded as ``query_chars`` / ``files_read_count``), and cut further while the
+    whole is over the budget, so a long pasted question never makes a commit fail."""
+    query_cap, files_cap = C.PROVENANCE_QUERY_CHARS, C.PROVENANCE_FILES
+    while True:
+        item = _bounded(turn, query_cap, files_cap)
+        out = {name: {**item, "origin": origins.get(name, DEFAULT_ORIGIN)} for name in names}
+        size = len(json.dumps(out, ensure_ascii=False).encode("utf-8"))
+        if size <= budget or (query_cap == 0 and files_cap == 0):
+            return out
+        query_cap, files_cap = query_cap // 2, files_cap // 2
+
+
+def _bounded(turn: Mapping[str, Any], query_cap: int, files_cap: int) -> dict[str, Any]:
+    out = dict(turn)
+    query = out.get("query")
+    if isinstance(query, str) and len(query) > query_cap:
+        out["query"] = query[:query_cap] + "…" if query_cap else ""
+        out["query_chars"] = len(query)
+    files = list(out.get("files_read") or ())
+    cap = C.PROVENANCE_PATH_CHARS
+    out["files_read"] = [f if len(f) <= cap else f[:cap] + "…" for f in files[:files_cap]]
+    if len(files) > files_cap:
+        out["files_read_count"] = len(files)
+    return out

@@ -84,3 +84,4 @@ CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5
 
 # --- The notebook's context in a prompt (%%agent {name}, {In[n]}, {Out[n]}, {Err}) -----
 PROMPT_VALUE_LIMIT: Final = 8_000  # characters of one interpolated value
+PANEL_PENDING_LIMIT: Final = 50  # pending batches the Memory panel lists (newest first)

@@ -332,3 +332,24 @@ def test_the_turn_cost_benchmark_reports_every_measure() -> None:
     times = report["times"]
     assert times["to_visible_ms"]["max"] >= 0 and times["after_answer_s"]["total"] > 0
     assert set(report["ok"]) == {"extractor_bytes", "main_cost", "visible"}
+
+
+def test_a_consolidation_on_demand_restarts_the_count(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    MemoryStore(workspace).extend([rec("x-note"), rec("y-note"), rec("z-note")])
+    session = _session(
+        messages_server, workspace, consolidate_threshold=3, consolidate_every=3, max_selected=0
+    )
+    messages_server.enqueue(text("A."), records_reply(rec("a-note"), rec("b-note")))
+    first = session.run_turn("one").batch
+    assert first is not None and first.plan is None  # 2 added: not yet
+    messages_server.enqueue(
+        text(json.dumps({"source_names": ["x-note"], "records": [rec("x2").to_json()]}))
+    )
+    assert session.consolidate_now().plan is not None
+    messages_server.enqueue(text("C."), records_reply(rec("c-note")))
+    third = session.run_turn("three").batch
+    # 3 added since the session began, but only 1 since the last consolidation.
+    assert third is not None and third.plan is None
+    assert len(requests_of(messages_server.requests, "consolidate")) == 1

@@ -234,6 +234,14 @@ def test_feedback_and_descriptions_are_not_flagged(text: str) -> None:
     assert not instructs_assistant(text), instruction_reasons(text)
 
 
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("fragment", ["\n", "\n ", "\r\n", ". ", "\n- ", "ignore ", "send "])
+def test_long_repetitive_text_is_checked_in_linear_time(fragment: str) -> None:
+    # 50k characters take well under a second; a rule whose \s* rescanned a run of
+    # line breaks at each one took ~170 s here before white space was collapsed.
+    assert not instructs_assistant(fragment * (50_000 // len(fragment)))
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=300))
 def test_instruction_check_accepts_any_text(text: str) -> None:

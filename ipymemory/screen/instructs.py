@@ -44,7 +44,16 @@ __all__ = ["instruction_reasons", "instructs_assistant"]
 def _normal(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text)
     kept = "".join(c for c in folded if unicodedata.category(c) != "Cf")
-    return re.sub(r"[ \t\f\v\u00a0\u3000]+", " ", kept).casefold()
+    # Every white-space run becomes one character ("\n" if it breaks a line): no two
+    # are adjacent, so no ``\s*`` in a rule can rescan a long run at each start.
+    return _WHITE_RUN_RE.sub(_one_space, kept).casefold()
+
+
+_WHITE_RUN_RE = re.compile(r"\s+")
+
+
+def _one_space(m: re.Match[str]) -> str:
+    return "\n" if any(c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029" for c in m.group()) else " "
 
 
 # A sentence start: text start, after sentence punctuation or a line break, after a

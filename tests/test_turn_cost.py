@@ -353,3 +353,34 @@ def test_a_consolidation_on_demand_restarts_the_count(
     # 3 added since the session began, but only 1 since the last consolidation.
     assert third is not None and third.plan is None
     assert len(requests_of(messages_server.requests, "consolidate")) == 1
+
+
+BLOCK = "<relevant_memories>\n\nX\n\n</relevant_memories>"
+NOTE = {"type": "text", "text": "SUMMARY"}
+
+
+def test_the_block_follows_a_summary_that_opens_the_turn() -> None:
+    # Compression cut exactly at this turn: its query message starts with the summary.
+    messages = [{"role": "user", "content": [NOTE, {"type": "text", "text": "q"}]}]
+    (request,) = request_messages(messages, 1, BLOCK)
+    assert request["content"] == [
+        NOTE,
+        {"type": "text", "text": BLOCK},
+        {"type": "text", "text": "q"},
+    ]
+
+
+def test_the_block_follows_the_summary_when_the_query_was_summarised() -> None:
+    # Compression cut inside this turn: the query is in the summary; the request starts
+    # with a summary message, then the turn's later messages.
+    use = {"type": "tool_use", "id": "t", "name": "x", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t", "content": "r"}
+    messages = [
+        {"role": "user", "content": [NOTE]},
+        {"role": "assistant", "content": [use]},
+        {"role": "user", "content": [result]},
+    ]
+    request = request_messages(messages, 5, BLOCK)
+    assert request[0]["content"] == [NOTE, {"type": "text", "text": BLOCK}]
+    assert request[2]["content"][-1]["cache_control"] == MARK  # the step's prefix
+    assert _marks({"messages": request}) == [(2, 0)]

@@ -342,13 +342,13 @@ def test_history_widget_entry_buttons_propose_undo_and_restore(
     last = widget.rows.children[-1]
     last.children[1].children[1].click()
     assert "nothing to do" in last.children[2].value
-    # A refused proposal shows why, in the row, and writes nothing.
+    # A change the store would refuse is not proposed: the row says why.
     widget.rows.selected_index = 1  # #4 forget c ... rows are newest first: #5 #4 #3 #2 #1
     row = widget.rows.children[1]
     MemoryStore(ws).extend([rec("c", body="a new c")])
+    pending = len(get_session().pending)
     row.children[1].children[0].click()  # undo #4 would bring back the old c
-    proposal = row.children[2]
-    assert isinstance(proposal, HistoryChangeReview)
-    proposal.commit_button.click()
-    assert proposal.status == "failed"
+    shown = html.unescape(row.children[2].value)
+    assert "Refused, nothing was written:" in shown and "'c'" in shown
+    assert len(get_session().pending) == pending
     assert MemoryStore(ws).get("c").body == "a new c"

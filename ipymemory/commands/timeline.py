@@ -80,6 +80,9 @@ def handle_diff(ctx: Context, args: argparse.Namespace) -> View:
 
 def _change(ctx: Context, op: HistoryOp, seq: int) -> View:
     change = plan_history_change(ctx.store, op, seq)
+    if change.conflict is not None:
+        # Refused now, as it would be on commit: nothing proposed, nothing written.
+        return HistoryChangeView(change, status="failed", error=change.conflict)
     if change.empty:
         return MessageView(
             f"{change.title}: the current set already is that way; nothing to do.",

@@ -3,9 +3,10 @@
 In a notebook ``%memory undo SEQ`` / ``restore SEQ`` do not write: they register a
 batch (:class:`~ipymemory.turn.batch.PendingBatch` with ``history`` set) that the user
 commits like any other (a button, ``%memory commit``); the command line applies it at
-once. :func:`plan_history_change` computes the preview from the journal and the current
-set without writing; the store checks everything again under its lock when the change
-is committed (a conflict then is a ``MemoryConflictError`` and nothing is written).
+once. :func:`plan_history_change` asks the store for its preview (the same planning
+as the commit, without the lock or any write); the store plans again under its lock
+when the change is committed (a conflict then is a ``MemoryConflictError`` and nothing
+is written).
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import CommandError
-from ..store.history import HistoryEntry, replay, sha256_hex
-from ..store.record import MAX_RECORD_BYTES
+from ..store.history import HistoryEntry
 from ..store.store import MemoryStore
 
 __all__ = ["HistoryChange", "HistoryOp", "plan_history_change"]
@@ -34,6 +34,7 @@ class HistoryChange:
     target_at: str
     leaving: tuple[str, ...]
     returning: tuple[str, ...]
+    conflict: str | None = None  # why the store would refuse it now
 
     @property
     def title(self) -> str:
@@ -43,7 +44,7 @@ class HistoryChange:
 
     @property
     def empty(self) -> bool:
-        return not self.leaving and not self.returning
+        return not self.leaving and not self.returning and self.conflict is None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +54,7 @@ class HistoryChange:
             "target_at": self.target_at,
             "leaving": list(self.leaving),
             "returning": list(self.returning),
+            "conflict": self.conflict,
         }
 
     def apply(self, store: MemoryStore, actor: dict[str, Any]) -> HistoryEntry:
@@ -63,31 +65,15 @@ class HistoryChange:
 
 
 def plan_history_change(store: MemoryStore, op: HistoryOp, seq: int) -> HistoryChange:
-    """What ``op`` of entry ``seq`` would change now; :class:`CommandError` if the
-    journal has no such entry."""
-    entries = store.history()[::-1]  # oldest first
-    target = next((e for e in entries if e.seq == seq), None)
+    """What ``op`` of entry ``seq`` would change now (the store's own planning, without
+    the lock or any write: :meth:`MemoryStore.preview`); ``conflict`` says why it would
+    be refused. :class:`CommandError` if the journal has no such entry."""
+    target = next((e for e in store.history() if e.seq == seq), None)
     if target is None:
-        last = entries[-1].seq if entries else None
-        known = f"entries #1 to #{last}" if last else "no entries yet"
+        last = store.history(1)
+        known = f"entries #1 to #{last[0].seq}" if last else "no entries yet"
         raise CommandError(f"no history entry #{seq} in {store.root} ({known})")
-    # A record is the same if its file is, or a byte-identical copy under another id
-    # (undo and restore bring records back under new ids), as the store decides.
-    current = {e.file: (e.record.name, _digest(store, e.file)) for e in store.entries()}
-    present = set(current.values())
-    if op == "undo":
-        leaving = [a.name for a in target.added if (a.name, a.sha256) in present]
-        returning = [r.name for r in target.removed]
-    else:
-        added = {a.file: (a.name, a.sha256) for e in entries for a in e.added}
-        after = [added[f] for f in replay(e for e in entries if e.seq <= seq) if f in added]
-        wanted = set(after)
-        leaving = [name for name, digest in current.values() if (name, digest) not in wanted]
-        returning = [name for name, digest in after if (name, digest) not in present]
-    return HistoryChange(op, seq, target.op, target.at, tuple(leaving), tuple(returning))
-
-
-def _digest(store: MemoryStore, file: str) -> str | None:
-    real = store.directory()
-    got = None if real is None else store.dir.read(real, file, MAX_RECORD_BYTES)
-    return sha256_hex(got[0]) if got else None
+    preview = store.preview(op, seq)
+    return HistoryChange(
+        op, seq, target.op, target.at, preview.leaving, preview.returning, preview.conflict
+    )

@@ -17,6 +17,7 @@ typed :class:`~ipymemory.errors.ModelError`).
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -208,23 +209,18 @@ def run_tool_loop(
             )
             # A failed call raises its typed ModelError as is (the handler below
             # closes the history first), so callers can tell "no key" from "HTTP 529".
-            if on_text is not None and isinstance(model, StreamingModelClient):
-                reply = model.stream(
-                    system=system,
-                    messages=messages,
-                    max_tokens=max_tokens,
-                    tools=tools.definitions,
-                    model=model_name,
-                    on_text=on_text,
-                )
-            else:
-                reply = model.create(
-                    system=system,
-                    messages=messages,
-                    max_tokens=max_tokens,
-                    tools=tools.definitions,
-                    model=model_name,
-                )
+            call = (
+                functools.partial(model.stream, on_text=on_text)
+                if on_text is not None and isinstance(model, StreamingModelClient)
+                else model.create
+            )
+            reply = call(
+                system=system,
+                messages=messages,
+                max_tokens=max_tokens,
+                tools=tools.definitions,
+                model=model_name,
+            )
             on_reply(reply)
             content = [dict(b) for b in reply.content] or [
                 {"type": "text", "text": "(the model returned an empty reply)"}

@@ -15,10 +15,11 @@ from IPython.core.error import UsageError
 from record_support import rec
 
 import ipymemory
-from ipymemory import MemoryStore
+from ipymemory import ConsolidationPlan, MemoryStore, PendingBatch
 from ipymemory.notebook.run_teaching import NOTEBOOK_NAME, packaged_notebook
 from ipymemory.notebook.teaching import reset_demo_memory
 from ipymemory.store.record import render_record
+from ipymemory.turn.pending import PendingFiles
 
 DEMO = {"prefers-tabs", "sneaky", "indent-with-tabs"}
 UUID = "0123456789abcdef0123456789abcdef"
@@ -92,6 +93,51 @@ def test_the_history_of_demo_records_is_removed_but_not_a_users_forgotten_record
     store.forget("my-real-note")
     assert not [r for r in store.records() if r.name == "my-real-note"]
     refused(tmp_path, "record 'my-real-note'")
+
+
+def keep_undecided(workspace: Path, *items: str, merged: str | None = None) -> Path:
+    """An undecided batch in pending/ (as a kernel leaves it) proposing ``items`` and,
+    with ``merged``, a plan replacing the first item by a record of that name."""
+    plan = None if merged is None else ConsolidationPlan((items[0],), (rec(merged),))
+    batch = PendingBatch("b0123", tuple(rec(n) for n in items), plan, ())
+    pending = PendingFiles(workspace / ".memory")
+    assert pending.save(batch), pending.last_error
+    return pending.directory / "b0123.json"
+
+
+def test_undecided_demo_batches_are_removed_with_the_demo(tmp_path: Path) -> None:
+    demo_set(tmp_path)
+    keep_undecided(tmp_path, "sneaky", merged="indent-with-tabs")
+    reset_demo_memory(tmp_path, DEMO)
+    assert not (tmp_path / ".memory").exists()
+
+    demo_set(tmp_path)
+    (tmp_path / ".memory" / "pending").mkdir()  # what a decided batch leaves
+    reset_demo_memory(tmp_path, DEMO)
+    assert not (tmp_path / ".memory").exists()
+
+
+@pytest.mark.parametrize("where", ["item", "plan"])
+def test_an_undecided_batch_proposing_another_record_stops_the_reset(
+    tmp_path: Path, where: str
+) -> None:
+    demo_set(tmp_path)
+    if where == "item":
+        keep_undecided(tmp_path, "sneaky", "my-real-note")
+    else:
+        keep_undecided(tmp_path, "sneaky", merged="my-real-note")
+    refused(tmp_path, "pending record 'my-real-note'")
+
+
+def test_an_expired_or_unknown_pending_file_stops_the_reset_and_stays(tmp_path: Path) -> None:
+    # Reading pending/ normally deletes expired batches: the reset must delete nothing.
+    demo_set(tmp_path)
+    path = keep_undecided(tmp_path, "my-real-note")
+    path.write_text(path.read_text().replace('"saved_at": ', '"saved_at": 1.0, "_was": '))
+    refused(tmp_path, "pending record 'my-real-note'")
+    path.unlink()
+    (path.parent / "notes.txt").write_text("mine")
+    refused(tmp_path, "'pending/notes.txt' (not a pending batch)")
 
 
 def test_a_record_of_someone_else_stops_the_reset(tmp_path: Path) -> None:

@@ -3,8 +3,9 @@
 The notebook demonstrates on the ``.memory/`` of its own directory (where
 ``%load_ext ipymemory`` looks by default). A user may open it in a directory whose
 ``.memory/`` holds real memories, so :func:`reset_demo_memory` removes the directory
-only when every record in it — listed in the manifest or left over by an interrupted
-commit — carries one of the notebook's demo names.
+only when every record in it — listed in the manifest, left over by an interrupted
+commit, kept for undo in ``history/`` or proposed by an undecided batch in ``pending/``
+— carries one of the notebook's demo names.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from ..store.layout import (
     INDEX_NAME,
     KEPT_DIR_NAME,
     MANIFEST_NAME,
+    PENDING_DIR_NAME,
     MemoryDir,
 )
 from ..store.lock import is_lock_artefact
 from ..store.names import is_valid_file_name
 from ..store.record import MAX_RECORD_BYTES, parse_record
+from ..turn.pending import PendingFiles
 
 __all__ = ["reset_demo_memory"]
 
@@ -73,6 +76,13 @@ def reset_demo_memory(workspace: str | os.PathLike[str], demo_names: Collection[
             names = memory.names(f"{real}/{kept}") if os.path.isdir(f"{real}/{kept}") else []
             foreign += _foreign_records(memory, real, [f"{kept}/{n}" for n in sorted(names)], demo)
             continue
+        if (
+            name == PENDING_DIR_NAME
+            and os.path.isdir(root / name)
+            and not os.path.islink(root / name)
+        ):
+            foreign += _foreign_batches(memory, root, demo)
+            continue
         foreign += _foreign_records(memory, real, [name], demo)
     foreign = list(dict.fromkeys(foreign))  # a name can have an old file and a current one
     if foreign:
@@ -105,6 +115,24 @@ def _foreign_records(memory: MemoryDir, real: str, names: list[str], demo: set[s
             continue
         if record.name not in demo:
             foreign.append(f"record {record.name!r}")
+    return foreign
+
+
+def _foreign_batches(memory: MemoryDir, root: Path, demo: set[str]) -> list[str]:
+    """Entries of ``pending/`` other than undecided batches proposing demo records only."""
+    pending = PendingFiles(root)
+    # now=0: no batch counts as expired, so reading them deletes nothing.
+    saved, _ = pending.load(now=0.0)
+    batches = {s.path.name for s in saved}
+    foreign = [
+        f"{f'{PENDING_DIR_NAME}/{name}'!r} (not a pending batch)"
+        for name in sorted(memory.names(str(pending.directory)))
+        if name not in batches
+    ]
+    for entry in saved:
+        plan = entry.batch.plan
+        proposed = [*entry.batch.items, *(plan.records if plan is not None else ())]
+        foreign += [f"pending record {r.name!r}" for r in proposed if r.name not in demo]
     return foreign
 
 

@@ -57,6 +57,8 @@ class Clone:
 
     def commit(self, message: str) -> bool:
         """Stage .memory and commit; False if there was nothing to commit."""
+        if not (self.path / ".memory").exists():
+            return False
         self.git("add", "-A", ".memory")
         if self.git("diff", "--cached", "--quiet", check=False).returncode == 0:
             return False
@@ -133,3 +135,132 @@ def init_origin(root: Path, clones: int) -> list[Clone]:
         setup(path)
         out.append(Clone(path))
     return out
+
+
+# --- random team work ----------------------------------------------------------------
+
+# (clone, operation, a number the operation interprets)
+Op = tuple[int, str, int]
+OPERATIONS = ("add", "add", "forget", "consolidate", "commit", "merge", "rebase", "push")
+# Few names, so two clones often add the same name (the rename path runs).
+NAMES = ("tabs", "db", "deploy", "style", "ci", "review")
+
+
+@dataclass
+class Ledger:
+    """The set algebra: every record id ever added, and the ids some clone removed."""
+
+    added: set[str]
+    removed: set[str]
+
+    @property
+    def expected(self) -> set[str]:
+        return self.added - self.removed
+
+
+def _records(clone: Clone) -> list[tuple[str, object]]:
+    return [(record_id(e.file), e.record) for e in clone.store.entries()]
+
+
+def _consolidate(clone: Clone, ledger: Ledger, seed: int) -> None:
+    from ipymemory import MemoryRecord
+
+    entries = clone.store.entries()
+    if len(entries) < 2:
+        return
+    i = seed % (len(entries) - 1)
+    sources = entries[i : i + 2]
+    merged = MemoryRecord(
+        name=sources[0].record.name,
+        type=sources[0].record.type,
+        description=f"merged {seed}",
+        body="\n".join(s.record.body for s in sources),
+    )
+    new = clone.store.apply_consolidation(
+        base_records=[e.record for e in entries],
+        source_names=[s.record.name for s in sources],
+        replacements=[merged],
+    )
+    ledger.removed.update(record_id(s.file) for s in sources)
+    ledger.added.update(record_id(e.file) for e in new)
+
+
+def _push(clone: Clone, tries: int = 20) -> None:
+    """Commit and push; on a rejection pull (merge), conclude, and try again."""
+    clone.commit("work")
+    for _ in range(tries):
+        if clone.git("push", "-q", "origin", "main", check=False).returncode == 0:
+            return
+        clone.git("pull", "-q", "--no-rebase", "origin", "main", check=False)
+        clone.finish()
+    raise AssertionError("push kept being rejected")
+
+
+def _pull(clone: Clone, rebase: bool) -> None:
+    clone.commit("work")
+    if rebase:
+        clone.git("pull", "-q", "--rebase", "origin", "main", check=False)
+    else:
+        clone.git("fetch", "-q", "origin")
+        clone.git("merge", "-q", "origin/main", check=False)
+    clone.assert_sound()  # also while git is stopped: the tree is complete
+    clone.finish()
+
+
+def apply(clone: Clone, ledger: Ledger, op: str, n: int) -> None:
+    """One operation of one clone, recorded in ``ledger``."""
+    from ipymemory import MemoryRecord
+
+    if op == "add":
+        name = NAMES[n % len(NAMES)]
+        if name in clone.names():
+            return
+        record = MemoryRecord(name, "project", f"{name} note {n}", f"{name} body {n}")
+        added = clone.store.extend([record])
+        ledger.added.update(record_id(e.file) for e in added)
+    elif op == "forget":
+        entries = clone.store.entries()
+        if entries:
+            gone = entries[n % len(entries)]
+            clone.store.forget([gone.record.name])
+            ledger.removed.add(record_id(gone.file))
+    elif op == "consolidate":
+        _consolidate(clone, ledger, n)
+    elif op == "commit":
+        clone.commit("work")
+    elif op in ("merge", "rebase"):
+        _pull(clone, rebase=op == "rebase")
+    elif op == "push":
+        _push(clone)
+    else:
+        raise ValueError(op)
+
+
+def sync_all(clones: list[Clone]) -> None:
+    """Everyone pushes, then everyone pulls: afterwards every clone is at one commit."""
+    for clone in clones:
+        _push(clone)
+    for clone in clones:
+        _pull(clone, rebase=False)
+
+
+def run_team(root: Path, ops: list[Op], clones: int = 3) -> tuple[list[Clone], Ledger]:
+    """Run ``ops`` on ``clones`` fresh clones of a bare repository, then sync everyone.
+    Asserts what the issue asks: the same set everywhere, equal to the set algebra,
+    check clean, no conflict marker."""
+    team = init_origin(root, clones)
+    ledger = Ledger(set(), set())
+    for who, op, n in ops:
+        apply(team[who % clones], ledger, op, n)
+    sync_all(team)
+    head = {c.git("rev-parse", "HEAD").stdout for c in team}
+    assert len(head) == 1, "clones did not converge on one commit"
+    for clone in team:
+        clone.assert_sound()
+        assert clone.ids() == ledger.expected, (
+            f"{clone.path.name}: lost {sorted(ledger.expected - clone.ids())}, "
+            f"resurrected {sorted(clone.ids() - ledger.expected)}"
+        )
+        names = clone.names()
+        assert len(names) == len(set(names))
+    return team, ledger

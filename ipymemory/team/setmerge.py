@@ -5,10 +5,12 @@ the record files their three versions list, so both files of one merge agree.
 
 Rules (the contract documented in the README, "Sharing memory with your team"):
 
-* **membership** — a file is in the result if it is in ours or theirs and was not
+* **membership** — a record is in the result if it is in ours or theirs and was not
   removed by the other side since the base: ``(ours & theirs) | (ours - base) |
-  (theirs - base)``. Record files carry unique ids and are immutable, so a file name
-  is a record's identity.
+  (theirs - base)``, records identified by the id in their file names (record files
+  are immutable and carry unique ids; a record renamed by a merge keeps its id, so a
+  record one side removed stays removed even if a merge elsewhere renamed it). A record
+  held under two file names (one side renamed it) takes the side that changed it.
 * **order** — deterministic and independent of who merges: the base's records that
   survive, in base order, then every added record ordered by file name. Two teammates
   who merge the same pair get byte-identical files.
@@ -23,6 +25,7 @@ Rules (the contract documented in the README, "Sharing memory with your team"):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
@@ -32,20 +35,26 @@ from ..errors import MemoryFormatError
 from ..store.layout import MAX_FILE_NAME_BYTES
 from ..store.names import is_valid_file_name, is_valid_name
 
-__all__ = ["MergeResult", "Rename", "merge_sets", "name_of", "renamed"]
+__all__ = ["MergeResult", "Rename", "merge_sets", "name_of", "record_key", "renamed"]
 
 # <name>-<32 hex id>.md: the file name every writer of the format generates (SPEC §1).
 _GENERATED = re.compile(r"(?P<name>[a-z0-9]+(?:-[a-z0-9]+)*)-(?P<id>[0-9a-f]{32})\.md")
 _ID_PREFIX = 8
 
 
+@functools.lru_cache(maxsize=8192)
+def _parts(file: str) -> tuple[str, str]:
+    """(record name, record key) of a file name; one regex match per file per process."""
+    match = _GENERATED.fullmatch(file)
+    if match is not None:
+        return match.group("name"), match.group("id")
+    return (file[: -len(".md")] if file.endswith(".md") else file), file
+
+
 def name_of(file: str) -> str:
     """The record name a file name carries (``<name>-<id>.md``); for a file not named
     that way (hand-made), its stem."""
-    match = _GENERATED.fullmatch(file)
-    if match is not None:
-        return match.group("name")
-    return file[: -len(".md")] if file.endswith(".md") else file
+    return _parts(file)[0]
 
 
 @dataclass(frozen=True)
@@ -94,14 +103,41 @@ def renamed(file: str, owner: Mapping[str, str]) -> Rename:
     )
 
 
+def record_key(file: str) -> str:
+    """What identifies a record across merges: the id in its file name (a renamed copy
+    keeps it), or the whole name of a hand-named file."""
+    return _parts(file)[1]
+
+
+def _by_key(files: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for file in files:
+        out.setdefault(record_key(file), file)
+    return out
+
+
 def merge_sets(base: Sequence[str], ours: Sequence[str], theirs: Sequence[str]) -> MergeResult:
     """The three-way merge of the sets of record files ``base``, ``ours``, ``theirs``."""
-    b, o, t = set(base), set(ours), set(theirs)
-    keep = (o & t) | (o - b) | (t - b)
-    kept = [f for f in base if f in keep]
-    added = sorted(keep - b)
-    files = kept + added
-    return _resolve_names(files)
+    b, o, t = _by_key(base), _by_key(ours), _by_key(theirs)
+    keep = (o.keys() & t.keys()) | (o.keys() - b.keys()) | (t.keys() - b.keys())
+    chosen = {key: _choose(b.get(key), o.get(key), t.get(key)) for key in keep}
+    kept = [chosen[key] for key in b if key in keep]
+    added = sorted(chosen[key] for key in keep - b.keys())
+    return _resolve_names(kept + added)
+
+
+def _choose(base: str | None, ours: str | None, theirs: str | None) -> str:
+    """The file of one record both sides may hold under different names (one renamed
+    it in a merge): the side that changed it since the base wins."""
+    if ours is None or theirs is None:
+        found = ours or theirs
+        assert found is not None
+        return found
+    if ours == theirs or theirs == base:
+        return ours
+    if ours == base:
+        return theirs
+    return max(ours, theirs)
 
 
 def _resolve_names(files: list[str]) -> MergeResult:

@@ -352,3 +352,15 @@ def test_history_widget_entry_buttons_propose_undo_and_restore(
     assert "Refused, nothing was written:" in shown and "'c'" in shown
     assert len(get_session().pending) == pending
     assert MemoryStore(ws).get("c").body == "a new c"
+
+
+def test_the_widget_shows_the_newest_entries_and_says_older_exist(
+    ip: InteractiveShell, ws: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    widget = memory(ip, "history --limit 3")
+    assert [r["seq"] for r in widget.view.rows] == [4, 3, 2] and widget.view.more
+    assert "the newest 3" in widget.static_view().to_text()
+    assert "Older entries: history --limit 6." in widget.static_view().to_text()
+    assert not memory(ip, "history --limit 4").view.more
+    monkeypatch.setattr("ipymemory._constants.HISTORY_WIDGET_LIMIT", 2)
+    assert [r["seq"] for r in memory(ip, "history").view.rows] == [4, 3]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from .. import _constants as C
 from ..errors import CommandError, CommandUsageError, MemoryStoreError
 from ..store.history import actor_info
 from ..turn.history_change import HistoryOp, plan_history_change
@@ -39,11 +40,12 @@ def _seq(help_text: str) -> Arg:
 def handle_history(ctx: Context, args: argparse.Namespace) -> View:
     """The journal in .memory/history/, newest first: each commit's number (SEQ), time
     (UTC), operation, the names it added (+) and removed (-), who made it (notebook and
-    cell, or tool) and the turn's question. See one entry with diff SEQ."""
+    cell, or tool) and the turn's question. See one entry with diff SEQ. In a notebook
+    the widget shows the newest 50 unless --limit says otherwise."""
     store = ctx.store
-    view = HistoryView.load(store, args.limit)
     if not ctx.proposes:
-        return view
+        return HistoryView.load(store, args.limit)
+    view = HistoryView.load(store, args.limit or C.HISTORY_WIDGET_LIMIT)
     registry = ctx.session.batch_registry
     return ctx.widget(
         view,

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 from IPython.display import DisplayHandle
-from traitlets import HasTraits, Tuple, Unicode
+from traitlets import Bool, HasTraits, Tuple, Unicode
 
 from ..errors import IPyMemoryError, MemoryStoreError
 from ..store.history import HistoryEntry
@@ -141,18 +141,22 @@ class HistoryView(StaticView):
         *,
         limit: int | None = None,
         error: str | None = None,
+        more: bool = False,
     ) -> None:
         self.directory = directory
         self.entries = tuple(entries)
         self.limit = limit
         self.error = error
+        self.more = more  # older entries exist beyond ``limit``
         self.rows = [entry_row(e) for e in self.entries]
 
     @classmethod
     def load(cls, store: MemoryStore, limit: int | None = None) -> HistoryView:
         """The newest ``limit`` entries; a journal that cannot be read is an error shown."""
         try:
-            return cls(str(store.root), store.history(limit), limit=limit)
+            got = store.history(None if limit is None else limit + 1)
+            more = limit is not None and len(got) > limit
+            return cls(str(store.root), got[:limit], limit=limit, more=more)
         except MemoryStoreError as e:
             return cls(str(store.root), (), limit=limit, error=str(e))
 
@@ -162,6 +166,7 @@ class HistoryView(StaticView):
             "directory": self.directory,
             "limit": self.limit,
             "error": self.error,
+            "more": self.more,
             "entries": self.rows,
         }
 
@@ -178,7 +183,8 @@ class HistoryView(StaticView):
             return f"No history in {self.directory} yet (no commit was recorded)."
         n = len(self.entries)
         newest = " (newest first)" if n > 1 else ""
-        return f"History of {self.directory}: {n} entr{'y' if n == 1 else 'ies'}{newest}"
+        what = f"the newest {n}" if self.more else f"{n} entr{'y' if n == 1 else 'ies'}"
+        return f"History of {self.directory}: {what}{newest}"
 
     def to_text(self) -> str:
         if not self.rows:
@@ -197,7 +203,8 @@ class HistoryView(StaticView):
             ],
             ["seq", "when (UTC)", "op", "what", "by", "turn"],
         )
-        return f"{self._summary()}\n{table}\nSee one entry: diff SEQ; reverse it: undo SEQ."
+        older = f"Older entries: history --limit {2 * len(self.rows)}.\n" if self.more else ""
+        return f"{self._summary()}\n{table}\n{older}See one entry: diff SEQ; reverse it: undo SEQ."
 
     def _html_body(self) -> str:
         head = f"<div><b>{esc(self._summary())}</b></div>"
@@ -444,6 +451,7 @@ class HistoryState(HasTraits):
 
     rows = Tuple(help="the timeline's HistoryEntry objects, newest first")
     error = Unicode(None, allow_none=True)
+    more = Bool(False, help="older entries exist beyond the limit")
 
     def __init__(self, store: MemoryStore | None, limit: int | None, **kw: Any) -> None:
         super().__init__(**kw)
@@ -454,8 +462,10 @@ class HistoryState(HasTraits):
         if self.store is None:
             return
         view = HistoryView.load(self.store, self.limit)
-        self.error = view.error
-        self.rows = view.entries
+        with self.hold_trait_notifications():
+            self.error = view.error
+            self.more = view.more
+            self.rows = view.entries
 
 
 #: Proposes an undo or restore of an entry (``op``, ``seq``) and returns what to show.
@@ -479,7 +489,9 @@ class HistoryWidget(StaticBundleBox):
         self.view = view
         self._store = store
         self._propose = propose
-        self.state = HistoryState(store, view.limit, rows=view.entries, error=view.error)
+        self.state = HistoryState(
+            store, view.limit, rows=view.entries, error=view.error, more=view.more
+        )
         self.refresh_button = w.Button(
             description="Refresh", icon="refresh", disabled=store is None, tooltip="re-read"
         )
@@ -501,7 +513,11 @@ class HistoryWidget(StaticBundleBox):
 
     def _on_state(self, _change: Mapping[str, Any]) -> None:
         self.view = HistoryView(
-            self.view.directory, self.state.rows, limit=self.view.limit, error=self.state.error
+            self.view.directory,
+            self.state.rows,
+            limit=self.view.limit,
+            error=self.state.error,
+            more=self.state.more,
         )
         self._show()
 

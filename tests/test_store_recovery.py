@@ -286,3 +286,16 @@ def test_a_journal_alone_is_enough_to_know_a_set_existed(store: MemoryStore) -> 
     assert plan.source == "journal" and plan.files == () and store.records() == ()
     store.undo(2)  # the forget, undone: every record comes back from history/files/
     assert sorted(store.records(), key=lambda r: r.name) == list(RECORDS)
+
+
+def test_recover_brings_a_listed_file_back_from_history(store: MemoryStore) -> None:
+    alpha = store.entries()[0].file
+    kept = store.root / "history" / "files"
+    kept.mkdir()
+    os.rename(store.root / alpha, kept / alpha)  # listed, yet moved away
+    _refuses_everything(store)
+    plan = store.recover()
+    assert plan.source == "manifest" and plan.from_history == (alpha,) and plan.missing == ()
+    assert store.records() == RECORDS and (store.root / alpha).exists()
+    assert not (kept / alpha).exists()
+    assert check(store.workspace) == []

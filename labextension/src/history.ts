@@ -128,13 +128,17 @@ export function renderHistory(root: HTMLElement, data: JSONObject): void {
   const rows = asList(data.entries).map(parseRow);
   const n = rows.length;
   const title = element('div', 'jp-ipymemory-header');
-  title.appendChild(element('span', 'jp-ipymemory-title', `History: ${n} entr${n === 1 ? 'y' : 'ies'}`));
+  const count = data.more === true ? `the newest ${n}` : `${n} entr${n === 1 ? 'y' : 'ies'}`;
+  title.appendChild(element('span', 'jp-ipymemory-title', `History: ${count}`));
   title.appendChild(element('span', 'jp-ipymemory-detail', asText(data.directory)));
   root.appendChild(title);
   if (data.error) {
     root.appendChild(errorBox(asText(data.error)));
   }
   root.appendChild(historyList(rows));
+  if (data.more === true) {
+    root.appendChild(element('div', 'jp-ipymemory-note', `Older entries: %memory history --limit ${2 * n}`));
+  }
 }
 
 export function renderHistoryDiff(root: HTMLElement, data: JSONObject): void {

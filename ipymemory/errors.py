@@ -8,6 +8,7 @@ Callers decide by type, never by message text. Third-party errors are wrapped
     │   ├── MemoryFormatError ........ a record, manifest or file breaks the format (SPEC §1)
     │   │   └── MemoryRecoveryNeeded . the manifest is gone or unreadable: run recover
     │   ├── MemoryConflictError ...... the set changed under an operation
+    │   ├── MemorySecretError ........ a record to write holds a credential (SPEC §7)
     │   └── MemoryLockTimeout ........ the store lock was not acquired in time
     ├── MemoryConfigError (ValueError)  a setting has a bad value
     ├── ModelError ................... a model call could not be made or failed
@@ -42,6 +43,7 @@ __all__ = [
     "MemoryFormatError",
     "MemoryLockTimeout",
     "MemoryRecoveryNeeded",
+    "MemorySecretError",
     "MemoryStoreError",
     "ModelAPIError",
     "ModelConnectionError",
@@ -70,6 +72,19 @@ class MemoryFormatError(MemoryStoreError):
 
 class MemoryConflictError(MemoryStoreError):
     """The set changed underneath an operation planned on an older set."""
+
+
+class MemorySecretError(MemoryStoreError):
+    """A record to be written holds a credential (SPEC §7): nothing was written.
+
+    ``findings`` holds ``(record name, field, kind)`` -- never the secret itself; a name
+    that holds one is given redacted. Write the redacted record instead
+    (``ipymemory.screen_records(records)[i].redacted()``).
+    """
+
+    def __init__(self, message: str, findings: tuple[tuple[str, str, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.findings = findings
 
 
 class MemoryLockTimeout(MemoryStoreError):

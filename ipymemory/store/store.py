@@ -28,6 +28,7 @@ from ..errors import (
     MemoryConflictError,
     MemoryFormatError,
     MemoryRecoveryNeeded,
+    MemorySecretError,
     MemoryStoreError,
 )
 from . import durable
@@ -761,6 +762,8 @@ class MemoryStore:
         and its journal entry (SPEC §6). Returns the entry."""
         step = self._checkpoint
         # Everything that can be refused is checked before the first byte is written.
+        if change.op != "recover":  # recover rebuilds what is on disk already
+            refuse_secrets([e.record for e in created], self.root)
         index_bytes = render_index(new_set, self.max_index_lines, self.max_index_bytes)
         manifest_bytes = render_manifest([e.file for e in new_set])
         payloads = [
@@ -992,6 +995,29 @@ def _find(entries: Sequence[HistoryEntry], seq: object, where: str) -> HistoryEn
 def _new_entry(record: MemoryRecord) -> StoredRecord:
     """A new entry with a fresh id (ours, never a model's): ``<name>-<uuid4 hex>.md``."""
     return StoredRecord(f"{record.name}-{uuid.uuid4().hex}.md", record)
+
+
+def refuse_secrets(records: Iterable[MemoryRecord], where: object) -> None:
+    """Raise :class:`MemorySecretError` (nothing written) if a record holds a credential
+    (SPEC §7): the one check every commit path passes -- the API, the CLI, imports,
+    batches, consolidation plans, undo and restore. The message names the record, the
+    field and the kind of credential, never the credential."""
+    # Here, not at the top: the screen package imports the side-queries, which import us.
+    from ..screen.secrets import find_secrets, redact
+
+    findings = tuple(
+        (redact(r.name), field, hit.kind)
+        for r in records
+        for field in ("name", "description", "body")
+        for hit in find_secrets(getattr(r, field))
+    )
+    if findings:
+        said = "; ".join(f"{n!r} holds a credential ({k}) in its {f}" for n, f, k in findings)
+        raise MemorySecretError(
+            f"{where}: {said}; a credential is never stored -- write the redacted record "
+            "(ipymemory.screen.screen_records(...)[i].redacted()); nothing changed",
+            findings,
+        )
 
 
 def _check_records(records: Iterable[MemoryRecord], label: str) -> tuple[MemoryRecord, ...]:

@@ -17,6 +17,12 @@ Committing applies everything accepted in ONE store commit (one manifest swap):
   ``store.extend(...)`` after checking that no accepted name appeared in the set
   meanwhile (the store checks again under its lock).
 
+Screening (SPEC §7) marks items: ``redacted`` items are the redacted form of an item
+that held a credential (the credential itself is never kept) and are committed only
+when the decision names them explicitly (``redacted=``); otherwise they count as
+rejected. ``flags`` says, per item, why it needs a person (redacted, from tool output,
+instructs the assistant); a person committing the batch is that person.
+
 Rejecting an item that an accepted plan replaces would make the plan drop it
 silently, so that commit is refused with a message and the batch stays as it was:
 keep the item, or reject the plan too (``accept_plan=False``).
@@ -40,14 +46,16 @@ from .history_change import HistoryChange
 from .provenance import TurnProvenance, commit_meta
 
 __all__ = [
+    "PLAN_FLAG",
     "BatchRegistry",
     "BatchStatus",
     "CommitEffect",
     "CommitResult",
     "PendingBatch",
     "apply_batch",
-    "commit_effect",
     "check_reject",
+    "commit_effect",
+    "effective_reject",
     "plan_conflict",
 ]
 
@@ -81,7 +89,9 @@ class PendingBatch:
     ``provenance`` is what is known about the turn that proposed it and ``origins``
     each item's origin (SPEC §7; an item not listed: ``user``); both reach the
     journal entry of the commit. ``history`` makes it an undo or restore proposal
-    (no items, no plan): committing it applies that change whole.
+    (no items, no plan): committing it applies that change whole. ``flags``: per item
+    (or the plan, under :data:`PLAN_FLAG`), why screening wants a person; ``redacted``:
+    the items that are redacted forms (committed only when chosen by name).
     """
 
     id: str
@@ -98,6 +108,8 @@ class PendingBatch:
     provenance: TurnProvenance | None = field(default=None, compare=False)
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
     history: HistoryChange | None = None
+    flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    redacted: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -131,6 +143,30 @@ class CommitResult:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+#: The key of ``PendingBatch.flags`` for the consolidation plan itself.
+PLAN_FLAG = "(consolidation plan)"
+
+
+def effective_reject(
+    batch: PendingBatch, reject: Collection[str], redacted: Collection[str] = ()
+) -> tuple[str, ...]:
+    """``reject`` plus every redacted item not chosen in ``redacted`` (SPEC §7: the
+    redacted text is committed only on an explicit choice). Refuses ``redacted`` names
+    that are not redacted items of the batch."""
+    if isinstance(redacted, str):
+        raise BatchError("redacted must be a collection of item names, not one string")
+    unknown = sorted(set(redacted) - set(batch.redacted))
+    if unknown:
+        raise BatchError(
+            f"batch {batch.id}: {', '.join(map(repr, unknown))} "
+            + ("is not a redacted item" if len(unknown) == 1 else "are not redacted items")
+            + f" (redacted: {', '.join(batch.redacted) or 'none'})"
+        )
+    chosen = set(redacted)
+    held = [name for name in batch.redacted if name not in chosen]
+    return tuple(dict.fromkeys([*reject, *held]))
 
 
 def check_reject(batch: PendingBatch, reject: Collection[str]) -> None:
@@ -354,18 +390,21 @@ class BatchRegistry(HasTraits):
         *,
         refusal: str | None = None,
         decided_by: str = "review",
+        redacted: Collection[str] = (),
     ) -> CommitResult:
         """Commit ``batch`` minus ``reject`` (see the module docstring).
 
         Raises :class:`BatchError` for an unknown or decided batch or reject names that
-        are not items. Otherwise the outcome is in the result: ``refusal`` (a reason the
-        caller refuses every commit) or a plan conflict leave the batch as it was; a
+        are not items (or ``redacted`` names that are not redacted items: only those
+        named there are committed). Otherwise the outcome is in the result: ``refusal``
+        (a reason the caller refuses every commit) or a plan conflict leave the batch as it was; a
         store failure marks it ``failed`` (retryable); success marks it ``committed``
         (``discarded`` when nothing was accepted).
         """
         with self._lock:
             current = self.lookup(batch, undecided=True)
             check_reject(current, reject)
+            reject = effective_reject(current, reject, redacted)
             conflict = refusal or plan_conflict(current, reject, accept_plan)
             if conflict is not None:
                 return CommitResult((), (), conflict, current)

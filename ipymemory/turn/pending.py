@@ -85,6 +85,12 @@ def _screened_text(value: Any) -> Any:
 
 def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
     plan = batch.plan
+    items = [_screened(r) for r in batch.items]
+    # An item this redacts here was not screened before: it too waits for a choice.
+    redacted = [
+        *batch.redacted,
+        *(r.name for r, o in zip(items, batch.items, strict=True) if r != o),
+    ]
     return {
         "version": FORMAT_VERSION,
         "id": batch.id,
@@ -92,8 +98,10 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
         "status": str(batch.status),
         "error": None if batch.error is None else redact(batch.error),
         "plan_error": None if batch.plan_error is None else redact(batch.plan_error),
-        "items": [_screened(r).to_json() for r in batch.items],
+        "items": [r.to_json() for r in items],
         "origins": dict(batch.origins),
+        "flags": {n: [redact(w) for w in why] for n, why in batch.flags.items()},
+        "redacted": sorted(set(redacted)),
         "plan": None
         if plan is None
         else {
@@ -165,6 +173,15 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
     origins = data.get("origins") or {}
     if not isinstance(origins, dict):
         raise MemoryFormatError(f"{where}: origins must map item names to origins")
+    flags = data.get("flags") or {}
+    redacted = data.get("redacted") or []
+    if not (
+        isinstance(flags, dict)
+        and all(isinstance(v, list) and all(isinstance(w, str) for w in v) for v in flags.values())
+        and isinstance(redacted, list)
+        and all(isinstance(n, str) and n in {i.name for i in items} for n in redacted)
+    ):
+        raise MemoryFormatError(f"{where}: flags/redacted must name the batch's items")
     batch = PendingBatch(
         batch_id,
         items,
@@ -175,6 +192,8 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         plan_error=data.get("plan_error") if isinstance(data.get("plan_error"), str) else None,
         provenance=_provenance(data.get("provenance")),
         origins={str(k): str(v) for k, v in dict(origins).items()},
+        flags={str(k): tuple(v) for k, v in flags.items()},
+        redacted=tuple(redacted),
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
     return SavedBatch(batch, digests, float(saved_at), path)

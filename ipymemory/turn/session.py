@@ -53,13 +53,14 @@ from ..sidequery import (
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
-from .history_change import HistoryChange
 from .config import COMMIT_MODES, SessionConfig
 from .history import RequestHistory, previous_turn_start, summarize_history
+from .history_change import HistoryChange
 from .injection import render_memory_block
 from .loop import ToolStep, run_tool_loop
 from .pending import PendingFiles
 from .provenance import TurnProvenance
+from .screened import plan_flags, screen_items, screen_plan, split_for_auto
 from .tools import ToolBox
 from .usage import CallUsage, TurnUsage, UsageLedger
 
@@ -74,6 +75,7 @@ __all__ = [
 # Texts for the failures SPEC §3 does not name (its three come from sidequery).
 LAST_ERROR_READ = "Memory could not be read"
 LAST_ERROR_COMMIT = "Memory commit failed"
+LAST_ERROR_SCREEN = "Memory screening dropped an item"
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,10 @@ class TurnResult:
     """What a turn produced. ``batch`` is the extracted batch (pending in review
     mode, committed or failed in auto mode, ``None`` if nothing was extracted);
     ``committed`` the names written by this turn; ``memory_errors`` every
-    (last_error text, cause) pair of the turn, in order."""
+    (last_error text, cause) pair of the turn, in order. ``held`` (``auto`` mode): the
+    batch of items screening keeps for a person (redacted, from tool output, or
+    instructing the assistant; or the whole batch when its plan needs review), pending;
+    ``held_reasons`` says why, per item (SPEC §7)."""
 
     answer: str
     selection: Selection
@@ -115,6 +120,11 @@ class TurnResult:
     answer_seconds: float = 0.0
     memory_seconds: float = 0.0
     steps: tuple[ToolStep, ...] = ()
+    held: PendingBatch | None = None
+
+    @property
+    def held_reasons(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.held.flags) if self.held is not None else {}
 
 
 Listener = Callable[[TurnEvent], None]
@@ -159,6 +169,7 @@ class AgentSession:
         #: execution_count), asked when a turn starts; set by the notebook extension.
         self.caller: Callable[[], Mapping[str, Any]] | None = None
         self._provenance: TurnProvenance | None = None
+        self._held: PendingBatch | None = None  # this turn's batch held for a person
         self._memory_block = ""
         # SPEC §8: canonical messages before this index were read by a successful
         # extraction (or belong to turns that opted out of it).
@@ -297,17 +308,18 @@ class AgentSession:
         # The answer is complete: show it now, before any memory work (issue 13).
         self._emit("answered", outcome.answer)
         self._provenance = replace(turn, files_read=tuple(tools.files_read))
+        self._held = None
         if use_memory:
             batch = self._complete(mode)
         else:
             batch = None
             self._skip_extraction()
+        held, self._held = self._held, None
         committed = batch.committed if batch is not None else ()
-        self._emit(
-            "done",
-            f"{outcome.tool_calls} tool call(s); "
-            + (f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"),
-        )
+        said = f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"
+        if held is not None:
+            said += f"; {len(held.items) or 'a plan'} held for review (see held_reasons)"
+        self._emit("done", f"{outcome.tool_calls} tool call(s); {said}")
         return TurnResult(
             answer=outcome.answer,
             selection=selection,
@@ -322,6 +334,7 @@ class AgentSession:
             answer_seconds=answered - started,
             memory_seconds=time.monotonic() - answered,
             steps=outcome.steps,
+            held=held,
         )
 
     def complete(self) -> PendingBatch | None:
@@ -374,8 +387,17 @@ class AgentSession:
         # what already waits for review or what the user turned down: drop those.
         decided = self.batch_registry.proposed_names()
         items = tuple(item for item in extraction.records if item.name not in decided)
+        # SPEC §7: origin, credentials and instructions, before anything is kept.
+        screened = screen_items(
+            items, [*context, *history], decided | {record.name for record in base}
+        )
+        items = screened.items
+        if screened.dropped:
+            self._fail(LAST_ERROR_SCREEN, "; ".join(screened.dropped))
         if not items:
             return None
+        origins = dict(screened.origins)
+        flags = dict(screened.flags)
         plan = None
         plan_error = None
         # SPEC §8 spacing: not on every extracting turn once the set is at the threshold.
@@ -396,28 +418,44 @@ class AgentSession:
                 self._record_side("consolidator", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e))
                 plan_error = str(e)
+            if plan is not None:
+                plan, plan_origins, reasons = screen_plan(plan, base, screened, auto=mode == "auto")
+                origins.update(plan_origins)
+                flags.update(plan_flags(reasons))
         provenance = self._provenance or TurnProvenance(self.id, caller=self._caller())
-        batch = self.batch_registry.add(
-            PendingBatch(
-                _batch_id(),
-                items,
-                plan,
-                base,
-                plan_error=plan_error,
-                provenance=replace(provenance, models=self._models()),
-            )
+        batch = PendingBatch(
+            _batch_id(),
+            items,
+            plan,
+            base,
+            plan_error=plan_error,
+            provenance=replace(provenance, models=self._models()),
+            origins=origins,
+            flags=flags,
+            redacted=screened.redacted,
         )
-        if mode == "auto" and plan_error is None:
-            return self._commit(batch, (), True, auto=True).batch
-        return batch
+        if mode != "auto" or plan_error is not None:
+            return self.batch_registry.add(batch)
+        now, later = split_for_auto(batch)
+        if later is not None:  # waits for a person; the turn says so (TurnResult.held)
+            self._held = self.batch_registry.add(later)
+        if now is None:
+            return self._held
+        return self._commit(self.batch_registry.add(now), (), True, auto=True).batch
 
     # --- batches -------------------------------------------------------------------
 
     def commit(
-        self, batch: PendingBatch, *, reject: Collection[str] = (), accept_plan: bool = True
+        self,
+        batch: PendingBatch,
+        *,
+        reject: Collection[str] = (),
+        accept_plan: bool = True,
+        redacted: Collection[str] = (),
     ) -> CommitResult:
         """Commit ``batch`` minus the ``reject``-ed item names, with or without its
-        plan, in one store commit (see :mod:`ipymemory.turn.batch`).
+        plan, in one store commit (see :mod:`ipymemory.turn.batch`). Redacted items
+        (``batch.redacted``) are committed only when named in ``redacted``.
 
         Raises :class:`BatchError` for an unknown batch, one already committed or
         discarded, or reject names that are not items. Otherwise never raises: a
@@ -425,10 +463,16 @@ class AgentSession:
         ``last_error``), and the set is unchanged. In commit mode ``off`` every
         commit is refused (a turn run with ``commit_mode="auto"`` still commits).
         """
-        return self._commit(batch, reject, accept_plan, auto=False)
+        return self._commit(batch, reject, accept_plan, auto=False, redacted=redacted)
 
     def _commit(
-        self, batch: PendingBatch, reject: Collection[str], accept_plan: bool, *, auto: bool
+        self,
+        batch: PendingBatch,
+        reject: Collection[str],
+        accept_plan: bool,
+        *,
+        auto: bool,
+        redacted: Collection[str] = (),
     ) -> CommitResult:
         with self._lock:
             off = not auto and self.config.commit_mode == "off"
@@ -439,6 +483,7 @@ class AgentSession:
                 accept_plan,
                 refusal="commit mode is 'off': this session never writes memories" if off else None,
                 decided_by="auto" if auto else "review",
+                redacted=redacted,
             )
             failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
             if failed and result.error is not None:  # the store refused

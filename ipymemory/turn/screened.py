@@ -1,0 +1,164 @@
+"""Screening a turn's batch before anything of it is kept or committed (SPEC §7).
+
+:func:`screen_items` runs :func:`~ipymemory.screen.screen_batch` on the extracted items
+against the canonical messages the extractor read (the same ``[*context, *history]``):
+each item gets its origin (decided by our code), an item holding a credential is
+replaced by its redacted form at once (the credential is never kept, not even in the
+session), and every item needing a person gets its reasons.
+
+:func:`screen_plan` does the same for a consolidation plan: each new record is as
+trusted as the least trusted record it replaces (records of the set count as ``user``:
+they were committed by a person or passed screening), and in ``auto`` mode a plan
+replacing more than half the set or more than five records waits for review.
+
+:func:`split_for_auto` cuts an ``auto``-mode batch into what may be committed without a
+person and what stays pending for one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import MemoryFormatError
+from ..screen import (
+    Origin,
+    Verdict,
+    consolidation_needs_review,
+    least_trusted,
+    screen_batch,
+    screen_record,
+)
+from ..sidequery.consolidate import ConsolidationPlan
+from ..store.record import MemoryRecord
+from .batch import PLAN_FLAG, PendingBatch
+from .provenance import DEFAULT_ORIGIN
+
+__all__ = ["ScreenedItems", "screen_items", "screen_plan", "split_for_auto"]
+
+
+@dataclass(frozen=True)
+class ScreenedItems:
+    """Items as they may be kept, with what screening found.
+
+    ``dropped`` says (without the credential) why an item was left out entirely: its
+    redacted form breaks the format or takes a name already used.
+    """
+
+    items: tuple[MemoryRecord, ...]
+    origins: Mapping[str, str]
+    flags: Mapping[str, tuple[str, ...]]
+    redacted: tuple[str, ...]
+    dropped: tuple[str, ...] = ()
+
+    @property
+    def held(self) -> tuple[str, ...]:
+        """The items that need a person (flagged: redacted, tool, instructs)."""
+        return tuple(item.name for item in self.items if item.name in self.flags)
+
+
+def screen_items(
+    items: Sequence[MemoryRecord],
+    history: Sequence[dict[str, Any]],
+    taken: set[str],
+) -> ScreenedItems:
+    """Screen extracted ``items`` against the ``history`` they were extracted from;
+    ``taken`` holds names a redacted item must not take (the set's, others pending)."""
+    kept: list[MemoryRecord] = []
+    origins: dict[str, str] = {}
+    flags: dict[str, tuple[str, ...]] = {}
+    redacted: list[str] = []
+    dropped: list[str] = []
+    used = set(taken) | {item.name for item in items}
+    for screening in screen_batch(items, history):
+        record = screening.record
+        if screening.verdict is Verdict.REDACT:
+            try:
+                record = screening.redacted()
+            except MemoryFormatError:
+                dropped.append(f"an item whose redacted form is not a valid record ({record.type})")
+                continue
+            if record.name != screening.record.name and record.name in used:
+                dropped.append(f"a redacted item named like another ({record.name!r})")
+                continue
+            used.add(record.name)
+            redacted.append(record.name)
+        kept.append(record)
+        origins[record.name] = screening.origin.value
+        if screening.needs_person:
+            flags[record.name] = screening.reasons()
+    return ScreenedItems(tuple(kept), origins, flags, tuple(redacted), tuple(dropped))
+
+
+def screen_plan(
+    plan: ConsolidationPlan,
+    base: Sequence[MemoryRecord],
+    screened: ScreenedItems,
+    *,
+    auto: bool,
+) -> tuple[ConsolidationPlan, dict[str, str], tuple[str, ...]]:
+    """The plan with its records redacted where needed, the origin of each of its
+    records, and why it needs a person (empty: it does not)."""
+    base_names = {record.name for record in base}
+    source_origins = [
+        Origin(screened.origins.get(name, DEFAULT_ORIGIN)) for name in plan.source_names
+    ]
+    origin = least_trusted(source_origins)
+    records: list[MemoryRecord] = []
+    reasons: list[str] = []
+    for record in plan.records:
+        screening = screen_record(record, origin)
+        if screening.verdict is Verdict.REDACT:
+            # The plan then carries a redacted text: it waits for an explicit choice.
+            record = screening.redacted()
+        records.append(record)
+        reasons.extend(f"its record {record.name!r} {why}" for why in screening.reasons())
+    merged_held = [name for name in plan.source_names if name in screened.flags]
+    if merged_held:
+        reasons.append(f"it merges item(s) held for review: {', '.join(merged_held)}")
+    replaced = sum(1 for name in plan.source_names if name in base_names)
+    if auto and consolidation_needs_review(len(base), replaced):
+        reasons.append(
+            f"it would replace {replaced} of the {len(base)} records "
+            "(more than half the set, or more than five)"
+        )
+    new_plan = replace(plan, records=tuple(records))
+    return new_plan, {r.name: origin.value for r in records}, tuple(reasons)
+
+
+def plan_flags(reasons: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    return {PLAN_FLAG: tuple(reasons)} if reasons else {}
+
+
+def split_for_auto(batch: PendingBatch) -> tuple[PendingBatch | None, PendingBatch | None]:
+    """(what ``auto`` mode commits now, what stays pending for a person).
+
+    A flagged plan keeps the whole batch pending (its items are its candidates);
+    otherwise the flagged items are moved into a batch of their own (no plan) and the
+    rest is committed.
+    """
+    if not batch.flags:
+        return batch, None
+    if PLAN_FLAG in batch.flags:
+        return None, batch
+    held_names = {name for name in batch.names if name in batch.flags}
+    clean = tuple(item for item in batch.items if item.name not in held_names)
+    held = tuple(item for item in batch.items if item.name in held_names)
+    now = (
+        replace(batch, items=clean, flags={}, redacted=())
+        if clean or batch.plan is not None
+        else None
+    )
+    later = PendingBatch(
+        uuid.uuid4().hex[:12],
+        held,
+        None,
+        batch.base,
+        provenance=batch.provenance,
+        origins={n: o for n, o in batch.origins.items() if n in held_names},
+        flags={n: r for n, r in batch.flags.items() if n in held_names},
+        redacted=tuple(n for n in batch.redacted if n in held_names),
+    )
+    return now, later

@@ -6,8 +6,10 @@ file) and topic files whose YAML frontmatter holds ``name`` (a free title),
 
 **Import** (:func:`read_directory`, :func:`plan_import`): every ``*.md`` topic file of the
 directory (the index's links only report what is missing: the files are the data). A
-title becomes a slug (``"Prefers Tabs"`` → ``prefers-tabs``; a second file with the same
-slug gets ``-2``, ``-3``). Invalid files (no frontmatter, a missing key, an unknown
+title becomes a slug (``"Prefers Tabs"`` → ``prefers-tabs``; files are taken in the
+index's order, then by file name, and a second file with the same slug gets ``-2``,
+``-3``). Frontmatter that is not valid YAML but plain ``key: value`` lines (an unquoted
+title with a colon) is read as such. Invalid files (no frontmatter, a missing key, an unknown
 type, an empty body, too large) and index links without a file are reported, never
 imported. The records are screened like every write (SPEC §7, origin ``manual``): one
 holding a credential is held back and reported. A name the set already holds is skipped
@@ -53,6 +55,7 @@ __all__ = [
 
 INDEX_NAME = "MEMORY.md"
 EXPORT_STATE_NAME = ".ipymemory-export.json"
+_PLAIN_PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):[ \t]+(.*)")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^()\s]+\.md)\)")
 # A topic file larger than a record can hold is not read whole.
 _MAX_TOPIC_BYTES = 4 * MAX_RECORD_BYTES
@@ -95,10 +98,16 @@ def _frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         raise MemoryFormatError(f"{where}: frontmatter is not closed by a '---' line") from None
+    front = lines[1:end]
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end]))
+        meta = yaml.safe_load("\n".join(front))
     except yaml.YAMLError as e:
-        raise MemoryFormatError(f"{where}: frontmatter is not valid YAML ({e})") from e
+        # Hand- or model-written frontmatter often leaves a title such as "DB: tests"
+        # unquoted: read plain "key: value" lines as they read to a person.
+        pairs = [_PLAIN_PAIR.fullmatch(line) for line in front if line.strip()]
+        if not pairs or any(m is None for m in pairs):
+            raise MemoryFormatError(f"{where}: frontmatter is not valid YAML ({e})") from e
+        meta = {m.group(1): m.group(2).strip() for m in pairs if m is not None}
     if not isinstance(meta, dict):
         raise MemoryFormatError(f"{where}: frontmatter must be a mapping")
     return meta, "\n".join(lines[end + 1 :])
@@ -134,15 +143,20 @@ def read_directory(directory: str | os.PathLike[str]) -> tuple[list[TopicFile], 
         raise CommandError(f"{root}: not a directory (expected a Claude Code memory directory)")
     files = sorted(p for p in root.iterdir() if p.suffix == ".md" and p.name != INDEX_NAME)
     invalid: list[Invalid] = []
+    listed: list[str] = []
     index = root / INDEX_NAME
     if index.is_file():
         text = index.read_text(encoding="utf-8", errors="replace")
         for number, line in enumerate(text.splitlines(), start=1):
-            for _title, target in _LINK.findall(line):
+            for _text, target in _LINK.findall(line):
+                listed.append(target)
                 if not (root / target).is_file():
                     invalid.append(
                         Invalid(f"{INDEX_NAME} line {number}", f"links {target}, which is missing")
                     )
+    # The index's order first (so of two equal titles the listed one keeps the slug).
+    rank = {name: i for i, name in reversed(list(enumerate(listed)))}
+    files.sort(key=lambda p: (rank.get(p.name, len(rank)), p.name))
     topics: list[TopicFile] = []
     used: set[str] = set()
     for path in files:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,8 @@ from ipymemory.team.gitsetup import setup
 
 _ID = re.compile(r"-([0-9a-f]{32})\.md$")
 MARKERS = (b"<<<<<<<", b">>>>>>>", b"=======")
+# What the runs met: git stops concluded, by operation (for benchmarks/team_sync.py).
+STATS: Counter[str] = Counter()
 
 GIT_ENV: Mapping[str, str] = {
     "GIT_AUTHOR_NAME": "t",
@@ -105,6 +108,7 @@ class Clone:
             if op is None:
                 return
             self.assert_sound()
+            STATS[f"stopped {op}"] += 1
             self.git("add", "-A", ".memory")
             if op == "merge":
                 self.git("commit", "-q", "--no-edit")

@@ -1,0 +1,79 @@
+"""Open inputs of issue 14's parsers: any prompt text, any pending file content."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ipymemory.notebook.prompt import code_of, expand_prompt
+from ipymemory.turn.pending import PendingFiles
+
+_REFERENCES = ("{In[", "{Out[", "{Err}")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_a_prompt_without_references_or_known_names_is_sent_as_written(text: str) -> None:
+    if any(r in text for r in _REFERENCES):
+        return
+    assert expand_prompt(text, {}) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.text())
+def test_a_value_is_inserted_once_never_expanded_again(before: str, value: str) -> None:
+    if any(r in before for r in _REFERENCES) or "{x}" in before:
+        return
+    namespace = {"x": value, "y": "SHOULD-NOT-APPEAR"}
+    out = expand_prompt(f"{before}{{x}}", {**namespace})
+    # The value itself is not scanned for references (e.g. a value holding "{y}").
+    expected_value = value if len(value) <= 8000 else out[len(before) :]
+    assert out == expand_prompt(before, namespace) + expected_value
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text())
+def test_code_of_any_answer_is_text_it_contained(answer: str) -> None:
+    code = code_of(answer)
+    for block in code.split("\n\n"):
+        assert block in answer
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+_FIELD = _JSON | st.sampled_from(["a-name", "user", "project", "text"])
+_RECORDISH = st.lists(
+    st.fixed_dictionaries({k: _FIELD for k in ("name", "type", "description", "body")}),
+    max_size=3,
+)
+_KEYS = ("version", "id", "saved_at", "items", "plan", "base", "origins", "provenance", "status")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(_KEYS), _JSON, max_size=len(_KEYS)),
+    st.booleans(),
+    _RECORDISH,
+)
+def test_any_pending_file_is_listed_or_reported_never_raises(
+    tmp_path_factory: object, data: dict[str, object], plausible: bool, items: list[object]
+) -> None:
+    root = Path(tmp_path_factory.mktemp("p")) / ".memory"  # type: ignore[attr-defined]
+    files = PendingFiles(root)
+    files.directory.mkdir(parents=True)
+    if plausible:  # get past the first checks more often
+        data = {"version": 1, "id": "abc", "saved_at": 1e12, "base": [], **data}
+        data["items"] = items
+    (files.directory / "abc.json").write_text(json.dumps(data))
+    saved, problems = files.load(now=0.0)
+    assert len(saved) + len(problems) == 1
+    if saved:
+        assert saved[0].batch.id == "abc"

@@ -364,3 +364,11 @@ def test_the_widget_shows_the_newest_entries_and_says_older_exist(
     assert not memory(ip, "history --limit 4").view.more
     monkeypatch.setattr("ipymemory._constants.HISTORY_WIDGET_LIMIT", 2)
     assert [r["seq"] for r in memory(ip, "history").view.rows] == [4, 3]
+
+
+def test_undo_is_applied_in_commit_mode_off(ip: InteractiveShell, ws: str) -> None:
+    """Mode off stops writing what turns extract; an undo asked for is applied (as forget)."""
+    ip.run_line_magic("config", "IPyMemory.commit_mode = 'off'")
+    review = memory(ip, "undo 4")
+    review.commit_button.click()
+    assert review.status == "committed" and "c" in names(ws)

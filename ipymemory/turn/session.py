@@ -475,7 +475,9 @@ class AgentSession:
         redacted: Collection[str] = (),
     ) -> CommitResult:
         with self._lock:
-            off = not auto and self.config.commit_mode == "off"
+            # Mode off stops writing what a turn extracted; an undo/restore was asked
+            # for explicitly, like forget, and is applied.
+            off = not auto and self.config.commit_mode == "off" and batch.history is None
             result = self.batch_registry.commit(
                 self.store,
                 batch,

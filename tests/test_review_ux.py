@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from notebook_support import items_json
 from record_support import rec
 
 from ipymemory import MemoryStore, ScriptedModel
+from ipymemory.sidequery.consolidate import ConsolidationPlan
 from ipymemory.turn import AgentSession
+from ipymemory.turn.batch import PendingBatch, apply_batch, commit_effect
 from ipymemory.turn.config import SessionConfig
 from ipymemory.views import MIME_TYPE, BatchReview, BatchView
 
@@ -134,3 +138,48 @@ def test_a_name_taken_by_another_session_offers_commit_the_rest(workspace: str) 
     assert [r.name for r in store.records()] == ["shared", "mine"]
     assert store.records()[0].description == "the other kernel's"  # theirs untouched
     assert review.commit_rest_button.layout.display == "none"
+
+
+# --- the summary never disagrees with the commit --------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n_base=st.integers(0, 4),
+    n_items=st.integers(0, 4),
+    merged=st.sets(st.integers(0, 7), max_size=5),
+    n_new=st.integers(1, 2),
+    reject=st.sets(st.integers(0, 3), max_size=4),
+    with_plan=st.booleans(),
+    accept_plan=st.booleans(),
+)
+def test_commit_effect_matches_what_the_commit_does(
+    tmp_path_factory: object,
+    n_base: int,
+    n_items: int,
+    merged: set[int],
+    n_new: int,
+    reject: set[int],
+    with_plan: bool,
+    accept_plan: bool,
+) -> None:
+    workspace = tmp_path_factory.mktemp("fx")  # type: ignore[attr-defined]
+    store = MemoryStore(workspace)
+    if n_base:
+        store.extend([rec(f"base-{i}") for i in range(n_base)])
+    base = store.records()
+    items = tuple(rec(f"item-{i}") for i in range(n_items))
+    candidates = [*(r.name for r in base), *(r.name for r in items)]
+    sources = tuple(candidates[i] for i in sorted(merged) if i < len(candidates))
+    plan = None
+    if with_plan and sources:
+        plan = ConsolidationPlan(sources, tuple(rec(f"merged-{i}") for i in range(n_new)))
+    batch = PendingBatch("b1", items, plan, base)
+    rejected = [f"item-{i}" for i in reject if i < n_items]
+    effect = commit_effect(batch, rejected, accept_plan)
+    if effect.conflict is not None:
+        return  # apply_batch refuses the same decision (tested in test_views)
+    added, removed = apply_batch(store, batch, rejected, accept_plan)
+    after = store.records()
+    assert len(after) == effect.after and effect.before == n_base
+    assert sorted(added) == sorted(effect.added) and sorted(removed) == sorted(effect.replaced)

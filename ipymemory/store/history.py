@@ -239,11 +239,12 @@ class Journal:
 
     def broken(self) -> str | None:
         """Why ``history`` (or the journal) cannot be used, or None."""
-        for path, what in ((self.dir, "directory"), (self.path, "file")):
+        checks = ((self.dir, "directory"), (self.kept_dir, "directory"), (self.path, "file"))
+        for path, what in checks:
             try:
                 st = os.lstat(path)
             except FileNotFoundError:
-                return None
+                continue
             except OSError as e:
                 return f"cannot be examined ({e})"
             want = stat.S_ISDIR if what == "directory" else stat.S_ISREG
@@ -326,7 +327,15 @@ class Journal:
             raise MemoryFormatError(f"{self.shown}: the last line is not JSON ({e})") from e
 
     def kept(self, file: str) -> bool:
-        return os.path.isfile(f"{self.kept_dir}/{file}")
+        """True if ``history/files/<file>`` is a regular file reached without a symlink
+        (a symlinked history would let undo, restore or recover take files from
+        outside ``.memory``)."""
+        if self.broken() is not None:
+            return False
+        try:
+            return stat.S_ISREG(os.lstat(f"{self.kept_dir}/{file}").st_mode)
+        except OSError:
+            return False
 
     def read_kept(self, file: str, limit: int) -> bytes:
         """The bytes of a kept record file (at most ``limit``)."""
@@ -394,20 +403,32 @@ class Journal:
 
     def unkeep(self, file: str) -> None:
         """Move a kept file back into ``.memory/`` (recover)."""
+        self._refuse_broken()
         os.rename(f"{self.kept_dir}/{file}", f"{self.real}/{file}")
 
     def kept_files(self) -> list[tuple[str, os.stat_result]]:
-        """Every file in ``history/files/`` with its stat."""
+        """Every kept record file in ``history/files/`` (regular files with a record
+        file name: anything else there is not ours to prune) with its stat.
+        :class:`MemoryFormatError` if ``history`` is broken (e.g. a symlink)."""
+        self._refuse_broken()
         out = []
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             for name in os.listdir(self.kept_dir):
                 with contextlib.suppress(OSError):
-                    out.append((name, os.lstat(f"{self.kept_dir}/{name}")))
+                    st = os.lstat(f"{self.kept_dir}/{name}")
+                    if stat.S_ISREG(st.st_mode) and is_valid_file_name(name):
+                        out.append((name, st))
         return out
 
     def drop_kept(self, file: str) -> None:
+        self._refuse_broken()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(f"{self.kept_dir}/{file}")
+
+    def _refuse_broken(self) -> None:
+        broken = self.broken()
+        if broken is not None:
+            raise MemoryFormatError(f"{self.shown.rsplit(os.sep, 1)[0]}: {broken}")
 
     def _ensure_dir(self, path: str) -> None:
         try:

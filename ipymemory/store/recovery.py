@@ -136,7 +136,7 @@ def _from_list(
     for file in files:
         if file in present:
             path = file
-        elif os.path.isfile(f"{real}/{kept_dir}/{file}"):
+        elif store._journal(real).kept(file):  # never through a symlinked history
             path = f"{kept_dir}/{file}"
         else:
             missing.append(file)

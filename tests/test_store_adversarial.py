@@ -1,0 +1,79 @@
+"""Adversarial directory states (issue 10, further cases): maintenance and history
+commands on a ``.memory/`` in odd shapes never delete or move anything outside it, never
+lose a record the manifest lists, and never commit bytes the journal did not record."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from record_support import rec
+
+from ipymemory import MemoryStore, MemoryStoreError
+from ipymemory.store.maintenance import check, gc
+
+OLD = (1, 1)  # an mtime far past every retention and gc age
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    """Three records, one forgotten and re-added (so history/files/ holds one file)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    s = MemoryStore(ws)
+    s.extend([rec(f"n{i}", body=f"body {i}") for i in range(3)])
+    s.forget(["n0"])
+    s.extend([rec("n0", body="again")])
+    return s
+
+
+def _memory(store: MemoryStore) -> Path:
+    return Path(store.root)
+
+
+def _outside(tmp_path: Path) -> Path:
+    """A directory outside the workspace holding a file gc would call old."""
+    out = tmp_path / "outside"
+    (out / "files").mkdir(parents=True)
+    for path in (out / "precious.md", out / "files" / "precious.md"):
+        path.write_text("not memory")
+        os.utime(path, OLD)
+    return out
+
+
+@pytest.mark.parametrize("link", ["history", "history/files"])
+def test_gc_never_removes_files_through_a_symlinked_history(
+    store: MemoryStore, tmp_path: Path, link: str
+) -> None:
+    out = _outside(tmp_path)
+    mem = _memory(store)
+    shutil.copy(mem / "history" / "journal.jsonl", out / "journal.jsonl")
+    shutil.rmtree(mem / link)
+    os.symlink(out if link == "history" else out / "files", mem / link)
+    before = sorted(p.name for p in out.rglob("*"))
+    with pytest.raises(MemoryStoreError, match="not a directory"):
+        gc(_memory(store).parent, stale_seconds=0)
+    assert sorted(p.name for p in out.rglob("*")) == before
+    assert any("not a directory" in p.reason for p in check(_memory(store).parent))
+
+
+def test_recover_never_moves_files_in_through_a_symlinked_history(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    mem = _memory(store)
+    store.forget(["n2"])
+    kept = next((mem / "history" / "files").glob("n2-*.md"))
+    out = tmp_path / "outside"
+    shutil.copytree(mem / "history", out)
+    shutil.rmtree(mem / "history")
+    os.symlink(out, mem / "history")
+    listed = json.loads((mem / "manifest.json").read_text())["files"]
+    # The manifest lists a file that exists only in the (symlinked) history.
+    (mem / "manifest.json").write_text(json.dumps({"version": 1, "files": [*listed, kept.name]}))
+    with pytest.raises(MemoryStoreError):
+        store.recover()
+    assert (out / "files" / kept.name).exists()
+    assert not (mem / kept.name).exists()

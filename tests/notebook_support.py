@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -28,3 +29,11 @@ def loaded_shell() -> Iterator[InteractiveShell]:
     finally:
         shell.run_line_magic("unload_ext", "ipymemory")
         shell.config.pop("IPyMemory", None)
+
+
+def use_api(ip: InteractiveShell, base_url: str, monkeypatch: Any) -> None:
+    """The real SDK against the scripted server at ``base_url``, configured the way a
+    user would (environment), without retries."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", base_url)
+    ip.run_line_magic("config", "IPyMemory.max_retries = 0")

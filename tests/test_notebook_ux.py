@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
-from notebook_support import loaded_shell
+from notebook_support import loaded_shell, use_api
 from record_support import rec
 
 from ipymemory import MemoryStore
@@ -121,9 +121,7 @@ def test_session_reports_tokens_and_cost_from_the_api(
 ) -> None:
     from messages_server import text
 
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.base_url)
-    ip.run_line_magic("config", "IPyMemory.max_retries = 0")
+    use_api(ip, messages_server.base_url, monkeypatch)
     messages_server.enqueue(text("Hello."))
     ip.run_cell_magic("agent", "--commit off", "hi")
     view = memory(ip, "session")

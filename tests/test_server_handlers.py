@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +15,8 @@ from record_support import rec
 
 from ipymemory import MemoryRecord, MemoryStore
 from ipymemory.store.record import render_record
+from ipymemory.turn.batch import BatchRegistry, PendingBatch
+from ipymemory.turn.pending import PendingFiles
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -358,3 +361,35 @@ def test_hidden_directories_are_served_when_the_server_allows_them(
             assert data["error"] is None, (sub, data)
             assert [r["name"] for r in data["records"]] == ["private-fact"]
             assert data["allow_hidden"] is True
+
+
+def test_pending_batches_are_listed_read_only(server: RunningJupyter, project: Path) -> None:
+    """Issue 14 #9: batches awaiting review are listed (read only: an expired one is
+    left out, never deleted), and a new one changes the etag."""
+    MemoryStore(project).extend([rec("kept")])
+    path = rel(server, project)
+    before = listing(server, path).json()
+    assert before["pending"] == []
+
+    files = PendingFiles(MemoryStore(project).root)
+    registry = BatchRegistry()
+    files.follow(registry)
+    registry.add(PendingBatch("aaa111", (rec("new-one"), rec("new-two")), None, ()))
+    registry.add(PendingBatch("bbb222", (rec("old-one"),), None, ()))
+    old = files.directory / "bbb222.json"
+    data = json.loads(old.read_text())
+    data["saved_at"] = time.time() - 365 * 86400  # long expired
+    old.write_text(json.dumps(data))
+
+    after = listing(server, path).json()
+    assert after["pending"] == [
+        {
+            "id": "aaa111",
+            "names": ["new-one", "new-two"],
+            "plan": None,
+            "saved_at": after["pending"][0]["saved_at"],
+        }
+    ]
+    assert after["etag"] != before["etag"]
+    assert old.exists()  # the server never deletes: the kernel prunes
+    assert sorted(p.name for p in Path(files.directory).iterdir()) == ["aaa111.json", "bbb222.json"]

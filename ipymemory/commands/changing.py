@@ -56,6 +56,13 @@ def handle_consolidate(ctx: Context, args: argparse.Namespace) -> View:
     "commit the pending batch (--batch ID: another one)",
     arg("--reject", nargs="+", default=[], metavar="NAME", help="items not to commit"),
     arg("--no-plan", action="store_true", help="do not apply the consolidation plan"),
+    arg(
+        "--redacted",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="also commit these redacted items (their redacted text; never the credential)",
+    ),
     _BATCH,
     section="change",
     cli=False,
@@ -67,7 +74,9 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
     if batch is None:
         return MessageView("Nothing to commit: no batch is pending.")
     try:
-        result = ctx.session.commit(batch, reject=args.reject, accept_plan=not args.no_plan)
+        result = ctx.session.commit(
+            batch, reject=args.reject, accept_plan=not args.no_plan, redacted=args.redacted
+        )
     except BatchError as e:
         raise CommandError(str(e)) from None
     if result.error:

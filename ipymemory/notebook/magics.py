@@ -146,8 +146,10 @@ class MemoryMagics(Magics):
             return ErrorView.of(e, where="The agent turn", hint=_turn_hint(e))
         progress.finish(_summary(result))
         review = None
-        if result.batch is not None and result.batch.open:
-            review = self.state.review(session, result.batch)
+        # In auto mode a batch screening held back (SPEC §7) waits here for a person.
+        waiting = result.batch if result.batch is not None and result.batch.open else result.held
+        if waiting is not None and waiting.open:
+            review = self.state.review(session, waiting)
         output = TurnOutput(query, result, used_memory=not args.no_memory, review=review, live=True)
         self.state.last_turn = output
         if args.format == "code" and result.answer.strip() and self.shell is not None:

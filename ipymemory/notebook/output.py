@@ -70,10 +70,10 @@ class TurnOutput:
                 continue
             out.append(ErrorView(cause, where=message, hint="The answer above is unaffected."))
         batch = self.result.batch
+        if batch is not None and (self.review is None or not batch.open):
+            out.append(BatchView.of(batch))  # (beside the review of a batch held back)
         if self.review is not None:
             out.append(self.review)
-        elif batch is not None:
-            out.append(BatchView.of(batch))
         return out
 
     def _ipython_display_(self) -> None:

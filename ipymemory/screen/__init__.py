@@ -25,7 +25,7 @@ from .screening import (
     screen_record,
     screen_records,
 )
-from .secrets import SECRET_KINDS, SecretHit, find_secrets, redact
+from .secrets import SECRET_KINDS, SecretHit, find_secrets, redact, redact_data
 
 __all__ = [
     "SECRET_KINDS",
@@ -43,6 +43,7 @@ __all__ = [
     "instructs_assistant",
     "least_trusted",
     "redact",
+    "redact_data",
     "screen_batch",
     "screen_record",
     "screen_records",

@@ -33,10 +33,10 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-__all__ = ["SECRET_KINDS", "SecretHit", "find_secrets", "redact"]
+__all__ = ["SECRET_KINDS", "SecretHit", "find_secrets", "redact", "redact_data"]
 
 
 @dataclass(frozen=True)
@@ -487,3 +487,15 @@ def redact(text: str) -> str:
         text = "".join(parts)
     # Unreachable in practice; never hand back text that still holds a hit.
     return "[REDACTED: text]" if find_secrets(text) else text
+
+
+def redact_data(value: object) -> object:
+    """``value`` (JSON-like: strings, mappings, lists) with every string redacted --
+    for what goes on disk or on screen beside records (provenance, errors)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {k: redact_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_data(v) for v in value]
+    return value

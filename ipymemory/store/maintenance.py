@@ -20,6 +20,7 @@ import os
 import re
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -137,9 +138,12 @@ def check(
             )
         )
         all_valid = False
+    out.extend(_check_secrets(entries, where))
     if all_valid:
         out.extend(_check_index(store, real, entries, max_index_lines, max_index_bytes))
-    out.extend(_check_extras(store, real, set(listed), manifest_ok=manifest_ok))
+    out.extend(
+        _check_extras(store, real, store.dir.referenced(real, listed), manifest_ok=manifest_ok)
+    )
     out.extend(_check_history(store, real, listed if manifest_ok else None))
     out.extend(
         Problem(where(f.name) if f.name != "." else str(store.root), f.reason, f.severity)
@@ -147,6 +151,26 @@ def check(
     )
     out.sort(key=lambda p: p.severity != "error")
     return CheckReport(out)
+
+
+def _check_secrets(entries: list[StoredRecord], where: Callable[..., str]) -> list[Problem]:
+    """Stored records holding a credential (SPEC §7): named by kind and field, the
+    credential never printed (a name or file name holding one is shown redacted)."""
+    from ..screen import redact, screen_records  # here: screen imports the store
+
+    out = []
+    for entry, screening in zip(entries, screen_records([e.record for e in entries]), strict=True):
+        kinds = sorted({f"{hit.kind} in its {field}" for field, hit in screening.secrets})
+        if kinds:
+            name = redact(entry.record.name)
+            out.append(
+                Problem(
+                    redact(where(entry.file)),
+                    f"record {name!r} holds a credential ({'; '.join(kinds)}): rotate it, "
+                    f"then `ipymemory forget {name}` or rewrite the record without it",
+                )
+            )
+    return out
 
 
 def _check_history(store: MemoryStore, real: str, listed: tuple[str, ...] | None) -> list[Problem]:
@@ -324,7 +348,7 @@ def gc(
         return []
     removed: list[str] = []
     with store.locked() as real:
-        listed = set(store.listed_files())
+        listed = store.dir.referenced(real, store.listed_files())
         store.entries()  # the whole set must load before anything is removed
         journal = store.journal()
         assert journal is not None

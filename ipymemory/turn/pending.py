@@ -28,7 +28,7 @@ from typing import Any
 
 from .. import _constants as C
 from ..errors import BatchError, MemoryFormatError, MemoryStoreError
-from ..screen import find_secrets, redact
+from ..screen import find_secrets, redact, redact_data
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.durable import fsync_dir, read_all, replace_atomic, unlink_quietly
 from ..store.layout import PENDING_DIR_NAME
@@ -72,17 +72,6 @@ def _screened(record: MemoryRecord) -> MemoryRecord:
     return cleaned
 
 
-def _screened_text(value: Any) -> Any:
-    """Strings of provenance (a query may hold a credential) redacted, recursively."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, Mapping):
-        return {k: _screened_text(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_screened_text(v) for v in value]
-    return value
-
-
 def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
     plan = batch.plan
     items = [_screened(r) for r in batch.items]
@@ -109,9 +98,7 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
             "records": [_screened(r).to_json() for r in plan.records],
         },
         "base": [{"name": r.name, "sha256": record_digest(r)} for r in batch.base],
-        "provenance": None
-        if batch.provenance is None
-        else _screened_text(batch.provenance.to_json()),
+        "provenance": None if batch.provenance is None else redact_data(batch.provenance.to_json()),
     }
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .. import _constants as C
+from ..screen.secrets import redact_data
 
 __all__ = ["DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
 
@@ -69,7 +70,8 @@ def commit_meta(
     added name gets the turn's query, models, files read and its ``origin``, bounded
     (see :func:`fit_provenance`).
     """
-    turn = provenance.to_json() if provenance is not None else {}
+    # A question may hold a credential: it never reaches the journal (SPEC §7).
+    turn = dict(cast("dict[str, Any]", redact_data(provenance.to_json()))) if provenance else {}
     caller = turn.pop("caller", {})
     actor: dict[str, Any] = {
         **caller,

@@ -41,6 +41,7 @@ from typing import Any
 from ..errors import BatchError, MemoryStoreError, SideQueryError, SideQueryReplyError, TurnError
 from ..model import ModelClient, ModelReply, Usage, cached_system
 from ..model.usage import Role
+from ..screen import redact
 from ..sidequery import (
     LAST_ERROR_CONSOLIDATE,
     LAST_ERROR_EXTRACT,
@@ -602,6 +603,8 @@ class AgentSession:
         self._errors = []
 
     def _fail(self, message: str, cause: str) -> None:
+        # A cause may quote a reply or a record: never a credential on screen (SPEC §7).
+        cause = redact(cause)
         self.last_error = message
         self.last_error_cause = cause
         self._errors.append((message, cause))

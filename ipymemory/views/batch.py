@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..store.record import MemoryRecord
@@ -150,7 +150,8 @@ class BatchView(StaticView):
 
     ``status`` is a :class:`~ipymemory.turn.batch.BatchStatus` (or its value);
     ``rejected`` names the items the reviewer turned down; ``committed`` what the
-    commit wrote.
+    commit wrote; ``flags`` why screening wants a person for an item or the plan
+    (SPEC §7), shown beside the items; ``redacted`` the items shown in redacted form.
     """
 
     view_name = "batch"
@@ -165,8 +166,12 @@ class BatchView(StaticView):
         committed: Sequence[str] = (),
         error: str | None = None,
         batch_id: str | None = None,
+        flags: Mapping[str, Sequence[str]] | None = None,
+        redacted: Collection[str] = (),
     ) -> None:
         self.items = tuple(items)
+        self.flags = {name: tuple(why) for name, why in (flags or {}).items()}
+        self.redacted = frozenset(redacted)
         self.status = BatchStatus(status)
         self.rejected = frozenset(rejected)
         self.plan = plan
@@ -185,15 +190,33 @@ class BatchView(StaticView):
         """The static view of ``batch`` as the session last recorded it; ``rejected`` /
         ``plan_accepted`` override its decision (a review's choices before Commit)."""
         accepted = batch.plan_accepted if plan_accepted is None else plan_accepted
+        if rejected is None:
+            # Open: a redacted item is committed only on an explicit choice (SPEC §7).
+            rejected = (*batch.rejected, *batch.redacted) if batch.open else batch.rejected
         return cls(
             batch.items,
             status=batch.status,
-            rejected=batch.rejected if rejected is None else rejected,
+            rejected=rejected,
             plan=ConsolidationPlanView.of(batch, accepted=accepted),
             committed=batch.committed,
             error=batch.error or batch.plan_error,
             batch_id=batch.id,
+            flags=batch.flags,
+            redacted=batch.redacted,
         )
+
+    def flag_lines(self) -> list[str]:
+        """One line per item (or the plan) screening flagged: why it needs a person."""
+        lines = []
+        for name, why in self.flags.items():
+            label = "redacted" if name in self.redacted else "held for review"
+            lines.append(f"\u26a0 {name} ({label}): {'; '.join(why)}")
+        if self.redacted and self.status.open:
+            lines.append(
+                "Redacted items are committed only when chosen: "
+                "%memory commit --redacted NAME (the redacted text, never the credential)"
+            )
+        return lines
 
     def decision(self, name: str) -> str:
         """What became of item ``name``: while open the choice so far (``accept`` /
@@ -232,6 +255,9 @@ class BatchView(StaticView):
                 for r in self.items
             ],
             "consolidation": None if self.plan is None else self.plan.plan_json(),
+            # (additive, only when screening flagged something: SPEC §7)
+            **({"flags": {n: list(why) for n, why in self.flags.items()}} if self.flags else {}),
+            **({"redacted": sorted(self.redacted)} if self.redacted else {}),
             "committed": list(self.committed),
             "error": self.error,
             "id": self.batch_id,
@@ -261,6 +287,7 @@ class BatchView(StaticView):
             keys = ("decision", "name", "type", "description")
             rows = [[r[k] for k in keys] for r in self._item_rows()]
             lines.append(plain_table(rows, [label for _, label in _ITEM_COLUMNS]))
+        lines.extend(self.flag_lines())
         if self.plan is not None:
             lines.append(self.plan.to_text())
         outcome = self._outcome()
@@ -287,6 +314,7 @@ class BatchView(StaticView):
                     ),
                 )
             )
+        parts.extend(f'<div class="ipm-error">{esc(line)}</div>' for line in self.flag_lines())
         if self.plan is not None:
             parts.append(f'<div class="ipm-section">{esc(self.plan._headline())}</div>')
             parts.append(self.plan.diff_html())

@@ -7,6 +7,11 @@ decides the batch -- these buttons, ``%memory commit`` / ``discard``, code calli
 session -- the widget then disables its controls and shows the outcome. When it was
 displayed through IPython's ``display``, that output is then replaced by the static
 outcome, so a notebook saved without widget state still records what happened.
+
+Screening (SPEC §7): an item screening flagged shows why under its label; a redacted
+item (shown as redacted: the credential was never kept) starts rejected, and
+accepting it is the explicit choice that commits the redacted text. A flagged plan
+starts rejected too.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from IPython.display import DisplayHandle
 
 from ..errors import BatchError, MemoryStoreError
 from ..store.record import MemoryRecord
-from ..turn.batch import BatchStatus, commit_effect
+from ..turn.batch import PLAN_FLAG, BatchStatus, commit_effect
 from ._static import StaticView, display_bundle, esc, styled_html, update_bundle
 from ._widgetbase import (
     StaticBundleBox,
@@ -108,7 +113,12 @@ class _Reviewer(Protocol):
     store: MemoryStore
 
     def commit(
-        self, batch: PendingBatch, *, reject: Collection[str] = (), accept_plan: bool = True
+        self,
+        batch: PendingBatch,
+        *,
+        reject: Collection[str] = (),
+        accept_plan: bool = True,
+        redacted: Collection[str] = (),
     ) -> CommitResult: ...
 
     def discard(self, batch: PendingBatch) -> None: ...
@@ -140,13 +150,16 @@ class BatchReview(StaticBundleBox):
         parts: list[w.Widget] = [self._heading()]
         for record in batch.items:
             toggle = _decision(f"keep {record.name}", f"drop {record.name}")
-            label = w.HTML(value=_wrapping(record_label_html(*_label_parts(record))))
+            if record.name in batch.redacted:
+                toggle.value = REJECT  # the redacted text only on an explicit choice
+            label = w.HTML(value="")
             outcome = w.HTML(
                 value="", layout=w.Layout(display="none", width=_TOGGLES_WIDTH, **_FIXED)
             )
             self.decisions[record.name] = toggle
             self.outcomes[record.name] = outcome
             self._labels[record.name] = label
+            self._strike(record.name, toggle.value == REJECT)
             toggle.observe(lambda _c, r=record: self._on_decision(r), names="value")
             show, body = body_toggle(record.body)
             show.layout = w.Layout(width=_BODY_WIDTH, min_width=_BODY_WIDTH, **_FIXED)
@@ -159,6 +172,11 @@ class BatchReview(StaticBundleBox):
             self.plan_decision = _decision(
                 "apply the consolidation", "keep the records as they are"
             )
+            plan_flags = batch.flags.get(PLAN_FLAG, ())
+            if plan_flags:  # flagged by screening: applied only on an explicit choice
+                self.plan_decision.value = REJECT
+                why = "; ".join(plan_flags)
+                parts.append(html_text(f"\u26a0 Held for review: {why}", cls="ipm-error"))
             self.plan_decision.observe(lambda _c: self._update_summary(), names="value")
             if batch.items:  # (a plan alone is already named by the headline)
                 effect = _plan_effect(plan)
@@ -256,7 +274,26 @@ class BatchReview(StaticBundleBox):
 
     def _strike(self, name: str, struck: bool) -> None:
         label = record_label_html(*_label_parts(self._records[name]), struck=struck)
-        self._labels[name].value = _wrapping(label)
+        self._labels[name].value = _wrapping(label + self._flag_html(name))
+
+    def _flag_html(self, name: str) -> str:
+        """Why screening flagged item ``name`` (empty if it did not)."""
+        why = self.batch.flags.get(name)
+        if not why:
+            return ""
+        what = (
+            "REDACTED (accept commits the redacted text)"
+            if name in self.batch.redacted
+            else "Held for review"
+        )
+        return f'<div class="ipm-error">\u26a0 {esc(what)}: {esc("; ".join(why))}</div>'
+
+    @property
+    def redacted_chosen(self) -> tuple[str, ...]:
+        """Redacted items the reviewer accepted (their redacted text is committed)."""
+        return tuple(
+            n for n in self.batch.redacted if n in self.decisions and n not in self.rejected
+        )
 
     def _update_summary(self) -> None:
         """What Commit would do to the set now, so the choice is visible before
@@ -319,7 +356,12 @@ class BatchReview(StaticBundleBox):
 
     def _commit(self, reject: tuple[str, ...]) -> None:
         try:
-            result = self._session.commit(self.batch, reject=reject, accept_plan=self.plan_accepted)
+            result = self._session.commit(
+                self.batch,
+                reject=reject,
+                accept_plan=self.plan_accepted,
+                redacted=tuple(n for n in self.redacted_chosen if n not in reject),
+            )
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e))
             return

@@ -163,3 +163,17 @@ def test_commit_refused_by_a_name_clash_says_how_to_commit_the_rest(
     assert hint in view.to_text()
     done = memory(ip, hint.removeprefix("%memory "))
     assert isinstance(done, BatchView) and done.committed == ("mine",)
+
+
+def test_a_batch_that_cannot_be_kept_on_disk_still_works_and_says_so(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    (Path(workspace) / ".memory").mkdir()
+    (Path(workspace) / ".memory" / "pending").write_text("a file where the directory goes")
+    out = pending_turn(ip, rec("a"))
+    assert out.result.batch is not None and out.review is not None
+    listing = memory(ip, "pending")
+    assert [e.id for e in listing.entries] == [out.result.batch.id]  # live in this kernel
+    assert any("not kept on disk" in p for p in listing.problems)
+    out.review.commit_button.click()
+    assert [r.name for r in MemoryStore(workspace).records()] == ["a"]

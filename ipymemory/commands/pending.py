@@ -31,6 +31,8 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
     session = ctx.session
     files = session.pending_files
     saved, problems = files.load()
+    if files.last_error:  # a batch of this kernel could not be kept on disk
+        problems = [*problems, files.last_error]
     if args.open is not None:
         live = {b.id: b for b in session.pending}
         if args.open in live:

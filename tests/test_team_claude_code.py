@@ -18,6 +18,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from notebook_support import loaded_shell
 from team_support import git
 
+import ipymemory
 from ipymemory import MemoryStore
 from ipymemory.cli import main as cli
 from ipymemory.commands import static_form
@@ -176,7 +177,8 @@ def test_git_setup_is_idempotent(workspace: str) -> None:
     assert "**/.memory/manifest.json merge=ipymemory-manifest" in attributes
     assert ignore.startswith("*.pyc\n") and "**/.memory/history/" in ignore
     driver = git(workspace, "config", "merge.ipymemory-manifest.driver").stdout
-    assert driver.startswith(f"{sys.executable} -m ipymemory.team.merge_driver manifest")
+    launcher = Path(ipymemory.__file__).parent / "team" / "git_driver.py"
+    assert driver.startswith(f"{sys.executable} {launcher} manifest %O %A %B %P")
     assert "git config merge.ipymemory-index.driver" in out
 
     code, out, _ = run("--dir", workspace, "git", "setup")

@@ -4,8 +4,8 @@ corrupted side, an index over its bound; and the set merge's algebra (hypothesis
 
 from __future__ import annotations
 
+import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,8 @@ from team_support import MARKERS, Clone, init_origin, record_id
 from ipymemory import MemoryStore
 from ipymemory.store.index import render_catalog
 from ipymemory.store.maintenance import check
+from ipymemory.store.manifest import parse_manifest, render_manifest
+from ipymemory.team.gitsetup import local_config
 from ipymemory.team.merge_driver import main as driver_main
 from ipymemory.team.setmerge import merge_sets, name_of
 
@@ -222,20 +224,53 @@ def test_driver_refuses_a_bad_index_line(tmp_path: Path) -> None:
     assert ours.read_bytes() == before
 
 
-def test_driver_runs_as_installed_module(tmp_path: Path) -> None:
-    """The command setup registers: ``python -m ipymemory.team.merge_driver``."""
-    files = [tmp_path / n for n in ("o", "a", "b")]
-    files[0].write_bytes(b"")
-    files[1].write_bytes(b'{"version":1,"files":["a-' + b"1" * 32 + b'.md"]}')
-    files[2].write_bytes(b'{"version":1,"files":["b-' + b"2" * 32 + b'.md"]}')
-    got = subprocess.run(
-        [sys.executable, "-m", "ipymemory.team.merge_driver", "manifest", *map(str, files), "m"],
-        capture_output=True,
-    )
+@pytest.mark.parametrize("kind", ["manifest", "index"])
+def test_driver_runs_as_setup_registers_it(tmp_path: Path, kind: str) -> None:
+    """The command in the local config, run through a shell as git runs it."""
+    a, b = f"a-{'1' * 32}.md", f"b-{'2' * 32}.md"
+    if kind == "manifest":
+        sides = [b"", render_manifest([a]), render_manifest([b])]
+        expected = render_manifest([a, b])
+    else:
+        sides = [b"", f"- [a]({a}) - x\n".encode(), f"- [b]({b}) - y\n".encode()]
+        expected = sides[1] + sides[2]
+    paths = [tmp_path / n for n in ("o", "a", "b")]
+    for path, data in zip(paths, sides, strict=True):
+        path.write_bytes(data)
+    command = local_config()[f"merge.ipymemory-{kind}.driver"]
+    for placeholder, path in zip(("%O", "%A", "%B"), paths, strict=True):
+        command = command.replace(placeholder, shlex.quote(str(path)))
+    command = command.replace("%P", f".memory/{kind}")
+    got = subprocess.run(command, shell=True, capture_output=True, cwd=tmp_path)
     assert got.returncode == 0, got.stderr
-    assert files[1].read_bytes() == (
-        b'{"version":1,"files":["a-' + b"1" * 32 + b'.md","b-' + b"2" * 32 + b'.md"]}'
+    assert paths[1].read_bytes() == expected
+
+
+def test_virtual_base_never_writes_or_stops(tmp_path: Path) -> None:
+    """git's inner merge of several merge bases: a clash is merged, nothing written."""
+    paths = [tmp_path / n for n in ("o", "a", "b")]
+    paths[0].write_bytes(b"")
+    paths[1].write_bytes(render_manifest([f"x-{'1' * 32}.md"]))
+    paths[2].write_bytes(render_manifest([f"x-{'2' * 32}.md"]))
+    args = ["manifest", "--virtual-base", *map(str, paths), ".memory/manifest.json"]
+    assert driver_main(args) == 0
+    assert parse_manifest(paths[1].read_bytes(), "m") == (
+        f"x-{'1' * 32}.md",
+        f"x-22222222-{'2' * 32}.md",
     )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "o"]
+
+
+def test_a_removed_record_stays_removed_though_renamed_elsewhere() -> None:
+    """Ours forgot F; theirs holds F under its renamed name (a merge elsewhere renamed
+    it): removed by one side since the base, so not in the result."""
+    f = f"tabs-{'3' * 32}.md"
+    renamed_f = f"tabs-33333333-{'3' * 32}.md"
+    g = f"tabs-{'1' * 32}.md"
+    result = merge_sets([f], [], [g, renamed_f])
+    assert result.files == (g,)
+    # Held under two names, the side that changed it wins.
+    assert merge_sets([f], [f], [renamed_f]).files == (renamed_f,)
 
 
 # --- the algebra ---------------------------------------------------------------------

@@ -121,10 +121,11 @@ def find_repository(workspace: Path) -> Path:
 def local_config(python: str = sys.executable) -> dict[str, str]:
     """The local config keys and values registering both drivers (and the inner
     merge of several merge bases, ``recursive``)."""
+    launcher = shlex.quote(str(Path(__file__).with_name("git_driver.py")))
     exe = shlex.quote(python)
     out: dict[str, str] = {}
     for driver, (file, kind) in DRIVERS.items():
-        command = f"{exe} -m ipymemory.team.merge_driver {kind}"
+        command = f"{exe} {launcher} {kind}"
         out[f"merge.{driver}.name"] = f"ipymemory: merge .memory/{file} as a set"
         out[f"merge.{driver}.driver"] = f"{command} %O %A %B %P"
         out[f"merge.{driver}.recursive"] = f"{driver}-base"

@@ -5,6 +5,9 @@ Git runs a driver per file, with the three versions in temp files::
     python -m ipymemory.team.merge_driver manifest %O %A %B %P
     python -m ipymemory.team.merge_driver index %O %A %B %P
 
+(``ipymemory git setup`` registers the same through :mod:`ipymemory.team.git_driver`,
+which starts faster.)
+
 The driver leaves the result in ``%A`` and exits 0 (merged) or 1 (git stops the merge
 and reports a conflict). Both drivers merge the SETS their files list
 (:mod:`ipymemory.team.setmerge`), so the merged ``MEMORY.md`` lists exactly the merged
@@ -46,7 +49,6 @@ from pathlib import Path
 from ..errors import IPyMemoryError, MemoryFormatError
 from ..store.durable import create_exclusive
 from ..store.manifest import parse_manifest, render_manifest
-from ..store.record import MAX_RECORD_BYTES, MemoryRecord, parse_record, render_record
 from .setmerge import MergeResult, Rename, merge_sets
 
 __all__ = ["IndexLine", "main", "merge_index", "merge_manifest", "parse_index"]
@@ -165,6 +167,10 @@ def _original_bytes(memory_dir: Path, repo_path: str, file: str, cwd: str) -> by
 
 def write_renamed(memory_dir: Path, repo_path: str, rename: Rename, cwd: str) -> None:
     """Create the renamed record file in the working tree (same bytes everywhere)."""
+    # Imported here: the record module loads YAML, which only a rename needs, and a
+    # driver process starts for every merged file.
+    from ..store.record import MAX_RECORD_BYTES, MemoryRecord, parse_record, render_record
+
     raw = _original_bytes(memory_dir, repo_path, rename.old_file, cwd)
     old = parse_record(raw[: MAX_RECORD_BYTES + 1], f"{repo_path}/{rename.old_file}")
     new = MemoryRecord(rename.new_name, old.type, old.description, old.body)

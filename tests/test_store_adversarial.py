@@ -77,3 +77,28 @@ def test_recover_never_moves_files_in_through_a_symlinked_history(
         store.recover()
     assert (out / "files" / kept.name).exists()
     assert not (mem / kept.name).exists()
+
+
+def test_gc_keeps_the_file_a_listed_symlink_record_points_to(store: MemoryStore) -> None:
+    # The record reader follows a symlink that resolves directly inside .memory, so the
+    # file it points to holds a listed record even though the manifest names the link.
+    mem = _memory(store)
+    listed = json.loads((mem / "manifest.json").read_text())["files"]
+    target = "n1-" + "f" * 32 + ".md"
+    os.rename(mem / listed[0], mem / target)
+    os.symlink(target, mem / listed[0])
+    os.utime(mem / target, OLD)
+    # ... and every link of a chain: listed -> middle -> end.
+    middle, end = "n2-" + "e" * 32 + ".md", "n2-" + "d" * 32 + ".md"
+    os.rename(mem / listed[1], mem / end)
+    os.symlink(end, mem / middle)
+    os.symlink(middle, mem / listed[1])
+    for name in (middle, end):
+        os.utime(mem / name, OLD, follow_symlinks=False)
+    names = [r.name for r in store.records()]
+    report = check(mem.parent)
+    assert not any(
+        any(n in p.file for n in (target, middle, end)) and "gc" in p.reason for p in report
+    )
+    gc(mem.parent, stale_seconds=0)
+    assert [r.name for r in store.records()] == names

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +66,7 @@ LOCAL_STATE_NAMES = frozenset({HISTORY_DIR_NAME, PENDING_DIR_NAME})
 MAX_FILE_NAME_BYTES = 255
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_MAX_LINK_HOPS = 40  # the kernel's own limit on a symlink chain
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # O_NONBLOCK: opening a FIFO planted at a listed name must not hang the reader.
 _READ_FLAGS = os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | os.O_NONBLOCK
@@ -171,6 +173,25 @@ class MemoryDir:
             return os.listdir(real)
         except OSError as e:
             raise MemoryStoreError(f"{self.root}: cannot list the memory directory ({e})") from e
+
+    def referenced(self, real: str, listed: Iterable[str]) -> set[str]:
+        """``listed`` plus the files its symlinks lead to: :meth:`read` follows a listed
+        symlink that resolves directly inside ``real``, so its target holds a record of
+        the set too and is never a leftover (gc removing it would lose that record)."""
+        out = set(listed)
+        inside = os.path.realpath(real)
+        for name in tuple(out):
+            path = f"{real}/{name}"
+            for _ in range(_MAX_LINK_HOPS):  # each link of a chain is needed too
+                try:
+                    path = os.path.join(os.path.dirname(path), os.readlink(path))
+                except OSError:
+                    break  # not a link (or gone): the chain ends here
+                target = os.path.realpath(os.path.dirname(path))
+                if target != inside:
+                    break
+                out.add(os.path.basename(path))
+        return out
 
     def read(self, real: str, name: str, limit: int) -> tuple[bytes, os.stat_result] | None:
         """Bytes and stat of ``real/name`` (at most ``limit`` bytes); None if missing.

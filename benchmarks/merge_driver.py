@@ -4,8 +4,11 @@ Sets of 200 records, 50 changes per side (25 records removed and 25 added on eac
 different ones): one three-way merge of ``manifest.json`` and one of ``MEMORY.md``,
 
 * ``driver (in process)`` — :func:`merge_manifest` / :func:`merge_index` and rendering;
-* ``driver (as git runs it)`` — ``python -m ipymemory.team.merge_driver`` on temp files,
-  a new interpreter per file (what a merge costs per file);
+* ``driver (as git runs it)`` — the command ``ipymemory git setup`` registers
+  (``python .../ipymemory/team/git_driver.py``) on temp files, a new interpreter per
+  file (what a merge costs); and ``python -m ipymemory.team.merge_driver``, which
+  first imports the whole package;
+* ``python -c pass`` twice — the floor of any driver written in Python;
 * ``git merge-file`` — git's line merge of the same three files, one process per file:
   the baseline (it leaves conflict markers in both files; counted).
 
@@ -28,8 +31,11 @@ import uuid
 from pathlib import Path
 
 from ipymemory.store.manifest import parse_manifest, render_manifest
+from ipymemory.team import gitsetup
 from ipymemory.team.merge_driver import merge_index, merge_manifest
 
+LAUNCHER = [sys.executable, str(Path(gitsetup.__file__).with_name("git_driver.py"))]
+MODULE = [sys.executable, "-m", "ipymemory.team.merge_driver"]
 RECORDS = 200
 CHANGES = 50  # per side: half removals, half additions
 
@@ -72,6 +78,8 @@ def run(repeat: int) -> dict[str, object]:
     rng = random.Random(15)
     inproc: list[float] = []
     driver: list[float] = []
+    module: list[float] = []
+    startup: list[float] = []
     mergefile: list[float] = []
     marker_files = 0
     correct = 0
@@ -91,26 +99,25 @@ def run(repeat: int) -> dict[str, object]:
             inproc.append(time.perf_counter() - t)
             correct += set(result.files) == expected
 
+            ours_bytes = {kind: files[kind][1].read_bytes() for kind in files}
+            for prefix, times in ((LAUNCHER, driver), (MODULE, module)):
+                for kind in files:
+                    files[kind][1].write_bytes(ours_bytes[kind])
+                t = time.perf_counter()
+                for kind in ("manifest", "index"):
+                    o, a, b = files[kind]
+                    argv = [*prefix, kind, str(o), str(a), str(b), f".memory/{kind}"]
+                    subprocess.run(argv, check=True, capture_output=True)
+                times.append(time.perf_counter() - t)
+                merged = parse_manifest(files["manifest"][1].read_bytes(), "merged")
+                assert set(merged) == expected
+            for kind in files:
+                files[kind][1].write_bytes(ours_bytes[kind])
+
             t = time.perf_counter()
-            for kind in ("manifest", "index"):
-                o, a, b = files[kind]
-                subprocess.run(
-                    [
-                        sys.executable,
-                        "-m",
-                        "ipymemory.team.merge_driver",
-                        kind,
-                        str(o),
-                        str(a),
-                        str(b),
-                        f".memory/{kind}",
-                    ],
-                    check=True,
-                    capture_output=True,
-                )
-            driver.append(time.perf_counter() - t)
-            merged = parse_manifest(files["manifest"][1].read_bytes(), "merged")
-            assert set(merged) == expected
+            for _kind in files:
+                subprocess.run([sys.executable, "-c", "pass"], check=True)
+            startup.append(time.perf_counter() - t)
 
             t = time.perf_counter()
             outputs = []
@@ -129,8 +136,11 @@ def run(repeat: int) -> dict[str, object]:
         "merges": repeat,
         "driver_in_process_ms": round(_median_ms(inproc), 3),
         "driver_processes_ms": round(_median_ms(driver), 1),
+        "driver_python_m_processes_ms": round(_median_ms(module), 1),
         "git_merge_file_ms": round(_median_ms(mergefile), 1),
+        "bare_python_startup_x2_ms": round(_median_ms(startup), 1),
         "ratio_processes": round(statistics.median(driver) / statistics.median(mergefile), 2),
+        "ratio_python_m": round(statistics.median(module) / statistics.median(mergefile), 2),
         "ratio_in_process": round(statistics.median(inproc) / statistics.median(mergefile), 3),
         "driver_correct_sets": f"{correct}/{repeat}",
         "git_merge_file_files_with_markers": f"{marker_files}/{2 * repeat}",

@@ -372,3 +372,15 @@ def test_undo_is_applied_in_commit_mode_off(ip: InteractiveShell, ws: str) -> No
     review = memory(ip, "undo 4")
     review.commit_button.click()
     assert review.status == "committed" and "c" in names(ws)
+
+
+def test_a_refresh_keeps_the_open_entry_and_its_outcome(ip: InteractiveShell) -> None:
+    widget = memory(ip, "history")
+    widget.rows.selected_index = 2  # #2
+    panel = widget.rows.children[2]
+    panel.children[1].children[0].click()  # Undo #2
+    panel.children[2].commit_button.click()
+    # The commit refreshed the timeline (#5 on top); #2 is still open, showing "Done".
+    assert [r["seq"] for r in widget.view.rows] == [5, 4, 3, 2, 1]
+    assert widget.rows.selected_index == 3 and widget.rows.children[3] is panel
+    assert "Done" in panel.children[2].body.value

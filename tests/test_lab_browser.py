@@ -854,3 +854,36 @@ def test_panel_history_section_and_history_views(
         )
         shot(page, "history", "panel-polled")
     assert not [e for e in page_errors if "ipymemory" in e], page_errors
+
+
+def test_live_history_widget_proposes_an_undo_that_commit_applies(
+    browser: Any, page_errors: list[str], tmp_path: Path
+) -> None:
+    """%memory history in a running kernel: open an entry, its diff shows; "Undo #2"
+    proposes the change (nothing written), Commit applies it."""
+    root = tmp_path / "root"
+    root.mkdir()
+    write_history_notebook(root)
+    work = root / "hist"
+    cells = [
+        nbformat.v4.new_code_cell("%load_ext ipymemory"),
+        nbformat.v4.new_code_cell("%memory history"),
+    ]
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC})
+    nbformat.write(nb, work / "live.ipynb")
+    with lab_page(browser, tmp_path, root, "hist/live.ipynb", "history-live", page_errors) as page:
+        run_all_cells(page)
+        accordion = page.locator(f"{OUTPUTS} .widget-accordion")
+        accordion.wait_for(state="visible")
+        accordion.get_by_text("consolidate").first.click()
+        page.get_by_text("body diff (replaced)").wait_for(state="visible")
+        shot(page, "history-live", "opened")
+        page.get_by_role("button", name="Undo #2").click()
+        page.get_by_text("brings back: tabs-py, tabs-js").wait_for(state="visible")
+        assert [r.name for r in MemoryStore(work).records()] == ["prefers-tabs"]
+        page.get_by_role("button", name="Commit").click()
+        page.get_by_text("Done (a new history entry records it").wait_for(state="visible")
+        assert sorted(r.name for r in MemoryStore(work).records()) == ["tabs-js", "tabs-py"]
+        assert MemoryStore(work).history(1)[0].undoes == 2
+        shot(page, "history-live", "undone")
+    assert not [e for e in page_errors if "ipymemory" in e], page_errors

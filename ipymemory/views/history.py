@@ -500,6 +500,8 @@ class HistoryWidget(StaticBundleBox):
         self._registry = registry
         if registry is not None:
             registry.observe(self._on_batches, names="state")
+        self._by_seq: dict[int, w.VBox] = {}
+        self._open_seq: int | None = None
         self._show()
 
     def _on_batches(self, change: Mapping[str, Any]) -> None:
@@ -529,7 +531,11 @@ class HistoryWidget(StaticBundleBox):
         ]
         if view.error:
             parts.append(html_text(view.error, cls="ipm-error"))
-        self._panels = [w.VBox() for _ in view.entries]
+        # A refresh (e.g. after a commit made from an open row) keeps each entry's
+        # panel, with its diff and any proposal's outcome, and the open row open.
+        seqs = [e.seq for e in view.entries]
+        self._by_seq = {seq: self._by_seq.get(seq) or w.VBox() for seq in seqs}
+        self._panels = [self._by_seq[seq] for seq in seqs]
         self.rows = w.Accordion(
             children=self._panels,
             titles=tuple(
@@ -537,6 +543,8 @@ class HistoryWidget(StaticBundleBox):
                 for r in view.rows
             ),
         )
+        if self._open_seq in self._by_seq:
+            self.rows.selected_index = seqs.index(self._open_seq)
         self.rows.observe(self._open, names="selected_index")
         if view.entries:
             parts.append(self.rows)
@@ -544,6 +552,7 @@ class HistoryWidget(StaticBundleBox):
 
     def _open(self, change: Mapping[str, Any]) -> None:
         index = change["new"]
+        self._open_seq = None if index is None else self.view.entries[index].seq
         if index is None or self._panels[index].children:
             return
         entry = self.view.entries[index]

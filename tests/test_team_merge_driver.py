@@ -295,3 +295,42 @@ def test_merge_sets_algebra(base: list[str], ours: list[str], theirs: list[str])
     assert len(names) == len(set(names))
     assert merge_sets(base, theirs, ours) == result
     assert len(result.files) == len(set(result.files))
+
+
+def test_stash_pop_merges_the_sets(pair: tuple[Clone, Clone]) -> None:
+    a, b = pair
+    a.store.extend([rec("base")])
+    share(a, b)
+    b.store.extend([rec("theirs-new")])
+    b.commit("theirs")
+    b.git("push", "-q", "origin", "main")
+    a.store.extend([rec("stashed")])
+    a.git("stash", "push", "-q", "-u")
+    assert a.names() == ["base"]
+    a.git("pull", "-q", "--no-rebase", "origin", "main")
+    got = a.git("stash", "pop", check=False)
+    assert got.returncode == 0, got.stderr
+    assert sorted(a.names()) == ["base", "stashed", "theirs-new"]
+    a.assert_sound()
+    index_matches(a)
+
+
+def test_cherry_pick_merges_the_sets(pair: tuple[Clone, Clone]) -> None:
+    a, b = pair
+    a.store.extend([rec("base")])
+    share(a, b)
+    a.git("checkout", "-q", "-b", "feature")
+    a.store.extend([rec("picked")])
+    a.commit("feature")
+    a.store.extend([rec("not-picked")])
+    a.commit("feature 2")
+    b.store.extend([rec("theirs-new")])
+    b.commit("theirs")
+    b.git("push", "-q", "origin", "main")
+    a.git("checkout", "-q", "main")
+    a.git("pull", "-q", "--no-rebase", "origin", "main")
+    got = a.git("cherry-pick", "feature~1", check=False)
+    assert got.returncode == 0, got.stderr
+    assert sorted(a.names()) == ["base", "picked", "theirs-new"]
+    a.assert_sound()
+    index_matches(a)

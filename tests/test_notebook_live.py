@@ -22,7 +22,7 @@ from turn_support import role_of
 
 from ipymemory import MemoryStore
 from ipymemory import _constants as C
-from ipymemory.notebook import get_session
+from ipymemory.notebook import get_session, use_model
 from ipymemory.notebook.output import LiveAnswer, TurnOutput
 from ipymemory.views import MessageView
 
@@ -194,3 +194,22 @@ def test_a_throttled_piece_is_flushed_by_the_clock(ip: InteractiveShell) -> None
         live.flush()
     assert shown_before_flush == ["", "a "]
     assert _markdown(list(captured.outputs)) == ["", "a ", "a b", "a b c"]
+
+
+class _Broken:
+    """A model client with a bug (not a ModelError)."""
+
+    def create(self, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in a custom client")
+
+
+def test_an_unexpected_error_stops_the_clock(ip: InteractiveShell) -> None:
+    use_model(_Broken())
+    try:
+        with capture_output() as captured:
+            result = ip.run_cell("%%agent --no-memory\nq")
+    finally:
+        use_model(None)
+    assert isinstance(result.error_in_exec, RuntimeError)
+    assert _progress(list(captured.outputs))[-1].startswith("✗ failed after")
+    assert not [t for t in threading.enumerate() if t.name == "ipymemory-progress"]

@@ -144,6 +144,9 @@ class MemoryMagics(Magics):
         except IPyMemoryError as e:  # the model, the store or the turn itself
             progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
             return ErrorView.of(e, where="The agent turn", hint=_turn_hint(e))
+        except BaseException:  # a bug surfaces as it is, but the clock stops first
+            progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
+            raise
         progress.finish(_summary(result))
         review = None
         # In auto mode a batch screening held back (SPEC §7) waits here for a person.

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from record_support import rec
 
-from ipymemory import MemoryStore, MemoryStoreError
+from ipymemory import MemoryConflictError, MemoryStore, MemoryStoreError
 from ipymemory.store.maintenance import check, gc
 
 OLD = (1, 1)  # an mtime far past every retention and gc age
@@ -102,3 +102,22 @@ def test_gc_keeps_the_file_a_listed_symlink_record_points_to(store: MemoryStore)
     )
     gc(mem.parent, stale_seconds=0)
     assert [r.name for r in store.records()] == names
+
+
+@pytest.mark.parametrize("op", ["undo", "restore"])
+def test_undo_and_restore_bring_back_only_the_bytes_the_journal_recorded(
+    store: MemoryStore, op: str
+) -> None:
+    # A kept file changed after it left the set (or a forged one) is not what was there.
+    mem = _memory(store)
+    store.forget(["n2"])
+    seq = store.history(limit=1)[0].seq
+    kept = next((mem / "history" / "files").glob("n2-*.md"))
+    kept.write_text(kept.read_text().replace("body 2", "never in the set"))
+    manifest = (mem / "manifest.json").read_bytes()
+    with pytest.raises(MemoryConflictError, match="recorded"):
+        if op == "undo":
+            store.undo(seq)
+        else:
+            store.restore(seq - 1)
+    assert (mem / "manifest.json").read_bytes() == manifest

@@ -587,7 +587,8 @@ class MemoryStore:
                     staying.add(match.file)
             kept = tuple(e for e in current if e.file in staying)
             change = _Change("restore", actor=actor, restores=seq)
-        back = self._bring_back(journal, wanted, kept, digests)
+        recorded = {a.file: a.sha256 for e in entries for a in e.added if a.sha256}
+        back = self._bring_back(journal, wanted, kept, digests, recorded)
         kept_files = {e.file for e in kept}
         removed = tuple(e for e in current if e.file not in kept_files)
         return _Reversal(kept, back, removed, replace(change, raw=back.raw))
@@ -609,9 +610,12 @@ class MemoryStore:
         files: Sequence[tuple[str, str]],
         staying: Sequence[StoredRecord],
         digests: Mapping[str, str | None],
+        recorded: Mapping[str, str],
     ) -> _Back:
         """New entries (new ids, the kept bytes unchanged) for kept ``(file, name)``s; one
-        whose byte-identical copy is among ``staying`` is there already."""
+        whose byte-identical copy is among ``staying`` is there already. A kept file
+        whose bytes are not the ``recorded`` sha256 the journal gave it when it was
+        added is refused: it would commit content that never was in the set."""
         taken = {e.record.name: e.file for e in staying}
         entries: list[StoredRecord] = []
         raw: dict[str, bytes] = {}
@@ -621,6 +625,11 @@ class MemoryStore:
                     f"{file} ({name!r}) is no longer kept in history/files; nothing changed"
                 )
             data = journal.read_kept(file, MAX_RECORD_BYTES)
+            if file in recorded and sha256_hex(data) != recorded[file]:
+                raise MemoryConflictError(
+                    f"{file} ({name!r}) in history/files is not the file the journal "
+                    "recorded (its bytes changed since); nothing changed"
+                )
             if name in taken:
                 if digests.get(taken[name]) == sha256_hex(data):
                     continue  # the same bytes are in the set already

@@ -2,7 +2,8 @@
 
 The real ``anthropic`` SDK is pointed at it with ``base_url``. Tests enqueue replies in
 order; every request body received is recorded in ``requests``, and when its answer
-was completely sent (``time.monotonic()``) in ``finished``.
+was completely sent (``time.monotonic()``) in ``finished``, or in ``aborted`` that the
+client hung up before it was.
 
 A request with ``"stream": true`` (the SDK's ``messages.stream``) gets its reply as
 server-sent events, the way the Messages API streams: ``message_start``, per content
@@ -141,6 +142,7 @@ class MessagesServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.finished: dict[int, float] = {}  # request index -> its answer fully sent
+        self.aborted: set[int] = set()  # requests whose client hung up mid-answer
         self.headers: list[dict[str, str]] = []
         self._queue: deque[Scripted] = deque()
         self.responder: Callable[[dict[str, Any]], Scripted] | None = None
@@ -191,7 +193,7 @@ class MessagesServer:
                     self.wfile.flush()
                     server.finished[index] = time.monotonic()
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeouts, interrupted streams)
+                    server.aborted.add(index)  # the client gave up (timeouts, interrupts)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -213,3 +214,32 @@ def test_an_unexpected_error_stops_the_clock(ip: InteractiveShell) -> None:
     assert isinstance(result.error_in_exec, RuntimeError)
     assert _progress(list(captured.outputs))[-1].startswith("✗ failed after")
     assert not [t for t in threading.enumerate() if t.name == "ipymemory-progress"]
+
+
+def test_ctrl_c_while_the_answer_streams_stops_the_stream(
+    api: MessagesServer, ip: InteractiveShell
+) -> None:
+    answer = "one two three four five six seven eight nine ten eleven twelve"
+    main_thread = threading.get_ident()
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        assert role_of(body) == "main"
+        threading.Timer(0.8, signal.pthread_kill, (main_thread, signal.SIGINT)).start()
+        return text(answer, chunk_delay=0.3)  # ~6 s of streaming if nobody stopped it
+
+    api.responder = respond
+    with capture_output() as captured:
+        result = ip.run_cell("%%agent --commit off\ncount")
+    assert result.error_in_exec is None
+    assert isinstance(result.result, MessageView) and "interrupted" in result.result.to_text()
+    shown = _markdown(list(captured.outputs))[-1]
+    assert answer.startswith(shown) and shown != answer  # a part, as far as it came
+    # The client closed the stream: the server's next write fails (it would otherwise
+    # have finished the answer some 6 s later).
+    deadline = time.monotonic() + 30
+    while 0 not in api.aborted and 0 not in api.finished and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert 0 in api.aborted and 0 not in api.finished
+    history = get_session().history
+    assert [m["role"] for m in history] == ["user", "assistant"]
+    assert _progress(list(captured.outputs))[-1].startswith("■ interrupted after")

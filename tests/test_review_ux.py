@@ -183,3 +183,18 @@ def test_commit_effect_matches_what_the_commit_does(
     after = store.records()
     assert len(after) == effect.after and effect.before == n_base
     assert sorted(added) == sorted(effect.added) and sorted(removed) == sorted(effect.replaced)
+
+
+def test_a_saved_pending_plan_shows_the_net_change_of_the_set(workspace: str) -> None:
+    MemoryStore(workspace).extend([rec("old-a"), rec("old-b")])
+    plan = json.dumps({"source_names": ["old-a", "old-b"], "records": [rec("ab").to_json()]})
+    review = _review(workspace, rec("c"), plan=plan, consolidate_threshold=2, consolidate_every=1)
+    bundle = review._repr_mimebundle_()
+    assert bundle[MIME_TYPE]["net"] == {"before": 2, "after": 2}
+    assert "Commit as chosen: 2 → 2 records" in bundle["text/plain"]
+    assert "Commit as chosen: 2 → 2 records" in bundle["text/html"]
+    assert review.plan_decision is not None
+    review.plan_decision.value = "reject"  # the saved form follows the choices
+    assert review._repr_mimebundle_()[MIME_TYPE]["net"] == {"before": 2, "after": 3}
+    review.commit_button.click()
+    assert "net" not in review._repr_mimebundle_()[MIME_TYPE]  # decided: the outcome says it

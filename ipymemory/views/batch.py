@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..store.record import MemoryRecord
-from ..turn.batch import BatchStatus
+from ..turn.batch import BatchStatus, commit_effect
 from ._static import (
     StaticView,
     esc,
@@ -168,8 +168,12 @@ class BatchView(StaticView):
         batch_id: str | None = None,
         flags: Mapping[str, Sequence[str]] | None = None,
         redacted: Collection[str] = (),
+        net: tuple[int, int] | None = None,
     ) -> None:
         self.items = tuple(items)
+        #: (records before, after) if committed as chosen; shown while a plan is open,
+        #: where "N items" alone would hide what the merge does to the set (issue 14 #4).
+        self.net = net
         self.flags = {name: tuple(why) for name, why in (flags or {}).items()}
         self.redacted = frozenset(redacted)
         self.status = BatchStatus(status)
@@ -193,6 +197,10 @@ class BatchView(StaticView):
         if rejected is None:
             # Open: a redacted item is committed only on an explicit choice (SPEC §7).
             rejected = (*batch.rejected, *batch.redacted) if batch.open else batch.rejected
+        net = None
+        if batch.open and batch.plan is not None and batch.history is None:
+            effect = commit_effect(batch, rejected, accepted)
+            net = None if effect.conflict else (effect.before, effect.after)
         return cls(
             batch.items,
             status=batch.status,
@@ -203,7 +211,15 @@ class BatchView(StaticView):
             batch_id=batch.id,
             flags=batch.flags,
             redacted=batch.redacted,
+            net=net,
         )
+
+    def net_line(self) -> str | None:
+        """``Commit as chosen: 4 → 8 records`` while a plan is open (None otherwise)."""
+        if self.net is None or not self.status.open:
+            return None
+        before, after = self.net
+        return f"Commit as chosen: {before} → {after} record{'' if after == 1 else 's'}"
 
     def flag_lines(self) -> list[str]:
         """One line per item (or the plan) screening flagged: why it needs a person."""
@@ -262,6 +278,11 @@ class BatchView(StaticView):
             "error": self.error,
             "id": self.batch_id,
             "hint": self.hint(),
+            **(
+                {"net": {"before": self.net[0], "after": self.net[1]}}
+                if self.net is not None and self.status.open
+                else {}
+            ),
         }
 
     def _headline(self) -> str:
@@ -290,6 +311,9 @@ class BatchView(StaticView):
         lines.extend(self.flag_lines())
         if self.plan is not None:
             lines.append(self.plan.to_text())
+        net = self.net_line()
+        if net:
+            lines.append(net)
         outcome = self._outcome()
         hint = self.hint()
         if outcome:
@@ -318,6 +342,9 @@ class BatchView(StaticView):
         if self.plan is not None:
             parts.append(f'<div class="ipm-section">{esc(self.plan._headline())}</div>')
             parts.append(self.plan.diff_html())
+        net = self.net_line()
+        if net:
+            parts.append(f'<div class="ipm-section">{esc(net)}</div>')
         outcome = self._outcome()
         hint = self.hint()
         if outcome:

@@ -254,6 +254,12 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
   } else if (status === 'discarded') {
     root.appendChild(note('Discarded: nothing was written.'));
   }
+  const net = asObject(data.net);
+  if (typeof net.before === 'number' && typeof net.after === 'number' && status === 'pending') {
+    // What the plan does to the set, not just how many items there are (issue 14 #4).
+    const records = `${net.after} record${net.after === 1 ? '' : 's'}`;
+    root.appendChild(element('div', 'jp-ipymemory-net', `Commit as chosen: ${net.before} → ${records}`));
+  }
   if (data.hint) {
     root.appendChild(element('div', 'jp-ipymemory-note jp-ipymemory-hint', asText(data.hint)));
   }

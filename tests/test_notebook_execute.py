@@ -165,19 +165,25 @@ def test_consolidation_and_crash_section(executed: nbformat.NotebookNode) -> Non
     assert outcomes[:first_new] == ["old set"] * first_new
 
 
-def test_history_section_undoes_the_consolidation_then_that_undo(
+def test_history_section_proposes_the_undo_commits_it_then_undoes_that(
     executed: nbformat.NotebookNode,
 ) -> None:
     merged = ["prefers-tabs", "tabs-in-python", "tabs-in-js"]
-    newest = _stream(executed, "# The journal, newest first").splitlines()[0]
-    assert "consolidate" in newest and all(repr(name) in newest for name in merged)
-    undone = _stream(executed, "# Undo the consolidation").splitlines()
-    seq = int(newest.split()[0].lstrip("#"))
-    assert undone[0].startswith(f"#{seq + 1} undo of #{seq}: ")
-    assert all(repr(name) in undone[0] for name in merged)
-    assert "'indent-with-tabs'" not in undone[0]
-    assert undone[1] == "JavaScript files: tabs."  # the source's body, as it was
+    [history] = _views(executed, "history")
+    newest = history["entries"][0]
+    assert newest["op"] == "consolidate" and newest["removed"] == merged
+    assert newest["added"] == ["indent-with-tabs"]
+    # %memory undo proposes; %memory commit applies that very batch.
+    [change] = _views(executed, "history-change")
+    assert (change["op"], change["seq"]) == ("undo", newest["seq"])
+    assert change["returning"] == merged and change["leaving"] == ["indent-with-tabs"]
+    committed = [b for b in _views(executed, "batch") if b["id"] == change["batch"]]
+    assert committed and committed[-1]["committed"] == merged
+    names, body = _stream(executed, "# The sources are back").splitlines()[:2]
+    assert all(repr(name) in names for name in merged) and "'indent-with-tabs'" not in names
+    assert body == "JavaScript files: tabs."  # the source's body, as it was
     redone = _stream(executed, "# An undo is a commit").strip()
+    seq = newest["seq"]
     assert redone.startswith(f"#{seq + 2} undo of #{seq + 1}: ")
     assert "'indent-with-tabs'" in redone and not any(repr(name) in redone for name in merged)
 

@@ -86,6 +86,14 @@ class MemoryMagics(Magics):
             %%agent --python --commit auto
             Summarise the dataframe `df` and remember its column meanings.
 
+            %%agent --format code
+            Fix the error in {In[4]}: {Err}
+
+        In the cell, {name} is replaced by the value of `name` in your namespace,
+        {In[n]} / {Out[n]} by cell n's input / output and {Err} by the last
+        traceback (--raw: sent as written). --new starts a fresh conversation;
+        memory stays. --format code puts the answer's code in a new cell below.
+
         Settings: %config IPyMemory (model, commit_mode, directory, …); without
         ANTHROPIC_API_KEY the agent cannot answer (memory selection still works).
         """

@@ -103,11 +103,14 @@ def test_a_whole_offline_turn(workspace: str) -> None:
             '["prefers-tabs"]',
             {"type": "tool_use", "name": "read_file", "input": {"path": "notes.md"}},
             "Tabs, as your notes say.",
-            json.dumps([rec("notes-file", "where the notes are", "notes.md").to_json()]),
+            # What the user said (an item from the file alone would wait for review).
+            json.dumps(
+                [rec("notes-file", "the user keeps notes in notes.md", "Notes: notes.md").to_json()]
+            ),
         ]
     )
     session = AgentSession(workspace, model=model, config=SessionConfig(commit_mode="auto"))
-    result = session.run_turn("how should I indent?")
+    result = session.run_turn("how should I indent? I keep my notes in notes.md")
     assert result.answer == "Tabs, as your notes say."
     assert result.tool_calls == 1 and result.last_error is None
     assert result.committed == ("notes-file",)

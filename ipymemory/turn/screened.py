@@ -36,7 +36,14 @@ from ..store.record import MemoryRecord
 from .batch import PLAN_FLAG, PendingBatch
 from .provenance import DEFAULT_ORIGIN
 
-__all__ = ["ScreenedItems", "screen_items", "screen_plan", "split_for_auto"]
+__all__ = [
+    "NOTHING_SCREENED",
+    "ScreenedItems",
+    "plan_flags",
+    "screen_items",
+    "screen_plan",
+    "split_for_auto",
+]
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,10 @@ class ScreenedItems:
     def held(self) -> tuple[str, ...]:
         """The items that need a person (flagged: redacted, tool, instructs)."""
         return tuple(item.name for item in self.items if item.name in self.flags)
+
+
+#: No extracted items (a consolidation asked for directly).
+NOTHING_SCREENED = ScreenedItems((), {}, {}, ())
 
 
 def screen_items(
@@ -129,6 +140,7 @@ def screen_plan(
 
 
 def plan_flags(reasons: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The batch flags of a plan that needs a person for ``reasons`` (none: ``{}``)."""
     return {PLAN_FLAG: tuple(reasons)} if reasons else {}
 
 

@@ -61,7 +61,13 @@ from .injection import render_memory_block
 from .loop import ToolStep, run_tool_loop
 from .pending import PendingFiles
 from .provenance import TurnProvenance
-from .screened import plan_flags, screen_items, screen_plan, split_for_auto
+from .screened import (
+    NOTHING_SCREENED,
+    plan_flags,
+    screen_items,
+    screen_plan,
+    split_for_auto,
+)
 from .tools import ToolBox
 from .usage import CallUsage, TurnUsage, UsageLedger
 
@@ -529,8 +535,18 @@ class AgentSession:
                 caller=self._caller(),
                 models={"consolidator": self._side_model_name()},
             )
+            # SPEC §7: its records redacted where needed, flagged when they need a person.
+            plan, origins, reasons = screen_plan(plan, base, NOTHING_SCREENED, auto=False)
             return self.batch_registry.add(
-                PendingBatch(_batch_id(), (), plan, base, provenance=provenance)
+                PendingBatch(
+                    _batch_id(),
+                    (),
+                    plan,
+                    base,
+                    provenance=provenance,
+                    origins=origins,
+                    flags=plan_flags(reasons),
+                )
             )
 
     def propose_history_change(self, change: HistoryChange) -> PendingBatch:

@@ -4,10 +4,12 @@ lose a record the manifest lists, and never commit bytes the journal did not rec
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from record_support import rec
@@ -121,3 +123,39 @@ def test_undo_and_restore_bring_back_only_the_bytes_the_journal_recorded(
         else:
             store.restore(seq - 1)
     assert (mem / "manifest.json").read_bytes() == manifest
+
+
+def test_a_sparse_gigabyte_in_the_journal_is_skipped_not_read(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A line of 1 GB of zeros (a hole: no disk used) in the middle of the journal was
+    # read byte by byte by history, check, gc, undo and restore (seconds per GiB).
+    from ipymemory.store import history
+
+    mem = _memory(store)
+    journal = mem / "history" / "journal.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    with journal.open("wb") as f:
+        f.writelines(lines[:-1])
+        f.truncate(f.tell() + (1 << 30))
+        f.seek(0, os.SEEK_END)
+        f.write(b"\n" + lines[-1])
+    read = [0]
+    real_fdopen = os.fdopen
+
+    class Counting(io.FileIO):
+        def readinto(self, buffer: Any) -> int | None:
+            got = super().readinto(buffer)
+            read[0] += got or 0
+            return got
+
+    def counting_fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
+        if args[:1] == ("rb",) and kwargs.get("closefd") is False:
+            return io.BufferedReader(Counting(fd, "rb", closefd=False))
+        return real_fdopen(fd, *args, **kwargs)
+
+    monkeypatch.setattr(history.os, "fdopen", counting_fdopen)
+    entries = store.history()
+    assert [e.seq for e in entries] == [3, 2, 1]
+    assert any("longer than" in p.reason for p in check(mem.parent))
+    assert 0 < read[0] < 16 << 20

@@ -277,6 +277,7 @@ class Journal:
                         if len(raw) > MAX_LINE_BYTES:
                             bad.append((number, f"longer than {MAX_LINE_BYTES} bytes"))
                             while raw and not raw.endswith(b"\n"):
+                                _skip_hole(f, fd)
                                 raw = f.readline(MAX_LINE_BYTES + 1)
                             continue
                         torn = True
@@ -446,6 +447,19 @@ class Journal:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def _skip_hole(f: Any, fd: int) -> None:
+    """Move ``f`` past a hole of a sparse file (zeros the disk does not hold, so no line
+    end): an over-long line of a 1 GB sparse journal is skipped without reading it."""
+    seek_data = getattr(os, "SEEK_DATA", None)
+    if seek_data is None:  # pragma: no cover - every platform we run on has it
+        return
+    try:
+        f.seek(os.lseek(fd, f.tell(), seek_data))
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # nothing but a hole up to the end
+            f.seek(0, os.SEEK_END)
 
 
 def entries_referencing(entries: Sequence[HistoryEntry]) -> set[str]:

@@ -33,6 +33,15 @@ distrust order tool > assistant > user):
    terms that ONLY tool output holds (neither the user nor the assistant wrote them):
    the item carries content nobody but a file or an output supplied, even when the
    answer's framing words ("the script printed …") cover the rest;
+   also tool, if the item holds a name or a number (a capitalised word not opening a
+   sentence, or a term with a digit) that neither the user nor the assistant wrote,
+   and either tool output holds it verbatim or the tool output is mostly in another
+   script (letters mostly non-ASCII: the extractor translated it, a transliterated
+   name included): who or what a fact is about is content, not framing (found with a
+   planted item translated from a German file while the user's question shared its
+   other words: user support 0.56, only the name ``Kowalski`` tied it to the file).
+   A name from nowhere in a turn whose tool output is in the item's script is left
+   alone: the extractor names things itself ("GitHub token" for a ``ghp_`` key);
 2. else user, if user support ≥ θ (the assistant echoing the user does not demote it);
 3. else assistant, if assistant support ≥ θ and ≥ tool support - δ;
 4. else (no source supports it on its own: a paraphrase, a translation, a merge of
@@ -143,6 +152,29 @@ def _terms(text: str) -> frozenset[str]:
     return frozenset(_fold(t) for t in tokenize(text) if t not in _STOP)
 
 
+_WORD = re.compile(r"\w+")
+_SENTENCE_END = frozenset(".!?:;\n")
+
+
+def _names(text: str) -> frozenset[str]:
+    """The item's names and numbers as terms: capitalised words that do not open a
+    sentence or a line, and words with a digit."""
+    out: set[str] = set()
+    for m in _WORD.finditer(text):
+        word = m.group()
+        before = text[: m.start()].rstrip(" \t\"'(\u201c\u2018")
+        opens = not before or before[-1] in _SENTENCE_END
+        if any(c.isdigit() for c in word) or (word[:1].isupper() and not opens):
+            out.update(_fold(t) for t in tokenize(word) if t not in _STOP)
+    return frozenset(out)
+
+
+def _other_script(text: str) -> bool:
+    """Whether most letters of ``text`` are not ASCII (a file in Chinese, Russian, …)."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(not c.isascii() for c in letters) * 2 > len(letters)
+
+
 def _weight(term: str) -> int:
     return 2 if len(term) >= 9 or any(c.isdigit() for c in term) else 1
 
@@ -243,8 +275,14 @@ def decide_origin(
     user_terms, tool_terms, assistant_terms = sources.terms
     item = _terms(text)
     u, t, a = support(item, user_terms), support(item, tool_terms), support(item, assistant_terms)
-    only_tool = support(item, tool_terms - user_terms - assistant_terms)
-    if (t >= threshold and t >= u - margin) or only_tool >= tool_only:
+    tool_only_terms = tool_terms - user_terms - assistant_terms
+    only_tool = support(item, tool_only_terms)
+    has_tool = bool(_WS.sub("", sources.tool))
+    unvouched = (_names(text) & item) - user_terms - assistant_terms
+    named_by_tool = bool(unvouched & tool_terms) or (
+        bool(unvouched) and _other_script(sources.tool)
+    )
+    if (t >= threshold and t >= u - margin) or only_tool >= tool_only or named_by_tool:
         origin = Origin.TOOL
     elif u >= threshold:
         origin = Origin.USER
@@ -254,7 +292,7 @@ def decide_origin(
         # Nothing supports it on its own: the least trusted source the history holds.
         origin = (
             Origin.TOOL
-            if _WS.sub("", sources.tool)
+            if has_tool
             else Origin.ASSISTANT
             if _WS.sub("", sources.assistant)
             else Origin.USER

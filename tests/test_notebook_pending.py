@@ -177,3 +177,13 @@ def test_a_batch_that_cannot_be_kept_on_disk_still_works_and_says_so(
     assert any("not kept on disk" in p for p in listing.problems)
     out.review.commit_button.click()
     assert [r.name for r in MemoryStore(workspace).records()] == ["a"]
+
+
+def test_status_mentions_batches_saved_by_earlier_kernels(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    pending_turn(ip, rec("a"))
+    restart(ip)
+    status = memory(ip, "status")
+    assert status.pending == 0  # none in this kernel yet
+    assert "1 more batch saved in pending/: %memory pending" in status.to_text()

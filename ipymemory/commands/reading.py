@@ -119,6 +119,11 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
         notes.append(f"the set could not be read: {read_error}")
     if session.last_error_cause:
         notes.append(f"last error cause: {session.last_error_cause}")
+    live = {batch.id for batch in session.pending}
+    saved = [e for e in session.pending_files.load(prune=False)[0] if e.batch.id not in live]
+    if saved:  # proposed before a restart (or by another kernel): still reviewable
+        n = len(saved)
+        notes.append(f"{n} more batch{'' if n == 1 else 'es'} saved in pending/: %memory pending")
     return StatusView(
         session.store.root,
         model=describe_model(session.model),

@@ -91,22 +91,26 @@ def test_a_consolidation_replacement_with_a_credential_is_refused(workspace: str
     assert AWS_KEY not in everything_written(workspace)
 
 
+def _external_record_forgotten(workspace: str) -> tuple[MemoryStore, int]:
+    """Another tool (e.g. the reference agent) committed a record holding a token, then
+    it was forgotten: (the store, the seq of the forget)."""
+    store = MemoryStore(workspace)
+    store.extend([rec("kept")])
+    root = Path(workspace) / ".memory"
+    (root / "old-0123.md").write_bytes(render_record(secret_note("old")))
+    (root / "manifest.json").write_bytes(
+        render_manifest([*(e.file for e in store.entries()), "old-0123.md"])
+    )
+    store.forget(["old"])  # journals the external change first, then the forget
+    return store, store.history()[0].seq
+
+
 def test_undo_refuses_to_bring_back_a_record_holding_a_credential(
     workspace: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A record another tool committed (the journal records it as ``external``), then
     forgotten: undo through the CLI refuses it, exit 1, the credential not printed."""
-    store = MemoryStore(workspace)
-    store.extend([rec("kept")])
-    # Another tool (e.g. the reference agent) commits a record holding a token.
-    leaky = secret_note("old")
-    root = Path(workspace) / ".memory"
-    (root / "old-0123.md").write_bytes(render_record(leaky))
-    (root / "manifest.json").write_bytes(
-        render_manifest([*(e.file for e in store.entries()), "old-0123.md"])
-    )
-    store.forget(["old"])  # journals the external change first, then the forget
-    seq = store.history()[0].seq
+    store, seq = _external_record_forgotten(workspace)
     assert cli(["--dir", workspace, "undo", str(seq)]) == 1
     captured = capsys.readouterr()
     out = captured.out + captured.err
@@ -381,3 +385,10 @@ def test_a_name_nobody_in_the_conversation_wrote_makes_a_translated_item_tool(
     got = {s.name: s for s in screen_batch([planted, stated], history)}
     assert got["refunds"].origin is Origin.TOOL and got["refunds"].verdict is Verdict.HOLD
     assert got["refund-owner"].origin is Origin.USER  # a name the user wrote
+
+
+def test_the_undo_preview_says_at_once_that_the_commit_would_refuse(workspace: str) -> None:
+    store, seq = _external_record_forgotten(workspace)
+    preview = store.preview("undo", seq)
+    assert preview.conflict is not None and "github-token" in preview.conflict
+    assert GH_TOKEN not in preview.conflict

@@ -520,7 +520,9 @@ class MemoryStore:
         current = self._read_set(real)[1]
         try:
             plan = self._plan_reversal(op, seq, real, current, None)
-        except MemoryConflictError as e:
+            # The commit would refuse it too (SPEC §7): say so now, not at commit.
+            refuse_secrets([e.record for e in plan.back.entries], self.root)
+        except (MemoryConflictError, MemorySecretError) as e:
             return HistoryPreview(op, seq, (), (), str(e))
         return HistoryPreview(
             op,

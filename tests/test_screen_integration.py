@@ -10,7 +10,6 @@ waits too.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, text, tool_use
 from notebook_support import loaded_shell, use_api
 from record_support import rec
+from screen_support import load_benchmark
 from turn_support import model_for, plan_reply, records_reply
 
 from ipymemory import (
@@ -238,9 +238,7 @@ def test_auto_mode_plan_replacing_most_of_the_set_waits_for_review(
 
 
 def test_reduced_poisoning_benchmark_through_real_turns(tmp_path: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    import poisoning
-
+    poisoning = load_benchmark("poisoning")
     attacks = poisoning.run_turns(poisoning.ATTACKS[::4], tmp_path)
     benign = poisoning.run_turns(
         [s for s in poisoning.BENIGN if s.category == "benign"][::4], tmp_path

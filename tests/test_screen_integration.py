@@ -390,3 +390,23 @@ def test_the_undo_preview_says_at_once_that_the_commit_would_refuse(workspace: s
     preview = store.preview("undo", seq)
     assert preview.conflict is not None and "github-token" in preview.conflict
     assert GH_TOKEN not in preview.conflict
+
+
+def test_a_stored_credential_is_neither_shown_nor_sent_to_the_model(
+    messages_server: MessagesServer, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A record that holds a token from before screening (written by another tool):
+    ``show`` prints it redacted, and a turn that selects it never sends the token."""
+    store = MemoryStore(workspace)
+    store.extend([rec("deploy-token", description="the deploy token")])
+    (entry,) = store.entries()
+    path = Path(workspace) / ".memory" / entry.file
+    path.write_text(path.read_text().replace("The body of deploy-token.", f"use {GH_TOKEN}"))
+    assert cli(["--dir", workspace, "show", "deploy-token"]) == 0
+    shown = capsys.readouterr().out
+    assert "[REDACTED: github-token]" in shown and GH_TOKEN not in shown
+    messages_server.enqueue(text('["deploy-token"]'), text("Done."), records_reply())
+    session = AgentSession(workspace, model=model_for(messages_server.base_url))
+    assert session.run_turn("How do I deploy?").selection.records[0].name == "deploy-token"
+    sent = json.dumps(messages_server.requests)
+    assert "[REDACTED: github-token]" in sent and GH_TOKEN not in sent

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._text import escape
+from ..screen.secrets import redact
 from ..store.record import MemoryRecord
 
 __all__ = [
@@ -34,8 +35,10 @@ BLOCK_CLOSE = "</relevant_memories>"
 
 
 def escape_text(text: str) -> str:
-    """Escape record text for the block (the request form of :func:`escape`)."""
-    return escape(text, "request")
+    """Escape record text for the block (the request form of :func:`escape`). A
+    credential a record holds (one stored before screening, or by another tool) is
+    redacted first: it is never re-sent to the model (SPEC §7)."""
+    return escape(redact(text), "request")
 
 
 def render_memory_block(records: Sequence[MemoryRecord]) -> str:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..store.record import StoredRecord
+from ..errors import MemoryFormatError
+from ..screen import screen_records
+from ..store.record import MemoryRecord, StoredRecord
 from ._static import StaticView, esc
 
 __all__ = ["RecordView"]
@@ -19,7 +21,8 @@ class RecordView(StaticView):
     view_name = "record"
 
     def __init__(self, stored: StoredRecord, origin: Mapping[str, Any] | None = None) -> None:
-        self.stored = stored
+        # A credential a stored record holds is never shown (SPEC §7; check reports it).
+        self.stored = StoredRecord(stored.file, _redacted(stored.record))
         self.origin = dict(origin) if origin is not None else None
 
     def to_json(self) -> dict[str, Any]:
@@ -57,4 +60,18 @@ class RecordView(StaticView):
             f"<div>{esc(r.description)}</div>"
             f'<div class="ipm-note">{esc(self._origin_line())}</div>'
             f"<pre>{esc(r.body)}</pre>"
+        )
+
+
+def _redacted(record: MemoryRecord) -> MemoryRecord:
+    (screening,) = screen_records([record])
+    try:
+        return screening.redacted()
+    except MemoryFormatError:  # the markers would break the format: show none of it
+        in_name = any(field == "name" for field, _ in screening.secrets)
+        return MemoryRecord(
+            name="redacted" if in_name else record.name,
+            type=record.type,
+            description="[REDACTED]",
+            body="[REDACTED: this record holds a credential; see ipymemory check]",
         )

@@ -632,6 +632,7 @@ def write_widget_notebook(root: Path, home: Path) -> tuple[str, str]:
             nbformat.v4.new_code_cell("%memory pending"),
             nbformat.v4.new_code_cell("%memory status"),
             nbformat.v4.new_code_cell("%memory list"),
+            nbformat.v4.new_code_cell("%memory session"),
         ],
         metadata={"kernelspec": KERNELSPEC},
     )
@@ -710,6 +711,10 @@ def test_saved_widgets_render_their_static_form_without_the_model(
         assert len(id_cell.inner_text()) == 8 and (id_cell.get_attribute("title") or "").endswith(
             ".md"
         )
+        session = page.locator(f'{OUTPUTS} [data-ipymemory-view="session"]')
+        assert "Turns" in session.inner_text() and "Agent tokens" in session.inner_text()
+        # Every view these commands emit has a renderer: none falls back to raw JSON.
+        assert page.locator(f'{OUTPUTS} [data-ipymemory-view="json"]').count() == 0
         status.scroll_into_view_if_needed()
         shot(page, "saved-widgets", "status-list")
 

@@ -415,6 +415,31 @@ function renderStatus(root: HTMLElement, data: JSONObject): void {
   }
 }
 
+function tokens(usage: unknown): string {
+  const u = asObject(usage);
+  const cached = Number(u.cache_read_input_tokens ?? 0) + Number(u.cache_creation_input_tokens ?? 0);
+  const cache = cached
+    ? ` (cache: ${asText(u.cache_read_input_tokens)} read, ${asText(u.cache_creation_input_tokens)} written)`
+    : '';
+  return `${asText(u.input_tokens)} in / ${asText(u.output_tokens)} out${cache}`;
+}
+
+/** `%memory session`: this conversation's turns, tokens and cost. */
+function renderSession(root: HTMLElement, data: JSONObject): void {
+  root.appendChild(heading(`Session ${asText(data.session)}`, asText(data.directory)));
+  const cost = data.estimated_cost_usd;
+  root.appendChild(
+    keyValueTable([
+      ['turns', 'Turns', data.turns],
+      ['messages', 'Messages in the conversation', data.messages],
+      ['main', 'Agent tokens', tokens(data.main)],
+      ['memory', 'Memory tokens', tokens(data.memory)],
+      ['cost', 'Estimated cost', typeof cost === 'number' ? `$${cost.toFixed(4)}` : 'unknown']
+    ])
+  );
+  root.appendChild(note('%%agent --new starts a fresh conversation (memory stays).'));
+}
+
 function renderJSON(root: HTMLElement, data: unknown): void {
   root.appendChild(element('pre', 'jp-ipymemory-json', JSON.stringify(data, null, 2) ?? String(data)));
 }
@@ -424,6 +449,7 @@ const RENDERERS: Readonly<Record<string, (root: HTMLElement, data: JSONObject) =
   selection: renderSelection,
   batch: renderBatch,
   pending: renderPending,
+  session: renderSession,
   record: renderRecord,
   status: renderStatus,
   consolidation: renderPlan,

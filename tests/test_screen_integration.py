@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,17 +24,19 @@ from turn_support import model_for, plan_reply, records_reply
 
 from ipymemory import (
     AgentSession,
+    BatchError,
     BatchStatus,
     MemoryRecord,
     MemorySecretError,
     MemoryStore,
+    PendingBatch,
     SessionConfig,
 )
 from ipymemory.cli import main as cli
 from ipymemory.screen import Origin, Verdict, screen_batch, screen_records
 from ipymemory.store.manifest import render_manifest
 from ipymemory.store.record import render_record
-from ipymemory.turn.batch import PLAN_FLAG
+from ipymemory.turn.batch import PLAN_FLAG, apply_batch
 from ipymemory.views import BatchReview
 
 # Built at run time: no credential-shaped literal in the source.
@@ -410,3 +413,18 @@ def test_a_stored_credential_is_neither_shown_nor_sent_to_the_model(
     assert session.run_turn("How do I deploy?").selection.records[0].name == "deploy-token"
     sent = json.dumps(messages_server.requests)
     assert "[REDACTED: github-token]" in sent and GH_TOKEN not in sent
+
+
+def test_apply_batch_itself_writes_a_redacted_item_only_when_named(workspace: str) -> None:
+    """The rule lives where every commit of a batch passes, not only in the session."""
+    store = MemoryStore(workspace)
+    (screening,) = screen_records([secret_note()])
+    item = screening.redacted()
+    batch = PendingBatch("b1", (item, rec("plain")), None, (), redacted=(item.name,))
+    assert apply_batch(store, batch, (), True) == (("plain",), ())
+    assert apply_batch(store, replace(batch, items=(item,)), (), True, redacted=[item.name]) == (
+        (item.name,),
+        (),
+    )
+    with pytest.raises(BatchError, match="not a redacted item"):
+        apply_batch(store, batch, (), True, redacted=["plain"])

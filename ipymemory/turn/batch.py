@@ -242,16 +242,20 @@ def apply_batch(
     accept_plan: bool,
     *,
     decided_by: str = "review",
+    redacted: Collection[str] = (),
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Commit the accepted part of ``batch`` in one store commit, its provenance
     (and the decision: ``decided_by`` ``review`` or ``auto``) in the journal entry.
 
-    Returns (names added, names removed). Raises :class:`BatchError` for a bad
+    Redacted items are written only when named in ``redacted`` (else they count as
+    rejected). Returns (names added, names removed). Raises :class:`BatchError` for a bad
     decision (nothing written; see :func:`check_reject` and :func:`plan_conflict`)
     and the store's errors (``MemoryConflictError``, ``MemoryFormatError``,
     ``MemoryLockTimeout``, …) when it refuses.
     """
     check_reject(batch, reject)
+    # Redacted items not named in ``redacted`` are never written (SPEC §7).
+    reject = effective_reject(batch, reject, redacted)
     conflict = plan_conflict(batch, reject, accept_plan)
     if conflict is not None:
         raise BatchError(f"batch {batch.id}: {conflict}")
@@ -410,7 +414,7 @@ class BatchRegistry(HasTraits):
                 return CommitResult((), (), conflict, current)
             try:
                 added, removed = apply_batch(
-                    store, current, reject, accept_plan, decided_by=decided_by
+                    store, current, reject, accept_plan, decided_by=decided_by, redacted=redacted
                 )
             except MemoryStoreError as e:
                 failed = self._record(replace(current, status=BatchStatus.FAILED, error=str(e)))

@@ -15,6 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, text, tool_use
 from notebook_support import loaded_shell, use_api
@@ -428,3 +430,53 @@ def test_apply_batch_itself_writes_a_redacted_item_only_when_named(workspace: st
     )
     with pytest.raises(BatchError, match="not a redacted item"):
         apply_batch(store, batch, (), True, redacted=["plain"])
+
+
+SECRETS_CORPUS = load_benchmark("secrets_corpus")
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    seed=st.integers(0, 10_000),
+    fmt=st.sampled_from(sorted(SECRETS_CORPUS.FORMATS)),
+    field=st.sampled_from(["description", "body"]),
+    mode=st.sampled_from(["auto", "review"]),
+)
+def test_no_credential_shape_reaches_the_disk_through_a_real_turn(
+    messages_server: MessagesServer,
+    tmp_path_factory: pytest.TempPathFactory,
+    seed: int,
+    fmt: str,
+    field: str,
+    mode: str,
+) -> None:
+    """Any credential format of the secrets corpus, in an extracted item's description
+    or body, said by the user: after the turn (auto: committed what may be; review:
+    pending on disk) no part of it is anywhere under .memory/."""
+    (cred,) = [c for c in SECRETS_CORPUS.credentials(seed, 1) if c.fmt == fmt]
+    text_ = cred.text.replace("\n", " ")[:900] if field == "description" else cred.text
+    item = MemoryRecord(
+        name="leaky",
+        type="project",
+        description=text_ if field == "description" else "a note",
+        body=text_ if field == "body" else "A note.",
+    )
+    workspace = tmp_path_factory.mktemp("ws")
+    messages_server.enqueue(text("Noted."), records_reply(item, STATED))
+    session = AgentSession(
+        workspace,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(commit_mode=mode),
+    )
+    result = session.run_turn(f"Our CI runs on Buildkite. Keep this: {cred.text}")
+    written = everything_written(workspace)
+    assert written  # the batch or the commit is there
+    for part in cred.vanish:
+        assert part not in written, (fmt, field, mode)
+    if mode == "auto":
+        assert result.committed == ("ci-buildkite",)
+        assert result.held is not None and result.held.redacted == ("leaky",)

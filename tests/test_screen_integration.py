@@ -36,6 +36,7 @@ from ipymemory import (
 )
 from ipymemory.cli import main as cli
 from ipymemory.screen import Origin, Verdict, screen_batch, screen_records
+from ipymemory.server.listing import Workspace, confine, list_memory, read_record
 from ipymemory.store.manifest import render_manifest
 from ipymemory.store.record import render_record
 from ipymemory.turn.batch import PLAN_FLAG, apply_batch
@@ -480,3 +481,23 @@ def test_no_credential_shape_reaches_the_disk_through_a_real_turn(
     if mode == "auto":
         assert result.committed == ("ci-buildkite",)
         assert result.held is not None and result.held.redacted == ("leaky",)
+
+
+def test_the_lab_panel_endpoints_never_serve_a_stored_credential(tmp_path: Path) -> None:
+    """What the Memory panel reads (the set listing and one record) is redacted."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    store = MemoryStore(workspace)
+    store.extend([rec("deploy-token")])
+    (entry,) = store.entries()
+    path = workspace / ".memory" / entry.file
+    raw = path.read_text()
+    raw = raw.replace("about deploy-token", f"token {AWS_KEY}")
+    path.write_text(raw.replace("The body of deploy-token.", f"use {GH_TOKEN}"))
+    ws = confine(str(tmp_path), "project")
+    assert isinstance(ws, Workspace)
+    listing = json.dumps(list_memory(ws)[1])
+    record = json.dumps(read_record(ws, entry.file)[1])
+    assert "[REDACTED: aws-access-key-id]" in listing and AWS_KEY not in listing
+    assert "[REDACTED: github-token]" in record
+    assert GH_TOKEN not in record and AWS_KEY not in record

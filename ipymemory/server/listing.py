@@ -19,6 +19,7 @@ from jupyter_core.paths import is_hidden
 
 from .. import _constants as C
 from ..errors import MemoryStoreError
+from ..screen import redact, redact_data
 from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
 from ..store.record import StoredRecord
 from ..store.store import MemoryStore
@@ -191,7 +192,8 @@ def list_memory(ws: Workspace) -> tuple[int, dict[str, Any]]:
         {
             "name": entry.record.name,
             "type": entry.record.type.value,
-            "description": entry.record.description,
+            # A credential a stored record holds never reaches the panel (SPEC §7).
+            "description": redact(entry.record.description),
             "file": entry.file,
             "path": ws.rel_file(entry.file),
         }
@@ -224,5 +226,6 @@ def read_record(ws: Workspace, file: str) -> tuple[int, dict[str, Any]]:
         return 200, {**base, "error": error}
     for entry in entries:
         if entry.file == file:
-            return 200, {**base, "path": ws.rel_file(file), "record": entry.record.to_json()}
+            shown = redact_data(entry.record.to_json())  # (SPEC §7, as above)
+            return 200, {**base, "path": ws.rel_file(file), "record": shown}
     return 404, {**base, "error": f"{file!r} is not in the memory set of {ws.rel or '/'!r}"}

@@ -501,3 +501,20 @@ def test_the_lab_panel_endpoints_never_serve_a_stored_credential(tmp_path: Path)
     assert "[REDACTED: aws-access-key-id]" in listing and AWS_KEY not in listing
     assert "[REDACTED: github-token]" in record
     assert GH_TOKEN not in record and AWS_KEY not in record
+
+
+def test_an_auto_mode_cell_shows_what_it_committed_and_the_review_of_what_it_held(
+    ip: InteractiveShell, messages_server: MessagesServer, workspace: str
+) -> None:
+    ip.run_line_magic("config", "IPyMemory.commit_mode = 'auto'")
+    _turn_with_file(messages_server, workspace, STATED, PLANTED)
+    out = ip.run_cell_magic("agent", "", QUERY)
+    assert [r.name for r in MemoryStore(workspace).records()] == ["ci-buildkite"]
+    assert out.review is not None and out.review.batch.names == ("append-link",)
+    shown = [type(part).__name__ for part in out.parts()]
+    assert shown[-2:] == ["BatchView", "BatchReview"]  # committed, then held
+    out.review.commit_button.click()  # the person decides
+    assert sorted(r.name for r in MemoryStore(workspace).records()) == [
+        "append-link",
+        "ci-buildkite",
+    ]

@@ -195,7 +195,11 @@ def _summary(result: TurnResult) -> str:
     timing = (
         f"✓ answered in {result.answer_seconds:.1f} s · memory in {result.memory_seconds:.1f} s"
     )
-    return f"{timing} · {tools} · {tokens}"
+    held = ""
+    if result.held is not None and result.held.open:  # SPEC §7: the turn says so
+        n = len(result.held.items)
+        held = f" · {n or 'a plan'} held for your review"
+    return f"{timing} · {tools} · {tokens}{held}"
 
 
 def _turn_hint(error: BaseException) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["DuplicateKeyError", "NonJSONConstantError", "TooDeepError", "loads_strict"]
+__all__ = ["DuplicateKeyError", "NonJSONConstantError", "TooDeepError", "loads", "loads_strict"]
 
 
 class DuplicateKeyError(ValueError):
@@ -35,6 +35,15 @@ class TooDeepError(ValueError):
 
     def __init__(self) -> None:
         super().__init__("nested too deeply")
+
+
+def loads(data: str | bytes) -> Any:
+    """``json.loads`` for data read from a file: a deep ``[[[[…`` is :class:`TooDeepError`
+    (a ``ValueError``, so a bad line or file), never a ``RecursionError`` crash."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise TooDeepError() from None
 
 
 def loads_strict(text: str) -> Any:

@@ -16,6 +16,7 @@ from record_support import rec
 
 from ipymemory import MemoryConflictError, MemoryStore, MemoryStoreError
 from ipymemory.store.maintenance import check, gc
+from ipymemory.turn.pending import PendingFiles
 
 OLD = (1, 1)  # an mtime far past every retention and gc age
 
@@ -159,3 +160,34 @@ def test_a_sparse_gigabyte_in_the_journal_is_skipped_not_read(
     assert [e.seq for e in entries] == [3, 2, 1]
     assert any("longer than" in p.reason for p in check(mem.parent))
     assert 0 < read[0] < 16 << 20
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000  # well under a journal line's bound, past recursion
+
+
+def test_a_deeply_nested_journal_line_is_a_bad_line_not_a_crash(store: MemoryStore) -> None:
+    mem = _memory(store)
+    journal = mem / "history" / "journal.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    journal.write_bytes(b"".join([*lines[:-1], DEEP + b"\n", lines[-1]]))
+    assert [e.seq for e in store.history()] == [3, 2, 1]
+    assert any("line 3" in p.reason for p in check(mem.parent))
+    journal.write_bytes(b"".join([*lines, DEEP + b"\n"]))  # the last line, read from the end
+    store.forget(["n1"])
+    assert [r.name for r in store.records()] == ["n2", "n0"]
+
+
+def test_a_deeply_nested_pending_batch_is_reported_not_raised(store: MemoryStore) -> None:
+    pending = _memory(store) / "pending"
+    pending.mkdir()
+    (pending / "b1.json").write_bytes(DEEP)
+    saved, problems = PendingFiles(_memory(store)).load()
+    assert saved == [] and "b1.json" in problems[0]
+
+
+def test_the_server_tail_reader_skips_a_deeply_nested_line(store: MemoryStore) -> None:
+    from ipymemory.server.history import _entries
+
+    lines = (_memory(store) / "history" / "journal.jsonl").read_bytes()
+    entries, bad = _entries(lines + DEEP + b"\n", False)
+    assert [e.seq for e in entries] == [1, 2, 3] and bad == 1

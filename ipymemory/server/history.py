@@ -15,6 +15,7 @@ import os
 import stat
 from typing import Any
 
+from .._json import loads
 from ..errors import MemoryFormatError
 from ..store.history import HistoryEntry
 from ..store.layout import HISTORY_DIR_NAME, JOURNAL_NAME
@@ -53,7 +54,7 @@ def _entries(data: bytes, cut: bool) -> tuple[list[HistoryEntry], int]:
     entries, bad = [], 0
     for raw in lines:
         try:
-            entries.append(HistoryEntry.from_json(json.loads(raw), "journal"))
+            entries.append(HistoryEntry.from_json(loads(raw), "journal"))
         except (ValueError, MemoryFormatError):
             bad += 1
     return entries, bad

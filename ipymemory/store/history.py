@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._json import loads
 from ..errors import MemoryFormatError, MemoryStoreError
 from .layout import HISTORY_DIR_NAME, JOURNAL_NAME, KEPT_DIR_NAME, read_bounded
 from .names import is_valid_file_name, is_valid_name
@@ -283,7 +284,7 @@ class Journal:
                         torn = True
                         break
                     try:
-                        entry = HistoryEntry.from_json(json.loads(raw), f"line {number}")
+                        entry = HistoryEntry.from_json(loads(raw), f"line {number}")
                     except (ValueError, MemoryFormatError) as e:
                         bad.append((number, str(e)))
                         continue
@@ -323,7 +324,7 @@ class Journal:
         finally:
             os.close(fd)
         try:
-            return HistoryEntry.from_json(json.loads(line), f"{self.shown}: last line")
+            return HistoryEntry.from_json(loads(line), f"{self.shown}: last line")
         except ValueError as e:
             raise MemoryFormatError(f"{self.shown}: the last line is not JSON ({e})") from e
 

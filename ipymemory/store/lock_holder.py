@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from .. import _constants as C
+from .._json import loads
 from .layout import LOCK_DIR_NAME, LOCK_FLOCK_NAME, LOCK_OWNER_NAME
 
 __all__ = [
@@ -185,7 +186,7 @@ def read_owner(path: Path) -> OwnerRecord | None:
     finally:
         os.close(fd)
     try:
-        info = json.loads(raw)
+        info = loads(raw)
         record = OwnerRecord(
             held=info["held"],
             host=info["host"],

@@ -36,6 +36,7 @@ from typing import Any
 
 import yaml
 
+from .._json import loads
 from ..errors import CommandError, MemoryFormatError
 from ..screen import Origin, Verdict, screen_records
 from ..store.names import is_valid_name
@@ -293,7 +294,7 @@ class ExportReport:
 def _state(root: Path) -> dict[str, str]:
     path = root / EXPORT_STATE_NAME
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as e:

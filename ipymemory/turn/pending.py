@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _constants as C
+from .._json import loads
 from ..errors import BatchError, MemoryFormatError, MemoryStoreError
 from ..screen import find_secrets, redact, redact_data
 from ..sidequery.consolidate import ConsolidationPlan
@@ -268,7 +269,7 @@ class PendingFiles:
             path = self.directory / name
             try:
                 raw = read_all(str(path), _MAX_FILE_BYTES)
-                entry = _from_json(json.loads(raw.decode("utf-8")), path)
+                entry = _from_json(loads(raw.decode("utf-8")), path)
             except (OSError, ValueError, MemoryStoreError) as e:
                 problems.append(f"{path}: unreadable ({e})")
                 continue

@@ -514,7 +514,8 @@ def test_an_auto_mode_cell_shows_what_it_committed_and_the_review_of_what_it_hel
     shown = [type(part).__name__ for part in out.parts()]
     assert shown[-2:] == ["BatchView", "BatchReview"]  # committed, then held
     out.review.commit_button.click()  # the person decides
-    assert sorted(r.name for r in MemoryStore(workspace).records()) == [
-        "append-link",
-        "ci-buildkite",
-    ]
+    store = MemoryStore(workspace)
+    assert sorted(r.name for r in store.records()) == ["append-link", "ci-buildkite"]
+    latest = store.history()[0]  # the journal keeps where it came from and who decided
+    assert latest.provenance["append-link"]["origin"] == "tool"
+    assert latest.actor["decided_by"] == "review"

@@ -191,3 +191,18 @@ def test_the_server_tail_reader_skips_a_deeply_nested_line(store: MemoryStore) -
     lines = (_memory(store) / "history" / "journal.jsonl").read_bytes()
     entries, bad = _entries(lines + DEEP + b"\n", False)
     assert [e.seq for e in entries] == [1, 2, 3] and bad == 1
+
+
+@pytest.mark.parametrize("sha", [{"a": 1}, ["x"], 5, True])
+def test_a_journal_entry_with_a_non_string_hash_is_a_bad_line(store: MemoryStore, sha: Any) -> None:
+    # It was read as an entry, and undo/restore then raised TypeError (unhashable).
+    mem = _memory(store)
+    journal = mem / "history" / "journal.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    last = json.loads(lines[-1])
+    last["added"][0]["sha256"] = sha
+    journal.write_bytes(b"".join([*lines[:-1], json.dumps(last).encode() + b"\n"]))
+    assert [e.seq for e in store.history()] == [2, 1]
+    assert any("line 3" in p.reason for p in check(mem.parent))
+    with pytest.raises(MemoryStoreError, match="no history entry #3"):
+        store.undo(3)

@@ -150,7 +150,8 @@ def _entry(data: object) -> HistoryEntry:
         if data[key] is not None and not isinstance(data[key], str):
             raise TypeError(key)
     added = tuple(
-        Added(_name(a["name"]), _file(a["file"]), a.get("sha256")) for a in data.get("added", [])
+        Added(_name(a["name"]), _file(a["file"]), _digest(a.get("sha256")))
+        for a in data.get("added", [])
     )
     removed = tuple(
         Removed(_name(r["name"]), _file(r["file"]), r.get("kept") is True)
@@ -184,6 +185,12 @@ def _name(value: object) -> str:
     if not is_valid_name(value):
         raise ValueError(f"record name {value!r}")
     assert isinstance(value, str)
+    return value
+
+
+def _digest(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"sha256 {value!r}")
     return value
 
 

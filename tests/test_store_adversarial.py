@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from record_support import rec
 
-from ipymemory import MemoryConflictError, MemoryStore, MemoryStoreError
+from ipymemory import MemoryConflictError, MemoryStore, MemoryStoreError, PendingBatch
 from ipymemory.store.maintenance import check, gc
 from ipymemory.turn.pending import PendingFiles
 
@@ -206,3 +206,28 @@ def test_a_journal_entry_with_a_non_string_hash_is_a_bad_line(store: MemoryStore
     assert any("line 3" in p.reason for p in check(mem.parent))
     with pytest.raises(MemoryStoreError, match="no history entry #3"):
         store.undo(3)
+
+
+def _expired_batch(batch_id: str) -> bytes:
+    item = {"name": "p-note", "type": "user", "description": "d", "body": "b"}
+    doc = {"version": 1, "id": batch_id, "saved_at": 1.0, "status": "pending", "error": None}
+    doc.update(plan_error=None, items=[item], origins={"p-note": "user"}, plan=None, base=[])
+    return json.dumps(doc).encode()
+
+
+def test_pending_through_a_symlink_is_neither_written_nor_pruned(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    # pending/ a symlink to a directory outside: saving a batch wrote the batch's text
+    # there, and loading deleted (as "expired") batch files there.
+    out = tmp_path / "elsewhere"
+    out.mkdir()
+    (out / "b1.json").write_bytes(_expired_batch("b1"))
+    os.symlink(out, _memory(store) / "pending")
+    files = PendingFiles(_memory(store))
+    saved, problems = files.load()
+    assert saved == [] and "not a directory" in problems[0]
+    assert files.save(PendingBatch("b2", (rec("p-note"),), None, ())) is False
+    assert "not a directory" in (files.last_error or "")
+    files.remove("b1")
+    assert sorted(p.name for p in out.iterdir()) == ["b1.json"]

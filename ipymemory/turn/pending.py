@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -227,6 +228,7 @@ class PendingFiles:
         try:
             if not _ID.match(batch.id):
                 raise BatchError(f"batch id {batch.id!r} is not a safe file name")
+            self._refuse_odd_directory()
             data = json.dumps(_to_json(batch, time.time()), sort_keys=True, ensure_ascii=False)
             self.directory.mkdir(parents=True, exist_ok=True)
             replace_atomic(
@@ -240,8 +242,27 @@ class PendingFiles:
 
     def remove(self, batch_id: str) -> None:
         self._saved.pop(batch_id, None)
-        if _ID.match(batch_id):
+        if _ID.match(batch_id) and self._odd_directory() is None:
             unlink_quietly(str(self.directory / f"{batch_id}.json"))
+
+    def _odd_directory(self) -> str | None:
+        """Why ``pending/`` must not be used, or None: it is local state inside
+        ``.memory``, so a symlink (or a file) there would have batches written to, and
+        expired ones deleted from, a directory elsewhere."""
+        try:
+            mode = os.lstat(self.directory).st_mode
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            return f"{self.directory}: cannot be examined ({e})"
+        if stat.S_ISDIR(mode):
+            return None
+        return f"{self.directory}: not a directory (a symlink or a file); move it away"
+
+    def _refuse_odd_directory(self) -> None:
+        odd = self._odd_directory()
+        if odd is not None:
+            raise MemoryFormatError(odd)
 
     # --- reading -----------------------------------------------------------------------
 
@@ -257,6 +278,9 @@ class PendingFiles:
         now = time.time() if now is None else now
         saved: list[SavedBatch] = []
         problems: list[str] = []
+        odd = self._odd_directory()
+        if odd is not None:
+            return [], [odd]
         try:
             names = sorted(os.listdir(self.directory))
         except FileNotFoundError:

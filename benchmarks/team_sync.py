@@ -1,5 +1,5 @@
 """The team property of issue 15 at full size: 200+ hypothesis runs of random work in
-three clones of a bare repository (the CI test, tests/test_team_sync.py, runs 10).
+three clones of a bare repository (the CI test, tests/test_team_sync.py, runs 15).
 
 Each run: add, forget, consolidate, commit, fetch + merge, pull --rebase, push with
 retry, in any order across the clones, then everyone syncs; the run passes when every

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from team_support import OPERATIONS, Op, run_team
 
 # Each example runs real git in three clones (~1-3 s): a small CI budget.
-EXAMPLES = 10
+EXAMPLES = 15
 
 operations = st.lists(
     st.tuples(st.integers(0, 2), st.sampled_from(OPERATIONS), st.integers(0, 1 << 16)),

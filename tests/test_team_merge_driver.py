@@ -4,6 +4,7 @@ corrupted side, an index over its bound; and the set merge's algebra (hypothesis
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -334,3 +335,13 @@ def test_cherry_pick_merges_the_sets(pair: tuple[Clone, Clone]) -> None:
     assert sorted(a.names()) == ["base", "picked", "theirs-new"]
     a.assert_sound()
     index_matches(a)
+
+
+def test_a_hand_named_file_is_renamed_deterministically() -> None:
+    ident = "4" * 32
+    result = merge_sets([], ["notes.md"], [f"notes-{ident}.md"])
+    (rename,) = result.renames
+    assert rename.old_file == "notes.md"
+    assert re.fullmatch(r"notes-([0-9a-f]{8})-[0-9a-f]{32}\.md", rename.new_file)
+    assert result == merge_sets([], [f"notes-{ident}.md"], ["notes.md"])
+    assert f"notes-{ident}.md" in result.files

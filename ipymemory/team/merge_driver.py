@@ -196,7 +196,7 @@ def _read(path: str) -> bytes:
     return data
 
 
-def _report(kind: str, path: str, renames: Sequence[Rename], stopped: bool) -> None:
+def _report(path: str, renames: Sequence[Rename], stopped: bool) -> None:
     for r in renames:
         print(
             f"ipymemory: {path}: two records are named {r.old_name!r}; kept both, "
@@ -204,7 +204,7 @@ def _report(kind: str, path: str, renames: Sequence[Rename], stopped: bool) -> N
             "consolidate or forget one of them",
             file=sys.stderr,
         )
-    if stopped and kind == "manifest":
+    if stopped:
         print(
             "ipymemory: the renamed record is a new file git cannot add during a merge; "
             "the working tree holds the complete merged set: run `git add "
@@ -241,8 +241,8 @@ def run(kind: str, base: str, ours: str, theirs: str, path: str, virtual: bool) 
         return EXIT_STOPPED
     with open(ours, "wb") as f:
         f.write(data)
-    if not virtual:
-        _report(kind, path, result.renames, bool(pending))
+    if not virtual and kind == "manifest":  # one report per merge, not one per file
+        _report(path, result.renames, bool(pending))
     return EXIT_STOPPED if pending else EXIT_MERGED
 
 

@@ -13,14 +13,16 @@ from .spec import arg, command
 
 __all__ = ["handle_export", "handle_git", "handle_import"]
 
-_FORMAT = arg("format", choices=["claude-code"], help="the other tool's layout")
+_FORMAT = arg(
+    "format", choices=["claude-code"], metavar="FORMAT", help="the other tool: claude-code"
+)
 _DIRECTORY = arg("directory", metavar="DIR", help="its memory directory")
 
 
 @command(
     "git",
     "set up the enclosing git repository to merge .memory/ as sets",
-    arg("action", choices=["setup"], help="setup: register the merge drivers"),
+    arg("action", choices=["setup"], metavar="ACTION", help="setup: register the merge drivers"),
     section="maintain",
 )
 def handle_git(ctx: Context, args: argparse.Namespace) -> View:

@@ -67,16 +67,23 @@ class MemoryMagics(Magics):
         default="markdown",
         help="code: ask for code only and put it into a new cell below (not run)",
     )
-    @arg("--dir", metavar="DIR", help="workspace whose .memory/ to use (default: cwd)")
+    @arg(
+        "--dir",
+        metavar="DIR",
+        help="workspace whose .memory/ to use (default: %%config IPyMemory.directory, "
+        "IPYMEMORY_DIR, else the kernel's working directory)",
+    )
     @cell_magic
     def agent(self, line: str, cell: str) -> Any:
         """Run one agent turn; the cell body is the question.
 
         The agent sees the files under the workspace (read-only tools) and, with
-        --python, this notebook's namespace. Up to five relevant memories from
-        .memory/ are selected for the turn; afterwards new memories are extracted from
-        the conversation and, in review mode, shown for you to accept or reject.
-        Interrupt the kernel (Ctrl-C / the stop button) to stop a turn cleanly.
+        --python, this notebook's namespace. Up to max_selected (5) relevant memories
+        from .memory/ are selected for the turn. The answer streams into the cell;
+        afterwards new memories are extracted from the conversation and, in review
+        mode, shown for you to accept or reject; the last line says how long the
+        answer and the memory work took. Interrupt the kernel (Ctrl-C / the stop
+        button) to stop a turn cleanly: while the answer streams, the part shown stays.
 
         Examples::
 

@@ -431,6 +431,8 @@ def test_apply_batch_itself_writes_a_redacted_item_only_when_named(workspace: st
     )
     with pytest.raises(BatchError, match="not a redacted item"):
         apply_batch(store, batch, (), True, redacted=["plain"])
+    with pytest.raises(BatchError, match="redacted must be a collection"):
+        apply_batch(store, batch, (), True, redacted=item.name)  # one string, not letters
 
 
 SECRETS_CORPUS = load_benchmark("secrets_corpus")

@@ -155,9 +155,7 @@ def effective_reject(
     """``reject`` plus every redacted item not chosen in ``redacted`` (SPEC §7: the
     redacted text is committed only on an explicit choice). Refuses ``redacted`` names
     that are not redacted items of the batch."""
-    if isinstance(redacted, str):
-        raise BatchError("redacted must be a collection of item names, not one string")
-    unknown = sorted(set(redacted) - set(batch.redacted))
+    unknown = _unknown_names(redacted, batch.redacted, "redacted")
     if unknown:
         raise BatchError(
             f"batch {batch.id}: {', '.join(map(repr, unknown))} "
@@ -169,11 +167,17 @@ def effective_reject(
     return tuple(dict.fromkeys([*reject, *held]))
 
 
+def _unknown_names(names: Collection[str], known: Collection[str], what: str) -> list[str]:
+    """The ``names`` not in ``known``, sorted. A bare string is refused: it would be read
+    as a collection of one-letter names."""
+    if isinstance(names, str):
+        raise BatchError(f"{what} must be a collection of item names, not one string")
+    return sorted(set(names) - set(known))
+
+
 def check_reject(batch: PendingBatch, reject: Collection[str]) -> None:
     """Refuse a reject list that is a string or names something not in the batch."""
-    if isinstance(reject, str):
-        raise BatchError("reject must be a collection of item names, not one string")
-    unknown = sorted(set(reject) - set(batch.names))
+    unknown = _unknown_names(reject, batch.names, "reject")
     if unknown:
         raise BatchError(
             f"batch {batch.id}: cannot reject {', '.join(map(repr, unknown))}: "

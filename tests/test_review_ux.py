@@ -11,11 +11,15 @@ from hypothesis import strategies as st
 from notebook_support import items_json
 from record_support import rec
 
-from ipymemory import MemoryStore, ScriptedModel
-from ipymemory.sidequery.consolidate import ConsolidationPlan
-from ipymemory.turn import AgentSession
-from ipymemory.turn.batch import PendingBatch, apply_batch, commit_effect
-from ipymemory.turn.config import SessionConfig
+from ipymemory import (
+    AgentSession,
+    ConsolidationPlan,
+    MemoryStore,
+    PendingBatch,
+    ScriptedModel,
+    SessionConfig,
+)
+from ipymemory.turn.batch import apply_batch, commit_effect
 from ipymemory.views import MIME_TYPE, BatchReview, BatchView
 
 

@@ -15,7 +15,7 @@ from record_support import rec
 from screen_support import load_benchmark
 from turn_support import model_for, records_reply
 
-from ipymemory import AgentSession, SessionConfig
+from ipymemory import AgentSession, MemoryType, SessionConfig
 from ipymemory.screen import (
     Origin,
     Verdict,
@@ -29,7 +29,6 @@ from ipymemory.screen import (
     screen_batch,
     screen_records,
 )
-from ipymemory.store.record import MemoryType
 
 Message = dict[str, Any]
 

@@ -13,9 +13,8 @@ import pytest
 from jupyter_support import HttpReply, RunningJupyter, run_jupyter
 from record_support import rec
 
-from ipymemory import MemoryRecord, MemoryStore
+from ipymemory import BatchRegistry, MemoryRecord, MemoryStore, PendingBatch
 from ipymemory.store.record import render_record
-from ipymemory.turn.batch import BatchRegistry, PendingBatch
 from ipymemory.turn.pending import PendingFiles
 
 pytestmark = pytest.mark.timeout(120)

@@ -69,11 +69,11 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from functools import cached_property
 from typing import Any
 
 from .. import _constants as C
+from .._enum import StrEnum
 from ..sidequery.fallback import tokenize
 
 __all__ = [
@@ -94,16 +94,13 @@ ORIGIN_TIE_MARGIN = C.ORIGIN_TIE_MARGIN
 ORIGIN_TOOL_ONLY_SHARE = C.ORIGIN_TOOL_ONLY_SHARE
 
 
-class Origin(str, Enum):
+class Origin(StrEnum):
     """Where a memory came from (SPEC §7)."""
 
     USER = "user"
     TOOL = "tool"
     ASSISTANT = "assistant"
     MANUAL = "manual"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 # Most trusted first: a person writing through the API/CLI, then the user's own words.

@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from .. import _constants as C
+from .._enum import StrEnum
 from ..store.record import MemoryRecord
 from .instructs import instruction_reasons
 from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
@@ -45,15 +45,12 @@ CONSOLIDATION_REVIEW_MAX_REPLACED = C.CONSOLIDATION_REVIEW_MAX_REPLACED
 _FIELDS = ("name", "description", "body")
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """What may happen to a screened record (strongest first: redact > hold > commit)."""
 
     COMMIT = "commit"
     HOLD = "hold"
     REDACT = "redact"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 import yaml
 
 from .. import _constants as C
+from .._enum import StrEnum
 from ..errors import MemoryFormatError
 from .names import check_name
 
@@ -37,16 +37,13 @@ MAX_RECORD_LINES = C.MAX_RECORD_LINES
 MAX_RECORD_BYTES = C.MAX_RECORD_BYTES
 
 
-class MemoryType(str, Enum):
+class MemoryType(StrEnum):
     """What a memory holds (SPEC §1, "The four types")."""
 
     USER = "user"  # who the user is, preferences
     FEEDBACK = "feedback"  # how to work, pitfalls met
     PROJECT = "project"  # what is going on now
     REFERENCE = "reference"  # where things are
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _TYPE_VALUES = ", ".join(t.value for t in MemoryType)

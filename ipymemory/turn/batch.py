@@ -33,11 +33,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from typing import Any
 
 from traitlets import Dict, HasTraits
 
+from .._enum import StrEnum
 from ..errors import BatchError, MemoryConflictError, MemoryStoreError
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 
-class BatchStatus(str, Enum):
+class BatchStatus(StrEnum):
     """Where a batch stands. ``pending`` and ``failed`` await a decision (``open``);
     ``committed`` and ``discarded`` are final. A ``str``: it compares equal to, prints
     as and serialises to its value."""
@@ -69,9 +69,6 @@ class BatchStatus(str, Enum):
     COMMITTED = "committed"
     DISCARDED = "discarded"
     FAILED = "failed"
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def open(self) -> bool:

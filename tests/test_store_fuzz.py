@@ -1,17 +1,21 @@
 """Property test: no bytes in ``.memory/`` make ipymemory fail with anything but its own
 errors (issue 10, finding 2).
 
-Each example starts from a valid set of three records, then mutates record files, the
-manifest, MEMORY.md or the directory itself: byte edits, generated YAML frontmatter
-(complex keys, anchors/aliases and alias bombs, tags, duplicate keys, nesting, several
-documents, YAML 1.1 scalars), generated JSON manifests, other encodings (UTF-16/32,
-Latin-1, BOM, surrogates, NUL), sizes around and far over the bounds, and non-files
-(directories, symlinks, FIFOs, unreadable files). Then it runs, on that directory:
+Each example starts from a valid set of three records with a history journal (two real
+commits), then mutates record files, the manifest, MEMORY.md, the history journal and its
+kept files, saved pending batches, lock files, or the directory itself: byte edits,
+generated YAML frontmatter (complex keys, anchors/aliases and alias bombs, tags,
+duplicate keys, nesting, several documents, YAML 1.1 scalars), generated JSON, other
+encodings (UTF-16/32, Latin-1, BOM, surrogates, NUL), sizes around and far over the
+bounds, and non-files (directories, symlinks, FIFOs, unreadable files). The lock wait
+is cut to 0.5 s (a lock artefact costs that, not the 45 s default). Then it runs:
 
-* ``MemoryStore.records()`` and ``maintenance.check`` — they return or raise an
-  ``IPyMemoryError``; read-only operations change no byte;
-* every CLI subcommand in process (``ipymemory.cli.main(argv)``, text and ``--json``)
-  — exit status 0, 1 or 2, an error is one ``ipymemory: error:`` line, no traceback;
+* ``MemoryStore.records()``, ``maintenance.check`` and ``PendingFiles.load`` (``%memory
+  pending``) — they return or raise an ``IPyMemoryError``; read-only operations change
+  no byte;
+* CLI subcommands in process (``ipymemory.cli.main(argv)``, text or ``--json``; a few
+  drawn per example, every one hundreds of times over the run) — exit status 0, 1 or 2,
+  an error is one ``ipymemory: error:`` line, no traceback;
 * ``AgentSession.run_turn`` through the real SDK against the scripted Messages-API
   server (selector, answer, extraction in auto mode: a commit is attempted) — it ALWAYS
   returns the model's answer.
@@ -52,6 +56,7 @@ from ipymemory import (
 )
 from ipymemory.store import maintenance
 from ipymemory.store.record import render_record
+from ipymemory.turn.pending import PendingFiles
 
 ANSWER = "The answer, whatever the memory holds."
 NAMES = ("alpha-note", "beta-note", "gamma-note")
@@ -111,11 +116,7 @@ def _make_removable(path: Path) -> None:
 @contextlib.contextmanager
 def workspace_with(scratch: Path, mutations: list[Mutation]) -> Iterator[Path]:
     ws = Path(tempfile.mkdtemp(dir=scratch))
-    mem = ws / ".memory"
-    mem.mkdir()
-    for name, data in BASE_FILES.items():
-        (mem / name).write_bytes(data)
-    (ws / "outside.md").write_bytes(BASE_FILES[FILES[0]])
+    shutil.copytree(_template(scratch), ws, dirs_exist_ok=True, symlinks=True)
     for mutate in mutations:
         with contextlib.suppress(OSError):  # e.g. .memory was made a file by an earlier one
             mutate(ws)
@@ -124,6 +125,28 @@ def workspace_with(scratch: Path, mutations: list[Mutation]) -> Iterator[Path]:
     finally:
         _make_removable(ws)
         shutil.rmtree(ws, ignore_errors=True)
+
+
+def _template(scratch: Path) -> Path:
+    """The three base records as files, then two real commits (an add and a forget), so
+    the history journal and its kept files exist too. Made once per scratch directory."""
+    template = scratch / "template"
+    if not template.exists():
+        mem = template / ".memory"
+        mem.mkdir(parents=True)
+        for name, data in BASE_FILES.items():
+            (mem / name).write_bytes(data)
+        (template / "outside.md").write_bytes(BASE_FILES[FILES[0]])
+        (template / "claude").mkdir()  # a Claude Code memory directory, for `import`
+        (template / "claude" / "tabs.md").write_bytes(
+            b"---\nname: Tabs\ndescription: indent with tabs\ntype: user\n---\n\nTabs.\n"
+        )
+        (template / "claude" / "MEMORY.md").write_bytes(b"- [Tabs](tabs.md) - indent with tabs\n")
+        store = MemoryStore(template)
+        store.extend([MemoryRecord(name="extra-note", type="user", description="x", body="y")])
+        store.forget(["extra-note"])
+        assert [r.name for r in store.records()] == list(NAMES)
+    return template
 
 
 def snapshot(path: Path) -> dict[str, Any]:
@@ -135,6 +158,9 @@ def snapshot(path: Path) -> dict[str, Any]:
         return {"": os.readlink(path) if path.is_symlink() else "file"}
     for entry in sorted(os.scandir(path), key=lambda e: e.name):
         if entry.name.startswith(".lock"):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            out[entry.name] = snapshot(Path(entry.path))
             continue
         st_ = entry.stat(follow_symlinks=False)
         if stat.S_ISLNK(st_.st_mode):
@@ -579,7 +605,156 @@ def add_file(name: str, content: bytes) -> Mutation:
     return mutate
 
 
+JOURNAL = "history/journal.jsonl"
+
+
+def edit_kept(edits: list[Callable[[bytes], bytes]]) -> Mutation:
+    """Byte edits on every file the history keeps (history/files/)."""
+
+    def mutate(ws: Path) -> None:
+        for path in sorted((ws / ".memory" / "history" / "files").iterdir()):
+            edit_file(f"history/files/{path.name}", edits)(ws)
+
+    return mutate
+
+
+def _journal_lines(docs: list[Any]) -> bytes:
+    lines = [json.dumps(doc) for doc in docs]
+    return ("\n".join(lines) + "\n").encode()
+
+
+journal_contents = st.one_of(
+    st.builds(_journal_lines, st.lists(json_values, max_size=4)),
+    st.builds(
+        lambda seq, op: (
+            json.dumps({"seq": seq, "op": op, "added": [], "removed": []}) + "\n"
+        ).encode(),
+        st.one_of(st.integers(), st.none(), st.text(max_size=4)),
+        st.sampled_from(["add", "forget", "undo", "restore", "x", ""]),
+    ),
+    st.binary(max_size=200),
+)
+_SPLICE = "\x00splice"
+
+
+def set_entry_field(key: str, value: str) -> Mutation:
+    """The journal's last entry, well formed but for one field (``added.0.sha256``: a
+    path into it) set to the JSON text ``value``: a forged or damaged entry."""
+
+    def mutate(ws: Path) -> None:
+        path = ws / ".memory" / JOURNAL
+        *parents, last = key.split(".")
+        # An earlier mutation may have left no entry, or no such part: then no change.
+        with contextlib.suppress(OSError, LookupError, TypeError, ValueError, RecursionError):
+            lines = path.read_bytes().splitlines(keepends=True)
+            target = doc = json.loads(lines[-1])
+            for part in parents:
+                target = target[int(part)] if isinstance(target, list) else target[part]
+            if isinstance(target, list):
+                target[int(last)] = _SPLICE
+            else:
+                target[last] = _SPLICE
+            # Spliced as text: a nesting too deep for json.dumps can still be written.
+            lines[-1] = (json.dumps(doc).replace(json.dumps(_SPLICE), value) + "\n").encode()
+            path.write_bytes(b"".join(lines))
+
+    return mutate
+
+
+entry_fields = st.sampled_from(
+    [
+        *("seq", "op", "at", "before", "after", "undoes", "restores", "source_names"),
+        *("added", "removed", "actor", "provenance"),
+        *("added.0.sha256", "added.0.file", "added.0.name", "removed.0.kept", "removed.0.file"),
+    ]
+)
+entry_values = st.one_of(
+    json_values.map(json.dumps),
+    st.sampled_from([*map(json.dumps, [*FILES, "../outside.md", "x" * 64, 10**30, -1])]),
+    st.integers(1, 100_000).map(lambda n: "[" * n + "]" * n),
+)
+history_mutations = st.one_of(
+    st.builds(set_entry_field, entry_fields, entry_values),
+    st.builds(edit_file, st.just(JOURNAL), byte_edits),
+    st.builds(set_file, st.just(JOURNAL), journal_contents),
+    st.builds(
+        replace_with,
+        st.sampled_from([JOURNAL, "history", "history/files"]),
+        st.sampled_from(NON_FILES),
+    ),
+    st.builds(edit_kept, byte_edits),
+)
+
+
+def _pending_batch(overrides: dict[str, Any], batch_id: str) -> bytes:
+    """A saved pending batch (``pending/<id>.json``) with some fields replaced."""
+    item = {"name": "p-note", "type": "user", "description": "d", "body": "b"}
+    doc: dict[str, Any] = {
+        "version": 1,
+        "id": batch_id,
+        "saved_at": 4_000_000_000.0,
+        "status": "pending",
+        "error": None,
+        "plan_error": None,
+        "items": [item],
+        "origins": {"p-note": "user"},
+        "plan": {"source_names": ["p-note"], "records": [item]},
+        "base": [{"name": "alpha-note", "sha256": "0" * 64}],
+        "provenance": {
+            "session": "s",
+            "via": "turn",
+            "query": "q",
+            "models": {"main": "m"},
+            "files_read": ["a.py"],
+            "caller": {"cell": 1},
+        },
+    }
+    for key, value in overrides.items():
+        if key.startswith("provenance."):
+            if isinstance(doc["provenance"], dict):
+                doc["provenance"][key.split(".", 1)[1]] = value
+        else:
+            doc[key] = value
+    return json.dumps(doc).encode()
+
+
+BATCH_KEYS = ["version", "id", "saved_at", "status", "error", "plan_error", "items"]
+BATCH_KEYS += ["origins", "plan", "base", "provenance"]
+BATCH_KEYS += [f"provenance.{k}" for k in ("session", "via", "query", "models", "files_read")]
+BATCH_KEYS += ["provenance.caller"]
+pending_mutations = st.one_of(
+    st.builds(
+        lambda overrides, batch_id: set_file(
+            f"pending/{batch_id}.json", _pending_batch(overrides, batch_id)
+        ),
+        st.dictionaries(st.sampled_from(BATCH_KEYS), json_values, max_size=3),
+        st.sampled_from(["b1", "b2", "x" * 64]),
+    ),
+    st.builds(set_file, st.just("pending/b1.json"), st.binary(max_size=100)),
+    st.builds(
+        replace_with, st.sampled_from(["pending", "pending/b1.json"]), st.sampled_from(NON_FILES)
+    ),
+)
+
+
+def in_pending_dir(mutations: list[Mutation]) -> Mutation:
+    def mutate(ws: Path) -> None:
+        (ws / ".memory" / "pending").mkdir(exist_ok=True)
+        for each in mutations:
+            with contextlib.suppress(OSError):
+                each(ws)
+
+    return mutate
+
+
 directory_mutations = st.one_of(
+    history_mutations,
+    st.builds(
+        replace_with,
+        st.sampled_from([".lock", ".lock.flock", ".lock.owner"]),
+        st.sampled_from(NON_FILES),
+    ),
+    st.builds(in_pending_dir, st.lists(pending_mutations, min_size=1, max_size=3)),
     st.builds(set_file, st.just("MEMORY.md"), st.one_of(st.binary(max_size=200), record_contents)),
     st.builds(edit_file, st.just("MEMORY.md"), byte_edits),
     st.builds(replace_with, st.just("MEMORY.md"), st.sampled_from(NON_FILES)),
@@ -596,6 +771,9 @@ directory_mutations = st.one_of(
                     "\u202ertl.md",
                     "\x1b[2J.md",
                     ".lock.stale-1",
+                    ".lock",
+                    ".lock.flock",
+                    ".lock.owner",
                 ]
             ),
             st.text(st.characters(exclude_characters="/\x00"), min_size=1, max_size=40),
@@ -607,10 +785,19 @@ directory_mutations = st.one_of(
 # --- the operations ------------------------------------------------------------------
 
 
+LOCK_TIMEOUT = 0.5  # a lock artefact (a .lock file or directory) costs this, not 45 s
+
+
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    """``cli.main(argv)`` with its output captured and a short lock wait. (conftest
+    clears IPYMEMORY_*/ANTHROPIC_* for each test: `select` uses the fallback.)"""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(argv)
+    os.environ["IPYMEMORY_LOCK_TIMEOUT"] = str(LOCK_TIMEOUT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(argv)
+    finally:
+        del os.environ["IPYMEMORY_LOCK_TIMEOUT"]
     return code, out.getvalue(), err.getvalue()
 
 
@@ -618,15 +805,24 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
 # commands run after the turn. Each example runs a drawn few (the parser alone costs
 # ~10 ms a call); over the examples every subcommand runs hundreds of times.
 READ_ONLY_ARGS: dict[str, list[str]] = {
-    "list": [],
-    "show": [NAMES[0]],
-    "check": [],
-    "select": ["alpha", "project"],
+    "list": ["list"],
+    "show": ["show", NAMES[0]],
+    "check": ["check"],
+    "select": ["select", "alpha", "project"],
+    "history": ["history"],
+    "diff": ["diff", "1"],
+    "recover-dry-run": ["recover", "--dry-run"],
+    "export": ["export", "claude-code", "{ws}/exported"],  # writes outside .memory only
 }
 WRITING_ARGS: dict[str, list[str]] = {
-    "reindex": [],
-    "gc": ["--stale-seconds", "0"],
-    "forget": [NAMES[1]],
+    "reindex": ["reindex"],
+    "gc": ["gc", "--stale-seconds", "0"],
+    "forget": ["forget", NAMES[1]],
+    "undo": ["undo"],
+    "restore": ["restore", "1"],
+    "recover": ["recover"],
+    "import": ["import", "claude-code", "{ws}/claude", "--yes"],
+    "git": ["git", "setup"],  # the scratch directory is in no repository: refused
 }
 ALL_ARGS = {**READ_ONLY_ARGS, **WRITING_ARGS}
 cli_picks = st.lists(
@@ -641,8 +837,13 @@ def cli_commands() -> set[str]:
     return set(cli.COMMANDS)
 
 
-def check_cli(ws: Path, command: str, as_json: bool) -> None:
-    argv = ["--dir", str(ws), *(["--json"] if as_json else []), command, *ALL_ARGS[command]]
+def fuzzed_commands() -> set[str]:
+    return {argv[0] for argv in ALL_ARGS.values()}
+
+
+def check_cli(ws: Path, label: str, as_json: bool) -> None:
+    command, *args = (arg.replace("{ws}", str(ws)) for arg in ALL_ARGS[label])
+    argv = ["--dir", str(ws), *(["--json"] if as_json else []), command, *args]
     code, out, err = run_cli(argv)
     assert code in (0, 1, 2), (argv, code, err)
     assert "Traceback" not in out + err, (argv, err)
@@ -687,21 +888,9 @@ def model(server: MessagesServer) -> AnthropicModel:
     return model_for(server.base_url)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def no_model_in_env() -> Iterator[None]:
-    """The CLI's `select` takes its model from the environment: none here (fallback)."""
-    saved = {k: v for k, v in os.environ.items() if k.startswith("ANTHROPIC_")}
-    for key in saved:
-        del os.environ[key]
-    try:
-        yield
-    finally:
-        os.environ.update(saved)
-
-
 def battery(ws: Path, model: AnthropicModel, picks: list[tuple[str, bool]]) -> None:
     """Everything that reads the directory: only our errors, the turn always answers."""
-    unknown = cli_commands() - set(ALL_ARGS)
+    unknown = cli_commands() - fuzzed_commands()
     assert not unknown, f"add the new CLI subcommands {unknown} to the fuzz test"
     before = snapshot(ws / ".memory")
     with contextlib.suppress(IPyMemoryError):
@@ -712,8 +901,11 @@ def battery(ws: Path, model: AnthropicModel, picks: list[tuple[str, bool]]) -> N
         if command in READ_ONLY_ARGS:
             check_cli(ws, command, as_json)
     assert snapshot(ws / ".memory") == before, "a read-only operation changed the directory"
+    with contextlib.suppress(IPyMemoryError):
+        PendingFiles(ws / ".memory").load()  # %memory pending; drops expired batches
 
-    session = AgentSession(ws, model=model, config=SessionConfig(commit_mode="auto"))
+    store = MemoryStore(ws, lock_timeout=LOCK_TIMEOUT)
+    session = AgentSession(ws, model=model, config=SessionConfig(commit_mode="auto"), store=store)
     result = session.run_turn("which project details matter for parsing?")
     assert result.answer == ANSWER
 
@@ -822,4 +1014,27 @@ def test_console_script_prints_a_message_not_a_traceback(scratch: Path, case: st
 
 def test_fuzz_uses_every_subcommand() -> None:
     # A new subcommand must be added to the tables above, or the battery refuses to run.
-    assert cli_commands() == set(ALL_ARGS)
+    assert cli_commands() == fuzzed_commands()
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"origins": [1]},
+        {"provenance.models": [1]},
+        {"provenance.files_read": 5},
+        {"provenance.caller": "x"},
+    ],
+)
+def test_damaged_pending_batch_is_reported_not_raised(
+    scratch: Path, overrides: dict[str, Any]
+) -> None:
+    # Found by this fuzzer: these raised TypeError out of PendingFiles.load (%memory pending).
+    mutation = in_pending_dir([set_file("pending/b1.json", _pending_batch(overrides, "b1"))])
+    with workspace_with(scratch, [mutation]) as ws:
+        saved, problems = PendingFiles(ws / ".memory").load()
+        if "origins" in overrides:
+            assert saved == [] and "origins must map item names" in problems[0]
+        else:  # the provenance is dropped, the batch itself stays reviewable
+            assert [s.batch.id for s in saved] == ["b1"] and problems == []
+            assert saved[0].batch.provenance is None

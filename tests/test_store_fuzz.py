@@ -644,6 +644,8 @@ def set_entry_field(key: str, value: str) -> Mutation:
     def mutate(ws: Path) -> None:
         path = ws / ".memory" / JOURNAL
         *parents, last = key.split(".")
+        if path.is_symlink() or not path.is_file():
+            return  # replaced by a FIFO (reading it would block), a link, a directory
         # An earlier mutation may have left no entry, or no such part: then no change.
         with contextlib.suppress(OSError, LookupError, TypeError, ValueError, RecursionError):
             lines = path.read_bytes().splitlines(keepends=True)

@@ -470,7 +470,9 @@ class StoreLock:
                         return adopted
                     continue
                 holder = holder_of(vetoed, age, self.stale)
-            elif stale:
+            elif stale or not stat.S_ISDIR(st.st_mode):
+                # A file, FIFO or symlink at .lock is nobody's lock (both tools make a
+                # directory there): waiting out the stale window would only stall us.
                 self._take_over(st)
                 continue
             else:

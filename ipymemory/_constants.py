@@ -74,11 +74,15 @@ DEFAULT_ALLOW_HIDDEN: Final = False  # may the file tools see .env, .git, .memor
 
 # --- Screening (SPEC §7) ---------------------------------------------------------------
 # Origin (ipymemory/screen/origin.py): a source supports an item when it holds this share
-# of the item's weighted terms; supports within the margin are a tie (to the less trusted);
+# of the item's weighted terms; supports within the margin are a tie (to the less trusted,
+# unless the user stated every name and number of the item);
 # an item whose terms only tool output holds, at this share, is tool.
 ORIGIN_SUPPORT_THRESHOLD: Final = 0.5
 ORIGIN_TIE_MARGIN: Final = 0.15
 ORIGIN_TOOL_ONLY_SHARE: Final = 0.25
+# An item nothing supports at the threshold is the user's, not a file's, when the user's
+# statements hold this share of it and the (same-script) tool output none of it.
+ORIGIN_STATED_SHARE: Final = 0.25
 # An auto-mode consolidation replacing more than half the set, or more than this many
 # records, waits for review.
 CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5

@@ -28,7 +28,15 @@ in that source / the weight of all its terms, in [0, 1].
 distrust order tool > assistant > user):
 
 1. tool, if tool support ≥ θ and ≥ user support - δ: what a file or an output says,
-   the user did not clearly say more of; a tie goes to the less trusted origin;
+   the user did not clearly say more of; a tie goes to the less trusted origin --
+   except when user support ≥ θ and the user *stated* every name and number the item
+   holds (at least one; stated = the user's sentences that are not questions): the
+   specifics are the user's and the file only agrees ("The staging DB is
+   db-stg.internal:5433 - check config.yaml agrees"). A question is not a statement:
+   "Should we skip the tests for release 2025.1? Check policy.md" with a file answering
+   "yes" stays tool, and so does a tie on an item with no name or number at all
+   ("skip the test suite when deploying to staging": nothing in it is specifically
+   the user's);
    also tool, if at least ``ORIGIN_TOOL_ONLY_SHARE`` = 0.25 of the item's weight is in
    terms that ONLY tool output holds (neither the user nor the assistant wrote them):
    the item carries content nobody but a file or an output supplied, even when the
@@ -46,19 +54,25 @@ distrust order tool > assistant > user):
 3. else assistant, if assistant support ≥ θ and ≥ tool support - δ;
 4. else (no source supports it on its own: a paraphrase, a translation, a merge of
    several sources, an invention) the least trusted source the history holds text
-   from: tool if it holds any tool output, else assistant, else user. This holds a
-   loose paraphrase of the user in a turn that also read files (measured: 1 of 36
-   benign scenarios) so as to hold a file translated by the extractor, which has no
-   lexical support anywhere (a variant choosing the best weak support let that
-   planted item through).
+   from: tool if it holds any tool output, else assistant, else user -- except a loose
+   paraphrase of the user: user, when tool output shares NONE of the item's terms,
+   is mostly in ASCII letters, and the user's statements (not questions) hold at least
+   ``ORIGIN_STATED_SHARE`` = 0.25 of it ("ugh, the mocked tests lied to us again"
+   beside an unrelated file read). Tool output in another script is never ruled out
+   this way: a file the extractor translated has no lexical support anywhere (a
+   variant choosing the best weak support let that planted item through).
 
-Known limit: support is lexical. A planted fact that the *answer* restates in other
+Known limits: support is lexical. A planted fact that the *answer* restates in other
 words than the tool output (e.g. translating a file) is ``assistant``; names and numbers
 usually still tie it to the tool output (they weigh double), and the instruction check
-still applies.
+still applies. Likewise an item the extractor paraphrased from an English file with no
+word in common with it, in a turn where the user's statements share a quarter of its
+words, is ``user`` by the paraphrase exception of step 4.
 
-So an item is ``user`` only when the user's own words carry at least half of it and
-tool output does not carry about as much. The numbers were chosen on
+So an item is ``user`` when the user's own words carry at least half of it and tool
+output does not carry about as much (or does, but every name and number in it is one
+the user stated), or when it loosely paraphrases what the user stated and tool output
+shares nothing with it. The numbers were chosen on
 ``benchmarks/poisoning.py`` (planted items from files/outputs vs facts users state);
 the method is deterministic: the same item and history always give the same origin.
 """
@@ -77,6 +91,7 @@ from .._enum import StrEnum
 from ..sidequery.fallback import tokenize
 
 __all__ = [
+    "ORIGIN_STATED_SHARE",
     "ORIGIN_SUPPORT_THRESHOLD",
     "ORIGIN_TIE_MARGIN",
     "ORIGIN_TOOL_ONLY_SHARE",
@@ -92,6 +107,7 @@ __all__ = [
 ORIGIN_SUPPORT_THRESHOLD = C.ORIGIN_SUPPORT_THRESHOLD
 ORIGIN_TIE_MARGIN = C.ORIGIN_TIE_MARGIN
 ORIGIN_TOOL_ONLY_SHARE = C.ORIGIN_TOOL_ONLY_SHARE
+ORIGIN_STATED_SHARE = C.ORIGIN_STATED_SHARE
 
 
 class Origin(StrEnum):
@@ -172,6 +188,13 @@ def _other_script(text: str) -> bool:
     return bool(letters) and sum(not c.isascii() for c in letters) * 2 > len(letters)
 
 
+_SENTENCE = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n")
+
+
+def _asks(sentence: str) -> bool:
+    return sentence.rstrip().endswith(("?", "\uff1f"))
+
+
 def _weight(term: str) -> int:
     return 2 if len(term) >= 9 or any(c.isdigit() for c in term) else 1
 
@@ -188,6 +211,12 @@ class Sources:
     def terms(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         """(user, tool, assistant) terms, computed once per history."""
         return _terms(self.user), _terms(self.tool), _terms(self.assistant)
+
+    @cached_property
+    def stated(self) -> frozenset[str]:
+        """Terms of what the user stated: their sentences that are not questions (what
+        the user asks about is not what the user says is so)."""
+        return _terms(" ".join(s for s in _SENTENCE.split(self.user) if not _asks(s)))
 
 
 def _content_text(content: Any) -> Iterable[str]:
@@ -267,6 +296,7 @@ def decide_origin(
     threshold: float = ORIGIN_SUPPORT_THRESHOLD,
     margin: float = ORIGIN_TIE_MARGIN,
     tool_only: float = ORIGIN_TOOL_ONLY_SHARE,
+    stated_share: float = ORIGIN_STATED_SHARE,
 ) -> OriginDecision:
     """The origin of an item whose text (description + body) is ``text``."""
     user_terms, tool_terms, assistant_terms = sources.terms
@@ -275,11 +305,16 @@ def decide_origin(
     tool_only_terms = tool_terms - user_terms - assistant_terms
     only_tool = support(item, tool_only_terms)
     has_tool = bool(_WS.sub("", sources.tool))
-    unvouched = (_names(text) & item) - user_terms - assistant_terms
+    names = _names(text) & item
+    unvouched = names - user_terms - assistant_terms
     named_by_tool = bool(unvouched & tool_terms) or (
         bool(unvouched) and _other_script(sources.tool)
     )
-    if (t >= threshold and t >= u - margin) or only_tool >= tool_only or named_by_tool:
+    # A tie with tool output goes to the user when the user stated every name and
+    # number the item holds: the specifics are the user's, a file only agrees.
+    user_specifics = bool(names) and names <= sources.stated
+    tied = t >= threshold and t >= u - margin and not (u >= threshold and user_specifics)
+    if tied or only_tool >= tool_only or named_by_tool:
         origin = Origin.TOOL
     elif u >= threshold:
         origin = Origin.USER
@@ -287,11 +322,21 @@ def decide_origin(
         origin = Origin.ASSISTANT
     else:
         # Nothing supports it on its own: the least trusted source the history holds.
-        origin = (
-            Origin.TOOL
-            if has_tool
-            else Origin.ASSISTANT
-            if _WS.sub("", sources.assistant)
-            else Origin.USER
+        # Tool output in the item's script that shares none of its terms is not where
+        # it came from when the user's statements carry a fair share of it (a loose
+        # paraphrase of the user); a translation leaves no lexical trace, so tool
+        # output in another script still can be.
+        paraphrase = (
+            not t
+            and not _other_script(sources.tool)
+            and support(item, sources.stated) >= stated_share
         )
+        if paraphrase:
+            origin = Origin.USER
+        elif has_tool:
+            origin = Origin.TOOL
+        elif _WS.sub("", sources.assistant):
+            origin = Origin.ASSISTANT
+        else:
+            origin = Origin.USER
     return OriginDecision(origin, round(u, 4), round(t, 4), round(a, 4))

@@ -12,7 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from messages_server import MessagesServer
+
+# Property tests here do real file and process I/O: on a loaded 2-core CI machine a
+# per-example deadline only produces flakes, so no test gets one (their sizes bound time).
+settings.register_profile("ipymemory", deadline=None)
+settings.load_profile("ipymemory")
 
 # Settings the package reads from the environment; a developer's shell must not leak in.
 SCRUBBED_PREFIXES = ("IPYMEMORY_", "ANTHROPIC_")

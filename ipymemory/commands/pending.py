@@ -5,15 +5,26 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CommandError
+from ..turn.batch import PendingBatch
 from ..views.pending import PendingEntry, PendingView
 from .context import Context, View
 from .spec import arg, command
+from .timeline import history_review
 
 __all__ = ["handle_pending"]
 
 
 def _plan_text(n_sources: int, n_records: int) -> str:
     return f"a plan: {n_sources} record{'' if n_sources == 1 else 's'} → {n_records}"
+
+
+def _change_text(batch: PendingBatch) -> str | None:
+    """An undo/restore proposal's title (as proposed; reopening plans it again)."""
+    return None if batch.history is None else batch.history.title
+
+
+def _review(ctx: Context, batch: PendingBatch) -> View:
+    return history_review(ctx, batch) if batch.history is not None else ctx.review(batch)
 
 
 @command(
@@ -27,7 +38,9 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
     """Undecided batches are kept in .memory/pending/ until committed, discarded or
     expired (the pending_expiry_days setting), so a batch proposed before a kernel
     restart can still be reviewed. Reopening one shows its review widget; a plan
-    whose records changed since is dropped (its items stay reviewable)."""
+    whose records changed since is dropped (its items stay reviewable). An undo or
+    restore proposal is planned again on reopening: one no longer clean shows why
+    and cannot be committed."""
     session = ctx.session
     files = session.pending_files
     saved, problems = files.load()
@@ -36,11 +49,12 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
     if args.open is not None:
         live = {b.id: b for b in session.pending}
         if args.open in live:
-            return ctx.review(live[args.open])
+            return _review(ctx, live[args.open])
         for entry in saved:
             if entry.batch.id == args.open:
-                batch = files.reopen(entry, session.store.records(), session.batch_registry)
-                return ctx.review(batch)
+                store = session.store
+                batch = files.reopen(entry, store.records(), session.batch_registry, store)
+                return _review(ctx, batch)
         known = sorted({*live, *(e.batch.id for e in saved)})
         raise CommandError(
             f"no pending batch {args.open!r} in {files.directory}; "
@@ -57,6 +71,7 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 batch.names,
                 None if plan is None else _plan_text(len(plan.source_names), len(plan.records)),
                 live=True,
+                change=_change_text(batch),
             )
         )
     for entry in saved:
@@ -71,6 +86,7 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 live=False,
                 saved_at=entry.saved_at,
                 expires_at=entry.expires_at(files.expiry_days),
+                change=_change_text(entry.batch),
             )
         )
     return PendingView(str(files.directory), entries, problems)

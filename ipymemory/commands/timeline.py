@@ -12,6 +12,7 @@ import argparse
 from .. import _constants as C
 from ..errors import CommandError, CommandUsageError, MemoryStoreError
 from ..store.history import actor_info
+from ..turn.batch import PendingBatch
 from ..turn.history_change import HistoryOp, plan_history_change
 from ..views import MessageView
 from ..views.history import (
@@ -25,7 +26,7 @@ from .common import positive_int, require
 from .context import Context, View
 from .spec import Arg, arg, command
 
-__all__ = ["handle_diff", "handle_history", "handle_restore", "handle_undo"]
+__all__ = ["handle_diff", "handle_history", "handle_restore", "handle_undo", "history_review"]
 
 
 def _seq(help_text: str) -> Arg:
@@ -80,6 +81,15 @@ def handle_diff(ctx: Context, args: argparse.Namespace) -> View:
     return HistoryDiffView.load(store, entry)
 
 
+def history_review(ctx: Context, batch: PendingBatch) -> View:
+    """The review of an undo/restore proposal of this session (Commit / Discard)."""
+    session = ctx.session
+    return ctx.widget(
+        HistoryChangeView.of(batch),
+        lambda: HistoryChangeReview(session.batch_registry, batch, session.commit, session.discard),
+    )
+
+
 def _change(ctx: Context, op: HistoryOp, seq: int) -> View:
     change = plan_history_change(ctx.store, op, seq)
     if change.conflict is not None:
@@ -91,15 +101,7 @@ def _change(ctx: Context, op: HistoryOp, seq: int) -> View:
             data={"op": op, "seq": seq, "changed": False},
         )
     if ctx.proposes:
-        session = ctx.session
-        batch = session.propose_history_change(change)
-        view = HistoryChangeView.of(batch)
-        return ctx.widget(
-            view,
-            lambda: HistoryChangeReview(
-                session.batch_registry, batch, session.commit, session.discard
-            ),
-        )
+        return history_review(ctx, ctx.session.propose_history_change(change))
     try:
         entry = change.apply(ctx.store, actor_info({"via": "cli"}))
     except MemoryStoreError as e:

@@ -10,8 +10,11 @@ Screened like any other write (SPEC §7): credentials in the text are redacted b
 anything reaches the disk, and a batch whose text would still hold one is not kept.
 The set the plan was made on is kept as names and hashes only (no text): reopening
 finds those records in the current set, and a plan whose records changed since is
-dropped (its items can still be committed). Files older than ``expiry_days`` are
-deleted when the directory is listed. Readers of the set never look here.
+dropped (its items can still be committed). An undo/restore proposal (``%memory undo
+SEQ``) is kept the same way and planned again when reopened, so one that is no longer
+clean shows its conflict instead of committing something else. Files older than
+``expiry_days`` are deleted when the directory is listed. Readers of the set never
+look here.
 """
 
 from __future__ import annotations
@@ -29,13 +32,15 @@ from typing import Any
 
 from .. import _constants as C
 from .._json import loads
-from ..errors import BatchError, MemoryFormatError, MemoryStoreError
+from ..errors import BatchError, CommandError, MemoryFormatError, MemoryStoreError
 from ..screen import find_secrets, redact, redact_data
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.durable import fsync_dir, read_all, replace_atomic, unlink_quietly
 from ..store.layout import PENDING_DIR_NAME
 from ..store.record import MemoryRecord
+from ..store.store import MemoryStore
 from .batch import BatchRegistry, BatchStatus, PendingBatch
+from .history_change import HistoryChange, plan_history_change
 from .provenance import TurnProvenance
 
 __all__ = ["PendingFiles", "SavedBatch", "record_digest"]
@@ -101,6 +106,9 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
         },
         "base": [{"name": r.name, "sha256": record_digest(r)} for r in batch.base],
         "provenance": None if batch.provenance is None else redact_data(batch.provenance.to_json()),
+        # An undo/restore proposal: what to re-plan on reopening (SEQ and op decide it;
+        # the rest is what was shown when it was proposed).
+        "history": None if batch.history is None else redact_data(batch.history.to_json()),
     }
 
 
@@ -132,6 +140,33 @@ def _provenance(value: Any) -> TurnProvenance | None:
         models={str(k): str(v) for k, v in models.items()},
         files_read=tuple(str(f) for f in files_read),
         caller=dict(caller),
+    )
+
+
+def _history(value: Any, where: str) -> HistoryChange | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise MemoryFormatError(f"{where}: history must be an object")
+    op, seq = value.get("op"), value.get("seq")
+    if op not in ("undo", "restore"):
+        raise MemoryFormatError(f"{where}: history.op must be 'undo' or 'restore'")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        raise MemoryFormatError(f"{where}: history.seq must be a positive integer")
+    names = {k: value.get(k) or [] for k in ("leaving", "returning")}
+    texts = {k: value.get(k) for k in ("target_op", "target_at")}
+    if not (
+        all(isinstance(v, list) and all(isinstance(n, str) for n in v) for v in names.values())
+        and all(isinstance(t, str) for t in texts.values())
+    ):
+        raise MemoryFormatError(f"{where}: history must name its target and the names it moves")
+    return HistoryChange(
+        "undo" if op == "undo" else "restore",
+        seq,
+        str(texts["target_op"]),
+        str(texts["target_at"]),
+        tuple(names["leaving"]),
+        tuple(names["returning"]),
     )
 
 
@@ -183,6 +218,7 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         origins={str(k): str(v) for k, v in dict(origins).items()},
         flags={str(k): tuple(v) for k, v in flags.items()},
         redacted=tuple(redacted),
+        history=_history(data.get("history"), where),
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
     return SavedBatch(batch, digests, float(saved_at), path)
@@ -212,10 +248,6 @@ class PendingFiles:
     def _on_state(self, change: Mapping[str, Any]) -> None:
         for batch in change["new"].values():
             if self._saved.get(batch.id) == batch:
-                continue
-            # An undo/restore proposal is re-made in a moment (%memory undo SEQ) and
-            # holds no extracted text worth keeping: not kept.
-            if getattr(batch, "history", None) is not None:
                 continue
             if batch.open:
                 self.save(batch)
@@ -311,16 +343,25 @@ class PendingFiles:
         return saved, problems
 
     def reopen(
-        self, saved: SavedBatch, current: Iterable[MemoryRecord], registry: BatchRegistry
+        self,
+        saved: SavedBatch,
+        current: Iterable[MemoryRecord],
+        registry: BatchRegistry,
+        store: MemoryStore | None = None,
     ) -> PendingBatch:
         """Register ``saved`` in ``registry`` (a new kernel's session).
 
         The plan needs the records it was made on: they are looked up in ``current`` by
         name and digest; when one changed or is gone, the plan is dropped (``plan_error``
-        says why) and the items stay reviewable.
+        says why) and the items stay reviewable. An undo/restore proposal is planned
+        again on ``store`` (required for one): what it does now, or, when it is no
+        longer clean, the conflict (the batch is then ``failed``; committing it is
+        refused by the store and writes nothing).
         """
         by_name = {r.name: r for r in current}
         batch = saved.batch
+        if batch.history is not None:
+            batch = _replanned(batch, batch.history, store)
         base: list[MemoryRecord] = []
         changed = []
         for name, digest in saved.base_digests:
@@ -343,6 +384,24 @@ class PendingFiles:
             return registry.lookup(batch.id)
         self._saved[batch.id] = batch  # it is on disk already
         return registry.add(batch)
+
+
+def _replanned(
+    batch: PendingBatch, change: HistoryChange, store: MemoryStore | None
+) -> PendingBatch:
+    """``batch`` with its undo/restore planned again on the current set (SPEC §6)."""
+    if store is None:
+        raise BatchError(f"batch {batch.id}: an {change.op} proposal needs the store to re-plan")
+    try:
+        fresh = plan_history_change(store, change.op, change.seq)
+    except (CommandError, MemoryStoreError) as e:
+        fresh = replace(change, leaving=(), returning=(), conflict=str(e))
+    if fresh.conflict is not None:
+        return replace(batch, history=fresh, status=BatchStatus.FAILED, error=fresh.conflict)
+    if fresh.empty:
+        why = "the current set already is that way; nothing to do (discard it)"
+        return replace(batch, history=fresh, status=BatchStatus.FAILED, error=why)
+    return replace(batch, history=fresh, status=BatchStatus.PENDING, error=None)
 
 
 def _no_step(_: str) -> None:

@@ -33,9 +33,12 @@ class PendingEntry:
     live: bool
     saved_at: float | None = None
     expires_at: float | None = None
+    change: str | None = None  # an undo/restore proposal: its title
 
     def what(self) -> str:
-        parts = [", ".join(self.names)] if self.names else []
+        parts = [self.change] if self.change else []
+        if self.names:
+            parts.append(", ".join(self.names))
         if self.plan:
             parts.append(self.plan)
         return "; ".join(parts) or "nothing"
@@ -45,6 +48,7 @@ class PendingEntry:
             "id": self.id,
             "names": list(self.names),
             "plan": self.plan,
+            "change": self.change,
             "live": self.live,
             "saved_at": _iso(self.saved_at),
             "expires_at": _iso(self.expires_at),

@@ -155,7 +155,8 @@ def test_a_proposal_already_applied_elsewhere_is_not_committed_again(
 
 
 def test_discarding_a_proposal_removes_its_file(ip: InteractiveShell, ws: str) -> None:
-    propose(ip, "restore 1")
+    batch_id = propose(ip, "restore 1")
+    assert [p.name for p in pending_files(ws)] == [f"{batch_id}.json"]
     memory(ip, "discard")
     assert pending_files(ws) == []
     assert names(ws) == ["ab"]

@@ -19,6 +19,7 @@ from ipymemory import ConsolidationPlan, MemoryStore, PendingBatch
 from ipymemory.notebook.run_teaching import NOTEBOOK_NAME, packaged_notebook
 from ipymemory.notebook.teaching import reset_demo_memory
 from ipymemory.store.record import render_record
+from ipymemory.turn.history_change import HistoryChange
 from ipymemory.turn.pending import PendingFiles
 
 DEMO = {"prefers-tabs", "sneaky", "indent-with-tabs"}
@@ -127,6 +128,14 @@ def test_an_undecided_batch_proposing_another_record_stops_the_reset(
     else:
         keep_undecided(tmp_path, "sneaky", merged="my-real-note")
     refused(tmp_path, "pending record 'my-real-note'")
+
+
+def test_an_undecided_undo_of_another_record_stops_the_reset(tmp_path: Path) -> None:
+    demo_set(tmp_path)
+    change = HistoryChange("undo", 1, "forget", "2026-12-01T00:00:00Z", (), ("my-real-note",))
+    pending = PendingFiles(tmp_path / ".memory")
+    assert pending.save(PendingBatch("b0456", (), None, (), history=change)), pending.last_error
+    refused(tmp_path, "pending undo of 'my-real-note'")
 
 
 def test_an_expired_or_unknown_pending_file_stops_the_reset_and_stays(tmp_path: Path) -> None:

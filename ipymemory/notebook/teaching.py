@@ -133,6 +133,9 @@ def _foreign_batches(memory: MemoryDir, root: Path, demo: set[str]) -> list[str]
         plan = entry.batch.plan
         proposed = [*entry.batch.items, *(plan.records if plan is not None else ())]
         foreign += [f"pending record {r.name!r}" for r in proposed if r.name not in demo]
+        change = entry.batch.history  # an undo/restore proposal moves names, holds no text
+        moved = () if change is None else (*change.leaving, *change.returning)
+        foreign += [f"pending {change.op} of {n!r}" for n in moved if change and n not in demo]
     return foreign
 
 

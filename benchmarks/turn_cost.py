@@ -58,17 +58,12 @@ import anthropic  # noqa: E402
 from IPython.core.displaypub import CapturingDisplayPublisher  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from messages_server import MessagesServer, Scripted, text, tool_use  # noqa: E402
+from turn_support import role_of  # noqa: E402
 
 from ipymemory import MemoryRecord, MemoryStore  # noqa: E402
 from ipymemory.model import AnthropicModel  # noqa: E402
 from ipymemory.notebook import get_session, use_model  # noqa: E402
 from ipymemory.sidequery.extract import extractor_messages  # noqa: E402
-from ipymemory.sidequery.prompts import (  # noqa: E402
-    CONSOLIDATOR_PROMPT,
-    EXTRACTOR_PROMPT,
-    SELECTOR_PROMPT,
-)
-from ipymemory.turn.history import SUMMARIZER_PROMPT  # noqa: E402
 
 TARGET_EXTRACT_BYTES = 0.25
 TARGET_MAIN_COST = 0.4
@@ -114,19 +109,6 @@ WORDS = [
     "quick",
     "iteration",
 ]
-
-KINDS = {
-    SELECTOR_PROMPT: "selector",
-    EXTRACTOR_PROMPT: "extractor",
-    CONSOLIDATOR_PROMPT: "consolidator",
-    SUMMARIZER_PROMPT: "summarizer",
-}
-
-
-def kind_of(request: dict[str, Any]) -> str:
-    system = request.get("system")
-    first = system[0]["text"] if isinstance(system, list) and system else system
-    return KINDS.get(first, "main") if isinstance(first, str) else "main"
 
 
 def prose(seed: int, chars: int) -> str:
@@ -238,7 +220,7 @@ class Script:
     merges: int = 0
 
     def respond(self, body: dict[str, Any]) -> Scripted:
-        kind = kind_of(body)
+        kind = role_of(body)
         side = {"delay": self.side_delay}
         if kind == "selector":
             data = json.loads(body["messages"][0]["content"])
@@ -364,7 +346,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 mains = [
                     i
                     for i in range(before, len(server.requests))
-                    if kind_of(server.requests[i]) == "main"
+                    if role_of(server.requests[i]) == "main"
                 ]
                 times.append(TurnTimes(start, visible, end, server.finished[mains[-1]]))
                 ends.append(len(get_session().history))
@@ -389,7 +371,7 @@ def report(
     rows: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     extract_turn = 0
     for request in requests:
-        kind = kind_of(request)
+        kind = role_of(request)
         cache = "main" if kind == "main" else "side"
         if kind == "main":
             old = old_main_request(request, history)

@@ -67,7 +67,7 @@ def test_the_answer_is_shown_whole_before_the_extractor_is_asked(
     shown: list[Any] = []
 
     def respond(body: dict[str, Any]) -> Scripted:
-        if role_of(body) == "extract":
+        if role_of(body) == "extractor":
             # What the cell showed when the memory work began.
             seen_at_extraction.append(
                 [o["data"]["text/markdown"] for o in list(shown) if "text/markdown" in o["data"]]
@@ -156,7 +156,7 @@ def test_interrupting_the_memory_work_keeps_the_answer_and_writes_nothing(
     main_thread = threading.get_ident()
 
     def respond(body: dict[str, Any]) -> Scripted:
-        if role_of(body) == "extract":
+        if role_of(body) == "extractor":
             # The answer is out; interrupt the kernel while the extractor thinks.
             signal.pthread_kill(main_thread, signal.SIGINT)
             return text(items_json(rec("never-written")), delay=2)
@@ -177,7 +177,7 @@ def test_interrupting_the_memory_work_keeps_the_answer_and_writes_nothing(
     api.responder = None
     api.enqueue(text("Again."), text("[]"))
     ip.run_cell("%%agent --commit auto\nand now?")
-    extract = [r for r in api.requests if role_of(r) == "extract"][-1]
+    extract = [r for r in api.requests if role_of(r) == "extractor"][-1]
     assert "remember that I like tabs" in json.dumps(extract["messages"])
 
 

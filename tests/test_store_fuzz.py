@@ -859,15 +859,15 @@ def answer_server_for(srv: MessagesServer) -> None:
 
     def respond(request: dict[str, Any]) -> Scripted:
         role = role_of(request)
-        if role == "select":
+        if role == "selector":
             return text(json.dumps([NAMES[0]]))
-        if role == "extract":
+        if role == "extractor":
             return records_reply(
                 MemoryRecord(name="fuzz-new", type="user", description="new", body="b")
             )
-        if role == "consolidate":
+        if role == "consolidator":
             return plan_reply([NAMES[0]], [BASE[0]])
-        if role == "summarize":
+        if role == "summarizer":
             return text("summary")
         return text(ANSWER)
 

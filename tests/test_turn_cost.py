@@ -186,7 +186,7 @@ def test_request_messages_adds_only_the_block_and_at_most_two_marks(
 
 
 def _extract_requests(srv: MessagesServer) -> list[dict[str, Any]]:
-    return requests_of(srv.requests, "extract")
+    return requests_of(srv.requests, "extractor")
 
 
 def test_the_extractor_reads_from_its_cursor(
@@ -290,10 +290,10 @@ def test_consolidation_waits_for_consolidate_every_new_records(
         role = role_of(body)
         if role == "main":
             return text("ok")
-        if role == "extract":
-            n = len(requests_of(messages_server.requests, "extract"))
+        if role == "extractor":
+            n = len(requests_of(messages_server.requests, "extractor"))
             return records_reply(rec(f"new-{n}"))
-        assert role == "consolidate"
+        assert role == "consolidator"
         return text(json.dumps({"source_names": ["x-note"], "records": [rec("x2").to_json()]}))
 
     messages_server.responder = respond
@@ -305,7 +305,7 @@ def test_consolidation_waits_for_consolidate_every_new_records(
     # Over the threshold from the start, but a plan only once 3 records were added
     # since the last one: turns 3 and 6, not all 7.
     assert plans == [False, False, True, False, False, True, False]
-    assert len(requests_of(messages_server.requests, "consolidate")) == 2
+    assert len(requests_of(messages_server.requests, "consolidator")) == 2
 
 
 def test_the_turn_cost_benchmark_reports_every_measure() -> None:
@@ -352,7 +352,7 @@ def test_a_consolidation_on_demand_restarts_the_count(
     third = session.run_turn("three").batch
     # 3 added since the session began, but only 1 since the last consolidation.
     assert third is not None and third.plan is None
-    assert len(requests_of(messages_server.requests, "consolidate")) == 1
+    assert len(requests_of(messages_server.requests, "consolidator")) == 1
 
 
 BLOCK = "<relevant_memories>\n\nX\n\n</relevant_memories>"

@@ -172,7 +172,7 @@ def _long_session_responder(srv: MessagesServer) -> Any:
 
     def respond(body: dict[str, Any]) -> Scripted:
         role = role_of(body)
-        if role == "summarize":
+        if role == "summarizer":
             state["summaries"] += 1
             if state["summaries"] == 1:  # invalid: must fall back to truncation
                 return text("cut off", stop_reason="max_tokens")
@@ -220,7 +220,7 @@ def test_a_long_session_stays_under_budget_and_keeps_pairs(
     texts = [json.dumps(r["messages"]) for r in main]
     assert any("Automatic truncation" in t for t in texts)  # the invalid summary's stand-in
     assert any("SUMMARY-2" in t for t in texts)  # a valid summary replaced it later
-    summaries = requests_of(messages_server.requests, "summarize")
+    summaries = requests_of(messages_server.requests, "summarizer")
     assert 2 <= len(summaries) < turns  # cached: not recomputed for every request
     assert kinds.count("summarizing") == len(summaries)  # the progress line can say so
     for request in summaries:
@@ -243,7 +243,7 @@ def test_extraction_reads_whole_canonical_turns_after_compression(
     main_and_summaries = _long_session_responder(messages_server)
 
     def respond(body: dict[str, Any]) -> Scripted:
-        return text("[]") if role_of(body) == "extract" else main_and_summaries(body)
+        return text("[]") if role_of(body) == "extractor" else main_and_summaries(body)
 
     messages_server.responder = respond
     session = AgentSession(
@@ -257,7 +257,7 @@ def test_extraction_reads_whole_canonical_turns_after_compression(
     full_result = "b" * 2_000
     sent = json.dumps(requests_of(messages_server.requests, "main")[-1]["messages"])
     assert SUMMARY_HEADER in sent and sent.count(full_result) < 6  # the agent got less
-    extract = requests_of(messages_server.requests, "extract")
+    extract = requests_of(messages_server.requests, "extractor")
     assert len(extract) == 6
     # Each extraction reads its turn, and the turn before as context, from the
     # canonical history, whole: the compressed request history never reaches it.
@@ -285,7 +285,7 @@ def test_a_file_read_in_a_turn_reaches_the_extractor_as_one_untrusted_quote(
     Path(workspace, "notes.txt").write_text(planted, encoding="utf-8")
 
     def respond(body: dict[str, Any]) -> Scripted:
-        if role_of(body) == "extract":
+        if role_of(body) == "extractor":
             return text("[]")
         last = body["messages"][-1]["content"]
         if isinstance(last, str) or last[-1].get("type") == "text":
@@ -299,7 +299,7 @@ def test_a_file_read_in_a_turn_reaches_the_extractor_as_one_untrusted_quote(
         config=SessionConfig(commit_mode="review"),
     )
     session.run_turn("What is in notes.txt?")
-    (extract,) = requests_of(messages_server.requests, "extract")
+    (extract,) = requests_of(messages_server.requests, "extractor")
     texts = [b["text"] for m in extract["messages"] for b in m["content"]]
     (quote,) = [t for t in texts if "notes" in t and "evil.example" in t]
     assert quote.startswith('<tool_output tool_use_id="toolu_planted" untrusted="true">\n')

@@ -54,10 +54,10 @@ def test_a_kill_during_the_memory_work_leaves_no_partial_set(
         role = role_of(body)
         if role == "main":
             return text("An answer.")
-        if role == "extract":
+        if role == "extractor":
             extracts += 1
             return records_reply(rec("a-note") if extracts == 1 else rec("b-note"))
-        assert role == "consolidate"
+        assert role == "consolidator"
         # The plan is on its way; the kernel dies at some moment of the commit after it.
         delay = rng.uniform(0.0, 0.06)
         threading.Timer(delay, lambda: os.kill(child["p"].pid, signal.SIGKILL)).start()

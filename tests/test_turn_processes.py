@@ -64,7 +64,7 @@ def test_one_kernel_writes_the_other_selects_it(
     messages_server.enqueue(text("Noted."), records_reply(deploy))  # B: answer, extraction
     out = json.loads(_run(_CHILD_SESSION, workspace, messages_server.base_url, "we deploy Fridays"))
     assert out == {"answer": "Noted.", "committed": ["deploy-day"], "last_error": None}
-    assert [role_of(r) for r in messages_server.requests] == ["main", "extract"]
+    assert [role_of(r) for r in messages_server.requests] == ["main", "extractor"]
     assert messages_server.requests[0]["model"] == "child-main"
 
     messages_server.enqueue(text('["deploy-day"]'), text("On Friday."), text("[]"))
@@ -83,7 +83,7 @@ def _consolidation_responder(srv: MessagesServer, other: str, *args: str, plan: 
     """When the consolidator is asked, another process changes the store first."""
 
     def respond(body: dict[str, Any]) -> Scripted:
-        assert role_of(body) == "consolidate"
+        assert role_of(body) == "consolidator"
         _run(other, *args)
         return plan
 

@@ -131,7 +131,7 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
     assert result.selection.source == "model" and result.selection.names == ("prefers-tabs",)
     assert session.selected == result.selection.records
     reqs = messages_server.requests
-    assert [role_of(r) for r in reqs] == ["select", "main", "main", "extract"]
+    assert [role_of(r) for r in reqs] == ["selector", "main", "main", "extractor"]
     assert [reqs[i]["model"] for i in range(4)] == [SIDE_MODEL, MAIN_MODEL, MAIN_MODEL, SIDE_MODEL]
     main = requests_of(reqs, "main")
     for request in main:
@@ -184,7 +184,7 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
     assert session.memory_block == ""  # cleared after the turn
 
     # Extraction input = the canonical history (adapted for a tool-free call) + catalog.
-    extract = requests_of(reqs, "extract")[0]
+    extract = requests_of(reqs, "extractor")[0]
     assert "tools" not in extract
     assert extract["messages"] == extractor_messages(list(history), catalog)
     assert SECRET not in json.dumps(extract["messages"])
@@ -345,7 +345,7 @@ def test_threshold_consolidation_joins_the_batch_and_commits_once(
     assert batch.plan is not None
     assert batch.plan.source_names == ("x-note", "a-note")
     assert [r.name for r in batch.base] == ["x-note", "y-note"]
-    consolidate = requests_of(messages_server.requests, "consolidate")[0]
+    consolidate = requests_of(messages_server.requests, "consolidator")[0]
     assert [c["name"] for c in json.loads(consolidate["messages"][0]["content"])] == [
         "x-note",
         "y-note",
@@ -547,7 +547,7 @@ def test_off_mode_selects_and_injects_but_never_extracts(
     session = _session(messages_server, workspace, commit_mode="off")
     result = session.run_turn("q")
     assert result.batch is None and result.selection.names == ("x-note",)
-    assert [role_of(r) for r in messages_server.requests] == ["select", "main"]
+    assert [role_of(r) for r in messages_server.requests] == ["selector", "main"]
     assert "X BODY" in memory_text(messages_server.requests[1])
     assert _snapshot(workspace) == before
     # Off mode refuses any commit, even of a plan the user asked for.
@@ -723,7 +723,7 @@ def test_main_model_failure_raises_its_model_error_and_closes_history(
     assert_pairs_intact(history)
     assert_alternates(history)
     assert history[-1]["content"][0]["text"].startswith("(The turn failed:")
-    assert not requests_of(messages_server.requests, "extract")
+    assert not requests_of(messages_server.requests, "extractor")
     assert len(session.usage.turns) == 1 and len(session.usage.turns[0].calls) == 1
 
 
@@ -762,7 +762,7 @@ def test_interrupt_inside_run_python(messages_server: MessagesServer, workspace:
     assert done == {"type": "tool_result", "tool_use_id": "t1", "content": "A"}
     assert interrupted["is_error"] and "interrupted" in interrupted["content"]
     assert "interrupted by the user" in history[3]["content"][0]["text"]
-    assert not requests_of(messages_server.requests, "extract")
+    assert not requests_of(messages_server.requests, "extractor")
     assert len(session.usage.turns) == 1  # what was spent is still accounted
     _next_turn_is_valid(messages_server, session)
 

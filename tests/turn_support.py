@@ -36,16 +36,18 @@ def plan_reply(sources: Sequence[str], records: Sequence[MemoryRecord], **kw: An
     )
 
 
+# The package's role names (ipymemory.model.usage.ROLES), so tests and benchmarks
+# label requests the way usage and errors do.
 _ROLES = {
-    SELECTOR_PROMPT: "select",
-    EXTRACTOR_PROMPT: "extract",
-    CONSOLIDATOR_PROMPT: "consolidate",
-    SUMMARIZER_PROMPT: "summarize",
+    SELECTOR_PROMPT: "selector",
+    EXTRACTOR_PROMPT: "extractor",
+    CONSOLIDATOR_PROMPT: "consolidator",
+    SUMMARIZER_PROMPT: "summarizer",
 }
 
 
 def role_of(request: dict[str, Any]) -> str:
-    """Which call a request body was: main, select, extract, consolidate or summarize."""
+    """Which call a request body was: main, selector, extractor, consolidator or summarizer."""
     system = request.get("system")
     first = system[0]["text"] if isinstance(system, list) and system else system
     return _ROLES.get(first, "main") if isinstance(first, str) else "main"

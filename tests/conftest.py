@@ -8,11 +8,13 @@ puts ``tests/`` on the import path.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from jupyter_support import RunningJupyter, run_jupyter
 from messages_server import MessagesServer
 
 # Property tests here do real file and process I/O: on a loaded 2-core CI machine a
@@ -46,3 +48,20 @@ def workspace(tmp_path: Path) -> str:
     ws = tmp_path / "ws"
     ws.mkdir()
     return str(ws)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningJupyter]:
+    """A real ``jupyter server`` subprocess with ipymemory's endpoints (one per module)."""
+    root = tmp_path_factory.mktemp("root")
+    home = tmp_path_factory.mktemp("home")
+    with run_jupyter("server", root, home) as srv:
+        yield srv
+
+
+@pytest.fixture
+def project(server: RunningJupyter) -> Path:
+    """A fresh directory under the server root (a module's tests share one server)."""
+    directory = server.root / f"proj-{uuid.uuid4().hex[:8]}"
+    directory.mkdir()
+    return directory

@@ -45,6 +45,10 @@ class RunningJupyter:
     home: Path
     log: Path
 
+    def rel(self, path: Path) -> str:
+        """``path`` as the server names it: relative to its root, with ``/``."""
+        return path.relative_to(self.root).as_posix()
+
     def get(
         self, path: str, params: dict[str, str] | None = None, *, token: str | None = ""
     ) -> HttpReply:

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from jupyter_support import RunningJupyter, run_jupyter
+from jupyter_support import RunningJupyter
 from record_support import rec
 
 from ipymemory import MemoryStore
@@ -20,25 +18,6 @@ from ipymemory.server.history import HISTORY_MAX_BYTES
 pytestmark = pytest.mark.timeout(120)
 
 HISTORY = "ipymemory/api/memory/history"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningJupyter]:
-    root = tmp_path_factory.mktemp("root")
-    home = tmp_path_factory.mktemp("home")
-    with run_jupyter("server", root, home) as srv:
-        yield srv
-
-
-@pytest.fixture
-def project(server: RunningJupyter) -> Path:
-    directory = server.root / f"proj-{uuid.uuid4().hex[:8]}"
-    directory.mkdir()
-    return directory
-
-
-def rel(server: RunningJupyter, path: Path) -> str:
-    return path.relative_to(server.root).as_posix()
 
 
 def journal(directory: Path) -> Path:
@@ -53,7 +32,7 @@ def test_newest_entries_as_timeline_rows(server: RunningJupyter, project: Path) 
         actor={"notebook": "/w/analysis.ipynb", "execution_count": 4},
     )
     store.forget(["b"])
-    reply = server.get(HISTORY, {"path": rel(server, project)})
+    reply = server.get(HISTORY, {"path": server.rel(project)})
     assert reply.status == 200, reply.text
     data = reply.json()
     assert data["error"] is None and data["more"] is False
@@ -65,27 +44,27 @@ def test_newest_entries_as_timeline_rows(server: RunningJupyter, project: Path) 
     # Rows only: no hashes, hosts or pids leave the server.
     text = reply.text
     assert "sha256" not in text and "pid" not in text and os.uname().nodename not in text
-    limited = server.get(HISTORY, {"path": rel(server, project), "limit": "1"}).json()
+    limited = server.get(HISTORY, {"path": server.rel(project), "limit": "1"}).json()
     assert [r["seq"] for r in limited["entries"]] == [2] and limited["more"] is True
-    assert server.get(HISTORY, {"path": rel(server, project), "limit": "x"}).status == 400
+    assert server.get(HISTORY, {"path": server.rel(project), "limit": "x"}).status == 400
     assert data["etag"] != limited["etag"]
 
 
 def test_no_journal_is_an_empty_history(server: RunningJupyter, project: Path) -> None:
-    data = server.get(HISTORY, {"path": rel(server, project)}).json()
+    data = server.get(HISTORY, {"path": server.rel(project)}).json()
     assert data["entries"] == [] and data["error"] is None
 
 
 def test_same_refusals_as_the_set_endpoint(
     server: RunningJupyter, project: Path, tmp_path: Path
 ) -> None:
-    assert server.get(HISTORY, {"path": rel(server, project)}, token=None).status == 403
+    assert server.get(HISTORY, {"path": server.rel(project)}, token=None).status == 403
     assert server.get(HISTORY, {"path": "../"}).status == 403
     assert server.get(HISTORY, {"path": str(project)}).status == 400
     hidden = project / ".hidden"
     hidden.mkdir()
     MemoryStore(hidden).extend([rec("a")])
-    assert server.get(HISTORY, {"path": rel(server, hidden)}).status == 404
+    assert server.get(HISTORY, {"path": server.rel(hidden)}).status == 404
     # history/ (or the journal) leading out of the root is never read.
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -95,12 +74,12 @@ def test_same_refusals_as_the_set_endpoint(
     journal(project).unlink()
     os.rmdir(history)
     history.symlink_to(outside / ".memory" / "history")
-    reply = server.get(HISTORY, {"path": rel(server, project)})
+    reply = server.get(HISTORY, {"path": server.rel(project)})
     assert reply.status == 403 and "secret-outside" not in reply.text
     history.unlink()
     history.mkdir()
     journal(project).symlink_to(journal(outside))
-    reply = server.get(HISTORY, {"path": rel(server, project)})
+    reply = server.get(HISTORY, {"path": server.rel(project)})
     assert "secret-outside" not in reply.text and reply.json()["entries"] == []
     assert reply.json()["error"]
 
@@ -115,7 +94,7 @@ def test_a_huge_journal_is_read_from_its_end_only(server: RunningJupyter, projec
         f.truncate(1 << 30)
         f.seek(1 << 30)
         f.write(b"\n" + last)
-    reply = server.get(HISTORY, {"path": rel(server, project)})
+    reply = server.get(HISTORY, {"path": server.rel(project)})
     data = reply.json()
     assert reply.status == 200 and [r["seq"] for r in data["entries"]] == [1]
     assert data["more"] is True
@@ -127,7 +106,7 @@ def test_bad_and_torn_lines_are_skipped(server: RunningJupyter, project: Path) -
     store.extend([rec("a")])
     with journal(project).open("ab") as f:
         f.write(b'{"not": "an entry"}\n<b>x</b>\n{"seq": 9, "op": "add"')  # torn tail
-    data = server.get(HISTORY, {"path": rel(server, project)}).json()
+    data = server.get(HISTORY, {"path": server.rel(project)}).json()
     assert [r["seq"] for r in data["entries"]] == [1]
     assert data["skipped_lines"] == 2
     assert "<b>" not in json.dumps(data)

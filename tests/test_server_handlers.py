@@ -6,7 +6,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,22 +21,6 @@ pytestmark = pytest.mark.timeout(120)
 
 LIST = "ipymemory/api/memory"
 RECORD = "ipymemory/api/memory/record"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningJupyter]:
-    root = tmp_path_factory.mktemp("root")
-    home = tmp_path_factory.mktemp("home")
-    with run_jupyter("server", root, home) as srv:
-        yield srv
-
-
-@pytest.fixture
-def project(server: RunningJupyter) -> Path:
-    """A fresh directory under the server root (tests share one server)."""
-    directory = server.root / f"proj-{uuid.uuid4().hex[:8]}"
-    directory.mkdir()
-    return directory
 
 
 @pytest.fixture
@@ -64,10 +48,6 @@ def write_set(directory: Path, records: list[MemoryRecord]) -> list[str]:
     return files
 
 
-def rel(server: RunningJupyter, path: Path) -> str:
-    return path.relative_to(server.root).as_posix()
-
-
 def listing(server: RunningJupyter, path: str, **kw: str | None) -> HttpReply:
     return server.get(LIST, {"path": path}, **kw)
 
@@ -85,12 +65,12 @@ def assert_json_error(reply: HttpReply, status: int) -> dict[str, object]:
 def test_requires_a_token(server: RunningJupyter, project: Path) -> None:
     write_set(project, [rec("private-fact")])
     for token in (None, "wrong-token"):
-        reply = listing(server, rel(server, project), token=token)
+        reply = listing(server, server.rel(project), token=token)
         assert reply.status == 403, reply.text
         assert "private-fact" not in reply.text
-        reply = server.get(RECORD, {"path": rel(server, project), "file": "x.md"}, token=token)
+        reply = server.get(RECORD, {"path": server.rel(project), "file": "x.md"}, token=token)
         assert reply.status == 403
-    assert listing(server, rel(server, project)).status == 200
+    assert listing(server, server.rel(project)).status == 200
 
 
 def test_lists_the_set_with_files_and_paths(server: RunningJupyter, project: Path) -> None:
@@ -105,20 +85,20 @@ def test_lists_the_set_with_files_and_paths(server: RunningJupyter, project: Pat
     # An unlisted leftover file is not part of the set (SPEC §1).
     (nested / ".memory" / f"old-{uuid.uuid4().hex}.md").write_bytes(render_record(rec("old")))
 
-    reply = listing(server, rel(server, nested))
+    reply = listing(server, server.rel(nested))
 
     assert reply.status == 200
     assert reply.content_type.startswith("application/json")
     data = reply.json()
     assert data["error"] is None
-    assert data["directory"] == rel(server, nested)
+    assert data["directory"] == server.rel(nested)
     assert data["records"] == [
         {
             "name": r.name,
             "type": r.type.value,
             "description": r.description,
             "file": f,
-            "path": f"{rel(server, nested)}/.memory/{f}",
+            "path": f"{server.rel(nested)}/.memory/{f}",
         }
         for r, f in zip(records, files, strict=True)
     ]
@@ -128,7 +108,7 @@ def test_lists_the_set_with_files_and_paths(server: RunningJupyter, project: Pat
 
 
 def test_directory_without_memory_is_an_empty_set(server: RunningJupyter, project: Path) -> None:
-    data = listing(server, rel(server, project)).json()
+    data = listing(server, server.rel(project)).json()
     assert (data["records"], data["mtime"], data["error"]) == ([], None, None)
 
 
@@ -152,7 +132,7 @@ def test_refuses_a_directory_symlink_leaving_the_root(
     server: RunningJupyter, project: Path, outside: Path
 ) -> None:
     (project / "link").symlink_to(outside, target_is_directory=True)
-    reply = listing(server, f"{rel(server, project)}/link")
+    reply = listing(server, f"{server.rel(project)}/link")
     assert_json_error(reply, 403)
     assert "secret-outside" not in reply.text
 
@@ -162,8 +142,8 @@ def test_refuses_a_memory_symlink_leaving_the_root(
 ) -> None:
     (project / ".memory").symlink_to(outside / ".memory", target_is_directory=True)
     for reply in (
-        listing(server, rel(server, project)),
-        server.get(RECORD, {"path": rel(server, project), "file": "x.md"}),
+        listing(server, server.rel(project)),
+        server.get(RECORD, {"path": server.rel(project), "file": "x.md"}),
     ):
         assert reply.status == 403, reply.text
         assert "secret-outside" not in reply.text
@@ -178,15 +158,15 @@ def test_refuses_a_record_symlink_leaving_the_root(
     (project / ".memory" / link_name).symlink_to(outside_file)
     manifest = {"version": 1, "files": [*files, link_name]}
     (project / ".memory" / "manifest.json").write_text(json.dumps(manifest))
-    reply = listing(server, rel(server, project))
+    reply = listing(server, server.rel(project))
     assert_json_error(reply, 403)
     assert "secret-outside" not in reply.text
 
 
 def test_missing_directory_and_file_path(server: RunningJupyter, project: Path) -> None:
-    assert_json_error(listing(server, f"{rel(server, project)}/nope"), 404)
+    assert_json_error(listing(server, f"{server.rel(project)}/nope"), 404)
     (project / "notes.txt").write_text("x")
-    assert_json_error(listing(server, f"{rel(server, project)}/notes.txt"), 400)
+    assert_json_error(listing(server, f"{server.rel(project)}/notes.txt"), 400)
 
 
 def _manifest(files: object) -> Callable[[Path, list[str]], None]:
@@ -241,10 +221,10 @@ def test_corrupted_memory_is_an_error_payload_not_a_500(
     good = write_set(project, [rec("fact"), rec("other-fact")])
     CORRUPTIONS[corruption](project / ".memory", good)
 
-    data = assert_json_error(listing(server, rel(server, project)), 200)
+    data = assert_json_error(listing(server, server.rel(project)), 200)
     assert str(server.root) not in str(data["error"])  # paths shown relative to the root
 
-    reply = server.get(RECORD, {"path": rel(server, project), "file": good[-1]})
+    reply = server.get(RECORD, {"path": server.rel(project), "file": good[-1]})
     assert reply.status == 200 and reply.json()["record"] is None
     assert reply.json()["error"]
 
@@ -256,14 +236,14 @@ def test_mtime_and_etag_follow_commits(server: RunningJupyter, project: Path) ->
     # Age the manifest so the next commit's mtime differs whatever the clock resolution.
     old = manifest.stat().st_mtime - 10
     os.utime(manifest, (old, old))
-    before = listing(server, rel(server, project)).json()
+    before = listing(server, server.rel(project)).json()
     assert before["mtime"] == old
     assert [r["name"] for r in before["records"]] == ["first-fact"]
-    assert listing(server, rel(server, project)).json()["etag"] == before["etag"]
+    assert listing(server, server.rel(project)).json()["etag"] == before["etag"]
 
     store.extend([rec("second-fact")])
 
-    after = listing(server, rel(server, project)).json()
+    after = listing(server, server.rel(project)).json()
     assert after["mtime"] == manifest.stat().st_mtime > old
     assert after["etag"] != before["etag"]
     assert [r["name"] for r in after["records"]] == ["first-fact", "second-fact"]
@@ -273,7 +253,7 @@ def test_record_endpoint_serves_only_set_members(server: RunningJupyter, project
     files = write_set(project, [rec("uses-tabs", type="user")])
     leftover = f"old-{uuid.uuid4().hex}.md"
     (project / ".memory" / leftover).write_bytes(render_record(rec("old")))
-    path = rel(server, project)
+    path = server.rel(project)
 
     data = server.get(RECORD, {"path": path, "file": files[0]}).json()
     assert data["error"] is None
@@ -308,8 +288,8 @@ def test_reading_never_writes(server: RunningJupyter, project: Path) -> None:
     before = _tree(project)
 
     for sub in ("good", "bad", "empty", "missing"):
-        listing(server, f"{rel(server, project)}/{sub}")
-        server.get(RECORD, {"path": f"{rel(server, project)}/{sub}", "file": files[0]})
+        listing(server, f"{server.rel(project)}/{sub}")
+        server.get(RECORD, {"path": f"{server.rel(project)}/{sub}", "file": files[0]})
 
     assert _tree(project) == before
 
@@ -330,7 +310,7 @@ def _hidden_layouts(project: Path) -> list[str]:
 def test_hidden_directories_are_not_served_like_the_contents_api(
     server: RunningJupyter, project: Path
 ) -> None:
-    base = rel(server, project)
+    base = server.rel(project)
     for sub in _hidden_layouts(project):
         path = f"{base}/{sub}"
         # The Contents API refuses the same files with 404: so do we, on both endpoints.
@@ -366,7 +346,7 @@ def test_pending_batches_are_listed_read_only(server: RunningJupyter, project: P
     """Issue 14 #9: batches awaiting review are listed (read only: an expired one is
     left out, never deleted), and a new one changes the etag."""
     MemoryStore(project).extend([rec("kept")])
-    path = rel(server, project)
+    path = server.rel(project)
     before = listing(server, path).json()
     assert before["pending"] == []
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from IPython.core.interactiveshell import InteractiveShell
 from jupyter_support import RunningJupyter, run_jupyter
 from messages_server import MessagesServer
+from notebook_support import loaded_shell
 
 # Property tests here do real file and process I/O: on a loaded 2-core CI machine a
 # per-example deadline only produces flakes, so no test gets one (their sizes bound time).
@@ -65,3 +67,11 @@ def project(server: RunningJupyter) -> Path:
     directory = server.root / f"proj-{uuid.uuid4().hex[:8]}"
     directory.mkdir()
     return directory
+
+
+@pytest.fixture
+def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    """A real InteractiveShell with ipymemory loaded, working in ``workspace``."""
+    monkeypatch.chdir(workspace)
+    with loaded_shell() as shell:
+        yield shell

@@ -31,6 +31,11 @@ def loaded_shell() -> Iterator[InteractiveShell]:
         shell.config.pop("IPyMemory", None)
 
 
+def memory(ip: InteractiveShell, line: str) -> Any:
+    """``%memory LINE`` in ``ip``; returns what the magic returns (the view)."""
+    return ip.run_line_magic("memory", line)
+
+
 def use_api(ip: InteractiveShell, base_url: str, monkeypatch: Any) -> None:
     """The real SDK against the scripted server at ``base_url``, configured the way a
     user would (environment), without retries."""

@@ -12,13 +12,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
-from notebook_support import loaded_shell
+from notebook_support import loaded_shell, memory
 from record_support import rec
 
 from ipymemory import MemoryStore
@@ -210,10 +209,6 @@ def ip(ws: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     monkeypatch.chdir(ws)
     with loaded_shell() as shell:
         yield shell
-
-
-def memory(ip: InteractiveShell, line: str) -> Any:
-    return ip.run_line_magic("memory", line)
 
 
 def test_magic_history_is_a_widget_with_a_static_form(ip: InteractiveShell, ws: str) -> None:

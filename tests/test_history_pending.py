@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
-from notebook_support import loaded_shell
+from notebook_support import loaded_shell, memory
 from record_support import rec
 
 from ipymemory import MemoryStore
@@ -40,10 +40,6 @@ def ip(ws: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     monkeypatch.chdir(ws)
     with loaded_shell() as shell:
         yield shell
-
-
-def memory(ip: InteractiveShell, line: str) -> Any:
-    return ip.run_line_magic("memory", line)
 
 
 def restart(ip: InteractiveShell) -> None:

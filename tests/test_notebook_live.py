@@ -9,7 +9,6 @@ import json
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from messages_server import MessagesServer, Scripted, text, tool_use
-from notebook_support import items_json, loaded_shell
+from notebook_support import items_json
 from record_support import rec
 from turn_support import role_of
 
@@ -28,13 +27,6 @@ from ipymemory.notebook.output import LiveAnswer, TurnOutput
 from ipymemory.views import MessageView
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-
-@pytest.fixture
-def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.chdir(workspace)
-    with loaded_shell() as shell:
-        yield shell
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from messages_server import MessagesServer, error, text, tool_use
-from notebook_support import items_json
+from notebook_support import items_json, memory
 from record_support import rec
 from turn_support import memory_text
 
@@ -66,10 +66,6 @@ def api(
 
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-
-def memory(ip: InteractiveShell, line: str) -> Any:
-    return ip.run_line_magic("memory", line)
 
 
 def agent(ip: InteractiveShell, line: str, cell: str) -> Any:

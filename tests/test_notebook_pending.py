@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from notebook_support import items_json, loaded_shell
+from notebook_support import items_json, memory
 from record_support import rec
 
 from ipymemory import MemoryStore, ScriptedModel
@@ -24,21 +23,10 @@ from ipymemory.views.pending import PendingView
 SECRET = "ghp_" + "wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"  # a checksum-valid shape
 
 
-@pytest.fixture
-def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.chdir(workspace)
-    with loaded_shell() as shell:
-        yield shell
-
-
 def restart(ip: InteractiveShell) -> None:
     """A new kernel, as far as ipymemory can tell: every session and widget is gone."""
     ip.run_line_magic("unload_ext", "ipymemory")
     ip.run_line_magic("load_ext", "ipymemory")
-
-
-def memory(ip: InteractiveShell, line: str) -> Any:
-    return ip.run_line_magic("memory", line)
 
 
 def pending_turn(ip: InteractiveShell, *items: Any) -> TurnOutput:

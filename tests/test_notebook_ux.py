@@ -4,31 +4,18 @@ notebook context of a prompt."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
-from notebook_support import loaded_shell, use_api
+from notebook_support import memory, use_api
 from record_support import rec
 
 from ipymemory import MemoryStore
 from ipymemory.config import Settings
 from ipymemory.views import MIME_TYPE, ManifestView, StatusView
-
-
-@pytest.fixture
-def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.chdir(workspace)
-    with loaded_shell() as shell:
-        yield shell
-
-
-def memory(ip: InteractiveShell, line: str) -> Any:
-    return ip.run_line_magic("memory", line)
-
 
 # --- #5 ------------------------------------------------------------------------------
 

@@ -9,13 +9,11 @@ import io
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from notebook_support import loaded_shell
 from team_support import git
 
 import ipymemory
@@ -195,13 +193,6 @@ def test_git_setup_is_idempotent(workspace: str) -> None:
 
 
 # --- the notebook ------------------------------------------------------------------
-
-
-@pytest.fixture
-def ip(workspace: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.chdir(workspace)
-    with loaded_shell() as shell:
-        yield shell
 
 
 def test_notebook_import_waits_for_review(

@@ -47,6 +47,9 @@ PROVENANCE_QUERY_CHARS: Final = 2_000
 PROVENANCE_FILES: Final = 50
 PROVENANCE_PATH_CHARS: Final = 300
 PROVENANCE_BUDGET_BYTES: Final = 128 * 1024
+# SPEC §11: a file the agent read is hashed whole for staleness up to this size (a
+# bigger one is recorded without a hash: checked on every `check`, it would cost too much).
+SOURCE_HASH_LIMIT: Final = 64 * 1024 * 1024
 HISTORY_WIDGET_LIMIT: Final = 50  # entries %memory history shows unless --limit says
 DEFAULT_PENDING_EXPIRY_DAYS: Final = 7  # an undecided batch in pending/ expires
 # gc leaves unreferenced files younger than this: they may be a commit in progress.

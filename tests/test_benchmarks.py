@@ -63,3 +63,12 @@ def test_store_bench_quick_reports_every_measure(tmp_path: Path) -> None:
     assert all(r["warm_ms"] > 0 and r["cold_ms"] > 0 for r in report["records"])
     throughput = report["throughput"]
     assert throughput["one_per_s"] > 0 and throughput["eight_per_s"] > 0
+
+
+def test_source_hashing_reports_reads_and_check_with_and_without() -> None:
+    done = _run(str(BENCH / "source_hashing.py"), "--quick", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["check_ms"]["records"] == 50
+    for measure in ("reads_ms", "check_ms"):
+        assert report[measure]["with"] > 0 and report[measure]["without"] > 0

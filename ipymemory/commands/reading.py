@@ -8,6 +8,8 @@ from ..config import describe_model, setting_rows
 from ..errors import MemoryStoreError
 from ..sidequery.select import select_memories
 from ..store import maintenance
+from ..store.sources import stale_records
+from ..store.store import MemoryStore
 from ..views import (
     CheckView,
     ManifestView,
@@ -117,6 +119,7 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
         notes.append("model: set with ipymemory.notebook.use_model()")
     if read_error:
         notes.append(f"the set could not be read: {read_error}")
+    notes.extend(_stale_notes(session.store))
     if session.last_error_cause:
         notes.append(f"last error cause: {session.last_error_cause}")
     live = {batch.id for batch in session.pending}
@@ -133,6 +136,18 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
         notes=tuple(notes),
         settings=setting_rows(ctx.settings),
     )
+
+
+def _stale_notes(store: MemoryStore) -> list[str]:
+    """One line per record whose source files changed since it was saved (SPEC §11)."""
+    try:
+        stale = stale_records(store)
+    except MemoryStoreError:
+        return []  # an unreadable set or journal is said elsewhere
+    return [
+        f"source changed since saved: {name} ({', '.join(str(c) for c in changes)})"
+        for name, changes in stale.items()
+    ]
 
 
 @command("check", "verify .memory/: manifest, record files, MEMORY.md")

@@ -11,7 +11,9 @@
 * ``warning`` — harmless files readers ignore, reported with exit status 0: record or
   temp files no manifest lists (``leftover``s of interrupted commits, which
   ``ipymemory gc`` removes), files that are not part of the format, and locks that
-  make commits wait (an orphaned lock of ours, another agent's live or stale lock).
+  make commits wait (an orphaned lock of ours, another agent's live or stale lock),
+  and records whose source files (those the agent read in the turn that saved them)
+  changed or vanished since (SPEC §11).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .layout import (
 from .lock import DEFAULT_LOCK_TIMEOUT, is_lock_artefact, lock_findings
 from .names import is_valid_file_name
 from .record import StoredRecord
+from .sources import saved_from, source_changes
 from .store import MemoryStore, name_clashes
 
 __all__ = ["CheckReport", "Problem", "check", "gc", "reindex"]
@@ -139,6 +142,7 @@ def check(
         )
         all_valid = False
     out.extend(_check_secrets(entries, where))
+    out.extend(_check_sources(store, entries, where))
     if all_valid:
         out.extend(_check_index(store, real, entries, max_index_lines, max_index_bytes))
     out.extend(
@@ -171,6 +175,31 @@ def _check_secrets(entries: list[StoredRecord], where: Callable[..., str]) -> li
                 )
             )
     return out
+
+
+def _check_sources(
+    store: MemoryStore, entries: list[StoredRecord], where: Callable[..., str]
+) -> list[Problem]:
+    """Records whose source files changed or vanished since they were saved (SPEC §11):
+    a warning, the record may still be true."""
+    if not entries:
+        return []
+    try:
+        saved = saved_from(reversed(store.history()))
+    except MemoryStoreError:
+        return []  # the journal's own problems are reported by _check_history
+    changes = source_changes(store.workspace, saved, [e.file for e in entries])
+    return [
+        Problem(
+            where(e.file),
+            f"record {e.record.name!r}: source changed since saved: "
+            + ", ".join(str(c) for c in changes[e.file]),
+            "warning",
+            collectable=False,
+        )
+        for e in entries
+        if e.file in changes
+    ]
 
 
 def _check_history(store: MemoryStore, real: str, listed: tuple[str, ...] | None) -> list[Problem]:

@@ -39,6 +39,8 @@ class TurnProvenance:
     models: Mapping[str, str] = field(default_factory=dict)
     files_read: tuple[str, ...] = ()
     caller: Mapping[str, Any] = field(default_factory=dict)
+    #: sha256 of each file read, as read (SPEC §11 staleness); paths as in files_read.
+    files_sha256: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,6 +49,7 @@ class TurnProvenance:
             "query": self.query,
             "models": dict(self.models),
             "files_read": list(self.files_read),
+            "files_sha256": dict(self.files_sha256),
             "caller": dict(self.caller),
         }
 
@@ -115,6 +118,12 @@ def _bounded(turn: Mapping[str, Any], query_cap: int, files_cap: int) -> dict[st
     files = list(out.get("files_read") or ())
     cap = C.PROVENANCE_PATH_CHARS
     out["files_read"] = [f if len(f) <= cap else f[:cap] + "…" for f in files[:files_cap]]
+    # A hash is kept only beside its whole path: a cut path names no file to compare.
+    hashes = out.pop("files_sha256", None)
+    if isinstance(hashes, dict):
+        kept = {f: hashes[f] for f in out["files_read"] if f in hashes}
+        if kept:
+            out["files_sha256"] = kept
     if len(files) > files_cap:
         out["files_read_count"] = len(files)
     return out

@@ -314,7 +314,9 @@ class AgentSession:
         answered = time.monotonic()
         # The answer is complete: show it now, before any memory work (issue 13).
         self._emit("answered", outcome.answer)
-        self._provenance = replace(turn, files_read=tuple(tools.files_read))
+        self._provenance = replace(
+            turn, files_read=tuple(tools.files_read), files_sha256=dict(tools.files_sha256)
+        )
         self._held = None
         if use_memory:
             batch = self._complete(mode)

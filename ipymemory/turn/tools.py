@@ -19,6 +19,7 @@ with ``is_error=True``, which becomes a ``tool_result`` with ``is_error: true``.
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import stat
 from collections.abc import Callable
@@ -130,6 +131,8 @@ class ToolBox:
         self.output_limit = output_limit
         # Workspace-relative paths read_file returned, in first-read order (provenance).
         self.files_read: list[str] = []
+        # Their sha256 as read (SPEC §11: a record drawn from them can tell they changed).
+        self.files_sha256: dict[str, str] = {}
         self._tools: dict[str, Callable[[dict[str, Any]], str]] = {
             "list_files": self._list_files,
             "read_file": self._read_file,
@@ -247,12 +250,17 @@ class ToolBox:
                 chunks.append(chunk)
                 size += len(chunk)
             data = b"".join(chunks)
+            digest = _rest_digest(fd, data)
         finally:
             os.close(fd)
         if b"\x00" in data[:8192]:
             raise ToolError(f"{rel!r} looks binary ({info.st_size} bytes); not shown")
         if rel not in self.files_read:
             self.files_read.append(rel)
+        if digest is not None:
+            self.files_sha256[rel] = digest
+        else:
+            self.files_sha256.pop(rel, None)
         truncated = len(data) > self.read_limit
         text = data[: self.read_limit].decode("utf-8", errors="replace")
         if truncated:
@@ -315,3 +323,19 @@ def _timeout_note(limit: float, still_running: bool) -> str:
             "in the background, may still change variables, and prints to the notebook\n"
         )
     return f"timed out after {limit:g} s; the code was stopped\n"
+
+
+def _rest_digest(fd: int, head: bytes) -> str | None:
+    """The sha256 of the whole file: ``head`` (what was read) and the rest of ``fd``;
+    None past ``SOURCE_HASH_LIMIT`` bytes (too big to hash on every check)."""
+    limit = C.SOURCE_HASH_LIMIT
+    if len(head) > limit:
+        return None
+    digest = hashlib.sha256(head)
+    size = len(head)
+    while chunk := os.read(fd, 1 << 20):
+        size += len(chunk)
+        if size > limit:
+            return None
+        digest.update(chunk)
+    return digest.hexdigest() if size <= limit else None

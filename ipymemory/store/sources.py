@@ -1,0 +1,164 @@
+"""Has what a record was drawn from changed since it was saved? (SPEC §11)
+
+A turn's provenance keeps, per added name, the sha256 of every workspace file the agent
+read (``files_sha256``: workspace-relative path -> hex digest). A current record whose
+source file now hashes differently, or is gone, may state something that is no longer
+true: ``check`` and ``%memory status`` warn about it, and the injected section says so,
+so the model can weigh it. Nothing here changes the set.
+
+The journal is local state anyone can edit, so its paths are untrusted: a path that is
+absolute, climbs out of the workspace, goes through a symlink, or names anything but a
+regular file is never opened (it counts as vanished). Files are opened without blocking
+(a FIFO must not hang ``check``) and hashed once per call however many records cite them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .. import _constants as C
+from .history import HistoryEntry
+from .store import MemoryStore
+
+__all__ = [
+    "SavedFrom",
+    "SourceChange",
+    "file_sha256",
+    "saved_from",
+    "source_changes",
+    "stale_records",
+]
+
+_O_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class SavedFrom:
+    """What the journal says of one record file: when it was saved and from what."""
+
+    at: str | None = None  # the adding entry's UTC timestamp
+    sources: Mapping[str, str] | None = None  # path -> sha256 when saved; None: unknown
+
+    @property
+    def day(self) -> str | None:
+        """``YYYY-MM-DD`` of :attr:`at` (UTC), when known."""
+        return self.at[:10] if isinstance(self.at, str) and len(self.at) >= 10 else None
+
+
+@dataclass(frozen=True)
+class SourceChange:
+    """One source file of a record that is not as it was when the record was saved."""
+
+    path: str
+    state: Literal["changed", "vanished"]
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.state})"
+
+
+def saved_from(entries: Iterable[HistoryEntry]) -> dict[str, SavedFrom]:
+    """Per record file, what the newest journal entry that added it says (oldest first
+    ``entries``; a file added again, by undo or restore, takes the later entry)."""
+    out: dict[str, SavedFrom] = {}
+    for entry in entries:
+        for added in entry.added:
+            meta = entry.provenance.get(added.name)
+            out[added.file] = SavedFrom(entry.at, _sources(meta))
+    return out
+
+
+def _sources(meta: Mapping[str, Any] | None) -> Mapping[str, str] | None:
+    hashes = meta.get("files_sha256") if isinstance(meta, Mapping) else None
+    if not isinstance(hashes, Mapping):
+        return None
+    return {
+        path: digest
+        for path, digest in hashes.items()
+        if isinstance(path, str) and isinstance(digest, str)
+    }
+
+
+def source_changes(
+    workspace: str | os.PathLike[str],
+    saved: Mapping[str, SavedFrom],
+    files: Sequence[str],
+) -> dict[str, tuple[SourceChange, ...]]:
+    """For each of ``files`` (record files of the current set) whose sources are known,
+    the sources that changed or vanished since it was saved (files with none left out)."""
+    root = Path(workspace)
+    digests: dict[str, str | None] = {}
+    out: dict[str, tuple[SourceChange, ...]] = {}
+    for file in files:
+        sources = saved.get(file, SavedFrom()).sources
+        if not sources:
+            continue
+        changes = []
+        for path in sorted(sources):
+            if path not in digests:
+                digests[path] = file_sha256(root, path)
+            now = digests[path]
+            if now != sources[path]:
+                changes.append(SourceChange(path, "vanished" if now is None else "changed"))
+        if changes:
+            out[file] = tuple(changes)
+    return out
+
+
+def file_sha256(root: Path, path: str, limit: int = C.SOURCE_HASH_LIMIT) -> str | None:
+    """The sha256 of ``root/path`` (a workspace-relative POSIX path), or None when it
+    cannot be an intact source: gone, unreadable, outside ``root``, reached through a
+    symlink, not a regular file, or over ``limit`` bytes."""
+    # The path as written, not normalised: "./x" or "a//b" is not how we record one.
+    parts = path.split("/")
+    if any(p in ("..", ".", "") for p in parts) or "\x00" in path:
+        return None
+    try:
+        fd = _open_below(root, parts)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        digest = hashlib.sha256()
+        size = 0
+        while chunk := os.read(fd, _CHUNK):
+            size += len(chunk)
+            if size > limit:
+                return None
+            digest.update(chunk)
+        return digest.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _open_below(root: Path, parts: Sequence[str]) -> int:
+    """Open ``parts`` under ``root`` one component at a time, following no symlink."""
+    directory = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for part in parts[:-1]:
+            step = os.open(part, _O_FLAGS | getattr(os, "O_DIRECTORY", 0), dir_fd=directory)
+            os.close(directory)
+            directory = step
+        return os.open(parts[-1], _O_FLAGS, dir_fd=directory)
+    finally:
+        os.close(directory)
+
+
+def stale_records(store: MemoryStore) -> dict[str, tuple[SourceChange, ...]]:
+    """Record name -> its changed or vanished sources, over ``store``'s current set
+    (records without known sources, or whose sources are intact, left out)."""
+    entries = store.entries()
+    if not entries:
+        return {}
+    saved = saved_from(reversed(store.history()))
+    changes = source_changes(store.workspace, saved, [e.file for e in entries])
+    return {e.record.name: changes[e.file] for e in entries if e.file in changes}

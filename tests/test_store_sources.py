@@ -1,0 +1,148 @@
+"""Staleness from sources (SPEC §11): a turn keeps the sha256 of each file the agent
+read; ``check`` and ``%memory status`` say when a record's source changed or vanished.
+
+Real turns: the real ``anthropic`` SDK against the scripted Messages-API server, real
+``read_file`` over files on disk, a real IPython shell for ``%memory status``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from messages_server import MessagesServer, text, tool_use
+from record_support import rec
+from turn_support import model_for, records_reply
+
+from ipymemory import AgentSession, MemoryStore
+from ipymemory import _constants as C
+from ipymemory.store import maintenance
+from ipymemory.store.sources import SourceChange, file_sha256, stale_records
+
+CONVENTIONS = "# Conventions\n\nIndent with tabs. Dates in ISO 8601.\n"
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def remembered_turn(messages_server: MessagesServer, workspace: str) -> None:
+    """One turn in which the agent reads CONVENTIONS.md and the record proposed from
+    it is committed on review."""
+    Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS)
+    messages_server.enqueue(
+        tool_use("read_file", {"path": "CONVENTIONS.md"}),
+        text("The conventions say tabs."),
+        records_reply(
+            rec(
+                "indent-tabs",
+                type="user",
+                description="indents with tabs",
+                body="I indent with tabs.",
+            )
+        ),
+    )
+    session = AgentSession(workspace, model=model_for(messages_server.base_url))
+    result = session.run_turn("I indent with tabs. What do CONVENTIONS.md say?")
+    assert result.batch is not None
+    assert session.commit(result.batch).ok
+
+
+def test_the_journal_keeps_the_hash_of_each_file_read(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    remembered_turn(messages_server, workspace)
+    entry = MemoryStore(workspace).history(1)[0]
+    assert entry.provenance["indent-tabs"]["files_sha256"] == {
+        "CONVENTIONS.md": digest(CONVENTIONS)
+    }
+    assert stale_records(MemoryStore(workspace)) == {}
+    assert maintenance.check(workspace) == []
+
+
+def test_a_rewritten_source_is_reported_by_check_and_a_removed_one_as_vanished(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    remembered_turn(messages_server, workspace)
+    Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS.replace("tabs", "spaces"))
+    store = MemoryStore(workspace)
+    assert stale_records(store) == {"indent-tabs": (SourceChange("CONVENTIONS.md", "changed"),)}
+    report = maintenance.check(workspace)
+    assert report.ok  # a warning, not an error
+    [problem] = report
+    assert problem.severity == "warning" and not problem.leftover
+    assert "source changed since saved: CONVENTIONS.md (changed)" in problem.reason
+
+    os.unlink(Path(workspace, "CONVENTIONS.md"))
+    assert stale_records(store) == {"indent-tabs": (SourceChange("CONVENTIONS.md", "vanished"),)}
+    # Put back as it was: nothing to report.
+    Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS)
+    assert stale_records(store) == {}
+
+
+def test_status_says_which_record_has_a_changed_source(
+    messages_server: MessagesServer, workspace: str, ip: InteractiveShell
+) -> None:
+    remembered_turn(messages_server, workspace)
+    Path(workspace, "CONVENTIONS.md").write_text("# rewritten\n")
+    view = ip.run_line_magic("memory", "status")
+    assert "source changed since saved: indent-tabs (CONVENTIONS.md (changed))" in view.to_text()
+
+
+def test_a_source_too_big_to_hash_is_listed_without_a_hash_and_never_stale(
+    messages_server: MessagesServer, workspace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(C, "SOURCE_HASH_LIMIT", len(CONVENTIONS) - 1)
+    remembered_turn(messages_server, workspace)
+    prov = MemoryStore(workspace).history(1)[0].provenance["indent-tabs"]
+    assert prov["files_read"] == ["CONVENTIONS.md"]
+    assert "files_sha256" not in prov
+    Path(workspace, "CONVENTIONS.md").write_text("# rewritten\n")
+    assert stale_records(MemoryStore(workspace)) == {}
+
+
+def test_journal_paths_are_untrusted(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.md").write_text("a")
+    (tmp_path / "outside.md").write_text("secret")
+    (root / "sub").mkdir()
+    (root / "sub" / "b.md").write_text("b")
+    os.symlink(tmp_path / "outside.md", root / "link.md")
+    os.symlink(tmp_path, root / "linkdir")
+    os.mkfifo(root / "pipe")
+    assert file_sha256(root, "a.md") == digest("a")
+    assert file_sha256(root, "sub/b.md") == digest("b")
+    for bad in (
+        "../outside.md",
+        str(tmp_path / "outside.md"),
+        "link.md",
+        "linkdir/outside.md",
+        "sub/../a.md",
+        "./a.md",
+        "",
+        "pipe",  # a FIFO: opened without blocking, then refused
+        "sub",
+        "missing.md",
+    ):
+        assert file_sha256(root, bad) is None, bad
+
+
+def test_a_hand_edited_journal_cannot_make_check_read_outside_the_workspace(
+    messages_server: MessagesServer, workspace: str, tmp_path: Path
+) -> None:
+    remembered_turn(messages_server, workspace)
+    journal = Path(workspace, ".memory", "history", "journal.jsonl")
+    lines = journal.read_text().splitlines()
+    entry = json.loads(lines[-1])
+    entry["provenance"]["indent-tabs"]["files_sha256"] = {
+        "../../etc/passwd": "0" * 64,
+        "CONVENTIONS.md": digest(CONVENTIONS),
+    }
+    journal.write_text("\n".join([*lines[:-1], json.dumps(entry, sort_keys=True)]) + "\n")
+    stale = stale_records(MemoryStore(workspace))
+    # The escaping path is never opened: it counts as vanished.
+    assert stale == {"indent-tabs": (SourceChange("../../etc/passwd", "vanished"),)}

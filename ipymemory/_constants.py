@@ -93,3 +93,7 @@ CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5
 # --- The notebook's context in a prompt (%%agent {name}, {In[n]}, {Out[n]}, {Err}) -----
 PROMPT_VALUE_LIMIT: Final = 8_000  # characters of one interpolated value
 PANEL_PENDING_LIMIT: Final = 50  # pending batches the Memory panel lists (newest first)
+# The server endpoint's disk reads: how long one request may take, and how many run at
+# once (in the endpoint's own threads, so a stuck read never starves the server's).
+SERVER_READ_TIMEOUT: Final = 15.0
+SERVER_READ_THREADS: Final = 4

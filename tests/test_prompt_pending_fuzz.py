@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,3 +79,37 @@ def test_any_pending_file_is_listed_or_reported_never_raises(
     assert len(saved) + len(problems) == 1
     if saved:
         assert saved[0].batch.id == "abc"
+
+
+_NON_FILES = st.sampled_from(["fifo", "directory", "symlink-out", "dangling", "valid"])
+
+
+@pytest.mark.timeout(120)  # a FIFO that blocked a reader would hang here, not pass
+@settings(max_examples=25, deadline=None)
+@given(st.lists(_NON_FILES, min_size=1, max_size=4))
+def test_non_regular_pending_entries_are_reported_never_waited_on(
+    tmp_path_factory: object, kinds: list[str]
+) -> None:
+    """Issue 19 #6: FIFOs, directories and symlinks among the batches of ``pending/``."""
+    base = Path(tmp_path_factory.mktemp("p"))  # type: ignore[attr-defined]
+    outside = base / "outside.json"
+    outside.write_text(json.dumps({"version": 1, "id": "x", "saved_at": 1e12, "base": []}))
+    files = PendingFiles(base / ".memory")
+    files.directory.mkdir(parents=True)
+    valid = 0
+    for n, kind in enumerate(kinds):
+        path = files.directory / f"b{n}.json"
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "directory":
+            path.mkdir()
+        elif kind == "symlink-out":
+            path.symlink_to(outside)
+        elif kind == "dangling":
+            path.symlink_to(base / "gone.json")
+        else:
+            valid += 1
+            data = {"version": 1, "id": f"b{n}", "saved_at": 1e12, "base": [], "items": []}
+            path.write_text(json.dumps(data))
+    saved, problems = files.load(now=0.0)
+    assert len(saved) == valid and len(problems) == len(kinds) - valid

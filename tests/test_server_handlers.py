@@ -372,3 +372,31 @@ def test_pending_batches_are_listed_read_only(server: RunningJupyter, project: P
     assert after["etag"] != before["etag"]
     assert old.exists()  # the server never deletes: the kernel prunes
     assert sorted(p.name for p in Path(files.directory).iterdir()) == ["aaa111.json", "bbb222.json"]
+
+
+def test_a_fifo_under_memory_never_hangs_the_endpoint(
+    server: RunningJupyter, project: Path
+) -> None:
+    """Issue 19 #6: a FIFO where a pending batch, the journal or a kept file goes is
+    reported or left out; every request answers, more of them than the endpoint has
+    threads, and other directories are still served."""
+    MemoryStore(project).extend([rec("kept")])
+    memory = project / ".memory"
+    (memory / "pending").mkdir()
+    os.mkfifo(memory / "pending" / "abc123.json")
+    (memory / "history" / "journal.jsonl").unlink()
+    os.mkfifo(memory / "history" / "journal.jsonl")
+    other = project / "other"
+    other.mkdir()
+    write_set(other, [rec("elsewhere")])
+    path = server.rel(project)
+    for _ in range(6):
+        data = listing(server, path).json()
+        assert [r["name"] for r in data["records"]] == ["kept"]
+        assert data["pending"] == []
+        history = server.get("ipymemory/api/memory/history", {"path": path})
+        assert history.status == 200, history.text
+        assert "not a regular file" in history.json()["error"]
+    assert [r["name"] for r in listing(server, server.rel(other)).json()["records"]] == [
+        "elsewhere"
+    ]

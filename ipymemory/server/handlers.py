@@ -5,11 +5,18 @@ types, descriptions, files). ``GET <base>/ipymemory/api/memory/record?path=<dir>
 one record of that set, body included. ``GET <base>/ipymemory/api/memory/history?path=<dir>
 &limit=<n>``: the newest entries of its history journal. All need an authenticated user
 allowed to read ``contents``, and answer JSON in every case, errors included.
+
+Disk reads run in the endpoint's own small thread pool, each bounded in time: a request
+whose read does not finish within ``SERVER_READ_TIMEOUT`` is answered 504 with a message
+(the reads never block on a FIFO, see :func:`ipymemory.store.layout.open_regular`; the
+bound is what keeps a slow or hung file system from holding the request open forever).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import tornado.web
@@ -18,6 +25,7 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado.ioloop import IOLoop
 
+from .. import _constants as C
 from .history import HISTORY_DEFAULT_LIMIT, read_history
 from .listing import Refusal, Workspace, confine, list_memory, read_record
 
@@ -30,6 +38,9 @@ __all__ = [
 ]
 
 API_PATH = "ipymemory/api/memory"
+
+# Our own threads: a read that hangs holds one of these, never the server's executor.
+_READS = ThreadPoolExecutor(C.SERVER_READ_THREADS, thread_name_prefix="ipymemory-read")
 
 
 class _MemoryHandler(APIHandler):
@@ -59,7 +70,16 @@ class _MemoryHandler(APIHandler):
             self._reply(confined.status, confined.payload(requested))
             return
         # Disk reads (up to a few hundred small files) stay off the event loop.
-        status, payload = await IOLoop.current().run_in_executor(None, self._answer, confined)
+        work = IOLoop.current().run_in_executor(_READS, self._answer, confined)
+        try:
+            status, payload = await asyncio.wait_for(work, C.SERVER_READ_TIMEOUT)
+        except asyncio.TimeoutError:  # not the builtin before Python 3.11
+            message = (
+                f"reading {confined.rel_memory!r} took over {C.SERVER_READ_TIMEOUT:g} s; "
+                "gave up (is a file there on a stalled file system?)"
+            )
+            self._reply(504, Refusal(504, message).payload(requested))
+            return
         self._reply(status, payload)
 
 

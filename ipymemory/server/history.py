@@ -12,13 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 from typing import Any
 
 from .._json import loads
-from ..errors import MemoryFormatError
+from ..errors import MemoryFormatError, MemoryStoreError
 from ..store.history import HistoryEntry
-from ..store.layout import HISTORY_DIR_NAME, JOURNAL_NAME
+from ..store.layout import HISTORY_DIR_NAME, JOURNAL_NAME, open_regular
 from ..views.history import entry_row
 from .listing import Workspace, escaping_link
 
@@ -29,16 +28,12 @@ HISTORY_MAX_LIMIT = 100
 # Journal lines are a few hundred bytes; this holds far more than HISTORY_MAX_LIMIT.
 HISTORY_MAX_BYTES = 512 * 1024
 
-_O_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-
 
 def _tail(path: str, max_bytes: int) -> tuple[bytes, bool]:
     """The last ``max_bytes`` of the file and whether it starts mid-file."""
-    fd = os.open(path, _O_FLAGS)
+    fd = open_regular(path, JOURNAL_NAME)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{JOURNAL_NAME} is not a regular file")
         start = max(0, info.st_size - max_bytes)
         return os.pread(fd, info.st_size - start, start), start > 0
     finally:
@@ -77,7 +72,7 @@ def read_history(ws: Workspace, limit: int = HISTORY_DEFAULT_LIMIT) -> tuple[int
         data, cut = _tail(str(history / JOURNAL_NAME), HISTORY_MAX_BYTES)
     except FileNotFoundError:
         data, cut = b"", False
-    except OSError as e:
+    except (OSError, MemoryStoreError) as e:
         return 200, {**base, "error": ws.scrub(f"cannot read the history journal: {e}")}
     entries, bad = _entries(data, cut)
     newest = entries[::-1][:limit]

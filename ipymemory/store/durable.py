@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import MemoryStoreError
-from .layout import TEMP_PREFIX, read_bounded
+from .layout import TEMP_PREFIX, read_regular
 
 __all__ = [
     "TEMP_PREFIX",
@@ -172,12 +172,9 @@ def _no_step(_: str) -> None:
 
 
 def read_all(path: str, limit: int) -> bytes:
-    """The bytes of a regular file (no symlink followed), at most ``limit`` of them."""
-    fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC)
-    try:
-        return read_bounded(fd, limit, path)[0]
-    finally:
-        os.close(fd)
+    """The bytes of a regular file (no symlink followed, never blocking on a FIFO), at
+    most ``limit`` of them."""
+    return read_regular(path, limit)
 
 
 def overwrite(path: str, data: bytes) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from .._json import loads
 from ..errors import MemoryFormatError, MemoryStoreError
-from .layout import HISTORY_DIR_NAME, JOURNAL_NAME, KEPT_DIR_NAME, read_bounded
+from .layout import HISTORY_DIR_NAME, JOURNAL_NAME, KEPT_DIR_NAME, read_regular
 from .names import is_valid_file_name, is_valid_name
 
 __all__ = [
@@ -350,13 +350,9 @@ class Journal:
         """The bytes of a kept record file (at most ``limit``)."""
         where = f"{self.shown.rsplit(os.sep, 1)[0]}{os.sep}{KEPT_DIR_NAME}{os.sep}{file}"
         try:
-            fd = os.open(f"{self.kept_dir}/{file}", os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW)
-        except OSError as e:
+            return read_regular(f"{self.kept_dir}/{file}", limit, where)
+        except FileNotFoundError as e:
             raise MemoryStoreError(f"{where}: cannot open ({e})") from e
-        try:
-            return read_bounded(fd, limit, where)[0]
-        finally:
-            os.close(fd)
 
     # --- writing (under the store lock) --------------------------------------------
 

@@ -6,6 +6,12 @@ files), the lock's files (SPEC §4) and local state that is never part of the se
 store, ``check``/``gc``, the server endpoint, the teaching notebook's reset — takes the
 names from here and reads files through :meth:`MemoryDir.read`, which refuses a file
 larger than its known bound before reading it (a 1 GB manifest must not cost 1 GB).
+
+Every other read of a file we did not just write (a pending batch, a kept history file,
+an export's state file, a Claude Code topic file) goes through :func:`open_regular` /
+:func:`read_regular`: opened without blocking and without following a symlink, then
+checked to be a regular file, so a FIFO planted there is refused instead of hanging the
+kernel or the server, and a symlink never leads the read elsewhere.
 """
 
 from __future__ import annotations
@@ -38,7 +44,9 @@ __all__ = [
     "TEMP_PREFIX",
     "MemoryDir",
     "manifest_byte_bound",
+    "open_regular",
     "read_bounded",
+    "read_regular",
 ]
 
 MEMORY_DIR_NAME = ".memory"
@@ -109,6 +117,54 @@ def read_bounded(fd: int, limit: int, where: str) -> tuple[bytes, os.stat_result
     if len(data) > limit:
         raise MemoryFormatError(f"{where}: grew over the {limit}-byte limit while read")
     return data, st
+
+
+def open_regular(path: str, where: str | None = None) -> int:
+    """An fd of the regular file ``path``, opened for reading without blocking (a FIFO
+    would wait for a writer) and without following a symlink.
+
+    :class:`FileNotFoundError` if it is missing (callers treat that as "absent");
+    :class:`MemoryFormatError` if it is a symlink, a FIFO, a device or a directory;
+    :class:`MemoryStoreError` for any other failure to open it.
+    """
+    where = path if where is None else where
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        if e.errno == errno.ELOOP or _is_link(path):
+            raise MemoryFormatError(f"{where}: is a symlink; not followed") from e
+        if e.errno in (errno.EISDIR, errno.ENXIO, errno.ENODEV):
+            raise MemoryFormatError(f"{where}: is not a regular file") from e
+        raise MemoryStoreError(f"{where}: cannot open ({e.strerror or e})") from e
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise MemoryFormatError(f"{where}: is not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _is_link(path: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_regular(path: str, limit: int, where: str | None = None) -> bytes:
+    """The bytes of the regular file ``path`` (at most ``limit``), opened as
+    :func:`open_regular` does; the same errors, and a file over ``limit`` refused."""
+    where = path if where is None else where
+    fd = open_regular(path, where)
+    try:
+        return read_bounded(fd, limit, where)[0]
+    except OSError as e:
+        raise MemoryStoreError(f"{where}: cannot read ({e.strerror or e})") from e
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)

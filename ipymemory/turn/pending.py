@@ -35,8 +35,8 @@ from .._json import loads
 from ..errors import BatchError, CommandError, MemoryFormatError, MemoryStoreError
 from ..screen import find_secrets, redact, redact_data
 from ..sidequery.consolidate import ConsolidationPlan
-from ..store.durable import fsync_dir, read_all, replace_atomic, unlink_quietly
-from ..store.layout import PENDING_DIR_NAME
+from ..store.durable import fsync_dir, replace_atomic, unlink_quietly
+from ..store.layout import PENDING_DIR_NAME, read_regular
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from .batch import BatchRegistry, BatchStatus, PendingBatch
@@ -324,7 +324,8 @@ class PendingFiles:
                 continue
             path = self.directory / name
             try:
-                raw = read_all(str(path), _MAX_FILE_BYTES)
+                # Never blocks on a FIFO; a symlink or directory there is refused.
+                raw = read_regular(str(path), _MAX_FILE_BYTES, name)
                 entry = _from_json(loads(raw.decode("utf-8")), path)
             except (OSError, ValueError, MemoryStoreError) as e:
                 problems.append(f"{path}: unreadable ({e})")

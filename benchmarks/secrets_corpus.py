@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ipymemory.screen.secrets import find_secrets, redact  # noqa: E402
+from ipymemory.screen import find_secrets, redact  # noqa: E402
 
 BENCH_DIR = ROOT.parent / "shared" / "bench"
 ALNUM = string.ascii_letters + string.digits

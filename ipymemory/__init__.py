@@ -1,7 +1,33 @@
-"""ipymemory: file-based long-term memory for agents in Jupyter notebooks."""
+"""ipymemory: file-based long-term memory for agents in Jupyter notebooks.
+
+The contract the code implements (cited as "SPEC §N") is ``docs/contract.md``.
+
+Imports run one way. The units (top-level modules and subpackages) sit in layers,
+lowest first; a module imports from its own unit and from units of lower layers only,
+never from a peer in its own layer or from above -- at the top of a module, inside a
+function, or under ``TYPE_CHECKING`` alike (``tests/test_layers.py`` parses every
+import and holds the code to this list):
+
+1. ``_constants`` ``_enum`` ``_json`` ``_text`` ``_tokens`` ``_secrets`` ``_version``
+   ``errors`` -- the bottom: defaults, small helpers, the tokenizer, the credential
+   scanner, the version and the error tree; standard library only.
+2. ``model`` ``store`` -- the model clients; the memory directory on disk.
+3. ``config`` ``screen`` ``sidequery`` -- settings resolution; screening of what is
+   remembered; the selector, extractor and consolidator side-queries.
+4. ``turn`` -- the agent session: one turn, its pending batches and history.
+5. ``team`` ``views`` -- sharing a set through git and Claude Code; views and widgets.
+6. ``commands`` -- the command layer the CLI and ``%memory`` share.
+7. ``agents`` ``cli`` ``notebook`` ``server`` -- the front ends.
+8. ``ipymemory`` -- this module, the public API; nothing inside the package imports it.
+
+A front end may import lazily inside a function (to keep ``import ipymemory`` light);
+anywhere else an import inside a function is a deliberate exception the test lists
+with its reason.
+"""
 
 from __future__ import annotations
 
+from ._version import __version__
 from .errors import (
     BatchError,
     CommandError,
@@ -40,8 +66,6 @@ from .turn import (
     TurnEvent,
     TurnResult,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AgentSession",

@@ -8,7 +8,7 @@ reads the environment.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 # --- Models -------------------------------------------------------------------------
 DEFAULT_MODEL: Final = "claude-sonnet-5-5"  # the agent's main model
@@ -56,6 +56,8 @@ DEFAULT_PENDING_EXPIRY_DAYS: Final = 7  # an undecided batch in pending/ expires
 GC_MIN_AGE_SECONDS: Final = 30.0
 
 # --- The turn (SPEC §2, §8) ---------------------------------------------------------
+CommitMode = Literal["review", "auto", "off"]
+COMMIT_MODES: Final[tuple[str, ...]] = ("review", "auto", "off")
 DEFAULT_COMMIT_MODE: Final = "review"
 DEFAULT_CONSOLIDATE_THRESHOLD: Final = 10  # consolidate when current + extracted >= this
 DEFAULT_CONSOLIDATE_EVERY: Final = 3  # ... and this many were added since the last one

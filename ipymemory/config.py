@@ -24,10 +24,11 @@ from traitlets import Bool, Enum, Float, Integer, Unicode
 from traitlets.config import LoggingConfigurable
 
 from . import _constants as C
+from ._constants import COMMIT_MODES, CommitMode
+from ._secrets import redact
 from .errors import MemoryConfigError
 from .model import AnthropicModel, ModelClient, NoModel
 from .model.anthropic import sdk_environment
-from .turn.config import COMMIT_MODES, CommitMode, SessionConfig
 
 __all__ = [
     "ENV_PREFIX",
@@ -204,16 +205,13 @@ class Settings:
     pending_expiry_days: int = C.DEFAULT_PENDING_EXPIRY_DAYS
     origin: Mapping[str, str] = field(default_factory=dict, compare=False)
 
-    def session_config(self) -> SessionConfig:
-        """The turn's :class:`SessionConfig` for these settings (every setting the
-        turn has, by the same name)."""
-        return SessionConfig(**self._shared_with(SessionConfig))
-
     def model_settings(self) -> ModelSettings:
         """The part of these settings the model client is built from."""
-        return ModelSettings(**self._shared_with(ModelSettings))
+        return ModelSettings(**self.values_for(ModelSettings))
 
-    def _shared_with(self, kind: type) -> dict[str, Any]:
+    def values_for(self, kind: type) -> dict[str, Any]:
+        """These settings' values for the fields of dataclass ``kind`` they share with it
+        (e.g. the turn's ``SessionConfig.from_settings``)."""
         names = {f.name for f in fields(kind)} & {f.name for f in fields(self)}
         return {name: getattr(self, name) for name in names}
 
@@ -409,8 +407,6 @@ def default_model(model: str | None = None, side_model: str | None = None) -> Mo
 def setting_rows(settings: Settings) -> tuple[tuple[str, str, str], ...]:
     """Each setting as (name, value, where it came from), in declaration order; values
     as text, credentials in them (a password in ``base_url``) redacted."""
-    from .screen import redact  # here: the screen package is not needed to resolve
-
     rows = []
     for f in fields(settings):
         if f.name == "origin":

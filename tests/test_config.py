@@ -105,7 +105,7 @@ def test_defaults_are_the_constants(tmp_path: Path) -> None:
     }
     assert {name: getattr(got, name) for name in expected} == expected
     # The turn's own defaults are the same constants: the two cannot drift apart.
-    assert got.session_config() == SessionConfig(
+    assert SessionConfig.from_settings(got) == SessionConfig(
         model=C.DEFAULT_MODEL, side_model=C.DEFAULT_SIDE_MODEL
     )
     # A waiter outlives the stale window of a dead holder's lock (SPEC §4).
@@ -293,7 +293,7 @@ def test_every_turn_setting_reaches_the_session_config(tmp_path: Path) -> None:
     shared = [f.name for f in dataclasses.fields(SessionConfig) if f.name in SETTINGS]
     assert {"model", "side_model", "commit_mode", "python_timeout", "allow_hidden"} <= set(shared)
     env = {env_var(name): SAMPLES[name][0] for name in shared}
-    config = resolve(env=env, cwd=tmp_path).session_config()
+    config = SessionConfig.from_settings(resolve(env=env, cwd=tmp_path))
     assert {name: getattr(config, name) for name in shared} == {
         name: SAMPLES[name][1] for name in shared
     }

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from screen_support import load_benchmark
 
-from ipymemory.screen.secrets import SECRET_KINDS, SecretHit, find_secrets, redact
+from ipymemory.screen import SECRET_KINDS, SecretHit, find_secrets, redact
 
 
 def test_reduced_corpus_meets_the_targets() -> None:

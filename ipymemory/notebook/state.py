@@ -12,7 +12,7 @@ from ..config import IPyMemory, Settings, make_model, model_key, resolve
 from ..errors import MemoryConfigError
 from ..model import ModelClient
 from ..store.store import MemoryStore
-from ..turn import AgentSession, PendingBatch
+from ..turn import AgentSession, PendingBatch, SessionConfig
 from ..views import BatchReview
 from .caller import cell_context
 
@@ -57,14 +57,14 @@ class NotebookState:
             session = AgentSession(
                 directory,
                 model=self._model(settings),
-                config=settings.session_config(),
+                config=SessionConfig.from_settings(settings),
                 store=store,
             )
             session.caller = lambda: cell_context(self.shell)
             self.sessions[directory] = session
         else:
             session.model = self._model(settings)
-            session.config = settings.session_config()
+            session.config = SessionConfig.from_settings(settings)
             session.store.lock_timeout = settings.lock_timeout
         session.pending_files.expiry_days = settings.pending_expiry_days
         return session

@@ -8,6 +8,7 @@ giving one :class:`Screening` per record with its :class:`Verdict`; :func:`redac
 
 from __future__ import annotations
 
+from .._secrets import SECRET_KINDS, SecretHit, find_secrets, redact, redact_data
 from .instructs import instruction_reasons, instructs_assistant
 from .origin import (
     Origin,
@@ -25,7 +26,6 @@ from .screening import (
     screen_record,
     screen_records,
 )
-from .secrets import SECRET_KINDS, SecretHit, find_secrets, redact, redact_data
 
 __all__ = [
     "SECRET_KINDS",

@@ -88,7 +88,7 @@ from typing import Any
 
 from .. import _constants as C
 from .._enum import StrEnum
-from ..sidequery.fallback import tokenize
+from .._tokens import tokenize
 
 __all__ = [
     "ORIGIN_STATED_SHARE",

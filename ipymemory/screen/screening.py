@@ -25,10 +25,10 @@ from typing import Any
 
 from .. import _constants as C
 from .._enum import StrEnum
-from ..store.record import MemoryRecord
+from .._secrets import SecretHit, redact
+from ..store.record import MemoryRecord, record_secrets
 from .instructs import instruction_reasons
 from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
-from .secrets import SecretHit, find_secrets, redact
 
 __all__ = [
     "CONSOLIDATION_REVIEW_MAX_REPLACED",
@@ -41,8 +41,6 @@ __all__ = [
 ]
 
 CONSOLIDATION_REVIEW_MAX_REPLACED = C.CONSOLIDATION_REVIEW_MAX_REPLACED
-
-_FIELDS = ("name", "description", "body")
 
 
 class Verdict(StrEnum):
@@ -116,10 +114,6 @@ class Screening:
         )
 
 
-def _secrets(record: MemoryRecord) -> tuple[tuple[str, SecretHit], ...]:
-    return tuple((f, hit) for f in _FIELDS for hit in find_secrets(getattr(record, f)))
-
-
 def _item_text(record: MemoryRecord) -> str:
     return f"{record.description}\n{record.body}"
 
@@ -131,7 +125,7 @@ def screen_record(
     return Screening(
         record=record,
         origin=origin,
-        secrets=_secrets(record),
+        secrets=record_secrets(record),
         instructions=instruction_reasons(_item_text(record)),
         decision=decision,
     )

@@ -27,18 +27,13 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol, TypeVar
 
 from .. import _constants as C
+from .._tokens import TOKEN_RUN, is_ascii_run, tokenize
 
 __all__ = ["clear_caches", "keyword_select", "tokenize"]
-
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U000323af"
-# ASCII letters are listed explicitly (no IGNORECASE): in Unicode mode that flag
-# would also let e.g. the Kelvin sign match [a-z].
-_TOKEN_RE = re.compile(f"[A-Za-z0-9]{{3,}}|[{_CJK}]+")
 
 # BM25 document-side parameters (the usual Okapi defaults) and the query-side
 # saturation constant: a term said three times weighs 1.5x, never more than 2x.
@@ -73,24 +68,6 @@ class Selectable(Protocol):
 
 
 R = TypeVar("R", bound=Selectable)
-
-
-def _is_ascii_token(token: str) -> bool:
-    return token[0] < "\x80"
-
-
-def tokenize(text: str) -> list[str]:
-    """SPEC §3 tokens of ``text``, in order of appearance (duplicates kept)."""
-    tokens: list[str] = []
-    for match in _TOKEN_RE.finditer(text):
-        run = match.group()
-        if _is_ascii_token(run):
-            tokens.append(run.lower())
-        elif len(run) == 1:
-            tokens.append(run)
-        else:
-            tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
-    return tokens
 
 
 def _undouble(stem: str) -> str:
@@ -139,9 +116,9 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
     """
     content: list[str] = []
     stop: list[str] = []
-    for match in _TOKEN_RE.finditer(text):
+    for match in TOKEN_RUN.finditer(text):
         run = match.group()
-        if _is_ascii_token(run):
+        if is_ascii_run(run):
             word = run.lower()
             (stop if word in _STOP_WORDS else content).append(_fold(word))
         elif len(run) == 1:

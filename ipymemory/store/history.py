@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._json import loads
+from .._version import __version__
 from ..errors import MemoryFormatError, MemoryStoreError
 from .layout import HISTORY_DIR_NAME, JOURNAL_NAME, KEPT_DIR_NAME, read_regular
 from .names import is_valid_file_name, is_valid_name
@@ -65,8 +66,6 @@ def sha256_hex(data: bytes | None) -> str | None:
 def actor_info(given: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Who commits: this tool and process, plus what the caller knows (session, notebook,
     cell). The caller's keys win, except that the process facts are always ours."""
-    from .. import __version__  # here: the package imports this module while it loads
-
     out: dict[str, Any] = dict(given or {})
     out.update(tool=f"ipymemory {__version__}", pid=os.getpid(), host=_HOST)
     return out

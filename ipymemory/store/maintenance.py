@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .. import _constants as C
+from .._secrets import redact
 from ..errors import MemoryStoreError
 from . import durable
 from .history import journal_findings, prune_kept
@@ -42,7 +43,7 @@ from .layout import (
 )
 from .lock import DEFAULT_LOCK_TIMEOUT, is_lock_artefact, lock_findings
 from .names import is_valid_file_name
-from .record import StoredRecord
+from .record import StoredRecord, record_secrets
 from .sources import saved_from, source_changes
 from .store import MemoryStore, name_clashes
 
@@ -160,11 +161,11 @@ def check(
 def _check_secrets(entries: list[StoredRecord], where: Callable[..., str]) -> list[Problem]:
     """Stored records holding a credential (SPEC §7): named by kind and field, the
     credential never printed (a name or file name holding one is shown redacted)."""
-    from ..screen import redact, screen_records  # here: screen imports the store
-
     out = []
-    for entry, screening in zip(entries, screen_records([e.record for e in entries]), strict=True):
-        kinds = sorted({f"{hit.kind} in its {field}" for field, hit in screening.secrets})
+    for entry in entries:
+        kinds = sorted(
+            {f"{hit.kind} in its {field}" for field, hit in record_secrets(entry.record)}
+        )
         if kinds:
             name = redact(entry.record.name)
             out.append(

@@ -10,19 +10,22 @@ leaves ``no``, ``yes``, ``on``, ``off`` unquoted; it quotes ``null``, ``true``, 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import yaml
 
 from .. import _constants as C
 from .._enum import StrEnum
+from .._secrets import SecretHit, find_secrets
 from ..errors import MemoryFormatError
 from .names import check_name
 
 __all__ = [
     "MAX_RECORD_BYTES",
     "MAX_RECORD_LINES",
+    "RECORD_FIELDS",
+    "TEXT_FIELDS",
     "MemoryRecord",
     "MemoryType",
     "StoredRecord",
@@ -30,6 +33,7 @@ __all__ = [
     "count_lines",
     "is_blank",
     "parse_record",
+    "record_secrets",
     "render_record",
 ]
 
@@ -113,6 +117,19 @@ class MemoryRecord:
             "description": self.description,
             "body": self.body,
         }
+
+
+# The record's keys, from the dataclass (the one place they are written), and the ones
+# holding free text (every key but ``type``, whose value is one of four words).
+RECORD_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(MemoryRecord))
+TEXT_FIELDS: tuple[str, ...] = tuple(name for name in RECORD_FIELDS if name != "type")
+
+
+def record_secrets(record: MemoryRecord) -> tuple[tuple[str, SecretHit], ...]:
+    """Every credential in ``record``'s text, as (field, hit), fields in record order."""
+    return tuple(
+        (field, hit) for field in TEXT_FIELDS for hit in find_secrets(getattr(record, field))
+    )
 
 
 def _validate_fields(record: MemoryRecord, where: str, *, writing: bool = True) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .. import _constants as C
+from .._secrets import redact
 from ..errors import (
     MemoryConflictError,
     MemoryFormatError,
@@ -56,7 +57,14 @@ from .layout import (
 from .lock import DEFAULT_LOCK_TIMEOUT, LockWaitListener, StoreLock
 from .manifest import parse_manifest, render_manifest
 from .names import is_valid_file_name
-from .record import MAX_RECORD_BYTES, MemoryRecord, StoredRecord, parse_record, render_record
+from .record import (
+    MAX_RECORD_BYTES,
+    MemoryRecord,
+    StoredRecord,
+    parse_record,
+    record_secrets,
+    render_record,
+)
 from .recovery import RecoveryPlan, plan_recovery
 
 __all__ = ["COMMIT_STEPS", "RECOVER_HINT", "HistoryPreview", "MemoryStore", "name_clashes"]
@@ -1013,14 +1021,8 @@ def refuse_secrets(records: Iterable[MemoryRecord], where: object) -> None:
     (SPEC §7): the one check every commit path passes -- the API, the CLI, imports,
     batches, consolidation plans, undo and restore. The message names the record, the
     field and the kind of credential, never the credential."""
-    # Here, not at the top: the screen package imports the side-queries, which import us.
-    from ..screen.secrets import find_secrets, redact
-
     findings = tuple(
-        (redact(r.name), field, hit.kind)
-        for r in records
-        for field in ("name", "description", "body")
-        for hit in find_secrets(getattr(r, field))
+        (redact(r.name), field, hit.kind) for r in records for field, hit in record_secrets(r)
     )
     if findings:
         said = "; ".join(f"{n!r} holds a credential ({k}) in its {f}" for n, f, k in findings)

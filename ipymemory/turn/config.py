@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 from .. import _constants as C
+from .._constants import COMMIT_MODES, CommitMode
+from ..config import Settings
 from ..errors import MemoryConfigError
 
 __all__ = ["COMMIT_MODES", "DEFAULT_SYSTEM_PROMPT", "CommitMode", "SessionConfig"]
-
-CommitMode = Literal["review", "auto", "off"]
-COMMIT_MODES: tuple[str, ...] = ("review", "auto", "off")
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are an assistant working inside a Jupyter notebook, helping its user with their \
@@ -64,6 +62,11 @@ class SessionConfig:
     python_output_limit: int = C.DEFAULT_PYTHON_OUTPUT_LIMIT
     python_timeout: float = C.DEFAULT_PYTHON_TIMEOUT
     allow_hidden: bool = C.DEFAULT_ALLOW_HIDDEN
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SessionConfig:
+        """The config for resolved settings: every setting the turn has, by the same name."""
+        return cls(**settings.values_for(cls))
 
     def __post_init__(self) -> None:
         if self.commit_mode not in COMMIT_MODES:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._secrets import redact
 from .._text import escape
-from ..screen.secrets import redact
 from ..store.record import MemoryRecord
 
 __all__ = [

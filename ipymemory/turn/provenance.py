@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .. import _constants as C
-from ..screen.secrets import redact_data
+from .._secrets import redact_data
 
 __all__ = ["DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..config import default_model
 from ..errors import BatchError, MemoryStoreError, SideQueryError, SideQueryReplyError, TurnError
 from ..model import ModelClient, ModelReply, Usage, cached_system
 from ..model.usage import Role
@@ -154,8 +155,6 @@ class AgentSession:
         self.workspace = Path(workspace)
         self.store = store if store is not None else MemoryStore(self.workspace)
         if model is None:
-            from ..config import default_model  # here: ipymemory.config imports this package
-
             model = default_model(self.config.model, self.config.side_model)
         self.model: ModelClient = model
         self.namespace: dict[str, Any] = {}

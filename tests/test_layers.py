@@ -1,0 +1,230 @@
+"""Imports run one way: every import in the package, against the layer order the package
+docstring states (``ipymemory/__init__.py``), those inside functions and under
+``TYPE_CHECKING`` included."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import ipymemory
+
+PACKAGE = Path(ipymemory.__file__).parent
+
+# Type-only imports against the order (never run, so no cycle at import time), each
+# with its reason.
+TYPE_ONLY_EXCEPTIONS = {
+    ("ipymemory.errors", "ipymemory.model.usage"): (
+        "SideQueryReplyError carries the Usage of the reply it refuses (an annotation)"
+    ),
+}
+
+# Imports inside functions outside the front ends: at most two, each with its reason.
+IN_FUNCTION_EXCEPTIONS = {
+    ("ipymemory.team.merge_driver", "ipymemory.store.record"): (
+        "git starts a driver process per merged file; only a rename needs the record "
+        "module (and the YAML library it loads)"
+    ),
+}
+MAX_IN_FUNCTION_EXCEPTIONS = 2
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # the importing module, dotted
+    target: str  # the ipymemory module imported (the package itself for a plain name)
+    line: int
+    in_function: bool
+    type_only: bool
+
+    @property
+    def where(self) -> str:
+        return f"{self.module} line {self.line}"
+
+
+def layers(doc: str) -> dict[str, int]:
+    """Unit -> layer number, from the numbered list in the package docstring."""
+    out: dict[str, int] = {}
+    layer = 0
+    for line in doc.splitlines():
+        numbered = re.match(r"(\d+)\. ", line)
+        if numbered:
+            layer = int(numbered.group(1))
+        elif not line.startswith("   "):
+            layer = 0
+        if layer:
+            # The unit names come before the "--" that starts the description.
+            for name in re.findall(r"``(\w+)``", line.split(" -- ")[0]):
+                out[name] = layer
+    return out
+
+
+def modules(root: Path = PACKAGE) -> dict[str, Path]:
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def imports_of(module: str, path: Path, known: set[str]) -> list[Import]:
+    """The ipymemory imports of one module, each resolved to the module it names."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: list[Import] = []
+
+    def nearest(name: str) -> str:
+        while name not in known and "." in name:
+            name = name.rpartition(".")[0]
+        return name
+
+    def visit(node: ast.AST, in_function: bool, type_only: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            names: list[str] = []
+            if isinstance(child, ast.Import):
+                names = [a.name for a in child.names]
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")[: len(package.split(".")) - child.level + 1]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                # `from . import durable` names a module; `from .x import f`, a name in x.
+                names = [f"{target}.{a.name}" for a in child.names]
+            for name in names:
+                if name == "ipymemory" or name.startswith("ipymemory."):
+                    out.append(Import(module, nearest(name), child.lineno, in_function, type_only))
+            visit(
+                child,
+                in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)),
+                type_only
+                or (isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test)),
+            )
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), False, False)
+    return out
+
+
+def unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def all_imports() -> list[Import]:
+    found = modules()
+    return [i for m, p in found.items() for i in imports_of(m, p, set(found))]
+
+
+LAYERS = layers(ipymemory.__doc__ or "")
+FRONT_ENDS = {u for u, n in LAYERS.items() if n == LAYERS["cli"]} | {"ipymemory"}
+
+
+def against_the_order(imports: list[Import], order: dict[str, int]) -> list[str]:
+    bad = []
+    for i in imports:
+        src, dst = unit(i.module), unit(i.target)
+        if src == dst or (i.type_only and (i.module, i.target) in TYPE_ONLY_EXCEPTIONS):
+            continue
+        if order[dst] >= order[src]:
+            side = "a peer" if order[dst] == order[src] else "a higher layer"
+            bad.append(f"{i.where}: {src} (layer {order[src]}) imports {i.target}, {side}")
+    return bad
+
+
+def test_the_docstring_names_every_unit_once_in_layers() -> None:
+    assert LAYERS["_constants"] == 1
+    assert LAYERS["ipymemory"] == max(LAYERS.values())
+    units = {unit(m) for m in modules()}
+    unlisted = units - set(LAYERS)
+    assert not unlisted, f"add {sorted(unlisted)} to the layer list in ipymemory/__init__.py"
+
+
+def test_every_import_runs_down_the_layers() -> None:
+    assert against_the_order(all_imports(), LAYERS) == []
+
+
+def test_in_function_imports_are_only_the_listed_exceptions() -> None:
+    inside = {
+        (i.module, i.target): i.where
+        for i in all_imports()
+        if i.in_function and unit(i.module) not in FRONT_ENDS
+    }
+    assert len(IN_FUNCTION_EXCEPTIONS) <= MAX_IN_FUNCTION_EXCEPTIONS
+    assert {k: v for k, v in inside.items() if k not in IN_FUNCTION_EXCEPTIONS} == {}
+    # A listed exception that no longer exists is dropped from the list, not kept.
+    assert set(IN_FUNCTION_EXCEPTIONS) <= set(inside)
+    assert set(TYPE_ONLY_EXCEPTIONS) <= {(i.module, i.target) for i in all_imports()}
+
+
+# --- the checker itself finds what it is for --------------------------------------------
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> list[Import]:
+    root = tmp_path / "ipymemory"
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    found = modules(root)
+    return [i for m, p in found.items() for i in imports_of(m, p, set(found))]
+
+
+ORDER = {"_constants": 1, "store": 2, "model": 2, "screen": 3, "ipymemory": 4}
+
+
+@pytest.mark.parametrize(
+    ("source", "complaint"),
+    [
+        ("from ..screen import x\n", "store (layer 2) imports ipymemory.screen, a higher layer"),
+        ("def f():\n    from ..screen.a import x\n", "imports ipymemory.screen.a, a higher"),
+        ("from .. import model\n", "imports ipymemory.model, a peer"),
+        ("import ipymemory.model.client\n", "imports ipymemory.model.client, a peer"),
+        ("from .. import __version__\n", "imports ipymemory, a higher layer"),
+        (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..screen import x\n",
+            "imports ipymemory.screen, a higher layer",
+        ),
+    ],
+)
+def test_an_import_against_the_order_is_named(tmp_path: Path, source: str, complaint: str) -> None:
+    imports = _tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "_constants.py": "",
+            "model/__init__.py": "",
+            "model/client.py": "",
+            "screen/__init__.py": "",
+            "screen/a.py": "",
+            "store/__init__.py": "",
+            "store/s.py": "from .. import _constants\nfrom . import t\n" + source,
+            "store/t.py": "",
+        },
+    )
+    (bad,) = against_the_order(imports, ORDER)
+    assert bad.startswith("ipymemory.store.s line ")
+    assert complaint in bad
+
+
+def test_downward_and_own_unit_imports_pass(tmp_path: Path) -> None:
+    imports = _tree(
+        tmp_path,
+        {
+            "__init__.py": "from .screen import a\nfrom .store import s\n",
+            "_constants.py": "",
+            "screen/__init__.py": "from .a import x\n",
+            "screen/a.py": "from ..store.s import y\nfrom .. import _constants as C\n",
+            "store/__init__.py": "",
+            "store/s.py": "def f():\n    from . import t\n",
+            "store/t.py": "",
+        },
+    )
+    assert len(imports) == 6
+    assert against_the_order(imports, ORDER) == []
+    (inside,) = [i for i in imports if i.in_function]
+    assert (inside.module, inside.target) == ("ipymemory.store.s", "ipymemory.store.t")

@@ -22,6 +22,9 @@ SELECT_MAX_TOKENS: Final = 1024
 EXTRACT_MAX_TOKENS: Final = 8192
 CONSOLIDATE_MAX_TOKENS: Final = 16384
 MAX_SUMMARY_TOKENS: Final = 4096  # a history summary, at most
+# Extractor items (SPEC §9): at most this many evidence excerpts, each at most this long.
+MAX_EVIDENCE_ITEMS: Final = 3
+MAX_EVIDENCE_CHARS: Final = 300
 
 # --- The format (SPEC §1) -----------------------------------------------------------
 MAX_RECORD_LINES: Final = 200  # a whole record file, frontmatter included

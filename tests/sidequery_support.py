@@ -16,6 +16,7 @@ from ipymemory import AnthropicModel, MemoryRecord, MemoryStore
 __all__ = [
     "MAIN_MODEL",
     "SIDE_MODEL",
+    "TODAY",
     "last_user_json",
     "make_store",
     "model_for",
@@ -24,6 +25,8 @@ __all__ = [
     "tree_snapshot",
 ]
 
+# A pinned date for the side-queries' "today" (SPEC §9), so the expected input is exact.
+TODAY = "2026-12-04 (Friday)"
 MAIN_MODEL = "main-model-under-test"
 SIDE_MODEL = "side-model-under-test"
 

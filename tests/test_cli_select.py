@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -80,10 +81,9 @@ def test_model_chooses(keyed: None, messages_server: MessagesServer, workspace: 
     ]
     (request,) = messages_server.requests
     assert request["model"] == "cli-side-model" and "tools" not in request
-    assert json.loads(request["messages"][0]["content"]) == {
-        "catalog": store.catalog(),
-        "query": QUERY,
-    }
+    sent = json.loads(request["messages"][0]["content"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \([A-Z][a-z]+day\)", sent.pop("today"))
+    assert sent == {"catalog": store.catalog(), "query": QUERY}
     headers = {k.lower(): v for k, v in messages_server.headers[0].items()}
     # The SDK sends the key from ANTHROPIC_API_KEY (header name varies by SDK version).
     assert "cli-test-key" in (headers.get("x-api-key"), headers.get("authorization", "")[7:])

@@ -7,7 +7,14 @@ import json
 import pytest
 from messages_server import MessagesServer, text
 from record_support import rec
-from sidequery_support import SIDE_MODEL, make_store, model_for, sample_records, tree_snapshot
+from sidequery_support import (
+    SIDE_MODEL,
+    TODAY,
+    make_store,
+    model_for,
+    sample_records,
+    tree_snapshot,
+)
 
 from ipymemory import ConsolidationPlan, SideQueryError, Usage
 from ipymemory.sidequery.consolidate import CONSOLIDATE_MAX_TOKENS, plan_consolidation
@@ -33,7 +40,7 @@ def test_request_shape(messages_server: MessagesServer, workspace: str) -> None:
             )
         )
     )
-    plan_consolidation(model_for(messages_server.base_url), candidates)
+    plan_consolidation(model_for(messages_server.base_url), candidates, today=TODAY)
     (request,) = messages_server.requests
     assert request["model"] == SIDE_MODEL and request["max_tokens"] == CONSOLIDATE_MAX_TOKENS
     assert "tools" not in request and "tool_choice" not in request
@@ -46,7 +53,10 @@ def test_request_shape(messages_server: MessagesServer, workspace: str) -> None:
         {"body": r.body, "description": r.description, "name": r.name, "type": r.type.value}
         for r in candidates
     ]
-    assert message["content"] == json.dumps(expected, sort_keys=True, ensure_ascii=False)
+    assert message["content"] == json.dumps(
+        {"candidates": expected, "today": TODAY}, sort_keys=True, ensure_ascii=False
+    )
+    assert message["content"].index('"candidates"') < message["content"].index('"today"')
     # Sorted keys in every candidate object: body, description, name, type.
     first = message["content"][: message["content"].index("}")]
     assert [first.index(f'"{k}"') for k in ("body", "description", "name", "type")] == sorted(
@@ -122,4 +132,37 @@ def test_bad_candidates_are_refused_without_a_call(
     with pytest.raises(SideQueryError, match=message):
         plan_consolidation(model_for(messages_server.base_url), candidates)  # type: ignore[arg-type]
     assert messages_server.requests == []
+    assert tree_snapshot(workspace) == before
+
+
+def test_nothing_to_merge_is_a_valid_empty_plan(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    # SPEC §9: both arrays empty is the consolidator's honest "no change".
+    store = make_store(workspace)
+    before = tree_snapshot(workspace)
+    messages_server.enqueue(text('{"records": [], "source_names": []}'))
+    plan, usage = plan_consolidation(model_for(messages_server.base_url), store.records())
+    assert plan == ConsolidationPlan((), ())
+    assert plan.is_empty and usage == Usage(10, 5)
+    assert plan.to_json() == {"source_names": [], "records": []}
+    assert tree_snapshot(workspace) == before
+    assert not ConsolidationPlan(("db-testing",), (rec("db-tests"),)).is_empty
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ({"source_names": ["db-testing"], "records": []}, "records must not be empty when sou"),
+        ({"source_names": [], "records": [MERGED]}, "source_names must not be empty when rec"),
+    ],
+)
+def test_half_empty_plan_is_invalid(
+    reply: dict[str, object], message: str, messages_server: MessagesServer, workspace: str
+) -> None:
+    store = make_store(workspace)
+    before = tree_snapshot(workspace)
+    messages_server.enqueue(text(json.dumps(reply)))
+    with pytest.raises(SideQueryError, match=message):
+        plan_consolidation(model_for(messages_server.base_url), store.records())
     assert tree_snapshot(workspace) == before

@@ -19,9 +19,17 @@ from escape_support import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from messages_server import MessagesServer, text
-from sidequery_support import SIDE_MODEL, last_user_json, make_store, model_for, tree_snapshot
+from sidequery_support import (
+    SIDE_MODEL,
+    TODAY,
+    last_user_json,
+    make_store,
+    model_for,
+    tree_snapshot,
+)
 
 from ipymemory import MemoryRecord, MemoryType, SideQueryError, Usage
+from ipymemory.sidequery import ExtractedItem
 from ipymemory.sidequery.extract import EXTRACT_MAX_TOKENS, extract_memories, extractor_messages
 from ipymemory.sidequery.prompts import EXTRACTOR_PROMPT
 
@@ -79,6 +87,7 @@ def test_request_shape_and_history_copy(messages_server: MessagesServer, workspa
         history,
         store.catalog(),
         [r.name for r in store.records()],
+        today=TODAY,
     )
     assert extraction.records == () and extraction.usage == Usage(10, 5)
     assert history == TOOL_HISTORY  # the canonical history is never touched
@@ -91,16 +100,12 @@ def test_request_shape_and_history_copy(messages_server: MessagesServer, workspa
     messages = request["messages"]
     _assert_api_shape(messages)
     assert len(messages) == 5
-    # The last user message carries exactly the sorted-key catalog JSON.
+    # The last user message carries exactly the sorted-key catalog and today JSON.
+    expected = {"existing_catalog": store.catalog(), "today": TODAY}
     assert messages[-1]["content"] == [
-        {
-            "type": "text",
-            "text": json.dumps(
-                {"existing_catalog": store.catalog()}, sort_keys=True, ensure_ascii=False
-            ),
-        }
+        {"type": "text", "text": json.dumps(expected, sort_keys=True, ensure_ascii=False)}
     ]
-    assert last_user_json(request) == {"existing_catalog": store.catalog()}
+    assert last_user_json(request) == expected
     # Tool traffic is kept as text (the API refuses tool blocks when no tools are defined).
     call = messages[1]["content"][1]["text"]
     assert "read_file" in call and "toolu_1" in call and '{"path": "pyproject.toml"}' in call
@@ -154,12 +159,12 @@ def test_valid_batch_becomes_records(messages_server: MessagesServer, workspace:
 def test_history_ending_with_user_gets_the_catalog_merged(messages_server: MessagesServer) -> None:
     history = [{"role": "user", "content": "remember: deploys need VPN"}]
     messages_server.enqueue(text("[]"))
-    extract_memories(model_for(messages_server.base_url), history, "", [])
+    extract_memories(model_for(messages_server.base_url), history, "", [], today=TODAY)
     (message,) = messages_server.requests[0]["messages"]
     assert message["role"] == "user"
     assert [b["text"] for b in message["content"]] == [
         "remember: deploys need VPN",
-        '{"existing_catalog": ""}',
+        f'{{"existing_catalog": "", "today": "{TODAY}"}}',
     ]
 
 
@@ -173,7 +178,7 @@ def test_adjacent_roles_merge_and_empty_messages_drop() -> None:
         {"role": "assistant", "content": [{"type": "image", "source": {}}]},
     ]
     snapshot = copy.deepcopy(history)
-    messages = extractor_messages(history, "cat")
+    messages = extractor_messages(history, "cat", today=TODAY)
     _assert_api_shape(messages)
     assert history == snapshot
     texts = [[b["text"] for b in m["content"]] for m in messages]
@@ -182,7 +187,7 @@ def test_adjacent_roles_merge_and_empty_messages_drop() -> None:
         ["Hello, I am the agent."],
         ["first", "second"],
         ["[image block omitted]"],
-        ['{"existing_catalog": "cat"}'],
+        [f'{{"existing_catalog": "cat", "today": "{TODAY}"}}'],
     ]
 
 
@@ -329,7 +334,80 @@ def test_any_history_becomes_a_valid_tool_free_request(
     history: list[dict[str, Any]], catalog: str
 ) -> None:
     snapshot = copy.deepcopy(history)
-    messages = extractor_messages(history, catalog)
+    messages = extractor_messages(history, catalog, today=TODAY)
     _assert_api_shape(messages)
     assert history == snapshot
-    assert json.loads(messages[-1]["content"][-1]["text"]) == {"existing_catalog": catalog}
+    assert json.loads(messages[-1]["content"][-1]["text"]) == {
+        "existing_catalog": catalog,
+        "today": TODAY,
+    }
+
+
+def test_evidence_and_replaces_are_kept_beside_the_records(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    # SPEC §9: what a real model writes -- excerpts of the user's words, an update that
+    # keeps the old name, one that renames, and an item with neither key.
+    store = make_store(workspace)
+    before = tree_snapshot(workspace)
+    updated = {
+        "name": "python-version",
+        "type": "project",
+        "description": "Project targets Python 3.12 and newer (since Fri 2026-12-04)",
+        "body": "Raised from 3.10 to 3.12.",
+        "evidence": ["we're bumping the minimum to 3.12", "drop 3.10 and 3.11"],
+        "replaces": "python-version",
+    }
+    renamed = {
+        "name": "db-testing-real-postgres",
+        "type": "feedback",
+        "description": "Integration tests run against a real Postgres, never a mock",
+        "body": "Use the docker Postgres, not sqlite.",
+        "replaces": "db-testing",
+        "evidence": ["use the real postgres from docker, not sqlite"],
+    }
+    plain = {"name": "prefers-polars", "type": "user", "description": "d", "body": "b"}
+    messages_server.enqueue(text(json.dumps([updated, renamed, plain])))
+    extraction = extract_memories(
+        model_for(messages_server.base_url),
+        TOOL_HISTORY,
+        store.catalog(),
+        [r.name for r in store.records()],
+        today=TODAY,
+    )
+    assert [item.record for item in extraction.items] == list(extraction.records)
+    assert [r.name for r in extraction.records] == [
+        "python-version",
+        "db-testing-real-postgres",
+        "prefers-polars",
+    ]
+    assert extraction.items[0] == ExtractedItem(
+        MemoryRecord(
+            name="python-version",
+            type=MemoryType.PROJECT,
+            description=updated["description"],  # type: ignore[arg-type]
+            body=updated["body"],  # type: ignore[arg-type]
+        ),
+        ("we're bumping the minimum to 3.12", "drop 3.10 and 3.11"),
+        "python-version",
+    )
+    assert (extraction.items[1].evidence, extraction.items[1].replaces) == (
+        ("use the real postgres from docker, not sqlite",),
+        "db-testing",
+    )
+    assert (extraction.items[2].evidence, extraction.items[2].replaces) == ((), None)
+    # The record holds only the four keys: evidence is never part of the file.
+    assert set(extraction.records[0].to_json()) == {"body", "description", "name", "type"}
+    assert tree_snapshot(workspace) == before  # extraction only proposes
+
+
+def test_evidence_at_the_limits_is_accepted(messages_server: MessagesServer) -> None:
+    excerpts = ["x" * 300, "日本語のテキスト", "a"]
+    messages_server.enqueue(text(json.dumps([{**_ITEM, "evidence": excerpts}])))
+    extraction = extract_memories(
+        model_for(messages_server.base_url), TOOL_HISTORY, "", [], today=TODAY
+    )
+    assert extraction.items[0].evidence == tuple(excerpts)
+
+
+_ITEM = {"name": "n", "type": "user", "description": "d", "body": "b"}

@@ -346,7 +346,8 @@ def test_threshold_consolidation_joins_the_batch_and_commits_once(
     assert batch.plan.source_names == ("x-note", "a-note")
     assert [r.name for r in batch.base] == ["x-note", "y-note"]
     consolidate = requests_of(messages_server.requests, "consolidator")[0]
-    assert [c["name"] for c in json.loads(consolidate["messages"][0]["content"])] == [
+    sent = json.loads(consolidate["messages"][0]["content"])
+    assert [c["name"] for c in sent["candidates"]] == [
         "x-note",
         "y-note",
         "a-note",

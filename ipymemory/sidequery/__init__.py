@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .consolidate import ConsolidationPlan, plan_consolidation
-from .extract import Extraction, extract_memories
+from .extract import ExtractedItem, Extraction, extract_memories
 from .replies import side_query_json
 from .select import Selection, select_memories
 
@@ -17,6 +17,7 @@ __all__ = [
     "LAST_ERROR_EXTRACT",
     "LAST_ERROR_SELECT",
     "ConsolidationPlan",
+    "ExtractedItem",
     "Extraction",
     "Selection",
     "extract_memories",

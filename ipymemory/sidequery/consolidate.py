@@ -1,9 +1,11 @@
 """The consolidator side-query: a plan that replaces some candidates by new records.
 
-Input (SPEC §3): the candidates (current set + this turn's extraction) as sorted-key
-JSON ``[{"body", "description", "name", "type"}, …]``. The reply must be exactly
-``{"source_names": […], "records": […]}`` (see :func:`validate_plan`); anything else
-raises :class:`SideQueryError` naming the flaw, and the caller sets
+Input (SPEC §3, §9): the candidates (current set + this turn's extraction) and today's
+date as sorted-key JSON ``{"candidates": [{"body", "description", "name", "type"}, …],
+"today": "YYYY-MM-DD (Weekday)"}``. The reply must be exactly
+``{"source_names": […], "records": […]}`` (see :func:`validate_plan`), both empty when
+there is nothing to merge (:attr:`ConsolidationPlan.is_empty`); anything else raises
+:class:`SideQueryError` naming the flaw, and the caller sets
 ``last_error = LAST_ERROR_CONSOLIDATE``. The plan is only a proposal: the store
 applies it in one manifest swap (``MemoryStore.apply_consolidation``).
 """
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import _constants as C
+from .._dates import today_text
 from ..errors import SideQueryError
 from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
@@ -34,6 +37,11 @@ class ConsolidationPlan:
     source_names: tuple[str, ...]
     records: tuple[MemoryRecord, ...]
 
+    @property
+    def is_empty(self) -> bool:
+        """The consolidator's "nothing to merge": no record replaced, none written."""
+        return not self.source_names and not self.records
+
     def to_json(self) -> dict[str, list[str] | list[dict[str, str]]]:
         return {
             "source_names": list(self.source_names),
@@ -47,8 +55,10 @@ def plan_consolidation(
     *,
     side_model: str | None = None,
     max_tokens: int = CONSOLIDATE_MAX_TOKENS,
+    today: str | None = None,
 ) -> tuple[ConsolidationPlan, Usage]:
-    """Ask ``model`` for a consolidation plan over ``candidates``.
+    """Ask ``model`` for a consolidation plan over ``candidates`` (``today`` defaults
+    to :func:`~ipymemory._dates.today_text`).
 
     Raises :class:`SideQueryError` (message = the exact cause) on empty or
     duplicate-named candidates (no call made), an API failure or an invalid plan.
@@ -61,7 +71,12 @@ def plan_consolidation(
         if name in seen:
             raise SideQueryError(f"consolidation candidates repeat the name {name!r}")
         seen.add(name)
-    payload = encode_input([record.to_json() for record in candidates])
+    payload = encode_input(
+        {
+            "candidates": [record.to_json() for record in candidates],
+            "today": today_text() if today is None else today,
+        }
+    )
     (sources, records), usage = side_query(
         model,
         system=CONSOLIDATOR_PROMPT,

@@ -3,10 +3,11 @@
 Input (SPEC §3, §8): the canonical history read from the session's cursor -- the
 messages since the last successful extraction, preceded by the last turn before them
 (``context``) marked as already processed -- then the sorted-key JSON
-``{"existing_catalog": <catalog>}`` as the last text of the last user message. The
-reply must be a JSON array of valid, unique, new records; any flaw rejects the whole
-batch (all-or-nothing) with a :class:`SideQueryError` naming it, and the caller sets
-``last_error = LAST_ERROR_EXTRACT``.
+``{"existing_catalog": <catalog>, "today": <date>}`` as the last text of the last user
+message. The reply must be a JSON array of valid, unique, new records, each optionally
+with ``evidence`` and ``replaces`` (SPEC §9, :func:`~.replies.validate_items`); any flaw
+rejects the whole batch (all-or-nothing) with a :class:`SideQueryError` naming it, and
+the caller sets ``last_error = LAST_ERROR_EXTRACT``.
 
 The copy is adapted only as far as the Messages API requires of a tool-free call:
 the API refuses ``tool_use`` / ``tool_result`` blocks in a request that defines no
@@ -30,18 +31,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _constants as C
+from .._dates import today_text
 from .._text import escape
 from ..errors import SideQueryError
 from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
 from .prompts import EXTRACTOR_PROMPT
-from .replies import encode_input, side_query, validate_records
+from .replies import ExtractedItem, encode_input, side_query, validate_items
 
 __all__ = [
     "CONTEXT_MARK",
     "EXTRACT_MAX_TOKENS",
     "NEW_MARK",
     "TOOL_OUTPUT_CLOSE",
+    "ExtractedItem",
     "Extraction",
     "extract_memories",
     "extractor_messages",
@@ -69,8 +72,13 @@ _ID_LIMIT = 64
 class Extraction:
     """A valid extractor batch (possibly empty) and the usage of the call."""
 
-    records: tuple[MemoryRecord, ...]
+    items: tuple[ExtractedItem, ...]
     usage: Usage = field(default_factory=Usage)
+
+    @property
+    def records(self) -> tuple[MemoryRecord, ...]:
+        """The items' records, in the same order."""
+        return tuple(item.record for item in self.items)
 
 
 def extract_memories(
@@ -82,9 +90,12 @@ def extract_memories(
     context: Sequence[dict[str, Any]] = (),
     side_model: str | None = None,
     max_tokens: int = EXTRACT_MAX_TOKENS,
+    today: str | None = None,
 ) -> Extraction:
     """Ask ``model`` which memories ``history`` (the messages not yet extracted) holds
     that the set does not; ``context`` (already processed) is sent before it, marked.
+    ``existing_names`` are the current records (the ones an item may replace);
+    ``today`` defaults to :func:`~ipymemory._dates.today_text`.
 
     Raises :class:`SideQueryError` (message = the exact cause) on an unusable
     history, an API failure or any invalid reply; no new message makes no call.
@@ -92,42 +103,43 @@ def extract_memories(
     new = _adapted_history(history)
     if not new:
         return Extraction(())
-    messages = _marked(new, _adapted_history(context), catalog)
+    messages = _marked(new, _adapted_history(context), catalog, today)
     existing = frozenset(existing_names)
-    records, usage = side_query(
+    items, usage = side_query(
         model,
         system=EXTRACTOR_PROMPT,
         messages=messages,
         max_tokens=max_tokens,
         side_model=side_model,
         role="extractor",
-        validate=lambda value: validate_records(value, existing, role="extractor"),
+        validate=lambda value: validate_items(value, existing, role="extractor"),
     )
-    return Extraction(records, usage)
+    return Extraction(items, usage)
 
 
 def extractor_messages(
     history: Sequence[dict[str, Any]],
     catalog: str,
     context: Sequence[dict[str, Any]] = (),
+    today: str | None = None,
 ) -> list[dict[str, Any]]:
     """The extractor's request messages: the adapted ``context`` (between
-    :data:`CONTEXT_MARK` and :data:`NEW_MARK`), the adapted ``history`` and the catalog.
-    Without context, no mark is sent."""
-    return _marked(_adapted_history(history), _adapted_history(context), catalog)
+    :data:`CONTEXT_MARK` and :data:`NEW_MARK`), the adapted ``history``, then the
+    catalog and ``today``. Without context, no mark is sent."""
+    return _marked(_adapted_history(history), _adapted_history(context), catalog, today)
 
 
 def _marked(
-    new: list[dict[str, Any]], before: list[dict[str, Any]], catalog: str
+    new: list[dict[str, Any]], before: list[dict[str, Any]], catalog: str, today: str | None
 ) -> list[dict[str, Any]]:
     if not before:
-        return _with_catalog(new, catalog)
+        return _with_catalog(new, catalog, today)
     before[0]["content"].insert(0, _text(CONTEXT_MARK))
     if new:
         new[0]["content"].insert(0, _text(NEW_MARK))
     else:
         new = [_user_text(NEW_MARK)]
-    return _with_catalog(_joined(before, new), catalog)
+    return _with_catalog(_joined(before, new), catalog, today)
 
 
 def _joined(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -160,8 +172,11 @@ def _adapted_history(history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return messages
 
 
-def _with_catalog(messages: list[dict[str, Any]], catalog: str) -> list[dict[str, Any]]:
-    catalog_block = _text(encode_input({"existing_catalog": catalog}))
+def _with_catalog(
+    messages: list[dict[str, Any]], catalog: str, today: str | None
+) -> list[dict[str, Any]]:
+    payload = {"existing_catalog": catalog, "today": today_text() if today is None else today}
+    catalog_block = _text(encode_input(payload))
     if messages and messages[-1]["role"] == "user":
         messages[-1]["content"].append(catalog_block)
     else:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .. import _constants as C
 from .._json import DuplicateKeyError, NonJSONConstantError, TooDeepError, loads_strict
 from .._text import escape
 from ..errors import (
@@ -28,14 +30,19 @@ from ..model import ModelClient, ModelReply, Usage, cached_system
 from ..store.record import MemoryRecord
 
 __all__ = [
+    "ITEM_OPTIONAL_KEYS",
+    "MAX_EVIDENCE_CHARS",
+    "MAX_EVIDENCE_ITEMS",
     "MAX_REPLY_CHARS",
     "MAX_REPLY_ITEMS",
     "RECORD_KEYS",
+    "ExtractedItem",
     "encode_input",
     "reply_text",
     "side_query",
     "side_query_json",
     "side_query_text",
+    "validate_items",
     "validate_names",
     "validate_plan",
     "validate_records",
@@ -48,9 +55,23 @@ MAX_REPLY_ITEMS = 1000
 _PREVIEW_CHARS = 40
 
 RECORD_KEYS = ("body", "description", "name", "type")
+# What an extractor item may carry besides the record (SPEC §9); never stored in the file.
+ITEM_OPTIONAL_KEYS = ("evidence", "replaces")
+MAX_EVIDENCE_ITEMS = C.MAX_EVIDENCE_ITEMS
+MAX_EVIDENCE_CHARS = C.MAX_EVIDENCE_CHARS
 PLAN_KEYS = ("records", "source_names")
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ExtractedItem:
+    """One valid extractor item: the record, the excerpts the model cites as its
+    support (never stored in the record file) and the current record it replaces."""
+
+    record: MemoryRecord
+    evidence: tuple[str, ...] = ()
+    replaces: str | None = None
 
 
 def encode_input(value: Any) -> str:
@@ -252,19 +273,100 @@ def validate_records(
     return tuple(records)
 
 
+def validate_items(
+    value: Any, current_names: Collection[str], *, role: str = "extractor"
+) -> tuple[ExtractedItem, ...]:
+    """The extractor's reply (SPEC §3, §9): a JSON array of records, each with the four
+    keys plus optional ``evidence`` (1-3 non-empty excerpts of at most
+    :data:`MAX_EVIDENCE_CHARS` characters) and ``replaces`` (a current record's name,
+    replaced by at most one item). Names are unique and new, except that an item may
+    keep the name of the record it replaces."""
+    items = _array(value, role, "an array of memory records")
+    out: list[ExtractedItem] = []
+    seen: set[str] = set()
+    replaced: set[str] = set()
+    for i, item in enumerate(items):
+        at = f"{role} reply item {i}"
+        record = _record(item, at, ITEM_OPTIONAL_KEYS)
+        evidence = _evidence(item.get("evidence"), at) if "evidence" in item else ()
+        replaces = (
+            _replaces(item.get("replaces"), at, current_names) if "replaces" in item else None
+        )
+        if replaces is not None:
+            if replaces in replaced:
+                raise SideQueryReplyError(
+                    f"{at}: {replaces!r} is already replaced by an earlier item"
+                )
+            replaced.add(replaces)
+        if record.name in seen:
+            raise SideQueryReplyError(f"{at}: the name {record.name!r} is used twice")
+        if record.name in current_names and record.name != replaces:
+            raise SideQueryReplyError(
+                f"{at}: a memory named {record.name!r} already exists "
+                "(an item may reuse a name only of the record it replaces)"
+            )
+        seen.add(record.name)
+        out.append(ExtractedItem(record, evidence, replaces))
+    return tuple(out)
+
+
+def _evidence(value: Any, at: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise SideQueryReplyError(
+            f"{at}: evidence must be an array of excerpt strings, got {_json_type(value)}"
+        )
+    if not 1 <= len(value) <= MAX_EVIDENCE_ITEMS:
+        raise SideQueryReplyError(
+            f"{at}: evidence must hold 1 to {MAX_EVIDENCE_ITEMS} excerpts, got {len(value)}"
+        )
+    for j, excerpt in enumerate(value):
+        where = f"{at}: evidence item {j}"
+        if not isinstance(excerpt, str):
+            raise SideQueryReplyError(f"{where} must be a string, got {_json_type(excerpt)}")
+        if not excerpt.strip():
+            raise SideQueryReplyError(f"{where} is empty")
+        if len(excerpt) > MAX_EVIDENCE_CHARS:
+            raise SideQueryReplyError(
+                f"{where} is {len(excerpt)} characters long, over the {MAX_EVIDENCE_CHARS} limit"
+            )
+        if _has_surrogate(excerpt):
+            raise SideQueryReplyError(f"{where} is not valid Unicode text")
+    return tuple(value)
+
+
+def _replaces(value: Any, at: str, current_names: Collection[str]) -> str:
+    if not isinstance(value, str):
+        raise SideQueryReplyError(
+            f"{at}: replaces must be the name of a current memory, got {_json_type(value)}"
+        )
+    if value not in current_names:
+        raise SideQueryReplyError(
+            f"{at}: replaces {_short(value)!r}, which is not a current memory"
+        )
+    return value
+
+
 def validate_plan(
     value: Any, candidate_names: Sequence[str], *, role: str = "consolidator"
 ) -> tuple[tuple[str, ...], tuple[MemoryRecord, ...]]:
-    """An object with exactly ``source_names`` (non-empty, unique, all candidates) and
-    ``records`` (non-empty, valid, unique, not reusing a kept candidate's name)."""
+    """An object with exactly ``source_names`` (unique, all candidates) and ``records``
+    (valid, unique, not reusing a kept candidate's name), both non-empty -- or both
+    empty, which says "nothing to merge" (SPEC §9)."""
     if not isinstance(value, dict):
         raise SideQueryReplyError(
             f"{role} reply must be an object with source_names and records, got {_json_type(value)}"
         )
     _exact_keys(value, PLAN_KEYS, f"{role} reply")
     sources = _array(value["source_names"], role, "an array of candidate names", "source_names")
-    if not sources:
-        raise SideQueryReplyError(f"{role} reply source_names must not be empty")
+    replacements = _array(value["records"], role, "an array of memory records", "reply records")
+    if not sources and not replacements:
+        return (), ()
+    if not sources or not replacements:
+        empty, given = ("source_names", "records") if not sources else ("records", "source_names")
+        raise SideQueryReplyError(
+            f"{role} reply {empty} must not be empty when {given} are given "
+            '(both empty says "nothing to merge")'
+        )
     candidates = set(candidate_names)
     names = _unique_names(
         sources, candidates, f"{role} reply source_names", "one of the candidates"
@@ -308,11 +410,14 @@ def _array(value: Any, role: str, what: str, where: str = "reply") -> list[Any]:
     return value
 
 
-def _exact_keys(obj: dict[str, Any], keys: Sequence[str], where: str) -> None:
-    if set(obj) == set(keys):
-        return
-    extra = sorted(set(obj) - set(keys))
+def _exact_keys(
+    obj: dict[str, Any], keys: Sequence[str], where: str, optional: Sequence[str] = ()
+) -> None:
+    """``obj`` has every one of ``keys``, may have any of ``optional``, and nothing else."""
+    extra = sorted(set(obj) - set(keys) - set(optional))
     missing = sorted(set(keys) - set(obj))
+    if not extra and not missing:
+        return
     detail = []
     if missing:
         detail.append("missing " + ", ".join(missing))
@@ -321,15 +426,16 @@ def _exact_keys(obj: dict[str, Any], keys: Sequence[str], where: str) -> None:
         detail.append(
             "unexpected " + shown + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
         )
-    raise SideQueryReplyError(
-        f"{where} must have exactly the keys {', '.join(keys)}: {'; '.join(detail)}"
-    )
+    allowed = f"exactly the keys {', '.join(keys)}"
+    if optional:
+        allowed += f" (and optionally {', '.join(optional)})"
+    raise SideQueryReplyError(f"{where} must have {allowed}: {'; '.join(detail)}")
 
 
-def _record(item: Any, at: str) -> MemoryRecord:
+def _record(item: Any, at: str, optional: Sequence[str] = ()) -> MemoryRecord:
     if not isinstance(item, dict):
         raise SideQueryReplyError(f"{at} must be a record object, got {_json_type(item)}")
-    _exact_keys(item, RECORD_KEYS, at)
+    _exact_keys(item, RECORD_KEYS, at, optional)
     for key in RECORD_KEYS:
         field = item[key]
         if not isinstance(field, str):

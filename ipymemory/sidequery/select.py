@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .. import _constants as C
+from .._dates import today_text
 from ..errors import SideQueryError, SideQueryReplyError
 from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
@@ -52,8 +53,11 @@ def select_memories(
     side_model: str | None = None,
     limit: int = C.DEFAULT_MAX_SELECTED,
     max_tokens: int = SELECT_MAX_TOKENS,
+    today: str | None = None,
 ) -> Selection:
-    """Select up to ``limit`` of ``records`` for ``query`` (see module docstring).
+    """Select up to ``limit`` of ``records`` for ``query`` (see module docstring);
+    the input is ``{"catalog", "query", "today"}`` (``today`` defaults to
+    :func:`~ipymemory._dates.today_text`).
 
     An empty ``records`` makes no model call (source ``"none"``).
     """
@@ -66,7 +70,16 @@ def select_memories(
             model,
             system=SELECTOR_PROMPT,
             messages=[
-                {"role": "user", "content": encode_input({"catalog": catalog, "query": query})}
+                {
+                    "role": "user",
+                    "content": encode_input(
+                        {
+                            "catalog": catalog,
+                            "query": query,
+                            "today": today_text() if today is None else today,
+                        }
+                    ),
+                }
             ],
             max_tokens=max_tokens,
             side_model=side_model,

@@ -26,6 +26,7 @@ A few fixed cases also go through the installed console script in a real subproc
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -749,8 +750,45 @@ def in_pending_dir(mutations: list[Mutation]) -> Mutation:
     return mutate
 
 
+def export_state(names: list[str], link: str | None) -> Mutation:
+    """A Claude Code export directory (``{ws}/exported``) whose state file names
+    ``names`` (each "unchanged since written": the sha256 of ``outside.md``), and
+    optionally a record file there that is a link to ``outside.md`` (issue 19 #2, #11)."""
+
+    def mutate(ws: Path) -> None:
+        exported = ws / "exported"
+        exported.mkdir(exist_ok=True)
+        digest = hashlib.sha256((ws / "outside.md").read_bytes()).hexdigest()
+        names_ = [str(ws / "outside.md") if n == "{abs}" else n for n in names]
+        state = {"files": {n: digest for n in names_}}
+        (exported / ".ipymemory-export.json").write_text(json.dumps(state))
+        if link is not None:
+            _remove(exported / link)
+            (exported / link).symlink_to(ws / "outside.md")
+
+    return mutate
+
+
+# Outside .memory/: the Claude Code directory `import` reads and the one `export` writes.
+claude_code_mutations = st.one_of(
+    st.builds(
+        replace_with,
+        st.sampled_from(["../claude/tabs.md", "../claude/MEMORY.md", "../claude/more.md"]),
+        st.sampled_from(NON_FILES),
+    ),
+    st.builds(
+        export_state,
+        st.lists(
+            st.sampled_from(["../outside.md", "{abs}", "sub/../../outside.md", "alpha-note.md"]),
+            max_size=3,
+        ),
+        st.sampled_from([None, "alpha-note.md", "MEMORY.md", ".ipymemory-export.json"]),
+    ),
+)
+
 directory_mutations = st.one_of(
     history_mutations,
+    claude_code_mutations,
     st.builds(
         replace_with,
         st.sampled_from([".lock", ".lock.flock", ".lock.owner"]),
@@ -895,6 +933,7 @@ def battery(ws: Path, model: AnthropicModel, picks: list[tuple[str, bool]]) -> N
     unknown = cli_commands() - fuzzed_commands()
     assert not unknown, f"add the new CLI subcommands {unknown} to the fuzz test"
     before = snapshot(ws / ".memory")
+    outside = snapshot(ws)["outside.md"]  # no command may change a file outside
     with contextlib.suppress(IPyMemoryError):
         MemoryStore(ws).records()
     report = maintenance.check(ws)
@@ -914,6 +953,7 @@ def battery(ws: Path, model: AnthropicModel, picks: list[tuple[str, bool]]) -> N
     for command, as_json in picks:
         if command in WRITING_ARGS:
             check_cli(ws, command, as_json)
+    assert snapshot(ws)["outside.md"] == outside, "a command changed a file outside"
 
 
 @settings(max_examples=800, **SETTINGS)

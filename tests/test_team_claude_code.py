@@ -5,8 +5,10 @@ never overwriting what it did not write."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -56,6 +58,12 @@ def run(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = cli(list(argv), stdout=out, stderr=err)
     return code, out.getvalue(), err.getvalue()
+
+
+def imported(workspace: str, cc_dir: Path, tmp_path: Path) -> Path:
+    """Import ``cc_dir`` into ``workspace``; the (not yet made) directory to export to."""
+    assert run("--dir", workspace, "import", "claude-code", str(cc_dir), "--yes")[0] == 0
+    return tmp_path / "exported"
 
 
 def test_slug() -> None:
@@ -112,8 +120,7 @@ def test_import_of_a_missing_directory_fails(workspace: str, tmp_path: Path) -> 
 
 
 def test_round_trip(workspace: str, cc_dir: Path, tmp_path: Path) -> None:
-    run("--dir", workspace, "import", "claude-code", str(cc_dir), "--yes")
-    out_dir = tmp_path / "exported"
+    out_dir = imported(workspace, cc_dir, tmp_path)
     code, _, err = run("--dir", workspace, "export", "claude-code", str(out_dir))
     assert code == 0, err
     index = (out_dir / "MEMORY.md").read_text()
@@ -128,8 +135,7 @@ def test_round_trip(workspace: str, cc_dir: Path, tmp_path: Path) -> None:
 def test_export_never_overwrites_what_it_did_not_write(
     workspace: str, cc_dir: Path, tmp_path: Path
 ) -> None:
-    run("--dir", workspace, "import", "claude-code", str(cc_dir), "--yes")
-    out_dir = tmp_path / "exported"
+    out_dir = imported(workspace, cc_dir, tmp_path)
     out_dir.mkdir()
     mine = out_dir / "ingest-bugs.md"
     mine.write_text("my own notes\n")
@@ -154,6 +160,85 @@ def test_export_never_overwrites_what_it_did_not_write(
     assert "removed ingest-bugs.md" in out
     assert not mine.exists()
     assert (out_dir / "prefers-tabs.md").exists()
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_export_state_naming_files_outside_the_directory_is_refused(
+    workspace: str, cc_dir: Path, tmp_path: Path, force: bool
+) -> None:
+    """Issue 19 #2: names read from .ipymemory-export.json are files inside DIR or the
+    state is refused; nothing outside (nor inside) is removed, even with --force."""
+    out_dir = imported(workspace, cc_dir, tmp_path)
+    assert run("--dir", workspace, "export", "claude-code", str(out_dir))[0] == 0
+    victim = tmp_path / "victim.md"
+    victim.write_text("not export's\n")
+    absolute = tmp_path / "absolute.md"
+    absolute.write_text("nor this\n")
+    state_path = out_dir / ".ipymemory-export.json"
+    state = json.loads(state_path.read_text())
+    digest = hashlib.sha256(victim.read_bytes()).hexdigest()  # "unchanged since written"
+    for name in ("../victim.md", str(absolute), "sub/../../victim.md"):
+        state["files"] = {**state["files"], name: digest}
+        state_path.write_text(json.dumps(state))
+        before = sorted(p.name for p in out_dir.iterdir())
+        argv = ["--dir", workspace, "export", "claude-code", str(out_dir)]
+        code, _, err = run(*argv, *(["--force"] if force else []))
+        assert code == 1 and "not a file name inside" in err and name in err, err
+        assert victim.read_text() == "not export's\n" and absolute.read_text() == "nor this\n"
+        assert sorted(p.name for p in out_dir.iterdir()) == before
+        del state["files"][name]
+
+
+@pytest.mark.timeout(30)
+def test_export_state_that_is_a_fifo_is_refused_not_waited_on(
+    workspace: str, cc_dir: Path, tmp_path: Path
+) -> None:
+    out_dir = imported(workspace, cc_dir, tmp_path)
+    out_dir.mkdir()
+    os.mkfifo(out_dir / ".ipymemory-export.json")
+    code, _, err = run("--dir", workspace, "export", "claude-code", str(out_dir))
+    assert code == 1 and "not a regular file" in err, err
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_export_never_writes_through_a_symlink(
+    workspace: str, cc_dir: Path, tmp_path: Path, force: bool
+) -> None:
+    """Issue 19 #11: a symlinked <name>.md (or index) stops the export, --force too."""
+    out_dir = imported(workspace, cc_dir, tmp_path)
+    assert run("--dir", workspace, "export", "claude-code", str(out_dir))[0] == 0
+    outside = tmp_path / "outside.txt"
+    for link in ("ingest-bugs.md", "MEMORY.md"):
+        outside.write_text("outside the export\n")
+        (out_dir / link).unlink()
+        (out_dir / link).symlink_to(outside)
+        argv = ["--dir", workspace, "export", "claude-code", str(out_dir)]
+        code, _, err = run(*argv, *(["--force"] if force else []))
+        assert code == 1 and "symlink" in err and link in err, err
+        assert outside.read_text() == "outside the export\n"
+        assert (out_dir / link).is_symlink()
+        (out_dir / link).unlink()
+
+
+def test_import_never_follows_a_symlink(workspace: str, cc_dir: Path, tmp_path: Path) -> None:
+    """Issue 19 #11: a topic file (or the index) that is a symlink to a file outside
+    the directory is reported and never read into the set."""
+    outside = tmp_path / "private.md"
+    outside.write_text(topic("Private notes", "From elsewhere", "user", "outside body"))
+    (cc_dir / "linked.md").symlink_to(outside)
+    (cc_dir / "pipe.md").unlink(missing_ok=True)
+    os.mkfifo(cc_dir / "pipe.md")
+    index = cc_dir / "MEMORY.md"
+    index.rename(tmp_path / "index-elsewhere.md")
+    index.symlink_to(tmp_path / "index-elsewhere.md")
+    code, out, err = run("--dir", workspace, "import", "claude-code", str(cc_dir), "--yes")
+    assert code == 0, err
+    assert "linked.md: a symlink; not followed" in out
+    assert "pipe.md: not a regular file" in out
+    assert "MEMORY.md: not a regular file" in out
+    records = MemoryStore(workspace).records()
+    assert records and all("outside body" not in r.body for r in records)
+    assert "private-notes" not in {r.name for r in records}
 
 
 # --- git setup ---------------------------------------------------------------------

@@ -20,6 +20,16 @@ and a ``MEMORY.md``. Which files it wrote (and their sha256) is kept in
 ``.ipymemory-export.json`` in that directory: a file there that export did not write,
 or that changed since, is never overwritten (nor removed) without ``force``; a file it
 wrote for a record that has left the set is removed.
+
+**Files, not links** (both directions): a topic file or index that is a symlink, a FIFO
+or anything but a regular file is reported and never read (a link could carry a file
+from outside the directory into the set; a FIFO would hang the import). Export never
+writes through a symlink, not even with ``force`` (it would change a file outside the
+directory): a ``<name>.md`` that is a link stops the export before anything is written.
+Files are written to a temp name and renamed into place. Every name read back from
+``.ipymemory-export.json`` must be a plain ``*.md`` file name inside the directory
+(no ``/``, no ``..``, not absolute); a state file naming anything else is refused as a
+whole and nothing is written or removed.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,8 +48,10 @@ from typing import Any
 import yaml
 
 from .._json import loads
-from ..errors import CommandError, MemoryFormatError
+from ..errors import CommandError, MemoryFormatError, MemoryStoreError
 from ..screen import Origin, Verdict, screen_records
+from ..store.durable import fsync_dir, replace_atomic
+from ..store.layout import MAX_FILE_NAME_BYTES, read_regular
 from ..store.names import is_valid_name
 from ..store.record import MAX_RECORD_BYTES, MemoryRecord, MemoryType, render_record
 
@@ -60,6 +73,8 @@ _PLAIN_PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):[ \t]+(.*)")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^()\s]+\.md)\)")
 # A topic file larger than a record can hold is not read whole.
 _MAX_TOPIC_BYTES = 4 * MAX_RECORD_BYTES
+# The export state lists one short line per exported file.
+_MAX_STATE_BYTES = 4 << 20
 
 
 def slug(title: str) -> str:
@@ -114,19 +129,23 @@ def _frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
     return meta, "\n".join(lines[end + 1 :])
 
 
-def _topic(path: Path, name: str) -> MemoryRecord:
+def _read_topic(path: Path) -> str:
+    """The text of one topic file: a regular file (no link followed, no FIFO waited on),
+    at most ``_MAX_TOPIC_BYTES``, UTF-8."""
     where = path.name
     try:
-        with open(path, "rb") as f:
-            raw = f.read(_MAX_TOPIC_BYTES + 1)
-    except OSError as e:
-        raise MemoryFormatError(f"{where}: cannot read ({e})") from e
-    if len(raw) > _MAX_TOPIC_BYTES:
-        raise MemoryFormatError(f"{where}: over {_MAX_TOPIC_BYTES} bytes")
+        raw = read_regular(str(path), _MAX_TOPIC_BYTES, where)
+    except FileNotFoundError as e:
+        raise MemoryFormatError(f"{where}: cannot read (it is gone)") from e
+    except MemoryStoreError as e:  # a symlink, a FIFO, over the bound, unreadable
+        raise MemoryFormatError(str(e)) from e
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise MemoryFormatError(f"{where}: not valid UTF-8") from e
+
+
+def _topic(text: str, where: str, name: str) -> MemoryRecord:
     meta, body = _frontmatter(text, where)
     for key in ("name", "description", "type"):
         if not isinstance(meta.get(key), str) or not meta[key].strip():
@@ -135,6 +154,22 @@ def _topic(path: Path, name: str) -> MemoryRecord:
     if meta["type"] not in {t.value for t in MemoryType}:
         raise MemoryFormatError(f"{where}: type {meta['type']!r} is not one of {kinds}")
     return MemoryRecord(name, meta["type"], " ".join(meta["description"].split()), body)
+
+
+def _is_plain_file(path: Path) -> bool:
+    """A regular file itself, not a symlink to one (lstat: the link is not followed)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _index_text(index: Path) -> str | None:
+    try:
+        raw = read_regular(str(index), _MAX_TOPIC_BYTES, INDEX_NAME)
+    except (FileNotFoundError, MemoryStoreError):
+        return None
+    return raw.decode("utf-8", errors="replace")
 
 
 def read_directory(directory: str | os.PathLike[str]) -> tuple[list[TopicFile], list[Invalid]]:
@@ -146,25 +181,34 @@ def read_directory(directory: str | os.PathLike[str]) -> tuple[list[TopicFile], 
     invalid: list[Invalid] = []
     listed: list[str] = []
     index = root / INDEX_NAME
-    if index.is_file():
-        text = index.read_text(encoding="utf-8", errors="replace")
-        for number, line in enumerate(text.splitlines(), start=1):
-            for _text, target in _LINK.findall(line):
-                listed.append(target)
-                if not (root / target).is_file():
-                    invalid.append(
-                        Invalid(f"{INDEX_NAME} line {number}", f"links {target}, which is missing")
-                    )
+    text = _index_text(index) if os.path.lexists(index) else None
+    if text is None and os.path.lexists(index):
+        invalid.append(Invalid(INDEX_NAME, "not a regular file (a symlink?); not read"))
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        for _text, target in _LINK.findall(line):
+            listed.append(target)
+            inside = "/" not in target and "\\" not in target
+            if inside and not os.path.lexists(root / target):
+                why = f"links {target}, which is missing"
+            elif not inside or not _is_plain_file(root / target):
+                why = f"links {target}, which is not a file of this directory"
+            else:
+                continue
+            invalid.append(Invalid(f"{INDEX_NAME} line {number}", why))
     # The index's order first (so of two equal titles the listed one keeps the slug).
     rank = {name: i for i, name in reversed(list(enumerate(listed)))}
     files.sort(key=lambda p: (rank.get(p.name, len(rank)), p.name))
     topics: list[TopicFile] = []
     used: set[str] = set()
     for path in files:
-        if not path.is_file():
+        if not _is_plain_file(path):
+            if os.path.islink(path) or os.path.exists(path):
+                why = "a symlink; not followed" if os.path.islink(path) else "not a regular file"
+                invalid.append(Invalid(path.name, why))
             continue
         try:
-            title = _title(path)
+            text = _read_topic(path)
+            title = _title(text, path)
             base = slug(title) or slug(path.stem)
             if not base:
                 raise MemoryFormatError(f"{path.name}: title {title!r} has no letters or digits")
@@ -172,7 +216,7 @@ def read_directory(directory: str | os.PathLike[str]) -> tuple[list[TopicFile], 
             while name in used:
                 n += 1
                 name = f"{base}-{n}"
-            record = _topic(path, name)
+            record = _topic(text, path.name, name)
         except MemoryFormatError as e:
             invalid.append(Invalid(path.name, _without_where(str(e), path.name)))
             continue
@@ -181,10 +225,10 @@ def read_directory(directory: str | os.PathLike[str]) -> tuple[list[TopicFile], 
     return topics, invalid
 
 
-def _title(path: Path) -> str:
+def _title(text: str, path: Path) -> str:
     """The file's frontmatter ``name`` (its title), or its stem when there is none."""
     try:
-        meta, _ = _frontmatter(path.read_text(encoding="utf-8", errors="replace"), path.name)
+        meta, _ = _frontmatter(text, path.name)
     except MemoryFormatError:
         return path.stem
     name = meta.get("name")
@@ -291,28 +335,52 @@ class ExportReport:
         }
 
 
+def _plain_name(file: str) -> bool:
+    """A file name export may write or remove: ``*.md`` directly inside the directory."""
+    return (
+        file.endswith(".md")
+        and len(file) > len(".md")
+        and not any(c in file for c in "/\\\x00")
+        and len(file.encode("utf-8", "surrogatepass")) <= MAX_FILE_NAME_BYTES
+    )
+
+
 def _state(root: Path) -> dict[str, str]:
     path = root / EXPORT_STATE_NAME
     try:
-        data = loads(path.read_text(encoding="utf-8"))
+        data = loads(read_regular(str(path), _MAX_STATE_BYTES).decode("utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as e:
+    except (MemoryStoreError, ValueError) as e:
         raise CommandError(f"{path}: unreadable ({e}); remove it or export with --force") from e
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict):
         raise CommandError(f"{path}: not an export record; remove it or export with --force")
+    odd = sorted(repr(k) for k in files if not isinstance(k, str) or not _plain_name(k))
+    if odd:
+        raise CommandError(
+            f"{path}: names {', '.join(odd[:3])}, which {'is' if len(odd) == 1 else 'are'} "
+            f"not a file name inside {root}; nothing written or removed "
+            f"(remove {EXPORT_STATE_NAME})"
+        )
     return {str(k): str(v) for k, v in files.items()}
 
 
 def _ours(root: Path, file: str, state: dict[str, str]) -> bool | None:
     """None if ``file`` is absent; True if export wrote it and it is unchanged."""
     path = root / file
-    if not path.exists():
+    if not os.path.lexists(path):
         return None
     try:
-        return path.is_file() and state.get(file) == _sha(path.read_bytes())
-    except OSError:
+        return state.get(file) == _sha(read_regular(str(path), 4 * _MAX_TOPIC_BYTES))
+    except (OSError, MemoryStoreError):
+        return False  # a link, a FIFO, a directory: not a file export wrote
+
+
+def _same(path: Path, data: bytes) -> bool:
+    try:
+        return read_regular(str(path), len(data)) == data
+    except (OSError, MemoryStoreError):
         return False
 
 
@@ -323,10 +391,18 @@ def export_directory(
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise CommandError(f"{root}: exists and is not a directory")
-    state = {} if force and not (root / EXPORT_STATE_NAME).exists() else _state(root)
+    state_path = root / EXPORT_STATE_NAME
+    state = {} if force and not os.path.lexists(state_path) else _state(root)
     wanted: dict[str, bytes] = {_file_for(r.name): render_record(r) for r in records}
     wanted[INDEX_NAME] = _index_bytes(records)
     stale = [f for f in state if f not in wanted]
+    links = sorted(f for f in [*wanted, *stale, EXPORT_STATE_NAME] if os.path.islink(root / f))
+    if links:
+        raise CommandError(
+            f"{root}: {', '.join(links)} {'is a symlink' if len(links) == 1 else 'are symlinks'}; "
+            "export never writes through a link (it could change a file elsewhere); "
+            "nothing written (remove the link)"
+        )
     if not force:
         foreign = [f for f in [*wanted, *stale] if _ours(root, f, state) is False]
         if foreign:
@@ -338,16 +414,22 @@ def export_directory(
     root.mkdir(parents=True, exist_ok=True)
     written: list[str] = []
     for file, data in wanted.items():
-        path = root / file
-        if path.is_file() and path.read_bytes() == data and state.get(file) == _sha(data):
+        if state.get(file) == _sha(data) and _same(root / file, data):
             continue
-        path.write_bytes(data)
+        # A temp file renamed over the name: replaces what is there, never writes into it.
+        replace_atomic(str(root), file, data, _no_step, "export")
         written.append(file)
     removed: list[str] = []
     for file in stale:
-        if _ours(root, file, state) or (force and (root / file).is_file()):
+        if _ours(root, file, state) or (force and _is_plain_file(root / file)):
             (root / file).unlink()
             removed.append(file)
     new_state = {"files": {f: _sha(d) for f, d in sorted(wanted.items())}}
-    (root / EXPORT_STATE_NAME).write_text(json.dumps(new_state, indent=1) + "\n", "utf-8")
+    data = (json.dumps(new_state, indent=1) + "\n").encode("utf-8")
+    replace_atomic(str(root), EXPORT_STATE_NAME, data, _no_step, "export")
+    fsync_dir(str(root))
     return ExportReport(root, tuple(written), tuple(removed))
+
+
+def _no_step(_: str) -> None:
+    """No crash-test checkpoints here."""

@@ -58,6 +58,14 @@ DEFAULT_PENDING_EXPIRY_DAYS: Final = 7  # an undecided batch in pending/ expires
 # gc leaves unreferenced files younger than this: they may be a commit in progress.
 GC_MIN_AGE_SECONDS: Final = 30.0
 
+# --- Scopes (SPEC §11) ---------------------------------------------------------------
+# The user's own memory, in <user_dir>/.memory/, shared by every project of that user.
+DEFAULT_USER_DIR: Final = "~/.ipymemory"
+USER_DIR_OFF: Final = "off"  # the value of user_dir that turns the user scope off
+# A turn waits this long for the user scope (a network home may hang), then goes on
+# with the project's set alone and says so.
+USER_SCOPE_READ_TIMEOUT: Final = 5.0
+
 # --- The turn (SPEC §2, §8) ---------------------------------------------------------
 CommitMode = Literal["review", "auto", "off"]
 COMMIT_MODES: Final[tuple[str, ...]] = ("review", "auto", "off")

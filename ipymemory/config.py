@@ -59,6 +59,13 @@ class IPyMemory(LoggingConfigurable):
         help="Workspace holding .memory/ (env IPYMEMORY_DIR; default: the kernel's "
         "working directory).",
     ).tag(config=True)
+    user_dir = Unicode(
+        None,
+        allow_none=True,
+        help="Directory of the user's own memory, shared across projects: "
+        f"<user_dir>/.memory (env IPYMEMORY_USER_DIR; default {C.DEFAULT_USER_DIR}; "
+        f"'{C.USER_DIR_OFF}' turns it off).",
+    ).tag(config=True)
     model = Unicode(
         None, allow_none=True, help=f"Main model of %%agent (default: {C.DEFAULT_MODEL})."
     ).tag(config=True)
@@ -185,6 +192,8 @@ class Settings:
     (``argument``, ``%config``, ``env IPYMEMORY_…`` or ``default``)."""
 
     directory: Path
+    #: The user scope's directory (SPEC §11); None: off.
+    user_dir: Path | None = None
     model: str = C.DEFAULT_MODEL
     side_model: str = C.DEFAULT_SIDE_MODEL
     commit_mode: CommitMode = C.DEFAULT_COMMIT_MODE
@@ -291,8 +300,14 @@ def _text(raw: object) -> object:
     return raw.strip()
 
 
+def _user_dir(raw: object) -> object:
+    text = _text(raw)
+    return None if str(text).lower() == C.USER_DIR_OFF else text
+
+
 _PARSERS: dict[str, Callable[[object], object]] = {
     "directory": _text,
+    "user_dir": _user_dir,
     "model": _text,
     "side_model": _text,
     "commit_mode": _commit_mode,
@@ -363,10 +378,20 @@ def resolve(
             raise MemoryConfigError(f"{label}: {e}") from None
         origin[name] = where
     base = Path(cwd) if cwd is not None else Path.cwd()
-    directory = Path(os.path.expanduser(str(values.pop("directory", base))))
-    if not directory.is_absolute():
-        directory = base / directory
-    return Settings(directory=directory, origin=origin, **values)
+    directory = _absolute(values.pop("directory", base), base)
+    user_dir = values.pop("user_dir", C.DEFAULT_USER_DIR)
+    return Settings(
+        directory=directory,
+        user_dir=None if user_dir is None else _absolute(user_dir, base),
+        origin=origin,
+        **values,
+    )
+
+
+def _absolute(path: object, base: Path) -> Path:
+    """``path`` with ``~`` expanded, taken from ``base`` when relative."""
+    out = Path(os.path.expanduser(str(path)))
+    return out if out.is_absolute() else base / out
 
 
 def without_settings(env: Mapping[str, str]) -> dict[str, str]:

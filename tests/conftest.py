@@ -8,6 +8,7 @@ puts ``tests/`` on the import path.
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,13 +28,20 @@ settings.load_profile("ipymemory")
 # Settings the package reads from the environment; a developer's shell must not leak in.
 SCRUBBED_PREFIXES = ("IPYMEMORY_", "ANTHROPIC_")
 
+# SPEC §11: tests never touch the real home directory, where the user scope lives by
+# default (~/.ipymemory). In-process code gets the scope turned off per test (below);
+# child processes that resolve settings from scratch find a home made for this run.
+os.environ["HOME"] = tempfile.mkdtemp(prefix="ipymemory-test-home-")
+
 
 @pytest.fixture(autouse=True)
 def scrubbed_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test starts with no ``IPYMEMORY_*`` or ``ANTHROPIC_*`` variable set."""
+    """Every test starts with no ``IPYMEMORY_*`` or ``ANTHROPIC_*`` variable set but
+    ``IPYMEMORY_USER_DIR=off``."""
     for name in list(os.environ):
         if name.startswith(SCRUBBED_PREFIXES):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", "off")  # a test of the scope sets its own
 
 
 @pytest.fixture

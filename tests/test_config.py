@@ -31,6 +31,7 @@ SETTINGS = [f.name for f in dataclasses.fields(Settings) if f.name != "origin"]
 # argument) -- three different values, so each layer's win is visible.
 SAMPLES: dict[str, tuple[str, object, object, object]] = {
     "directory": ("envdir", "envdir", "confdir", "argdir"),
+    "user_dir": ("envuser", "envuser", "confuser", "arguser"),
     "model": ("env-model", "env-model", "conf-model", "arg-model"),
     "side_model": ("env-side", "env-side", "conf-side", "arg-side"),
     "commit_mode": ("off", "off", "auto", "review"),
@@ -52,9 +53,9 @@ SAMPLES: dict[str, tuple[str, object, object, object]] = {
 }
 
 
-def _value(settings: Settings, name: str) -> object:
+def _value(settings: Settings | SessionConfig, name: str) -> object:
     value = getattr(settings, name)
-    return value.name if name == "directory" else value
+    return value.name if name in ("directory", "user_dir") else value
 
 
 def test_every_setting_has_one_parser_one_trait_and_a_sample() -> None:
@@ -105,11 +106,27 @@ def test_defaults_are_the_constants(tmp_path: Path) -> None:
     }
     assert {name: getattr(got, name) for name in expected} == expected
     # The turn's own defaults are the same constants: the two cannot drift apart.
+    assert got.user_dir == Path(C.DEFAULT_USER_DIR).expanduser()
     assert SessionConfig.from_settings(got) == SessionConfig(
-        model=C.DEFAULT_MODEL, side_model=C.DEFAULT_SIDE_MODEL
+        model=C.DEFAULT_MODEL, side_model=C.DEFAULT_SIDE_MODEL, user_dir=got.user_dir
     )
     # A waiter outlives the stale window of a dead holder's lock (SPEC §4).
     assert C.DEFAULT_LOCK_TIMEOUT > C.LOCK_STALE_SECONDS
+
+
+def test_user_dir_off_turns_the_user_scope_off_in_every_layer(tmp_path: Path) -> None:
+    # SPEC §11: "off" (any case) in the environment, %config or an argument.
+    assert resolve(env={"IPYMEMORY_USER_DIR": "OFF"}, cwd=tmp_path).user_dir is None
+    config = IPyMemory()
+    config.user_dir = "off"
+    assert resolve(config, env={}, cwd=tmp_path).user_dir is None
+    assert resolve(overrides={"user_dir": "off"}, env={}, cwd=tmp_path).user_dir is None
+    # A relative one is taken from the working directory; ~ is the home directory.
+    assert resolve(env={"IPYMEMORY_USER_DIR": "me"}, cwd=tmp_path).user_dir == tmp_path / "me"
+    home = resolve(env={"IPYMEMORY_USER_DIR": "~/mine"}, cwd=tmp_path).user_dir
+    assert home == Path.home() / "mine"
+    # A session built by library code stays in its workspace (no user scope).
+    assert SessionConfig().user_dir is None
 
 
 def test_the_values_issue_9_names() -> None:
@@ -294,6 +311,6 @@ def test_every_turn_setting_reaches_the_session_config(tmp_path: Path) -> None:
     assert {"model", "side_model", "commit_mode", "python_timeout", "allow_hidden"} <= set(shared)
     env = {env_var(name): SAMPLES[name][0] for name in shared}
     config = SessionConfig.from_settings(resolve(env=env, cwd=tmp_path))
-    assert {name: getattr(config, name) for name in shared} == {
+    assert {name: _value(config, name) for name in shared} == {
         name: SAMPLES[name][1] for name in shared
     }

@@ -153,10 +153,16 @@ def _open_below(root: Path, parts: Sequence[str]) -> int:
         os.close(directory)
 
 
-def stale_records(store: MemoryStore) -> dict[str, tuple[SourceChange, ...]]:
+def stale_records(
+    store: MemoryStore, names: Iterable[str] | None = None
+) -> dict[str, tuple[SourceChange, ...]]:
     """Record name -> its changed or vanished sources, over ``store``'s current set
-    (records without known sources, or whose sources are intact, left out)."""
+    (or the records of it called ``names``); records without known sources, or whose
+    sources are intact, are left out."""
     entries = store.entries()
+    if names is not None:
+        wanted = set(names)
+        entries = tuple(e for e in entries if e.record.name in wanted)
     if not entries:
         return {}
     saved = saved_from(reversed(store.history()))

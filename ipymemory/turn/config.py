@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 from .. import _constants as C
 from .._constants import COMMIT_MODES, CommitMode
@@ -62,6 +63,9 @@ class SessionConfig:
     python_output_limit: int = C.DEFAULT_PYTHON_OUTPUT_LIMIT
     python_timeout: float = C.DEFAULT_PYTHON_TIMEOUT
     allow_hidden: bool = C.DEFAULT_ALLOW_HIDDEN
+    #: The user scope's directory (its ``.memory/`` is shared across projects, SPEC
+    #: §11); None, the default here, keeps a session inside its workspace.
+    user_dir: Path | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SessionConfig:

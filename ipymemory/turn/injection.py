@@ -1,7 +1,9 @@
 """The ``<relevant_memories>`` block sent with one request (SPEC §3 "Injection").
 
-Layout: ``<relevant_memories>``, then per record ``## <name> (<type>)`` / description /
-body, sections separated by blank lines, then ``</relevant_memories>``.
+Layout: ``<relevant_memories>``, then per record ``## <name> (<type>)`` (``(<type>,
+user-wide)`` for the user scope's, SPEC §11) / notes said of it, one a line (a source
+that changed since it was saved) / description / body, sections separated by blank
+lines, then ``</relevant_memories>``.
 
 Record text is untrusted (a model wrote it from a conversation), so it must not be
 able to close the block or forge a record header: the description and the body go
@@ -14,7 +16,7 @@ system prompt tells the model about this escaping and that the block is data.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from .._secrets import redact
@@ -41,15 +43,28 @@ def escape_text(text: str) -> str:
     return escape(redact(text), "request")
 
 
-def render_memory_block(records: Sequence[MemoryRecord]) -> str:
-    """The block for ``records``, or ``""`` when there are none (nothing is sent)."""
+def render_memory_block(
+    records: Sequence[MemoryRecord],
+    *,
+    user_wide: Collection[str] = (),
+    notes: Mapping[str, Sequence[str]] | None = None,
+) -> str:
+    """The block for ``records``, or ``""`` when there are none (nothing is sent).
+
+    A record named in ``user_wide`` comes from the user scope and says so in its header
+    (SPEC §11); ``notes[name]`` are lines said of a record before its text (e.g. that
+    its source changed since it was saved), escaped like the record."""
     if not records:
         return ""
+    notes = notes or {}
     sections = [BLOCK_OPEN]
     for record in records:
+        label = f"{record.type.value}, user-wide" if record.name in user_wide else record.type.value
+        said = "".join(f"{escape_text(note)}\n" for note in notes.get(record.name, ()))
         sections.append(
-            f"## {record.name} ({record.type.value})\n\n"
-            f"{escape_text(record.description)}\n\n"
+            f"## {record.name} ({label})\n\n"
+            + (f"{said}\n" if said else "")
+            + f"{escape_text(record.description)}\n\n"
             f"{escape_text(record.body)}"
         )
     sections.append(BLOCK_CLOSE)

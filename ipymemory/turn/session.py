@@ -33,7 +33,7 @@ import copy
 import threading
 import time
 import uuid
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,7 @@ from ..sidequery import (
     select_memories,
 )
 from ..store.record import MemoryRecord
+from ..store.sources import stale_records
 from ..store.store import MemoryStore
 from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import COMMIT_MODES, SessionConfig
@@ -62,6 +63,7 @@ from .injection import render_memory_block
 from .loop import ToolStep, run_tool_loop
 from .pending import PendingFiles
 from .provenance import TurnProvenance
+from .scopes import ScopedSet, read_scopes, user_store_for
 from .screened import (
     NOTHING_SCREENED,
     plan_flags,
@@ -185,8 +187,18 @@ class AgentSession:
         self._errors: list[tuple[str, str]] = []
         self._listener: Listener | None = None
         self._lock = threading.RLock()
+        self._user_store: MemoryStore | None = None
+        self._scoped = ScopedSet(())  # the sets the turn in progress selected from
 
     # --- state ---------------------------------------------------------------------
+
+    @property
+    def user_store(self) -> MemoryStore | None:
+        """The user scope's store (SPEC §11), or None when ``config.user_dir`` is."""
+        self._user_store = user_store_for(
+            self.config.user_dir, self._user_store, self.store.lock_timeout
+        )
+        return self._user_store
 
     @property
     def history(self) -> tuple[dict[str, Any], ...]:
@@ -225,7 +237,11 @@ class AgentSession:
             selection = self._select(query)
             self.selection = selection
             self.selected = selection.records
-            self._memory_block = render_memory_block(selection.records)
+            self._memory_block = render_memory_block(
+                selection.records,
+                user_wide=self._scoped.user_names,
+                notes=self._source_notes(selection.records),
+            )
             return selection
 
     def run_turn(
@@ -562,12 +578,16 @@ class AgentSession:
     # --- helpers -------------------------------------------------------------------
 
     def _select(self, query: str) -> Selection:
+        self._scoped = ScopedSet(())
         try:
-            records = self.store.records()
-            catalog = self.store.catalog()
+            scoped = read_scopes(self.store, self.user_store)
         except MemoryStoreError as e:
             self._fail(LAST_ERROR_READ, str(e))
             return Selection((), "none", f"the memory set could not be read: {e}")
+        if scoped.error is not None:  # the turn goes on with the project's set
+            self._fail(LAST_ERROR_READ, scoped.error)
+        self._scoped = scoped
+        records, catalog = scoped.records, scoped.catalog
         if self.config.max_selected == 0 and records:
             return Selection((), "none", "max_selected is 0")
         selection = select_memories(
@@ -582,6 +602,21 @@ class AgentSession:
         if selection.source == "fallback":
             self._fail(LAST_ERROR_SELECT, selection.reason or "unknown cause")
         return selection
+
+    def _source_notes(self, records: Sequence[MemoryRecord]) -> dict[str, list[str]]:
+        """SPEC §11: per selected project record, the sources that changed since it
+        was saved (best effort: a journal that cannot be read says nothing)."""
+        names = [r.name for r in records if r.name not in self._scoped.user_names]
+        if not names:
+            return {}
+        try:
+            stale = stale_records(self.store, names)
+        except MemoryStoreError:
+            return {}
+        return {
+            name: [f"source changed since saved: {c.path}" for c in changes]
+            for name, changes in stale.items()
+        }
 
     def _summarize(self, previous: str | None, dropped: Any, max_tokens: int) -> str:
         self._emit("summarizing", f"{len(dropped)} older messages")

@@ -1,0 +1,123 @@
+"""The two scopes a turn reads (SPEC §11): the project's ``.memory/`` and the user's.
+
+The user scope lives in ``<user_dir>/.memory/`` (same format, lock, journal and
+screening) and holds who the user is: what they said in one project is known in the
+next. A turn selects over both: the catalog lists the project's lines, then the
+user's; a name held in both is the project's, and the user's record of that name is
+not offered. The user scope may sit on a slow or absent network home: reading it is
+bounded in time, and any failure leaves the turn with the project's set and an error
+that names the scope.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from .. import _constants as C
+from ..errors import MemoryStoreError
+from ..store.index import render_catalog
+from ..store.record import MemoryRecord, StoredRecord
+from ..store.store import MemoryStore
+
+__all__ = [
+    "PROJECT",
+    "SCOPES",
+    "USER",
+    "Scope",
+    "ScopedSet",
+    "read_scopes",
+    "read_user_scope",
+    "user_store_for",
+]
+
+Scope = Literal["project", "user"]
+PROJECT: Scope = "project"
+USER: Scope = "user"
+SCOPES: tuple[Scope, ...] = (PROJECT, USER)
+
+
+@dataclass(frozen=True)
+class ScopedSet:
+    """The records a turn may select from, over both scopes."""
+
+    project: tuple[StoredRecord, ...]
+    user: tuple[StoredRecord, ...] = ()  # the user's records not shadowed by the project's
+    error: str | None = None  # why the user scope could not be read (then ``user`` is empty)
+
+    @property
+    def records(self) -> tuple[MemoryRecord, ...]:
+        return tuple(e.record for e in (*self.project, *self.user))
+
+    @property
+    def catalog(self) -> str:
+        return render_catalog((*self.project, *self.user))
+
+    @property
+    def user_names(self) -> frozenset[str]:
+        return frozenset(e.record.name for e in self.user)
+
+    def scope_of(self, name: str) -> Scope:
+        return USER if name in self.user_names else PROJECT
+
+
+def read_scopes(
+    project: MemoryStore,
+    user: MemoryStore | None,
+    *,
+    timeout: float = C.USER_SCOPE_READ_TIMEOUT,
+) -> ScopedSet:
+    """Both scopes' current sets. A project that cannot be read raises
+    :class:`MemoryStoreError` (as a one-scope turn did); the user scope's failure or
+    slowness is in ``error``."""
+    entries = project.entries()
+    if user is None:
+        return ScopedSet(entries)
+    theirs, error = read_user_scope(user, timeout)
+    taken = {e.record.name for e in entries}
+    return ScopedSet(entries, tuple(e for e in theirs if e.record.name not in taken), error)
+
+
+def read_user_scope(
+    user: MemoryStore, timeout: float = C.USER_SCOPE_READ_TIMEOUT
+) -> tuple[tuple[StoredRecord, ...], str | None]:
+    """The user scope's entries, or ``()`` and why not, within ``timeout`` seconds.
+
+    The read runs on a daemon thread: a home directory on a hung network mount blocks
+    that thread, never the turn (nor the interpreter's exit)."""
+    result: list[tuple[StoredRecord, ...]] = []
+    failure: list[BaseException] = []
+    done = threading.Event()
+
+    def read() -> None:
+        try:
+            result.append(user.entries())
+        except BaseException as e:  # reported below, whatever it is
+            failure.append(e)
+        finally:
+            done.set()
+
+    threading.Thread(target=read, name="ipymemory-user-scope", daemon=True).start()
+    where = f"the user scope ({user.root})"
+    if not done.wait(timeout):
+        return (), f"{where} did not answer within {timeout:g} s; used the project's only"
+    if failure:
+        e = failure[0]
+        if isinstance(e, MemoryStoreError):
+            return (), f"{where} could not be read: {e}"
+        return (), f"{where} could not be read: {type(e).__name__}: {e}"
+    return result[0], None
+
+
+def user_store_for(
+    user_dir: Path | None, current: MemoryStore | None, lock_timeout: float
+) -> MemoryStore | None:
+    """The user scope's store for ``user_dir`` (``current`` when it is that one)."""
+    if user_dir is None:
+        return None
+    if current is not None and current.workspace == Path(user_dir).absolute():
+        current.lock_timeout = lock_timeout
+        return current
+    return MemoryStore(user_dir, lock_timeout=lock_timeout)

@@ -18,15 +18,14 @@ extractor proposed, with the canonical history it read) or :func:`screen_records
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import _constants as C
 from .._enum import StrEnum
-from .._secrets import SecretHit, redact
-from ..store.record import MemoryRecord, record_secrets
+from .._secrets import SecretHit
+from ..store.record import MemoryRecord, record_secrets, redact_record
 from .instructs import instruction_reasons
 from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
 
@@ -98,20 +97,7 @@ class Screening:
         :class:`~ipymemory.errors.MemoryFormatError` if the redacted record breaks the
         format (e.g. markers push a near-full record over the size limit).
         """
-        if not self.secrets:
-            return self.record
-        fields = {f for f, _ in self.secrets}
-        name = self.record.name
-        if "name" in fields:
-            name = re.sub(r"[^a-z0-9]+", "-", redact(name).lower()).strip("-") or "redacted"
-        return MemoryRecord(
-            name=name,
-            type=self.record.type,
-            description=redact(self.record.description)
-            if "description" in fields
-            else self.record.description,
-            body=redact(self.record.body) if "body" in fields else self.record.body,
-        )
+        return redact_record(self.record) if self.secrets else self.record
 
 
 def _item_text(record: MemoryRecord) -> str:

@@ -19,9 +19,9 @@ from jupyter_core.paths import is_hidden
 
 from .. import _constants as C
 from ..errors import MemoryStoreError
-from ..screen import redact, redact_data
+from ..screen import redact_data
 from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
-from ..store.record import StoredRecord
+from ..store.record import StoredRecord, redacted_fields
 from ..store.store import MemoryStore
 from ..turn.pending import PendingFiles
 
@@ -193,7 +193,7 @@ def list_memory(ws: Workspace) -> tuple[int, dict[str, Any]]:
             "name": entry.record.name,
             "type": entry.record.type.value,
             # A credential a stored record holds never reaches the panel (SPEC §7).
-            "description": redact(entry.record.description),
+            "description": redacted_fields(entry.record)["description"],
             "file": entry.file,
             "path": ws.rel_file(entry.file),
         }

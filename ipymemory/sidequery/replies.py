@@ -27,7 +27,7 @@ from ..errors import (
     SideQueryReplyError,
 )
 from ..model import ModelClient, ModelReply, Usage, cached_system
-from ..store.record import MemoryRecord
+from ..store.record import RECORD_FIELDS, MemoryRecord
 
 __all__ = [
     "ITEM_OPTIONAL_KEYS",
@@ -54,7 +54,7 @@ MAX_REPLY_CHARS = 1_000_000
 MAX_REPLY_ITEMS = 1000
 _PREVIEW_CHARS = 40
 
-RECORD_KEYS = ("body", "description", "name", "type")
+RECORD_KEYS = tuple(sorted(RECORD_FIELDS))  # the four record keys, as the prompts list them
 # What an extractor item may carry besides the record (SPEC §9); never stored in the file.
 ITEM_OPTIONAL_KEYS = ("evidence", "replaces")
 MAX_EVIDENCE_ITEMS = C.MAX_EVIDENCE_ITEMS
@@ -444,9 +444,7 @@ def _record(item: Any, at: str, optional: Sequence[str] = ()) -> MemoryRecord:
             # JSON escapes can spell lone surrogates, which cannot be written as UTF-8.
             raise SideQueryReplyError(f"{at}: {key} is not valid Unicode text")
     try:
-        return MemoryRecord(
-            name=item["name"], type=item["type"], description=item["description"], body=item["body"]
-        )
+        return MemoryRecord(**{key: item[key] for key in RECORD_KEYS})
     except MemoryFormatError as e:
         raise SideQueryReplyError(f"{at}: {_short(str(e), 200)}") from None
 

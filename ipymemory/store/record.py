@@ -10,6 +10,7 @@ leaves ``no``, ``yes``, ``on``, ``off`` unquoted; it quotes ``null``, ``true``, 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -17,11 +18,12 @@ import yaml
 
 from .. import _constants as C
 from .._enum import StrEnum
-from .._secrets import SecretHit, find_secrets
+from .._secrets import SecretHit, find_secrets, redact
 from ..errors import MemoryFormatError
 from .names import check_name
 
 __all__ = [
+    "FRONTMATTER_KEYS",
     "MAX_RECORD_BYTES",
     "MAX_RECORD_LINES",
     "RECORD_FIELDS",
@@ -34,6 +36,8 @@ __all__ = [
     "is_blank",
     "parse_record",
     "record_secrets",
+    "redact_record",
+    "redacted_fields",
     "render_record",
 ]
 
@@ -110,13 +114,37 @@ class MemoryRecord:
         _validate_fields(self, "record")
 
     def to_json(self) -> dict[str, str]:
-        """The record as the side-queries exchange it (exactly four string keys)."""
-        return {
-            "name": self.name,
-            "type": self.type.value,
-            "description": self.description,
-            "body": self.body,
-        }
+        """The record as the side-queries and ``pending/`` exchange it: exactly the
+        :data:`RECORD_FIELDS`, each a string."""
+        return {key: str(getattr(self, key)) for key in RECORD_FIELDS}
+
+    @classmethod
+    def from_json(cls, data: object, where: str = "record") -> MemoryRecord:
+        """The record :meth:`to_json` gave: an object with exactly the
+        :data:`RECORD_FIELDS`, each a string, fully validated. Raises
+        :class:`MemoryFormatError` saying, at ``where``, what is wrong."""
+        keys = ", ".join(RECORD_FIELDS)
+        if not isinstance(data, Mapping):
+            raise MemoryFormatError(
+                f"{where}: a record is an object with keys {keys}, got {type(data).__name__}"
+            )
+        missing = [key for key in RECORD_FIELDS if key not in data]
+        unknown = sorted(repr(key) for key in data if key not in RECORD_FIELDS)
+        if missing or unknown:
+            raise MemoryFormatError(
+                f"{where}: a record must have exactly the keys {keys}"
+                + (f"; missing: {', '.join(missing)}" if missing else "")
+                + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+            )
+        for key in RECORD_FIELDS:
+            if not isinstance(data[key], str):
+                raise MemoryFormatError(
+                    f"{where}: {key} must be a string, got {type(data[key]).__name__}"
+                )
+        try:
+            return cls(**{key: data[key] for key in RECORD_FIELDS})
+        except MemoryFormatError as e:
+            raise MemoryFormatError(f"{where}: {e}") from None
 
 
 # The record's keys, from the dataclass (the one place they are written), and the ones
@@ -130,6 +158,28 @@ def record_secrets(record: MemoryRecord) -> tuple[tuple[str, SecretHit], ...]:
     return tuple(
         (field, hit) for field in TEXT_FIELDS for hit in find_secrets(getattr(record, field))
     )
+
+
+def redacted_fields(record: MemoryRecord) -> dict[str, str]:
+    """``record.to_json()`` with every credential in its text replaced by
+    ``[REDACTED: kind]`` (SPEC §7), for showing or re-making it; a name holding one
+    becomes a slug of its redacted form. Not validated: see :func:`redact_record`."""
+    out = record.to_json()
+    for key in TEXT_FIELDS:
+        out[key] = redact(out[key])
+    if out["name"] != record.name:
+        out["name"] = re.sub(r"[^a-z0-9]+", "-", out["name"].lower()).strip("-") or "redacted"
+    return out
+
+
+def redact_record(record: MemoryRecord) -> MemoryRecord:
+    """``record`` with its credentials redacted (:func:`redacted_fields`); ``record``
+    itself when it holds none. Raises :class:`MemoryFormatError` if the redacted record
+    breaks the format (e.g. markers push a near-full record over the size limit)."""
+    redacted = redacted_fields(record)
+    if redacted == record.to_json():
+        return record
+    return MemoryRecord.from_json(redacted, f"redacted record {redacted['name']!r}")
 
 
 def _validate_fields(record: MemoryRecord, where: str, *, writing: bool = True) -> None:
@@ -254,18 +304,19 @@ def render_record(record: MemoryRecord) -> bytes:
 # --- reading -------------------------------------------------------------------------
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_FRONT_KEYS = ("name", "description", "type")
+# The frontmatter keys in file order (SPEC §1): every record field but the body.
+FRONTMATTER_KEYS: tuple[str, ...] = ("name", "description", "type")
 # Frontmatter exactly as our writer emits it for plain values: for these lines the loader
 # below (every plain scalar a string) yields the value text itself, so the YAML parser
 # (~70 µs, most of a cold read) is skipped. Anything else goes through YAML.
-_FAST_FRONT = re.compile(rf"({'|'.join(_FRONT_KEYS)}): ({_FAST_PLAIN.pattern})")
+_FAST_FRONT = re.compile(rf"({'|'.join(FRONTMATTER_KEYS)}): ({_FAST_PLAIN.pattern})")
 
 
 def _fast_frontmatter(lines: list[str]) -> dict[str, str] | None:
-    if len(lines) != len(_FRONT_KEYS):
+    if len(lines) != len(FRONTMATTER_KEYS):
         return None
     meta: dict[str, str] = {}
-    for key, line in zip(_FRONT_KEYS, lines, strict=True):
+    for key, line in zip(FRONTMATTER_KEYS, lines, strict=True):
         match = _FAST_FRONT.fullmatch(line)
         if match is None or match.group(1) != key:
             return None
@@ -400,18 +451,17 @@ def parse_record(raw: bytes, where: str = "record file") -> MemoryRecord:
     if meta is None:
         meta = _frontmatter_mapping("\n".join(lines[1:end]), where)
     keys = set(meta)
-    if keys != set(_FRONT_KEYS):
-        extra = sorted(keys - set(_FRONT_KEYS))
-        missing = sorted(set(_FRONT_KEYS) - keys)
+    if keys != set(FRONTMATTER_KEYS):
+        extra = sorted(keys - set(FRONTMATTER_KEYS))
+        missing = sorted(set(FRONTMATTER_KEYS) - keys)
         raise MemoryFormatError(
-            f"{where}: frontmatter keys must be exactly name, description, type"
+            f"{where}: frontmatter keys must be exactly {', '.join(FRONTMATTER_KEYS)}"
             + (f"; extra: {', '.join(extra)}" if extra else "")
             + (f"; missing: {', '.join(missing)}" if missing else "")
         )
     record = MemoryRecord.__new__(MemoryRecord)
-    object.__setattr__(record, "name", meta["name"])
-    object.__setattr__(record, "type", meta["type"])
-    object.__setattr__(record, "description", meta["description"])
+    for key in FRONTMATTER_KEYS:
+        object.__setattr__(record, key, meta[key])
     object.__setattr__(record, "body", "\n".join(lines[end + 1 :]))
     _validate_fields(record, where, writing=False)
     return record

@@ -53,7 +53,13 @@ from ..screen import Origin, Verdict, screen_records
 from ..store.durable import fsync_dir, replace_atomic
 from ..store.layout import MAX_FILE_NAME_BYTES, read_regular
 from ..store.names import is_valid_name
-from ..store.record import MAX_RECORD_BYTES, MemoryRecord, MemoryType, render_record
+from ..store.record import (
+    FRONTMATTER_KEYS,
+    MAX_RECORD_BYTES,
+    MemoryRecord,
+    MemoryType,
+    render_record,
+)
 
 __all__ = [
     "EXPORT_STATE_NAME",
@@ -147,7 +153,7 @@ def _read_topic(path: Path) -> str:
 
 def _topic(text: str, where: str, name: str) -> MemoryRecord:
     meta, body = _frontmatter(text, where)
-    for key in ("name", "description", "type"):
+    for key in FRONTMATTER_KEYS:
         if not isinstance(meta.get(key), str) or not meta[key].strip():
             raise MemoryFormatError(f"{where}: frontmatter needs a text {key}")
     kinds = ", ".join(t.value for t in MemoryType)

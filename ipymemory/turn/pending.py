@@ -33,11 +33,11 @@ from typing import Any
 from .. import _constants as C
 from .._json import loads
 from ..errors import BatchError, CommandError, MemoryFormatError, MemoryStoreError
-from ..screen import find_secrets, redact, redact_data
+from ..screen import redact, redact_data
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.durable import fsync_dir, replace_atomic, unlink_quietly
 from ..store.layout import PENDING_DIR_NAME, read_regular
-from ..store.record import MemoryRecord
+from ..store.record import MemoryRecord, record_secrets, redact_record
 from ..store.store import MemoryStore
 from .batch import BatchRegistry, BatchStatus, PendingBatch
 from .history_change import HistoryChange, plan_history_change
@@ -72,10 +72,10 @@ class SavedBatch:
 
 def _screened(record: MemoryRecord) -> MemoryRecord:
     """``record`` with credentials redacted; raises if the text would still hold one."""
-    cleaned = replace(record, description=redact(record.description), body=redact(record.body))
-    for text in (cleaned.name, cleaned.description, cleaned.body):
-        if find_secrets(text):
-            raise BatchError(f"{record.name!r} still holds a credential after redaction")
+    cleaned = redact_record(record)
+    # A name is never renamed here: the batch's flags and origins are keyed by it.
+    if cleaned.name != record.name or record_secrets(cleaned):
+        raise BatchError(f"{redact(record.name)!r} still holds a credential after redaction")
     return cleaned
 
 
@@ -115,14 +115,7 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
 def _records(value: Any, where: str) -> tuple[MemoryRecord, ...]:
     if not isinstance(value, list):
         raise MemoryFormatError(f"{where}: expected a list of records")
-    out = []
-    for item in value:
-        if not isinstance(item, dict) or set(item) != {"name", "type", "description", "body"}:
-            raise MemoryFormatError(
-                f"{where}: a record must have exactly name, type, description, body"
-            )
-        out.append(MemoryRecord(**item))
-    return tuple(out)
+    return tuple(MemoryRecord.from_json(item, f"{where}[{i}]") for i, item in enumerate(value))
 
 
 def _provenance(value: Any) -> TurnProvenance | None:

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import MemoryFormatError
-from ..screen import screen_records
-from ..store.record import MemoryRecord, StoredRecord
+from ..store.record import MemoryRecord, StoredRecord, redact_record, redacted_fields
 from ._static import StaticView, esc
 
 __all__ = ["RecordView"]
@@ -64,11 +63,10 @@ class RecordView(StaticView):
 
 
 def _redacted(record: MemoryRecord) -> MemoryRecord:
-    (screening,) = screen_records([record])
     try:
-        return screening.redacted()
+        return redact_record(record)
     except MemoryFormatError:  # the markers would break the format: show none of it
-        in_name = any(field == "name" for field, _ in screening.secrets)
+        in_name = redacted_fields(record)["name"] != record.name
         return MemoryRecord(
             name="redacted" if in_name else record.name,
             type=record.type,

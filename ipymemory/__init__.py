@@ -16,9 +16,10 @@ import and holds the code to this list):
 3. ``config`` ``screen`` ``sidequery`` -- settings resolution; screening of what is
    remembered; the selector, extractor and consolidator side-queries.
 4. ``turn`` -- the agent session: one turn, its pending batches and history.
-5. ``team`` ``views`` -- sharing a set through git and Claude Code; views and widgets.
+5. ``agents`` ``team`` ``views`` -- other agents on the same memory (the MCP server,
+   Claude's memory tool); sharing a set through git and Claude Code; views and widgets.
 6. ``commands`` -- the command layer the CLI and ``%memory`` share.
-7. ``agents`` ``cli`` ``notebook`` ``server`` -- the front ends.
+7. ``cli`` ``notebook`` ``server`` -- the front ends.
 8. ``ipymemory`` -- this module, the public API; nothing inside the package imports it.
 
 A front end may import lazily inside a function (to keep ``import ipymemory`` light);
@@ -47,6 +48,7 @@ from .errors import (
     ModelNotConfigured,
     ModelResponseError,
     ModelTimeout,
+    ProposalError,
     ScriptExhausted,
     SideQueryError,
     SideQueryReplyError,
@@ -99,6 +101,7 @@ __all__ = [
     "ModelTimeout",
     "NoModel",
     "PendingBatch",
+    "ProposalError",
     "ScriptExhausted",
     "ScriptedModel",
     "Selection",

@@ -22,6 +22,7 @@ Callers decide by type, never by message text. Third-party errors are wrapped
     │   └── SideQueryReplyError ...... the reply broke SPEC §3 (usage = what it cost)
     ├── TurnError .................... the agent turn could not run (e.g. an empty query)
     ├── BatchError (ValueError) ...... bad input to a pending-batch operation
+    ├── ProposalError (ValueError) ... another agent's proposal is malformed (SPEC §10)
     └── CommandError ................. a command asked for something that is not there
         └── CommandUsageError ........ a command was called wrongly
 """
@@ -51,6 +52,7 @@ __all__ = [
     "ModelNotConfigured",
     "ModelResponseError",
     "ModelTimeout",
+    "ProposalError",
     "ScriptExhausted",
     "SideQueryError",
     "SideQueryReplyError",
@@ -175,3 +177,9 @@ class CommandError(IPyMemoryError):
 class CommandUsageError(CommandError):
     """A command was called wrongly (a missing or malformed argument). The CLI prints
     the usage and exits 2; ``%memory`` raises IPython's ``UsageError``."""
+
+
+class ProposalError(IPyMemoryError, ValueError):
+    """Another agent's proposal (MCP ``memory_propose``, the memory tool) is malformed:
+    the message names the item and the field (``records[1].name: …``). Nothing was
+    kept or written."""

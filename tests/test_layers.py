@@ -29,6 +29,10 @@ IN_FUNCTION_EXCEPTIONS = {
         "git starts a driver process per merged file; only a rename needs the record "
         "module (and the YAML library it loads)"
     ),
+    ("ipymemory.commands.agents", "ipymemory.agents.mcp_server"): (
+        "only `ipymemory mcp` serves: every other command line would load the mcp SDK "
+        "and pydantic (the tools' typed models) for nothing"
+    ),
 }
 MAX_IN_FUNCTION_EXCEPTIONS = 2
 

@@ -65,11 +65,12 @@ def handle_consolidate(ctx: Context, args: argparse.Namespace) -> View:
     ),
     _BATCH,
     section="change",
-    cli=False,
 )
 def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
     """Commit a pending batch without the review widget (e.g. in a frontend without
-    widgets)."""
+    widgets, or from a terminal: ipymemory commit --batch ID). A batch saved in
+    pending/ -- by an earlier kernel or another agent (MCP, the memory tool) -- is
+    decided by its id, as here."""
     batch = pending_batch(ctx, args.batch)
     if batch is None:
         return MessageView("Nothing to commit: no batch is pending.")
@@ -80,11 +81,11 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
     except BatchError as e:
         raise CommandError(str(e)) from None
     if result.error:
-        hint = "e.g. %memory commit --no-plan, or %memory discard"
+        hint = f"e.g. {ctx.front} commit --no-plan, or {ctx.front} discard"
         taken = _taken_names(ctx, batch, args.reject)
         if taken:  # another session committed these names meanwhile
             rest = " ".join([*args.reject, *taken])
-            hint = f"commit the rest: %memory commit --batch {batch.id} --reject {rest}"
+            hint = f"commit the rest: {ctx.front} commit --batch {batch.id} --reject {rest}"
         return ErrorView(
             result.error,
             where="Commit",
@@ -102,7 +103,7 @@ def _taken_names(ctx: Context, batch: PendingBatch, reject: list[str]) -> list[s
     return [name for name in batch.names if name not in reject and name in current]
 
 
-@command("discard", "drop the pending batch", _BATCH, section="change", cli=False)
+@command("discard", "drop the pending batch", _BATCH, section="change")
 def handle_discard(ctx: Context, args: argparse.Namespace) -> View:
     """Nothing is written."""
     batch = pending_batch(ctx, args.batch)

@@ -53,9 +53,31 @@ def check_names(ctx: Context, names: Sequence[str]) -> None:
 
 
 def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:
-    """The pending batch ``batch_id`` (default: the latest), None if none is pending;
-    a command error for an id that is not pending."""
+    """The pending batch ``batch_id`` (default: the latest of this session), None if
+    none is pending; a batch saved in pending/ (by another kernel, the command line or
+    another agent) is reopened into the session by its id. A command error for an id
+    that is not pending; a usage error when no id is given and only saved batches wait
+    (which one is meant is not clear)."""
+    session = ctx.session
+    registry = session.batch_registry
+    live = {batch.id for batch in registry.pending}
+    if batch_id is None and live:
+        return registry.choose(None)
+    saved, _problems = session.pending_files.load()
+    if batch_id is None:
+        if saved:
+            ids = ", ".join(entry.batch.id for entry in saved)
+            raise CommandUsageError(f"name the batch with --batch ID (pending: {ids})")
+        return None
+    if batch_id not in live:
+        for entry in saved:
+            if entry.batch.id == batch_id:
+                store = session.store
+                return session.pending_files.reopen(entry, store.records(), registry, store)
     try:
-        return ctx.session.batch_registry.choose(batch_id)
-    except BatchError as e:
-        raise CommandError(str(e)) from None
+        return registry.choose(batch_id)
+    except BatchError:
+        known = sorted({*live, *(entry.batch.id for entry in saved)})
+        raise CommandError(
+            f"no pending batch {batch_id!r}; pending: {', '.join(known) or 'none'}"
+        ) from None

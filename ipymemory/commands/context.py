@@ -7,14 +7,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..config import Settings, make_model
-from ..errors import CommandError
+from ..model import NoModel
 from ..store.store import MemoryStore
+from ..turn import AgentSession, SessionConfig
 from ..views import BatchView, StaticView
 from ..views._widgetbase import StaticBundleBox
 
 if TYPE_CHECKING:
     from ..model import ModelClient
-    from ..turn import AgentSession, PendingBatch
+    from ..turn import PendingBatch
 
 __all__ = ["Context", "View", "static_form"]
 
@@ -40,11 +41,14 @@ class Context:
     """
 
     proposes = False
+    #: How the user calls a subcommand here (in hints).
+    front = "ipymemory"
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._store: MemoryStore | None = None
         self._model: ModelClient | None = None
+        self._session: AgentSession | None = None
 
     @property
     def settings(self) -> Settings:
@@ -66,8 +70,18 @@ class Context:
 
     @property
     def session(self) -> AgentSession:
-        """The agent session (notebook only: batches live in the kernel)."""
-        raise CommandError("this command needs a notebook session (%load_ext ipymemory)")
+        """A session for deciding batches from the terminal: no model (deciding asks
+        none), no batches of its own; the ones saved in pending/ (proposed by a kernel
+        or another agent) are reopened into it on demand
+        (:func:`~ipymemory.commands.common.pending_batch`)."""
+        if self._session is None:
+            self._session = AgentSession(
+                self.settings.directory,
+                model=NoModel(),
+                config=SessionConfig.from_settings(self.settings),
+                store=self.store,
+            )
+        return self._session
 
     @property
     def model_pinned(self) -> bool:

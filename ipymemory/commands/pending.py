@@ -6,7 +6,7 @@ import argparse
 
 from ..errors import CommandError
 from ..turn.batch import PendingBatch
-from ..views.pending import PendingEntry, PendingView
+from ..views.pending import DECIDE_HINT, OPEN_HINT, PendingEntry, PendingView
 from .context import Context, View
 from .spec import arg, command
 from .timeline import history_review
@@ -23,6 +23,10 @@ def _change_text(batch: PendingBatch) -> str | None:
     return None if batch.history is None else batch.history.title
 
 
+def _via(batch: PendingBatch) -> str | None:
+    return None if batch.provenance is None else batch.provenance.via
+
+
 def _review(ctx: Context, batch: PendingBatch) -> View:
     return history_review(ctx, batch) if batch.history is not None else ctx.review(batch)
 
@@ -32,7 +36,6 @@ def _review(ctx: Context, batch: PendingBatch) -> View:
     "batches awaiting review (also from earlier kernels); --open ID reopens one",
     arg("--open", metavar="ID", help="reopen this saved batch here for review"),
     section="change",
-    cli=False,
 )
 def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
     """Undecided batches are kept in .memory/pending/ until committed, discarded or
@@ -40,7 +43,8 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
     restart can still be reviewed. Reopening one shows its review widget; a plan
     whose records changed since is dropped (its items stay reviewable). An undo or
     restore proposal is planned again on reopening: one no longer clean shows why
-    and cannot be committed."""
+    and cannot be committed. On the command line, decide one with commit --batch ID or
+    discard --batch ID."""
     session = ctx.session
     files = session.pending_files
     saved, problems = files.load()
@@ -72,6 +76,7 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 None if plan is None else _plan_text(len(plan.source_names), len(plan.records)),
                 live=True,
                 change=_change_text(batch),
+                via=_via(batch),
             )
         )
     for entry in saved:
@@ -87,6 +92,8 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 saved_at=entry.saved_at,
                 expires_at=entry.expires_at(files.expiry_days),
                 change=_change_text(entry.batch),
+                via=_via(entry.batch),
             )
         )
-    return PendingView(str(files.directory), entries, problems)
+    hint = OPEN_HINT if ctx.proposes else DECIDE_HINT
+    return PendingView(str(files.directory), entries, problems, hint)

@@ -43,6 +43,7 @@ class NotebookContext(Context):
     env → default), the session of that directory, widgets kept for unloading."""
 
     proposes = True
+    front = "%memory"
 
     def __init__(self, state: NotebookState, overrides: Mapping[str, object]) -> None:
         self.state = state

@@ -117,10 +117,13 @@ class Origin(StrEnum):
     TOOL = "tool"
     ASSISTANT = "assistant"
     MANUAL = "manual"
+    #: Proposed by another agent (MCP, the memory tool): its support cannot be checked
+    #: (SPEC §10), so it is given, never decided here.
+    AGENT = "agent"
 
 
 # Most trusted first: a person writing through the API/CLI, then the user's own words.
-_TRUST_ORDER = ("manual", "user", "assistant", "tool")
+_TRUST_ORDER = ("manual", "user", "assistant", "agent", "tool")
 
 
 def least_trusted(origins: Iterable[Origin]) -> Origin:

@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import MemoryFormatError
 from ..screen import (
     Origin,
+    Screening,
     Verdict,
     consolidation_needs_review,
     least_trusted,
@@ -39,6 +40,7 @@ from .provenance import DEFAULT_ORIGIN
 __all__ = [
     "NOTHING_SCREENED",
     "ScreenedItems",
+    "keep_screened",
     "plan_flags",
     "screen_items",
     "screen_plan",
@@ -77,13 +79,19 @@ def screen_items(
 ) -> ScreenedItems:
     """Screen extracted ``items`` against the ``history`` they were extracted from;
     ``taken`` holds names a redacted item must not take (the set's, others pending)."""
+    return keep_screened(screen_batch(items, history), taken)
+
+
+def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedItems:
+    """The screened records as they may be kept (see :func:`screen_items`); for records
+    whose origin is given rather than decided (another agent's proposals)."""
     kept: list[MemoryRecord] = []
     origins: dict[str, str] = {}
     flags: dict[str, tuple[str, ...]] = {}
     redacted: list[str] = []
     dropped: list[str] = []
-    used = set(taken) | {item.name for item in items}
-    for screening in screen_batch(items, history):
+    used = set(taken) | {screening.name for screening in screenings}
+    for screening in screenings:
         record = screening.record
         if screening.verdict is Verdict.REDACT:
             try:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ._static import StaticView, esc, plain_table, record_rows_html
 
-__all__ = ["PendingEntry", "PendingView"]
+__all__ = ["DECIDE_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]
 
 _COLUMNS = (
     ("id", "Batch"),
@@ -19,6 +19,11 @@ _COLUMNS = (
     ("expires", "Expires"),
 )
 OPEN_HINT = "Reopen one for review: %memory pending --open ID"
+#: The command line's hint: it decides batches rather than reopening them.
+DECIDE_HINT = (
+    "Decide one: ipymemory commit --batch ID [--reject NAME …] [--redacted NAME …], "
+    "or ipymemory discard --batch ID"
+)
 
 
 @dataclass(frozen=True)
@@ -34,9 +39,12 @@ class PendingEntry:
     saved_at: float | None = None
     expires_at: float | None = None
     change: str | None = None  # an undo/restore proposal: its title
+    via: str | None = None  # who proposed it when not a turn: "mcp", "memory-tool", …
 
     def what(self) -> str:
         parts = [self.change] if self.change else []
+        if self.via in _AGENT_VIAS:
+            parts.append(f"from another agent ({self.via})")
         if self.names:
             parts.append(", ".join(self.names))
         if self.plan:
@@ -49,6 +57,7 @@ class PendingEntry:
             "names": list(self.names),
             "plan": self.plan,
             "change": self.change,
+            "via": self.via,
             "live": self.live,
             "saved_at": _iso(self.saved_at),
             "expires_at": _iso(self.expires_at),
@@ -65,6 +74,10 @@ class PendingEntry:
         }
 
 
+# Provenance ``via`` values of batches other agents proposed (SPEC §10).
+_AGENT_VIAS = ("mcp", "memory-tool")
+
+
 def _iso(when: float | None) -> str | None:
     if when is None:
         return None
@@ -77,8 +90,13 @@ class PendingView(StaticView):
     view_name = "pending"
 
     def __init__(
-        self, directory: str, entries: Sequence[PendingEntry], problems: Sequence[str] = ()
+        self,
+        directory: str,
+        entries: Sequence[PendingEntry],
+        problems: Sequence[str] = (),
+        hint: str = OPEN_HINT,
     ) -> None:
+        self.hint = hint
         self.directory = directory
         self.entries = tuple(entries)
         self.problems = tuple(problems)
@@ -89,7 +107,7 @@ class PendingView(StaticView):
             "directory": self.directory,
             "batches": [e.to_json() for e in self.entries],
             "problems": list(self.problems),
-            "hint": OPEN_HINT if self.entries else None,
+            "hint": self.hint if self.entries else None,
         }
 
     def _headline(self) -> str:
@@ -103,7 +121,7 @@ class PendingView(StaticView):
         if self.entries:
             rows = [[r[k] for k, _ in _COLUMNS] for r in (e.row() for e in self.entries)]
             lines.append(plain_table(rows, [label for _, label in _COLUMNS]))
-            lines.append(OPEN_HINT)
+            lines.append(self.hint)
         return "\n".join(lines)
 
     def _html_body(self) -> str:
@@ -112,5 +130,5 @@ class PendingView(StaticView):
         if self.entries:
             rows = [e.row() for e in self.entries]
             parts.append(record_rows_html(rows, _COLUMNS, body_key=None))
-            parts.append(f'<div class="ipm-note">{esc(OPEN_HINT)}</div>')
+            parts.append(f'<div class="ipm-note">{esc(self.hint)}</div>')
         return "".join(parts)

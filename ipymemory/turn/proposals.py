@@ -1,0 +1,389 @@
+"""Another agent's proposals, screened like an extracted batch and kept as a pending batch.
+
+Both doors other agents use -- the MCP server's ``memory_propose`` and the memory tool --
+describe what they want as :class:`Proposal` values: a new record, an updated one
+(``replaces`` its current name, possibly under a new name: a rename), or forgetting one.
+:func:`keep_proposals` then does what SPEC §10 asks, the same way for both:
+
+1. check them against the current set (:class:`~ipymemory.errors.ProposalError` naming
+   the item and the field; nothing kept);
+2. screen each as origin ``agent`` (SPEC §7, §10): a credential is redacted at once (the
+   credential is never kept) and waits for an explicit choice; an instruction to the
+   assistant waits for a person; forgetting a record always waits for one (an agent
+   cannot delete memories on its own), and so do updates replacing more than half the
+   set or more than five records;
+3. make ONE :class:`~ipymemory.turn.batch.PendingBatch` of them -- new records as its
+   items, updates / renames / forgets as its plan (the replaced records of the current
+   set as its base, so only those must be unchanged when it is committed) -- and keep it
+   in ``.memory/pending/`` (:class:`~ipymemory.turn.pending.PendingFiles`), where
+   ``%memory pending``, the Lab panel and ``ipymemory pending`` find it;
+4. in ``auto`` mode commit at once what needs nobody (one store commit, journalled as
+   decided ``auto``), and keep only the rest pending. A commit the store refuses (the set
+   changed meanwhile) keeps everything pending instead: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from ..errors import MemoryFormatError, MemoryStoreError, ProposalError
+from ..screen import Origin, Verdict, consolidation_needs_review, screen_record
+from ..sidequery.consolidate import ConsolidationPlan
+from ..store.names import is_valid_name
+from ..store.record import MemoryRecord
+from ..store.store import MemoryStore
+from .batch import PLAN_FLAG, PendingBatch, apply_batch
+from .pending import PendingFiles
+from .provenance import TurnProvenance
+from .screened import keep_screened
+
+__all__ = [
+    "COMMIT_CHOICES",
+    "ItemVerdict",
+    "Proposal",
+    "ProposalOutcome",
+    "assemble_batch",
+    "keep_proposals",
+    "parse_items",
+    "screen_proposals",
+]
+
+CommitChoice = Literal["review", "auto"]
+#: How another agent's proposals are decided: by a person, or at once when clean.
+COMMIT_CHOICES: tuple[CommitChoice, ...] = ("review", "auto")
+
+_ITEM_KEYS = frozenset({"name", "type", "description", "body"})
+_OPTIONAL_KEYS = frozenset({"evidence", "replaces"})
+_MAX_EVIDENCE = 3
+_MAX_EVIDENCE_CHARS = 300
+_FORGET_REASON = "forgets a record: an agent's removal waits for a person"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One change an agent proposes: ``record`` to write (``None``: forget) replacing the
+    current record ``replaces`` (``None``: a new record). ``evidence`` is what the agent
+    quotes in support (never trusted: origin stays ``agent``)."""
+
+    record: MemoryRecord | None
+    replaces: str | None = None
+    evidence: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.record is None and self.replaces is None:
+            raise ProposalError("a proposal must write a record or name the one it forgets")
+
+    @property
+    def kind(self) -> Literal["add", "update", "rename", "forget"]:
+        if self.record is None:
+            return "forget"
+        if self.replaces is None:
+            return "add"
+        return "update" if self.record.name == self.replaces else "rename"
+
+    @property
+    def name(self) -> str:
+        """The name this proposal is about (the record written, or the one forgotten)."""
+        return self.record.name if self.record is not None else str(self.replaces)
+
+
+@dataclass(frozen=True)
+class ItemVerdict:
+    """What screening made of one proposal: ``verdict`` ``commit`` / ``hold`` /
+    ``redact`` (SPEC §7) and why; ``status`` ``pending`` or ``committed``."""
+
+    name: str
+    kind: str
+    verdict: str
+    reasons: tuple[str, ...]
+    status: str = "pending"
+    replaces: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "replaces": self.replaces,
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "status": self.status,
+        }
+
+
+@dataclass(frozen=True)
+class Screened:
+    """One proposal after screening: ``proposal.record`` is the redacted form when
+    ``redacted``; ``reasons`` empty means nobody needs to look at it."""
+
+    proposal: Proposal
+    verdict: Verdict
+    reasons: tuple[str, ...]
+    redacted: bool = False
+
+    @property
+    def held(self) -> bool:
+        return bool(self.reasons)
+
+
+@dataclass(frozen=True)
+class ProposalOutcome:
+    """What :func:`keep_proposals` did: ``batch_id`` the pending batch holding what waits
+    (``None``: nothing waits), ``committed`` / ``removed`` what an ``auto`` commit wrote,
+    each item's verdict, and ``error`` when an ``auto`` commit was refused (everything
+    then waits) or the batch could not be kept on disk."""
+
+    batch_id: str | None
+    committed: tuple[str, ...]
+    removed: tuple[str, ...]
+    items: tuple[ItemVerdict, ...]
+    mode: str
+    error: str | None = None
+    committed_batch: str | None = None
+
+
+# --- reading items -------------------------------------------------------------------
+
+
+def parse_items(items: Sequence[Mapping[str, Any]], where: str = "records") -> list[Proposal]:
+    """Proposals from extractor-shaped items (SPEC §9: the four record keys, optional
+    ``evidence`` and ``replaces``, nothing else). Raises :class:`ProposalError` naming
+    ``where[i].field``."""
+    if not items:
+        raise ProposalError(f"{where}: empty; propose at least one record")
+    out = []
+    for index, item in enumerate(items):
+        at = f"{where}[{index}]"
+        keys = set(item)
+        missing = sorted(_ITEM_KEYS - keys)
+        extra = sorted(keys - _ITEM_KEYS - _OPTIONAL_KEYS)
+        if missing or extra:
+            raise ProposalError(
+                f"{at}: an item has exactly name, type, description, body (and optionally "
+                "evidence, replaces)"
+                + (f"; missing: {', '.join(missing)}" if missing else "")
+                + (f"; unknown: {', '.join(extra)}" if extra else "")
+            )
+        record = _record(item, at)
+        replaces = item.get("replaces")
+        if replaces is not None and not (isinstance(replaces, str) and is_valid_name(replaces)):
+            raise ProposalError(f"{at}.replaces: {replaces!r} is not a record name")
+        out.append(Proposal(record, replaces, _evidence(item.get("evidence"), f"{at}.evidence")))
+    return out
+
+
+def _record(item: Mapping[str, Any], at: str) -> MemoryRecord:
+    for key in ("name", "type", "description", "body"):
+        if not isinstance(item[key], str):
+            raise ProposalError(f"{at}.{key}: expected a string, got {type(item[key]).__name__}")
+    if not is_valid_name(item["name"]):
+        raise ProposalError(
+            f"{at}.name: {item['name']!r} is not a record name "
+            "(a lowercase slug like 'prefers-tabs')"
+        )
+    try:
+        return MemoryRecord(
+            name=item["name"], type=item["type"], description=item["description"], body=item["body"]
+        )
+    except MemoryFormatError as e:
+        raise ProposalError(f"{at}: {e}") from None
+
+
+def _evidence(value: Any, at: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if (
+        not isinstance(value, list)
+        or not 1 <= len(value) <= _MAX_EVIDENCE
+        or not all(isinstance(v, str) and 0 < len(v) <= _MAX_EVIDENCE_CHARS for v in value)
+    ):
+        raise ProposalError(
+            f"{at}: 1-{_MAX_EVIDENCE} quoted excerpts, each 1-{_MAX_EVIDENCE_CHARS} characters"
+        )
+    return tuple(value)
+
+
+# --- checking and screening ----------------------------------------------------------
+
+
+def _check_against(proposals: Sequence[Proposal], current: Sequence[MemoryRecord]) -> None:
+    """Refuse proposals that do not fit the current set (names taken or unknown)."""
+    names = {record.name for record in current}
+    writes: dict[str, int] = {}
+    replaced: dict[str, int] = {}
+    for index, proposal in enumerate(proposals):
+        at = f"records[{index}]"
+        if proposal.replaces is not None:
+            if proposal.replaces not in names:
+                raise ProposalError(
+                    f"{at}.replaces: no current record named {proposal.replaces!r}" + _known(names)
+                )
+            if proposal.replaces in replaced:
+                raise ProposalError(
+                    f"{at}.replaces: {proposal.replaces!r} is already changed by "
+                    f"records[{replaced[proposal.replaces]}]"
+                )
+            replaced[proposal.replaces] = index
+        if proposal.record is None:
+            continue
+        name = proposal.record.name
+        if name in names and name != proposal.replaces:
+            raise ProposalError(
+                f"{at}.name: {name!r} is already a record; to change it, name it in "
+                "replaces (an update may keep the name)"
+            )
+        if name in writes:
+            raise ProposalError(f"{at}.name: {name!r} is proposed twice (records[{writes[name]}])")
+        writes[name] = index
+
+
+def _known(names: set[str]) -> str:
+    shown = sorted(names)[:20]
+    more = " …" if len(names) > len(shown) else ""
+    return f" (known: {', '.join(shown)}{more})" if shown else " (the set is empty)"
+
+
+def screen_proposals(
+    proposals: Sequence[Proposal], current: Sequence[MemoryRecord], *, auto: bool
+) -> list[Screened]:
+    """Check ``proposals`` against ``current`` and screen each as origin ``agent``."""
+    _check_against(proposals, current)
+    taken = {record.name for record in current} | {p.name for p in proposals}
+    out: list[Screened] = []
+    for index, proposal in enumerate(proposals):
+        if proposal.record is None:
+            out.append(Screened(proposal, Verdict.HOLD, (_FORGET_REASON,)))
+            continue
+        screening = screen_record(proposal.record, Origin.AGENT)
+        kept = keep_screened([screening], taken - {proposal.record.name})
+        if kept.dropped or not kept.items:
+            why = "; ".join(kept.dropped) or "its redacted form is not a valid record"
+            raise ProposalError(f"records[{index}]: holds a credential and {why}; nothing kept")
+        record = kept.items[0]
+        out.append(
+            Screened(
+                replace(proposal, record=record),
+                screening.verdict,
+                kept.flags.get(record.name, ()),
+                redacted=record.name in kept.redacted,
+            )
+        )
+    replacing = sum(1 for p in proposals if p.replaces is not None)
+    if auto and consolidation_needs_review(len(current), replacing):
+        why = (
+            f"with the others it would replace {replacing} of the {len(current)} records "
+            "(more than half the set, or more than five)"
+        )
+        out = [replace(s, reasons=(*s.reasons, why)) if s.proposal.replaces else s for s in out]
+    return out
+
+
+def assemble_batch(
+    screened: Sequence[Screened],
+    current: Sequence[MemoryRecord],
+    *,
+    batch_id: str,
+    provenance: TurnProvenance,
+) -> PendingBatch:
+    """ONE batch of ``screened`` proposals (see the module docstring)."""
+    adds = [s for s in screened if s.proposal.replaces is None]
+    changes = [s for s in screened if s.proposal.replaces is not None]
+    by_name = {record.name: record for record in current}
+    plan = None
+    if changes:
+        plan = ConsolidationPlan(
+            tuple(str(s.proposal.replaces) for s in changes),
+            tuple(s.proposal.record for s in changes if s.proposal.record is not None),
+        )
+    flags: dict[str, tuple[str, ...]] = {s.proposal.name: s.reasons for s in adds if s.held}
+    plan_reasons = [f"{_label(s.proposal)} {why}" for s in changes if s.held for why in s.reasons]
+    if plan_reasons:
+        flags[PLAN_FLAG] = tuple(plan_reasons)
+    origins = {s.proposal.record.name: Origin.AGENT.value for s in screened if s.proposal.record}
+    return PendingBatch(
+        batch_id,
+        tuple(s.proposal.record for s in adds if s.proposal.record is not None),
+        plan,
+        tuple(by_name[str(s.proposal.replaces)] for s in changes),
+        provenance=provenance,
+        origins=origins,
+        flags=flags,
+        redacted=tuple(s.proposal.name for s in adds if s.redacted),
+    )
+
+
+def _label(proposal: Proposal) -> str:
+    if proposal.kind == "forget":
+        return f"forgetting {proposal.replaces!r}:"
+    if proposal.kind == "rename":
+        return f"{proposal.replaces!r} renamed to {proposal.name!r}:"
+    return f"{proposal.name!r} (updated):"
+
+
+def verdicts(screened: Sequence[Screened], status: str) -> list[ItemVerdict]:
+    return [
+        ItemVerdict(
+            s.proposal.name,
+            s.proposal.kind,
+            s.verdict.value,
+            s.reasons,
+            status,
+            s.proposal.replaces,
+        )
+        for s in screened
+    ]
+
+
+# --- keeping -------------------------------------------------------------------------
+
+
+def new_batch_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def keep_proposals(
+    store: MemoryStore,
+    proposals: Sequence[Proposal],
+    *,
+    commit: CommitChoice,
+    provenance: TurnProvenance,
+    batch_id: str | None = None,
+    files: PendingFiles | None = None,
+) -> ProposalOutcome:
+    """Screen ``proposals`` and keep them as one pending batch (``batch_id``, default a
+    new one; the same id replaces that batch's file); in ``auto`` mode commit the
+    clean ones first. Raises :class:`ProposalError` for proposals that do not fit
+    (nothing kept) and the store's errors when the set cannot be read."""
+    if commit not in COMMIT_CHOICES:
+        raise ProposalError(f"commit must be one of {', '.join(COMMIT_CHOICES)}, got {commit!r}")
+    files = files if files is not None else PendingFiles(store.root)
+    current = store.records()
+    screened = screen_proposals(proposals, current, auto=commit == "auto")
+    batch_id = batch_id or new_batch_id()
+    now = [s for s in screened if not s.held] if commit == "auto" else []
+    later = [s for s in screened if s not in now]
+    committed: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    error = None
+    done_id = None
+    if now:
+        done_id = new_batch_id()
+        batch = assemble_batch(now, current, batch_id=done_id, provenance=provenance)
+        try:
+            committed, removed = apply_batch(store, batch, (), True, decided_by="auto")
+        except MemoryStoreError as e:  # the set changed meanwhile: a person decides
+            error = f"not committed at once ({e}); kept for review"
+            later, now, done_id = list(screened), [], None
+    order = {s.proposal.name: i for i, s in enumerate(screened)}
+    items = sorted(
+        verdicts(now, "committed") + verdicts(later, "pending"), key=lambda v: order[v.name]
+    )
+    if not later:
+        files.remove(batch_id)  # a batch of the same id from before is decided now
+        return ProposalOutcome(None, committed, removed, tuple(items), commit, error, done_id)
+    pending = assemble_batch(later, current, batch_id=batch_id, provenance=provenance)
+    if not files.save(pending):
+        raise ProposalError(files.last_error or f"batch {batch_id} could not be kept")
+    return ProposalOutcome(batch_id, committed, removed, tuple(items), commit, error, done_id)

@@ -110,7 +110,7 @@ def test_forget(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     assert [r.name for r in MemoryStore(ws).records()] == ["alpha", "beta"]
     code, out, _ = run(capsys, "--dir", ws, "--json", "forget", "alpha")
-    assert code == 0 and json.loads(out) == {"forgotten": ["alpha"]}
+    assert code == 0 and json.loads(out) == {"forgotten": ["alpha"], "scope": "project"}
     assert [r.name for r in MemoryStore(ws).records()] == ["beta"]
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BatchError, CommandError, MemoryStoreError
 from ..views import BatchView, ErrorView, MessageView
-from .common import check_names, pending_batch, require
+from .common import check_names, pending_batch, require, scope_arg, scoped_stores
 from .context import Context, View
 from .spec import arg, command
 
@@ -23,15 +23,21 @@ _BATCH = arg("--batch", metavar="ID", help="which pending batch (default: the la
     "forget",
     "remove memories (one commit)",
     arg("names", nargs="*", metavar="NAME", required=True, help="memories to remove"),
+    scope_arg("project"),
     section="change",
 )
 def handle_forget(ctx: Context, args: argparse.Namespace) -> View:
-    """Their files are deleted after the manifest swap; nothing changes if a name is
-    unknown."""
+    """Their files leave the set in one commit (kept in history/ for undo); nothing
+    changes if a name is unknown. --scope user forgets from the user's own memory."""
     names = list(dict.fromkeys(require(args.names, "NAME", "see list for the names")))
-    check_names(ctx, names)
-    ctx.store.forget(names)
-    return MessageView(f"Forgot: {', '.join(names)}", kind="forgot", data={"forgotten": names})
+    [(scope, store)] = scoped_stores(ctx, args.scope)
+    check_names(ctx, names, store)
+    store.forget(names)
+    return MessageView(
+        f"Forgot: {', '.join(names)}" + (" (user scope)" if scope == "user" else ""),
+        kind="forgot",
+        data={"forgotten": names, "scope": scope},
+    )
 
 
 @command(

@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from ..config import parse_int
 from ..errors import BatchError, CommandError, CommandUsageError
 from ..store.names import is_valid_name
+from ..store.store import MemoryStore
 from .context import Context
+from .spec import Arg, arg
 
 if TYPE_CHECKING:
     from ..turn import PendingBatch
 
-__all__ = ["check_names", "pending_batch", "positive_int", "require"]
+__all__ = [
+    "SCOPE_ALL",
+    "check_names",
+    "pending_batch",
+    "positive_int",
+    "require",
+    "scope_arg",
+    "scoped_stores",
+]
+
+#: ``--scope all``: both scopes (the reading commands' default, SPEC §11).
+SCOPE_ALL = "all"
 
 T = TypeVar("T")
 
@@ -34,20 +48,56 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def check_names(ctx: Context, names: Sequence[str]) -> None:
+def scope_arg(default: str) -> Arg:
+    """``--scope project|user|all`` of a command whose default is ``default``."""
+    choices = ("project", "user", SCOPE_ALL) if default == SCOPE_ALL else ("project", "user")
+    return arg(
+        "--scope",
+        choices=choices,
+        default=default,
+        metavar="SCOPE",
+        help=f"{'|'.join(choices)}: the project's .memory, the user's (user_dir), "
+        + ("or both " if default == SCOPE_ALL else "")
+        + f"(default: {default})",
+    )
+
+
+def scoped_stores(ctx: Context, scope: str) -> list[tuple[str, MemoryStore]]:
+    """The (scope, store) pairs ``scope`` names; ``all`` is the project alone when the
+    user scope is off or empty. A command error for ``user`` when it is off."""
+    user = ctx.user_store
+    if scope == "user" and user is None:
+        raise CommandError(
+            "the user scope is off (user_dir is 'off'); set IPYMEMORY_USER_DIR or "
+            "%config IPyMemory.user_dir to use it"
+        )
+    out: list[tuple[str, MemoryStore]] = []
+    if scope in ("project", SCOPE_ALL):
+        out.append(("project", ctx.store))
+    # "all" leaves out a user scope that holds nothing yet (no .memory/ there).
+    shown = scope == "user" or (
+        scope == SCOPE_ALL and user is not None and os.path.lexists(user.root)
+    )
+    if user is not None and shown:
+        out.append(("user", user))
+    return out
+
+
+def check_names(ctx: Context, names: Sequence[str], store: MemoryStore | None = None) -> None:
     """A usage error for a malformed name; a command error for one not in the set
-    (naming the known ones)."""
+    (of ``store``, default the project's), naming the known ones."""
     bad = [n for n in names if not is_valid_name(n)]
     if bad:
         raise CommandUsageError(
             f"{', '.join(map(repr, bad))} is not a memory name "
             "(names are lowercase slugs like 'prefers-tabs')"
         )
-    known = [r.name for r in ctx.store.records()]
+    store = store if store is not None else ctx.store
+    known = [r.name for r in store.records()]
     unknown = [n for n in names if n not in known]
     if unknown:
         raise CommandError(
-            f"no memory named {', '.join(map(repr, unknown))} in {ctx.store.root}; "
+            f"no memory named {', '.join(map(repr, unknown))} in {store.root}; "
             f"known: {', '.join(known) if known else 'none (the set is empty)'}"
         )
 

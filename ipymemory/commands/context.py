@@ -47,6 +47,7 @@ class Context:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._store: MemoryStore | None = None
+        self._user_store: MemoryStore | None = None
         self._model: ModelClient | None = None
         self._session: AgentSession | None = None
 
@@ -61,6 +62,15 @@ class Context:
                 self.settings.directory, lock_timeout=self.settings.lock_timeout
             )
         return self._store
+
+    @property
+    def user_store(self) -> MemoryStore | None:
+        """The user scope's store (SPEC §11), None when ``user_dir`` is off."""
+        if self._user_store is None and self.settings.user_dir is not None:
+            self._user_store = MemoryStore(
+                self.settings.user_dir, lock_timeout=self.settings.lock_timeout
+            )
+        return self._user_store
 
     @property
     def model(self) -> ModelClient:

@@ -10,17 +10,19 @@ from ..sidequery.select import select_memories
 from ..store import maintenance
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
+from ..turn.scopes import read_user_scope
 from ..views import (
     CheckView,
     ManifestView,
     ManifestWidget,
     RecordView,
+    ScopedView,
     SelectionView,
     SelectionWidget,
     StatusView,
 )
 from ..views.history import record_origin
-from .common import check_names, positive_int, require
+from .common import SCOPE_ALL, check_names, positive_int, require, scope_arg, scoped_stores
 from .context import Context, View
 from .spec import arg, command
 
@@ -34,10 +36,12 @@ __all__ = [
 ]
 
 
-@command("list", "the current set: name, type, description, file")
+@command("list", "the current set: name, type, description, file", scope_arg(SCOPE_ALL))
 def handle_list(ctx: Context, args: argparse.Namespace) -> View:
-    """One row per record, in the manifest's order."""
-    return ManifestView.load(ctx.store)
+    """One row per record, in the manifest's order; with the user scope on, the
+    project's set and then the user's (--scope picks one)."""
+    parts = [(scope, ManifestView.load(store)) for scope, store in scoped_stores(ctx, args.scope)]
+    return parts[0][1] if len(parts) == 1 else ScopedView(parts)
 
 
 @command("manifest", "the set as a widget; expand a row to read it", cli=False)
@@ -52,16 +56,19 @@ def handle_manifest(ctx: Context, args: argparse.Namespace) -> View:
     "show",
     "one memory in full",
     arg("name", nargs="?", metavar="NAME", required=True, help="the memory's name"),
+    scope_arg(SCOPE_ALL),
 )
 def handle_show(ctx: Context, args: argparse.Namespace) -> View:
     """Its file, type, description and body, and where it came from: when it was
     added, from which notebook and cell, the turn's question and its origin (from the
-    history journal)."""
+    history journal). A name in both scopes is the project's (as a turn sees it)."""
     name: str = require(args.name, "NAME", "see list for the names")
-    check_names(ctx, [name])
-    stored = next(e for e in ctx.store.entries() if e.record.name == name)
+    stores = scoped_stores(ctx, args.scope)
+    store = next((s for _, s in stores if any(r.name == name for r in s.records())), stores[0][1])
+    check_names(ctx, [name], store)
+    stored = next(e for e in store.entries() if e.record.name == name)
     try:
-        origin = record_origin(ctx.store.history(), stored.file, name)
+        origin = record_origin(store.history(), stored.file, name)
     except MemoryStoreError:
         origin = None  # an unreadable journal: show the record; check reports the journal
     return RecordView(stored, origin)
@@ -127,8 +134,18 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     if saved:  # proposed before a restart (or by another kernel): still reviewable
         n = len(saved)
         notes.append(f"{n} more batch{'' if n == 1 else 'es'} saved in pending/: %memory pending")
+    user = session.user_store
+    user_records: int | None = None
+    if user is not None:
+        entries, error = read_user_scope(user)
+        if error is None:
+            user_records = len(entries)
+        else:
+            notes.append(error)
     return StatusView(
         session.store.root,
+        user_directory=None if user is None else user.root,
+        user_records=user_records,
         model=describe_model(session.model),
         records=count,
         pending=len(session.pending),

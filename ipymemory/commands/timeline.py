@@ -14,7 +14,7 @@ from ..errors import CommandError, CommandUsageError, MemoryStoreError
 from ..store.history import actor_info
 from ..turn.batch import PendingBatch
 from ..turn.history_change import HistoryOp, plan_history_change
-from ..views import MessageView
+from ..views import MessageView, ScopedView
 from ..views.history import (
     HistoryChangeReview,
     HistoryChangeView,
@@ -22,7 +22,7 @@ from ..views.history import (
     HistoryView,
     HistoryWidget,
 )
-from .common import positive_int, require
+from .common import SCOPE_ALL, positive_int, require, scope_arg, scoped_stores
 from .context import Context, View
 from .spec import Arg, arg, command
 
@@ -37,12 +37,19 @@ def _seq(help_text: str) -> Arg:
     "history",
     "every change to memory: when, what, by which notebook and cell",
     arg("--limit", type=positive_int, metavar="N", help="only the newest N entries"),
+    scope_arg(SCOPE_ALL),
 )
 def handle_history(ctx: Context, args: argparse.Namespace) -> View:
     """The journal in .memory/history/, newest first: each commit's number (SEQ), time
     (UTC), operation, the names it added (+) and removed (-), who made it (notebook and
     cell, or tool) and the turn's question. See one entry with diff SEQ. In a notebook
-    the widget shows the newest 50 unless --limit says otherwise."""
+    the widget shows the newest 50 unless --limit says otherwise. With the user scope on,
+    the project's journal and then the user's (each numbered on its own)."""
+    stores = scoped_stores(ctx, args.scope)
+    if len(stores) > 1 or stores[0][0] == "user":
+        limit = args.limit or (C.HISTORY_WIDGET_LIMIT if ctx.proposes else None)
+        parts = [(scope, HistoryView.load(store, limit)) for scope, store in stores]
+        return parts[0][1] if len(parts) == 1 else ScopedView(parts)
     store = ctx.store
     if not ctx.proposes:
         return HistoryView.load(store, args.limit)
@@ -68,13 +75,14 @@ def _op(name: str) -> HistoryOp:
     "diff",
     "one history entry: names added and removed, body diffs",
     _seq("the entry's number (see history)"),
+    scope_arg("project"),
 )
 def handle_diff(ctx: Context, args: argparse.Namespace) -> View:
     """The records entry SEQ added and removed (read from .memory/ or, for records that
     have left the set, history/files/), and the body changes where it replaced records
     (a consolidation: its sources against its replacements)."""
     seq: int = require(args.seq, "SEQ", "see history for the numbers")
-    store = ctx.store
+    [(_, store)] = scoped_stores(ctx, args.scope)
     entry = next((e for e in store.history() if e.seq == seq), None)
     if entry is None:
         raise CommandError(f"no history entry #{seq} in {store.root} (see history)")
@@ -90,8 +98,9 @@ def history_review(ctx: Context, batch: PendingBatch) -> View:
     )
 
 
-def _change(ctx: Context, op: HistoryOp, seq: int) -> View:
-    change = plan_history_change(ctx.store, op, seq)
+def _change(ctx: Context, op: HistoryOp, seq: int, scope: str = "project") -> View:
+    [(_, store)] = scoped_stores(ctx, scope)
+    change = plan_history_change(store, op, seq)
     if change.conflict is not None:
         # Refused now, as it would be on commit: nothing proposed, nothing written.
         return HistoryChangeView(change, status="failed", error=change.conflict)
@@ -100,10 +109,12 @@ def _change(ctx: Context, op: HistoryOp, seq: int) -> View:
             f"{change.title}: the current set already is that way; nothing to do.",
             data={"op": op, "seq": seq, "changed": False},
         )
-    if ctx.proposes:
+    # The user scope's change applies at once everywhere: a session's batches commit
+    # to its project (the command is the explicit decision, as on the command line).
+    if ctx.proposes and scope == "project":
         return history_review(ctx, ctx.session.propose_history_change(change))
     try:
-        entry = change.apply(ctx.store, actor_info({"via": "cli"}))
+        entry = change.apply(store, actor_info({"via": "cli" if not ctx.proposes else "notebook"}))
     except MemoryStoreError as e:
         # A conflict (nothing written) is the outcome of the command, not a crash.
         return HistoryChangeView(change, status="failed", error=str(e))
@@ -119,22 +130,25 @@ def _change(ctx: Context, op: HistoryOp, seq: int) -> View:
     "undo",
     "reverse one history entry (one new commit)",
     _seq("the entry to reverse (see history)"),
+    scope_arg("project"),
     section="change",
 )
 def handle_undo(ctx: Context, args: argparse.Namespace) -> View:
     """Records entry SEQ removed come back exactly as they were; records it added
     leave. Refused, with nothing written, when that is not clean (a name now held by
     another record, an added record since replaced). In a notebook the undo is
-    proposed first: Commit (or %memory commit) applies it; the command line applies it
-    at once. Either way it is recorded as a new entry, so it can be undone too."""
+    proposed first: Commit (or %memory commit) applies it; the command line (and
+    --scope user everywhere) applies it at once. Either way it is recorded as a new
+    entry, so it can be undone too."""
     seq: int = require(args.seq, "SEQ", "see history for the numbers")
-    return _change(ctx, "undo", seq)
+    return _change(ctx, "undo", seq, args.scope)
 
 
 @command(
     "restore",
     "make the set exactly what it was after a history entry",
     _seq("the entry whose resulting set to restore (see history)"),
+    scope_arg("project"),
     section="change",
 )
 def handle_restore(ctx: Context, args: argparse.Namespace) -> View:
@@ -142,4 +156,4 @@ def handle_restore(ctx: Context, args: argparse.Namespace) -> View:
     leave. In a notebook the restore is proposed first (Commit or %memory commit); the
     command line applies it at once, as one new history entry."""
     seq: int = require(args.seq, "SEQ", "see history for the numbers")
-    return _change(ctx, "restore", seq)
+    return _change(ctx, "restore", seq, args.scope)

@@ -68,6 +68,10 @@ class NotebookContext(Context):
         return self.session.store
 
     @property
+    def user_store(self) -> MemoryStore | None:
+        return self.session.user_store
+
+    @property
     def model(self) -> ModelClient:
         return self.session.model
 

@@ -21,6 +21,7 @@ from .history import (
 from .manifest import ManifestView
 from .record import RecordView
 from .review import BatchReview
+from .scoped import ScopedView
 from .selection import SelectionView
 from .status import StatusView
 from .widgets import ManifestWidget, SelectionWidget
@@ -41,6 +42,7 @@ __all__ = [
     "ManifestWidget",
     "MessageView",
     "RecordView",
+    "ScopedView",
     "SelectionView",
     "SelectionWidget",
     "StaticView",

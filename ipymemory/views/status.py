@@ -28,8 +28,13 @@ class StatusView(StaticView):
         last_error: str | None = None,
         notes: tuple[str, ...] = (),
         settings: Sequence[tuple[str, str, str]] = (),
+        user_directory: str | Path | None = None,
+        user_records: int | None = None,
     ) -> None:
         self.directory = str(directory)
+        #: The user scope's .memory directory (SPEC §11); None when it is off.
+        self.user_directory = None if user_directory is None else str(user_directory)
+        self.user_records = user_records
         self.model = model
         self.records = records
         self.pending = pending
@@ -46,6 +51,9 @@ class StatusView(StaticView):
             "pending": self.pending,
             "last_error": self.last_error,
             "records": self.records,
+            "user_scope": None
+            if self.user_directory is None
+            else {"directory": self.user_directory, "records": self.user_records},
             "settings": [
                 {"name": name, "value": value, "origin": origin}
                 for name, value, origin in self.settings
@@ -53,8 +61,14 @@ class StatusView(StaticView):
         }
 
     def _pairs(self) -> list[tuple[str, str]]:
+        if self.user_directory is None:
+            user = "off (user_dir)"
+        else:
+            count = "unreadable" if self.user_records is None else str(self.user_records)
+            user = f"{self.user_directory} ({count} records)"
         return [
             ("Directory", self.directory),
+            ("User scope", user),
             ("Model", self.model or "not configured (set ANTHROPIC_API_KEY)"),
             ("Records", "unreadable" if self.records is None else str(self.records)),
             ("Pending batches", str(self.pending)),

@@ -1,0 +1,109 @@
+"""``--scope`` on the reading and changing commands, and both directories in
+``%memory status`` (SPEC §11): through the CLI's ``main`` and a real InteractiveShell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from notebook_support import memory
+from record_support import rec
+
+from ipymemory import MemoryStore
+from ipymemory.cli import main
+
+
+@pytest.fixture
+def scopes(workspace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path]:
+    """A project with two records and a user scope with two, one named like a project's."""
+    user = tmp_path / "me"
+    user.mkdir()
+    MemoryStore(workspace).extend([rec("alpha"), rec("shared", body="the project's")])
+    MemoryStore(user).extend(
+        [rec("polars", type="user"), rec("shared", type="user", body="the user's")]
+    )
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
+    return workspace, user
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_reads_both_scopes_by_default_and_one_with_scope(
+    scopes: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws, user = scopes
+    code, out, _ = run(capsys, "--dir", ws, "list")
+    assert code == 0
+    assert out.splitlines() == [
+        "[project]",
+        "alpha (project) - about alpha",
+        "shared (project) - about shared",
+        "[user]",
+        "polars (user) - about polars",
+        "shared (user) - about shared",
+    ]
+    code, out, _ = run(capsys, "--dir", ws, "--json", "list", "--scope", "user")
+    data = json.loads(out)
+    assert data["directory"] == str(user / ".memory")
+    assert [r["name"] for r in data["records"]] == ["polars", "shared"]
+    code, out, _ = run(capsys, "--dir", ws, "--json", "list")
+    assert set(json.loads(out)) == {"project", "user"}
+
+
+def test_show_takes_the_projects_record_first_and_the_users_on_request(
+    scopes: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws, _ = scopes
+    assert run(capsys, "--dir", ws, "show", "shared")[1].endswith("the project's\n")
+    assert run(capsys, "--dir", ws, "show", "shared", "--scope", "user")[1].endswith("the user's\n")
+    assert run(capsys, "--dir", ws, "show", "polars")[0] == 0  # found in the user scope
+    code, _, err = run(capsys, "--dir", ws, "show", "polars", "--scope", "project")
+    assert code == 1 and "no memory named 'polars'" in err
+
+
+def test_forget_and_undo_in_the_user_scope_leave_the_project_alone(
+    scopes: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws, user = scopes
+    code, _, err = run(capsys, "--dir", ws, "forget", "polars")
+    assert code == 1 and "no memory named 'polars'" in err  # changes default to the project
+    code, out, _ = run(capsys, "--dir", ws, "--json", "forget", "shared", "--scope", "user")
+    assert code == 0 and json.loads(out) == {"forgotten": ["shared"], "scope": "user"}
+    assert [r.name for r in MemoryStore(user).records()] == ["polars"]
+    assert [r.name for r in MemoryStore(ws).records()] == ["alpha", "shared"]
+    forget_seq = MemoryStore(user).history(1)[0].seq
+    code, out, _ = run(capsys, "--dir", ws, "history", "--scope", "user")
+    assert code == 0 and "forget" in out
+    code, _, err = run(capsys, "--dir", ws, "undo", str(forget_seq), "--scope", "user")
+    assert code == 0, err
+    assert [r.name for r in MemoryStore(user).records()] == ["polars", "shared"]
+    assert MemoryStore(user).get("shared").body == "the user's"
+    assert len(MemoryStore(ws).history()) == 1  # the project's journal did not move
+
+
+def test_scope_user_when_the_scope_is_off_says_how_to_turn_it_on(
+    workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "--dir", workspace, "list", "--scope", "user")
+    assert code == 1 and "the user scope is off" in err and "IPYMEMORY_USER_DIR" in err
+    code, _, err = run(capsys, "--dir", workspace, "forget", "x", "--scope", "all")
+    assert code == 2 and "invalid choice" in err  # changes name one scope
+
+
+def test_status_shows_both_directories_and_list_takes_scope_in_the_notebook(
+    scopes: tuple[str, Path], ip: InteractiveShell
+) -> None:
+    _, user = scopes
+    status = memory(ip, "status")
+    assert f"User scope       {user / '.memory'} (2 records)" in status.to_text()
+    assert status.to_json()["user_scope"] == {"directory": str(user / ".memory"), "records": 2}
+    listed = memory(ip, "list --scope user")
+    assert [e.record.name for e in listed.entries] == ["polars", "shared"]
+    ip.run_line_magic("config", "IPyMemory.user_dir = 'off'")
+    assert "User scope       off (user_dir)" in memory(ip, "status").to_text()

@@ -11,6 +11,12 @@ block ``content_block_start`` / ``content_block_delta`` (text in word-sized piec
 tool input as one ``input_json_delta``) / ``content_block_stop``, ``message_delta``
 (stop reason, output tokens), ``message_stop``; ``chunk_delay`` seconds pass between
 events. Other requests (the side-queries) get one JSON body as before.
+
+An endpoint that does not know structured outputs: with ``refuse_output_config`` set
+(``True`` for every model, or a collection of model names), a request whose body holds
+``output_config`` is answered HTTP 400 ``invalid_request_error``
+:data:`OUTPUT_CONFIG_REFUSAL` without using a scripted reply; its index goes to
+``refused``.
 """
 
 from __future__ import annotations
@@ -21,12 +27,14 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 _ids = itertools.count(1)
+# What a proxy validating requests against an older Messages-API schema answers.
+OUTPUT_CONFIG_REFUSAL = "output_config: Extra inputs are not permitted"
 
 
 @dataclass
@@ -146,6 +154,8 @@ class MessagesServer:
         self.headers: list[dict[str, str]] = []
         self._queue: deque[Scripted] = deque()
         self.responder: Callable[[dict[str, Any]], Scripted] | None = None
+        self.refuse_output_config: bool | Collection[str] = False
+        self.refused: list[int] = []  # requests answered with OUTPUT_CONFIG_REFUSAL
         self.unexpected = 0
         self._lock = threading.Lock()
         server = self
@@ -207,12 +217,19 @@ class MessagesServer:
             self.requests.append(body)
             self.headers.append(headers)
             index = len(self.requests) - 1
+            if "output_config" in body and self._refuses(body.get("model")):
+                self.refused.append(index)
+                return error(400, OUTPUT_CONFIG_REFUSAL, "invalid_request_error"), index
             if self._queue:
                 return self._queue.popleft(), index
             if self.responder is not None:
                 return self.responder(body), index
             self.unexpected += 1
             return error(500, "messages_server: no scripted reply left"), index
+
+    def _refuses(self, model: Any) -> bool:
+        refuse = self.refuse_output_config
+        return refuse is True or (not isinstance(refuse, bool) and model in refuse)
 
     @property
     def base_url(self) -> str:

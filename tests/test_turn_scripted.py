@@ -69,6 +69,7 @@ def test_records_requests_as_copies_and_says_when_it_runs_out() -> None:
             "max_tokens": 5,
             "tools": [{"name": "t"}],
             "model": "x",
+            "output_schema": None,
         }
     ]
     with pytest.raises(ScriptExhausted, match=r"no reply left for call 2 \(it was given 1\)"):

@@ -3,6 +3,12 @@
 
 SDK errors become the typed :class:`~ipymemory.errors.ModelError` family here (the
 original stays as ``__cause__``), so callers decide by type and never see SDK types.
+
+Structured outputs (SPEC §9): a request with an ``output_schema`` carries
+``output_config``. An endpoint that refuses the parameter (HTTP 400 naming it, or an
+unknown-parameter error) gets the same request once more without it, and that
+answer is remembered for the (base URL, model) pair for the rest of the process, so
+each pair costs one extra round trip at most.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -24,7 +31,7 @@ from ..errors import (
 from .client import ModelReply
 from .usage import Usage
 
-__all__ = ["SDK_ENVIRONMENT", "AnthropicModel", "sdk_environment"]
+__all__ = ["SDK_ENVIRONMENT", "AnthropicModel", "refused_output_config", "sdk_environment"]
 
 # What the SDK reads from the environment itself: a client made before one of these
 # changed is out of date.
@@ -86,11 +93,33 @@ class AnthropicModel:
         max_tokens: int,
         tools: list[dict[str, Any]] | None = None,
         model: str | None = None,
+        output_schema: dict[str, Any] | None = None,
     ) -> ModelReply:
+        """One request; with ``output_schema``, as structured outputs (``output_config``)
+        unless this endpoint and model refused it before (see :func:`refused_output_config`):
+        a refusal gets the same request once more without it, and is remembered."""
+        import anthropic
+
         kwargs = self._request(system, messages, max_tokens, tools, model)
+        pair = (self.endpoint, kwargs["model"])
         with _model_errors():
+            if output_schema is not None and not refused_output_config(*pair):
+                structured = {"format": {"type": "json_schema", "schema": output_schema}}
+                try:
+                    return _reply_from_message(
+                        self._client.messages.create(**kwargs, output_config=structured)
+                    )
+                except anthropic.APIStatusError as e:
+                    if not _refuses_output_config(e):
+                        raise
+                    _remember_refusal(pair)
             message = self._client.messages.create(**kwargs)
         return _reply_from_message(message)
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL requests go to (``""`` when the client does not say)."""
+        return str(getattr(self._client, "base_url", "") or "")
 
     def stream(
         self,
@@ -130,6 +159,42 @@ class AnthropicModel:
         if tools:
             kwargs["tools"] = tools
         return kwargs
+
+
+# What endpoints that do not know a request parameter answer (HTTP 400, or 422 from
+# validating proxies), lowercased; an error naming output_config itself always counts.
+_UNKNOWN_PARAMETER = (
+    "extra inputs are not permitted",
+    "extra_forbidden",
+    "unknown parameter",
+    "unrecognized request argument",
+    "unexpected keyword argument",
+    "unknown field",
+    "unrecognized field",
+    "additional properties are not allowed",
+)
+_refusals: set[tuple[str, str]] = set()
+_refusals_lock = threading.Lock()
+
+
+def refused_output_config(endpoint: str, model: str) -> bool:
+    """Whether ``endpoint`` refused structured outputs for ``model`` in this process
+    (then side-queries there are sent without ``output_config``)."""
+    with _refusals_lock:
+        return (endpoint, model) in _refusals
+
+
+def _remember_refusal(pair: tuple[str, str]) -> None:
+    with _refusals_lock:
+        _refusals.add(pair)
+
+
+def _refuses_output_config(e: Any) -> bool:
+    """An API error that says the endpoint does not take ``output_config``."""
+    if getattr(e, "status_code", None) not in (400, 422):
+        return False
+    said = f"{_body_error(e, 'message') or ''} {e}".lower()
+    return "output_config" in said or any(phrase in said for phrase in _UNKNOWN_PARAMETER)
 
 
 @contextlib.contextmanager

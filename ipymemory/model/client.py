@@ -62,7 +62,12 @@ class ModelClient(Protocol):
         max_tokens: int,
         tools: list[dict[str, Any]] | None = None,
         model: str | None = None,
-    ) -> ModelReply: ...
+        output_schema: dict[str, Any] | None = None,
+    ) -> ModelReply:
+        """One request. ``output_schema`` (side-queries) asks for a reply matching that
+        JSON schema (structured outputs); a client that cannot honour it may ignore
+        it: the caller validates the reply either way."""
+        ...
 
 
 @runtime_checkable
@@ -97,6 +102,7 @@ class NoModel:
         max_tokens: int,
         tools: list[dict[str, Any]] | None = None,
         model: str | None = None,
+        output_schema: dict[str, Any] | None = None,
     ) -> ModelReply:
         raise ModelNotConfigured(self.reason)
 

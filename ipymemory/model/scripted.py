@@ -2,7 +2,8 @@
 
 Give it the replies in the order the calls will happen -- the selector, the agent
 (one reply per tool step), the extractor, the consolidator -- and it answers each
-call with the next one, recording every request it got in ``requests``::
+call with the next one, recording every request it got in ``requests`` (its
+arguments, ``output_schema`` included: a script does not have to follow it)::
 
     model = ScriptedModel([
         '["prefers-tabs"]',                                    # selector
@@ -89,6 +90,7 @@ class ScriptedModel:
         max_tokens: int,
         tools: list[dict[str, Any]] | None = None,
         model: str | None = None,
+        output_schema: dict[str, Any] | None = None,
     ) -> ModelReply:
         with self._lock:
             self.requests.append(
@@ -99,6 +101,7 @@ class ScriptedModel:
                         "max_tokens": max_tokens,
                         "tools": tools,
                         "model": model or self.model,
+                        "output_schema": output_schema,
                     }
                 )
             )

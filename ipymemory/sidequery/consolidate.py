@@ -22,6 +22,7 @@ from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
 from .prompts import CONSOLIDATOR_PROMPT
 from .replies import encode_input, side_query, validate_plan
+from .schemas import CONSOLIDATOR_SCHEMA
 
 __all__ = ["CONSOLIDATE_MAX_TOKENS", "ConsolidationPlan", "plan_consolidation"]
 
@@ -84,6 +85,7 @@ def plan_consolidation(
         max_tokens=max_tokens,
         side_model=side_model,
         role="consolidator",
+        schema=CONSOLIDATOR_SCHEMA,
         validate=lambda value: validate_plan(value, names, role="consolidator"),
     )
     return ConsolidationPlan(sources, records), usage

@@ -38,6 +38,7 @@ from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
 from .prompts import EXTRACTOR_PROMPT
 from .replies import ExtractedItem, encode_input, side_query, validate_items
+from .schemas import EXTRACTOR_SCHEMA
 
 __all__ = [
     "CONTEXT_MARK",
@@ -112,6 +113,7 @@ def extract_memories(
         max_tokens=max_tokens,
         side_model=side_model,
         role="extractor",
+        schema=EXTRACTOR_SCHEMA,
         validate=lambda value: validate_items(value, existing, role="extractor"),
     )
     return Extraction(items, usage)

@@ -35,6 +35,7 @@ __all__ = [
     "MAX_EVIDENCE_ITEMS",
     "MAX_REPLY_CHARS",
     "MAX_REPLY_ITEMS",
+    "PLAN_KEYS",
     "RECORD_KEYS",
     "ExtractedItem",
     "encode_input",
@@ -89,8 +90,10 @@ def side_query_json(
     max_tokens: int,
     side_model: str | None = None,
     role: str = "side-query",
+    schema: dict[str, Any] | None = None,
 ) -> tuple[Any, Usage]:
-    """Call ``model`` with no tools; return the reply's JSON value and the usage.
+    """Call ``model`` with no tools (asking for replies matching ``schema``, when
+    given, as structured outputs); return the reply's JSON value and the usage.
 
     Raises :class:`SideQueryError` on an API failure or no model, and
     :class:`SideQueryReplyError` (with the usage spent) on an invalid reply.
@@ -103,6 +106,7 @@ def side_query_json(
         side_model=side_model,
         role=role,
         validate=_identity,
+        schema=schema,
     )
 
 
@@ -115,9 +119,11 @@ def side_query(
     validate: Callable[[Any], T],
     side_model: str | None = None,
     role: str = "side-query",
+    schema: dict[str, Any] | None = None,
 ) -> tuple[T, Usage]:
     """Like :func:`side_query_json`, then ``validate`` the value (it raises
-    :class:`SideQueryReplyError`); the error gets the call's usage attached."""
+    :class:`SideQueryReplyError`); the error gets the call's usage attached. The
+    schema never loosens the checks: the reply is judged exactly as without it."""
     return _checked_call(
         model,
         system,
@@ -126,6 +132,7 @@ def side_query(
         side_model,
         role,
         lambda reply: validate(_strict_json(reply_text(reply, role), role)),
+        schema,
     )
 
 
@@ -153,6 +160,7 @@ def _checked_call(
     side_model: str | None,
     role: str,
     read: Callable[[ModelReply], T],
+    schema: dict[str, Any] | None = None,
 ) -> tuple[T, Usage]:
     """One tool-free call; ``read`` judges the reply. A rejected reply's error carries
     the usage it cost; a model failure (any ``ModelError``, the cause) becomes a
@@ -165,6 +173,7 @@ def _checked_call(
             max_tokens=max_tokens,
             tools=None,
             model=chosen if isinstance(chosen, str) and chosen else None,
+            output_schema=schema,
         )
     except ModelNotConfigured as e:
         # A state, not a failure of this call: its message is already exact.

@@ -20,6 +20,7 @@ from ..store.record import MemoryRecord
 from .fallback import keyword_select
 from .prompts import SELECTOR_PROMPT
 from .replies import encode_input, side_query, validate_names
+from .schemas import SELECTOR_SCHEMA
 
 __all__ = ["SELECT_MAX_TOKENS", "Selection", "select_memories"]
 
@@ -84,6 +85,7 @@ def select_memories(
             max_tokens=max_tokens,
             side_model=side_model,
             role="selector",
+            schema=SELECTOR_SCHEMA,
             validate=lambda value: validate_names(value, by_name, role="selector"),
         )
     except SideQueryError as e:

@@ -345,3 +345,37 @@ def test_a_hand_named_file_is_renamed_deterministically() -> None:
     assert re.fullmatch(r"notes-([0-9a-f]{8})-[0-9a-f]{32}\.md", rename.new_file)
     assert result == merge_sets([], [f"notes-{ident}.md"], ["notes.md"])
     assert f"notes-{ident}.md" in result.files
+
+
+@pytest.mark.parametrize("rebase", [False, True], ids=["merge", "rebase"])
+@pytest.mark.parametrize("crafted", ["ours", "theirs"])
+def test_clashes_are_decided_by_the_names_inside_the_files(
+    pair: tuple[Clone, Clone], rebase: bool, crafted: str
+) -> None:
+    """Issue 19 #7: a record named ``tabs`` in a file ``notes-<id>.md`` (a hand edit, or
+    another writer) clashes with the other side's ``tabs``; the merge renames one
+    instead of completing into a set that does not load."""
+    a, b = pair
+    a.store.extend([rec("base")])
+    share(a, b)
+    odd, plain = (a, b) if crafted == "ours" else (b, a)
+    odd.store.extend([rec("tabs", body="in notes-<id>.md")])
+    memory = odd.path / ".memory"
+    [file] = [f for f in odd.files() if f.startswith("tabs-")]
+    renamed_file = "notes-" + file.removeprefix("tabs-")
+    (memory / file).rename(memory / renamed_file)
+    files = [renamed_file if f == file else f for f in odd.files()]
+    (memory / "manifest.json").write_bytes(render_manifest(files))
+    (memory / "MEMORY.md").write_bytes(render_catalog(odd.store.entries()).encode())
+    assert sorted(odd.names()) == ["base", "tabs"]
+    plain.store.extend([rec("tabs", body="tabs-<id>.md")])
+    got = merge(a, b, rebase=rebase)
+    assert got.returncode != 0
+    assert "two records are named 'tabs'" in got.stderr
+    a.assert_sound()
+    index_matches(a)
+    bodies = sorted(r.body for r in a.store.records() if r.name.startswith("tabs"))
+    assert bodies == ["in notes-<id>.md", "tabs-<id>.md"]
+    a.finish()
+    a.assert_sound()
+    assert len(set(a.names())) == 3

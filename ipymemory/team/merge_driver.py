@@ -19,7 +19,12 @@ the ones the manifest's writers rendered from the same records.
 the driver says which side and why, and exits 1; ``%A`` keeps our version.
 
 **Same name twice**: the result keeps both records, one renamed (rule in
-:mod:`~ipymemory.team.setmerge`). The renamed record needs a NEW record file, which the
+:mod:`~ipymemory.team.setmerge`). Names are the records' own (their frontmatter), not
+their file names: the index driver takes them from the index lines (which the writers
+render from the records), the manifest driver reads each record file — from the working
+tree, else from git's objects (the commit being merged, rebased or picked, or any commit
+that added the file) — so a ``notes-<id>.md`` whose record is named ``tabs`` clashes
+with the other side's ``tabs``. The renamed record needs a NEW record file, which the
 merge itself cannot carry: git holds the index lock while drivers run, so a file the
 driver writes is untracked, and a merge or rebase that completed would commit a
 manifest listing a file the commit does not hold — a broken set in every other clone.
@@ -42,16 +47,17 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import IPyMemoryError, MemoryFormatError
 from ..store.durable import create_exclusive
+from ..store.layout import read_regular
 from ..store.manifest import parse_manifest, render_manifest
 from .setmerge import MergeResult, Rename, merge_sets
 
-__all__ = ["IndexLine", "main", "merge_index", "merge_manifest", "parse_index"]
+__all__ = ["IndexLine", "main", "merge_index", "merge_manifest", "parse_index", "record_names"]
 
 # Far above any bound in force: an over-bound set still merges (check says to consolidate).
 _MAX_INPUT_BYTES = 64 << 20
@@ -103,13 +109,23 @@ def _parse_manifest_side(raw: bytes, where: str) -> tuple[str, ...]:
     return () if not raw else parse_manifest(raw, where)
 
 
-def merge_manifest(base: bytes, ours: bytes, theirs: bytes, path: str) -> MergeResult:
-    """The merged set of three manifests' bytes (``path`` names the file in errors)."""
+def merge_manifest(
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    path: str,
+    names: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
+) -> MergeResult:
+    """The merged set of three manifests' bytes (``path`` names the file in errors).
+
+    ``names`` gives the record names inside the listed files (the driver reads them,
+    :func:`record_names`); without it, the names the file names carry."""
     sides = [
         _parse_manifest_side(raw, f"{path} ({side})")
         for raw, side in zip((base, ours, theirs), _SIDES, strict=True)
     ]
-    return merge_sets(*sides)
+    listed = sorted({f for side in sides for f in side})
+    return merge_sets(sides[0], sides[1], sides[2], None if names is None else names(listed))
 
 
 def merge_index(base: bytes, ours: bytes, theirs: bytes, path: str) -> tuple[MergeResult, bytes]:
@@ -118,10 +134,12 @@ def merge_index(base: bytes, ours: bytes, theirs: bytes, path: str) -> tuple[Mer
         parse_index(raw, f"{path} ({side})")
         for raw, side in zip((base, ours, theirs), _SIDES, strict=True)
     ]
-    result = merge_sets(*([line.file for line in lines] for lines in sides))
     known: dict[str, IndexLine] = {}
     for lines in reversed(sides):  # ours wins over theirs over base (all equal when sound)
         known.update((line.file, line) for line in lines)
+    names = {file: line.name for file, line in known.items()}
+    base_files, our_files, their_files = ([line.file for line in lines] for lines in sides)
+    result = merge_sets(base_files, our_files, their_files, names)
     renames = result.renamed_from()
     out: list[str] = []
     for file in result.files:
@@ -144,25 +162,131 @@ def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
 
 
+def _local(memory_dir: Path, file: str) -> bytes | None:
+    """The working tree's copy of a record file (a regular file, not followed through a
+    link, never blocking on a FIFO), or None."""
+    try:
+        return read_regular(str(memory_dir / file), _MAX_INPUT_BYTES)
+    except (OSError, IPyMemoryError):
+        return None
+
+
+# Commits a merge, rebase, cherry-pick or stash apply in progress names (some are written
+# only once git stops, so a driver also looks in every ref: ``git log --all``).
+_PSEUDO_HEADS = ("MERGE_HEAD", "REBASE_HEAD", "CHERRY_PICK_HEAD", "ORIG_HEAD", "FETCH_HEAD")
+
+
+def _cat(specs: Sequence[str], cwd: str) -> dict[str, tuple[bytes, bytes]]:
+    """``git cat-file --batch`` of ``specs``: spec -> (object type, content), the specs
+    git does not find left out. One process for all."""
+    got = subprocess.run(
+        ["git", "cat-file", "--batch"],
+        cwd=cwd,
+        input="".join(f"{spec}\n" for spec in specs).encode("utf-8"),
+        capture_output=True,
+        check=False,
+    )
+    out: dict[str, tuple[bytes, bytes]] = {}
+    data, pos = got.stdout, 0
+    for spec in specs:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            break
+        header = data[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[2].isdigit():  # "<oid> <type> <size>", not "missing"
+            size = int(header[2])
+            out[spec] = (header[1], data[pos : pos + size])
+            pos += size + 1
+    return out
+
+
+def _from_history(paths: Sequence[str], cwd: str) -> dict[str, bytes]:
+    """The bytes of each of ``paths`` (record files, never changed once written) from a
+    commit git knows: HEAD or a commit in progress first, else the newest commit of
+    any ref that added it. At most three git processes, whatever the number of paths."""
+    specs = {f"{rev}:{path}": path for path in paths for rev in ("HEAD", *_PSEUDO_HEADS)}
+    got = _cat([*_PSEUDO_HEADS, *specs], cwd)
+    out: dict[str, bytes] = {}
+    for spec, path in specs.items():
+        if spec in got and got[spec][0] == b"blob":
+            out.setdefault(path, got[spec][1])
+    rest = [p for p in paths if p not in out]
+    if not rest:
+        return out
+    heads = ["--all", *(h for h in _PSEUDO_HEADS if got.get(h, (b"",))[0] == b"commit")]
+    log = _git(
+        ["log", *heads, "--diff-filter=A", "--format=%x00%H", "--name-only", "--", *rest], cwd
+    )
+    added: dict[str, str] = {}
+    commit = ""
+    for line in log.stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("\x00"):
+            commit = line[1:]
+        elif line and commit:
+            added.setdefault(line, commit)  # newest first: the first commit seen
+    blobs = _cat([f"{c}:{p}" for p, c in added.items()], cwd)
+    for path, c in added.items():
+        if f"{c}:{path}" in blobs:
+            out[path] = blobs[f"{c}:{path}"][1]
+    return out
+
+
+_FAST_NAME = re.compile(rb"name: ([a-z0-9]+(?:-[a-z0-9]+)*)")
+
+
+def _name_inside(raw: bytes, where: str) -> str | None:
+    """The record name in a record file's frontmatter; None if it does not parse."""
+    lines = raw.split(b"\n", 5)
+    # Our writers' exact form first (no YAML needed: a driver runs per merged file).
+    if len(lines) > 4 and lines[0] == b"---" and lines[4] == b"---":
+        match = _FAST_NAME.fullmatch(lines[1])
+        if match and lines[2].startswith(b"description: ") and lines[3].startswith(b"type: "):
+            return match.group(1).decode("ascii")
+    from ..store.record import MAX_RECORD_BYTES, parse_record
+
+    try:
+        return parse_record(raw[: MAX_RECORD_BYTES + 1], where).name
+    except IPyMemoryError:
+        return None
+
+
+def record_names(
+    memory_dir: Path, repo_path: str, cwd: str
+) -> Callable[[Sequence[str]], dict[str, str]]:
+    """The names inside record files (for :func:`merge_manifest`): each read from the
+    working tree, else from git's objects (:func:`_from_history`); a file found in
+    neither, or that does not parse, is left out: the name its file name carries is
+    used."""
+
+    def names(files: Sequence[str]) -> dict[str, str]:
+        found = {f: raw for f in files if (raw := _local(memory_dir, f)) is not None}
+        missing = [f for f in files if f not in found and "\n" not in f]
+        if missing:
+            repo = {f"{repo_path}/{f}" if repo_path else f: f for f in missing}
+            for path, raw in _from_history(list(repo), cwd).items():
+                found[repo[path]] = raw
+        out = {}
+        for file, raw in found.items():
+            name = _name_inside(raw, f"{repo_path}/{file}")
+            if name is not None:
+                out[file] = name
+        return out
+
+    return names
+
+
 def _original_bytes(memory_dir: Path, repo_path: str, file: str, cwd: str) -> bytes:
     """The bytes of record ``file``: from the working tree (our side), else from any
     commit git knows that added it (record files never change once written)."""
-    local = memory_dir / file
-    if local.is_file():
-        return local.read_bytes()
+    local = _local(memory_dir, file)
+    if local is not None:
+        return local
     path = f"{repo_path}/{file}" if repo_path else file
-    heads = ["--all"]
-    for pseudo in ("MERGE_HEAD", "REBASE_HEAD", "CHERRY_PICK_HEAD", "FETCH_HEAD", "ORIG_HEAD"):
-        if _git(["rev-parse", "-q", "--verify", f"{pseudo}^{{commit}}"], cwd).returncode == 0:
-            heads.append(pseudo)
-    found = _git(["log", *heads, "-n", "1", "--format=%H", "--diff-filter=A", "--", path], cwd)
-    commit = found.stdout.decode().strip()
-    if found.returncode != 0 or not commit:
+    found = _from_history([path], cwd)
+    if path not in found:
         raise MemoryFormatError(f"{path}: not found in this repository's history")
-    blob = _git(["cat-file", "blob", f"{commit}:{path}"], cwd)
-    if blob.returncode != 0:
-        raise MemoryFormatError(f"{path}: cannot be read from commit {commit[:12]}")
-    return blob.stdout
+    return found[path]
 
 
 def write_renamed(memory_dir: Path, repo_path: str, rename: Rename, cwd: str) -> None:
@@ -176,8 +300,8 @@ def write_renamed(memory_dir: Path, repo_path: str, rename: Rename, cwd: str) ->
     new = MemoryRecord(rename.new_name, old.type, old.description, old.body)
     data = render_record(new)
     target = memory_dir / rename.new_file
-    if target.exists():
-        if target.read_bytes() == data:
+    if os.path.lexists(target):
+        if _local(memory_dir, rename.new_file) == data:
             return
         raise MemoryFormatError(f"{target}: exists with other content; not overwritten")
     memory_dir.mkdir(parents=True, exist_ok=True)
@@ -219,8 +343,11 @@ def run(kind: str, base: str, ours: str, theirs: str, path: str, virtual: bool) 
     try:
         raw = [_read(p) for p in (base, ours, theirs)]
         listed: list[Sequence[str]]
+        cwd = os.getcwd()
+        repo_dir = os.path.dirname(path)
         if kind == "manifest":
-            result = merge_manifest(raw[0], raw[1], raw[2], path)
+            names = record_names(Path(cwd, repo_dir), repo_dir, cwd)
+            result = merge_manifest(raw[0], raw[1], raw[2], path, names)
             listed = [_parse_manifest_side(r, path) for r in raw[1:]]
             data = render_manifest(result.files)
         else:
@@ -228,8 +355,6 @@ def run(kind: str, base: str, ours: str, theirs: str, path: str, virtual: bool) 
             listed = [[line.file for line in parse_index(r, path)] for r in raw[1:]]
         pending = [] if virtual else _to_write(result, listed)
         if kind == "manifest":
-            cwd = os.getcwd()
-            repo_dir = os.path.dirname(path)
             for rename in pending:
                 write_renamed(Path(cwd, repo_dir), repo_dir, rename, cwd)
     except (IPyMemoryError, OSError) as e:

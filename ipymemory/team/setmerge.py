@@ -18,7 +18,10 @@ Rules (the contract documented in the README, "Sharing memory with your team"):
   sorts later (for our files: the later id) is renamed to ``<name>-<first 8 hex of
   its id>`` (more hex if that is taken too), in the file ``<new name>-<id>.md``. The
   rule does not depend on which side is "incoming", so every clone renames the same
-  record to the same bytes.
+  record to the same bytes. A record's name is the one INSIDE it (its frontmatter;
+  the callers pass ``names``): a file name only says what its writer meant, and a set
+  holding ``notes-<id>.md`` named ``tabs`` beside ``tabs-<id>.md`` does not load. Only
+  a file whose name is not known falls back to the name its file name carries.
 * The index bound is not enforced: a merge never loses a record; ``check`` then says
   to consolidate.
 """
@@ -79,12 +82,13 @@ class MergeResult:
         return {r.new_file: r for r in self.renames}
 
 
-def renamed(file: str, owner: Mapping[str, str]) -> Rename:
-    """The rename of ``file`` whose name clashes: ``<name>-<id prefix>`` in
-    ``<new name>-<id>.md``. ``owner`` maps the names in use to their files: a name is
-    free, or already held by exactly the renamed file (an earlier merge renamed it)."""
+def renamed(file: str, owner: Mapping[str, str], name: str | None = None) -> Rename:
+    """The rename of ``file`` (record name ``name``, by default the one its file name
+    carries) whose name clashes: ``<name>-<id prefix>`` in ``<new name>-<id>.md``.
+    ``owner`` maps the names in use to their files: a name is free, or already held by
+    exactly the renamed file (an earlier merge renamed it)."""
     match = _GENERATED.fullmatch(file)
-    name = name_of(file)
+    name = name_of(file) if name is None else name
     if match is not None:
         ident = match.group("id")
     else:  # a hand-named file has no id: take one from its name, deterministically
@@ -116,14 +120,20 @@ def _by_key(files: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def merge_sets(base: Sequence[str], ours: Sequence[str], theirs: Sequence[str]) -> MergeResult:
-    """The three-way merge of the sets of record files ``base``, ``ours``, ``theirs``."""
+def merge_sets(
+    base: Sequence[str],
+    ours: Sequence[str],
+    theirs: Sequence[str],
+    names: Mapping[str, str] | None = None,
+) -> MergeResult:
+    """The three-way merge of the sets of record files ``base``, ``ours``, ``theirs``;
+    ``names`` maps files to the record names inside them (see the module docstring)."""
     b, o, t = _by_key(base), _by_key(ours), _by_key(theirs)
     keep = (o.keys() & t.keys()) | (o.keys() - b.keys()) | (t.keys() - b.keys())
     chosen = {key: _choose(b.get(key), o.get(key), t.get(key)) for key in keep}
     kept = [chosen[key] for key in b if key in keep]
     added = sorted(chosen[key] for key in keep - b.keys())
-    return _resolve_names(kept + added)
+    return _resolve_names(kept + added, names or {})
 
 
 def _choose(base: str | None, ours: str | None, theirs: str | None) -> str:
@@ -140,21 +150,25 @@ def _choose(base: str | None, ours: str | None, theirs: str | None) -> str:
     return max(ours, theirs)
 
 
-def _resolve_names(files: list[str]) -> MergeResult:
+def _resolve_names(files: list[str], names: Mapping[str, str]) -> MergeResult:
     """Rename every record whose name an earlier-sorted file already holds."""
+
+    def name(file: str) -> str:
+        return names.get(file) or name_of(file)
+
     owner: dict[str, str] = {}
     for file in sorted(files):
-        owner.setdefault(name_of(file), file)
+        owner.setdefault(name(file), file)
     if len(owner) == len(files):
         return MergeResult(tuple(files))
     present = set(files)
     out: list[str] = []
     renames: list[Rename] = []
     for file in files:
-        if owner[name_of(file)] == file:
+        if owner[name(file)] == file:
             out.append(file)
             continue
-        rename = renamed(file, owner)
+        rename = renamed(file, owner, name(file))
         if rename.new_file in present:
             continue  # this merge already holds the renamed copy (an earlier merge made it)
         owner[rename.new_name] = rename.new_file

@@ -9,7 +9,14 @@ giving one :class:`Screening` per record with its :class:`Verdict`; :func:`redac
 from __future__ import annotations
 
 from .._secrets import SECRET_KINDS, SecretHit, find_secrets, redact, redact_data
-from .instructs import instruction_reasons, instructs_assistant
+from .evidence import EvidenceMatch
+from .instructs import (
+    DANGEROUS,
+    HOW_TO_WORK,
+    dangerous_reasons,
+    instruction_reasons,
+    instructs_assistant,
+)
 from .origin import (
     Origin,
     OriginDecision,
@@ -28,7 +35,10 @@ from .screening import (
 )
 
 __all__ = [
+    "DANGEROUS",
+    "HOW_TO_WORK",
     "SECRET_KINDS",
+    "EvidenceMatch",
     "Origin",
     "OriginDecision",
     "Screening",
@@ -36,6 +46,7 @@ __all__ = [
     "Sources",
     "Verdict",
     "consolidation_needs_review",
+    "dangerous_reasons",
     "decide_origin",
     "find_secrets",
     "history_sources",

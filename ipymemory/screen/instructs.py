@@ -27,6 +27,27 @@ The feedback type legitimately holds how-to-work notes ("do not mock the databas
 7. text aimed at the memory machinery: the consolidator/extractor, "replace/delete all
    memories", "merge every record into".
 
+8. reveal: reading, including, printing or sending a secret-bearing or hidden file
+   (``.env``, ``~/.ssh``, ``id_rsa``, ``.aws/credentials``, ``.netrc``, ``/etc/passwd``,
+   any ``~/.name``, "hidden files"), or its "contents"/"text" (en/de/fr/zh);
+9. command: calling a tool (``call read_file on …``), "run/execute the following
+   command", and running network, privileged or destructive commands (curl, wget, ssh,
+   sudo, ``rm -rf``, ``bash -c``, …; piping a download into a shell);
+10. concealment: "do not tell the user", "without telling the user", 不要告诉用户;
+11. obfuscated: any of the above found only after leetspeak and look-alike letters are
+    folded ("Fr0m n0w 0n, ign0re …", a Cyrillic o in "ignore"): nobody writes
+    feedback that way.
+
+**Two classes** (SPEC §9). :data:`HOW_TO_WORK` -- persistence, imperative,
+answer-control -- is how a user gives feedback ("never present the raw numbers as
+euros", "from now on answer in German"): committed when the user said it, held when a
+file or an output did. :data:`DANGEROUS` -- override, exfiltration, reveal, command,
+role, memory-machinery, concealment, obfuscated -- would send data off the machine,
+reveal credentials, hidden files or the system prompt, run commands, or take over the
+assistant or the memory: held for a person whatever the origin. Role changes count as
+dangerous because a forged turn and "you are now …" look the same to a rule, and a
+user rarely needs one remembered.
+
 Before matching, the text is NFKC-folded (fullwidth and other look-alikes become ASCII),
 format characters (zero-width spaces, bidi marks, tag characters) are removed and
 white space is collapsed, so a fullwidth ``ignore`` or one with a zero-width space
@@ -38,7 +59,29 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["instruction_reasons", "instructs_assistant"]
+__all__ = [
+    "DANGEROUS",
+    "HOW_TO_WORK",
+    "dangerous_reasons",
+    "instruction_reasons",
+    "instructs_assistant",
+]
+
+#: Instruction kinds held for a person whatever the item's origin (SPEC §9).
+DANGEROUS = frozenset(
+    {
+        "override",
+        "exfiltration",
+        "reveal",
+        "command",
+        "role",
+        "memory-machinery",
+        "concealment",
+        "obfuscated",
+    }
+)
+#: Instruction kinds that tell the assistant how to work: feedback when the user said it.
+HOW_TO_WORK = frozenset({"persistence", "imperative", "answer-control"})
 
 
 def _normal(text: str) -> str:
@@ -62,9 +105,33 @@ _START = r"(?:^|[.!?;:。\n]\s*|^\s*[-*•>]\s*|\n\s*[-*•>]\s*|[\"'\u201c\u201
 
 _SECRETS = (
     r"(?:api[ _-]?keys?|(?:auth|access|api|bearer|session|github|refresh)[ _-]?tokens?"
+    r"|tokens?(?! ?(?:counts?|usage|budgets?|limits?|costs?|per\b|used\b))"
     r"|passwords?|passphrases?|secrets?|credentials?|private[ _-]?keys?|ssh[ _-]?keys?"
     r"|system prompt|your (?:instructions|prompt|rules)|environment variables|env vars?|\.env"
-    r"|cookies|密钥|密码|令牌|凭证|系统提示)"
+    r"|cookies|密钥|密码|令牌|凭证|系统提示"
+    r"|passw(?:o|ö)rt(?:er)?|kennw(?:o|ö)rt(?:er)?|(?:api-?)?schlüssel|zugangsdaten"
+    r"|mots? de passe|clés? (?:api|privées?|ssh)|identifiants|jetons?)"
+)
+
+# Files that hold credentials, and hidden paths (the agent's tools refuse most, but an
+# item asking for them is still a reveal).
+_HIDDEN = (
+    r"(?:(?<![a-z0-9_-])\.env(?:\.[a-z0-9_-]+)?(?![a-z0-9_-])|\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b"
+    r"|\.aws/credentials|\.netrc\b|\.pgpass\b|\.git-credentials|\.npmrc\b|\.pypirc\b"
+    r"|\.kube/config|\.docker/config|/etc/(?:passwd|shadow)\b|~/\.[\w.-]+"
+    r"|\b(?:hidden|dot) ?files?\b|versteckten? dateien|fichiers? cachés?|隐藏文件)"
+)
+_REVEAL_VERBS = (
+    r"(?:\b(?:(?:include|print|output|show|display|reveal|quote|paste|append|attach|send"
+    r"|upload|dump|cat|echo|leak|share|post|email|read|list|see|type out)(?:s|d|ed|n|ing)?"
+    r"|read_file|zeige|zeigen|gib|füge|sende|schicke|lies|affiche|afficher|inclus|inclure"
+    r"|envoie|envoyer|montre|montrer|lis|lire|colle|ajoute)\b"
+    r"|输出|打印|显示|附上|读取|发送|包含|贴出|给我看)"
+)
+_EXFIL_VERBS = (
+    r"\b(?:print|output|reveal|show|display|echo|repeat|leak|send|post|upload|email|"
+    r"exfiltrate|forward|transmit|share|dump|zeige|gib|sende|schicke|poste"
+    r"|affiche|montre|révèle|envoie|transmets|publie)\b"
 )
 
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -82,7 +149,9 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "override",
-            r"\bignor(?:a|e|ez|iere)\b[^.!?\n]{0,40}\b(?:instrucciones|instructions|anweisungen)\b",
+            r"\b(?:ignor(?:a|e|ez|iere|ieren)|vergiss|oublie|oubliez|olvida)\b[^.!?\n]{0,40}"
+            r"\b(?:instrucciones|instructions|anweisungen|anweisung|regeln|vorgaben|consignes"
+            r"|règles|reglas|prompt)\b",
         ),
         (
             "persistence",
@@ -117,22 +186,60 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "answer-control",
-            r"\b(?:reply|respond|answer) (?:only )?with (?:only )?[\"'\u201c\u2018]|"
-            r"\b(?:do not|don't|never) (?:tell|inform|mention (?:this )?to) the user\b",
+            r"\b(?:reply|respond|answer) (?:only )?with (?:only )?[\"'\u201c\u2018]",
+        ),
+        (
+            "concealment",
+            r"\b(?:do not|don't|never) (?:tell|inform|mention (?:this |it )?to|let) the user\b"
+            r"|\bwithout (?:telling|informing|asking|notifying) (?:the )?user\b|\bsecretly\b"
+            r"|\b(?:sag|sage) (?:dem|den) (?:nutzer|benutzer|user)\w* nichts\b|\bverschweige"
+            r"|\bohne (?:es )?(?:dem|den) (?:nutzer|benutzer)\w* zu sagen"
+            r"|\bne (?:le )?dis (?:rien )?(?:pas )?à l'utilisateur"
+            r"|\bsans (?:le )?dire à l'utilisateur"
+            r"|不要告诉用户|别告诉用户|不要让用户知道|悄悄地?|偷偷地?",
         ),
         (
             "exfiltration",
-            r"\b(?:print|output|reveal|show|display|echo|repeat|leak|send|post|upload|email|"
-            r"exfiltrate|forward|transmit|share|dump)\b"
-            r"[^.!?\n]{0,60}?\b" + _SECRETS + r"(?![a-z])",
+            _EXFIL_VERBS + r"[^.!?\n]{0,60}?\b" + _SECRETS + r"(?![a-z])",
         ),
         ("exfiltration", r"(?:输出|打印|显示|透露|发送|告诉)[^。!?\n]{0,20}" + _SECRETS),
         (
             "exfiltration",
-            r"\b(?:send|post|upload|forward|transmit|exfiltrate|leak|email)\b[^\n]{0,80}?"
-            r"(?:https?://|\b[\w.+-]+@[\w-]+\.[a-z]{2,})",
+            r"(?:\b(?:send|post|upload|forward|transmit|exfiltrate|leak|email|sende|schicke"
+            r"|lade|envoie|envoyer|transmets|publie)\b|发送|上传|发给|转发)[^\n]{0,80}?"
+            r"(?:https?://|\b[\w.+-]+@[\w-]+\.[a-z]{2,}|\bwebhook)",
         ),
-        ("exfiltration", r"\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"),
+        (
+            "reveal",
+            _REVEAL_VERBS + r"[^.!?\n\u3002]{0,60}?" + _HIDDEN,
+        ),
+        (
+            "reveal",
+            r"(?:\b(?:contents?|text|body|inhalt|contenu|texte)\b|内容)"
+            r"[^.!?\n\u3002]{0,20}?" + _HIDDEN,
+        ),
+        ("reveal", _HIDDEN + r"[^.!?\n\u3002]{0,30}?(?:内容|里的|中的)"),
+        ("command", r"\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"),
+        (
+            "command",
+            r"\b(?:call|calls|calling|invoke|invoking|use the tool|aufrufen|rufe|appelle"
+            r"|appeler)\b[^.!?\n]{0,20}?\b(?:read_file|run_python|list_files|tools?|functions?"
+            r"|werkzeug|outil)\b",
+        ),
+        (
+            "command",
+            r"\b(?:run|execute|exec|type|invoke|launch|führe|führen|exécute|exécuter|lance"
+            r"|lancer)\b[^.!?\n]{0,40}?(?:\b(?:curl|wget|nc|netcat|ncat|scp|rsync|ssh|sudo"
+            r"|chmod|chown|mkfs|powershell|iwr|invoke-webrequest|eval|os\.system|subprocess"
+            r"|befehl|kommando|commande|the following|this command|this script|folgenden"
+            r"|suivante?)\b|\brm -rf\b|\b(?:ba)?sh -c\b|\bpython3? -c\b|\bbase64 -d\b)",
+        ),
+        ("command", r"执行[^\u3002!?\n]{0,20}(?:命令|脚本|代码|curl|wget|sudo|rm)"),
+        (
+            "command",
+            r"\b(?:before|after) (?:answering|each answer|every answer|you answer|replying)\b"
+            r"[^.!?\n]{0,30}?\b(?:call|run|execute|read|open|fetch|download|visit)\b",
+        ),
         (
             "role",
             r"\b(?:you are now|act as (?:a|an|the|my)?|pretend (?:to be|you are)|"
@@ -158,24 +265,77 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 def instruction_reasons(text: str) -> tuple[str, ...]:
-    """The kinds of instruction (rule names above) found in ``text``, without repeats."""
+    """The kinds of instruction (rule names above) found in ``text``, without repeats;
+    ``"obfuscated"`` is added when a kind shows only once leetspeak is folded."""
     normal = _normal(text)
+    found = _kinds(normal)
+    for variant in _unmasked(normal):
+        hidden = [k for k in _kinds(variant) if k not in found]
+        if hidden:
+            found += [*hidden, *(["obfuscated"] if "obfuscated" not in found else [])]
+    return tuple(found)
+
+
+def dangerous_reasons(text: str) -> tuple[str, ...]:
+    """The kinds found in ``text`` that are held whatever the origin (:data:`DANGEROUS`)."""
+    return tuple(k for k in instruction_reasons(text) if k in DANGEROUS)
+
+
+def _kinds(normal: str) -> list[str]:
     found: list[str] = []
     for name, pattern in _RULES:
         if name not in found and any(_asserted(normal, m, name) for m in pattern.finditer(normal)):
             found.append(name)
-    return tuple(found)
+    return found
+
+
+# Leetspeak digits and symbols, and Latin look-alikes from other scripts (Cyrillic,
+# Greek) that NFKC leaves alone: folded inside words that also hold a Latin letter.
+_LEET_I = str.maketrans("0134579@$|", "oieastgasi")
+_LEET_L = str.maketrans("0134579@$|", "oleastgasl")
+_LOOKALIKE = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0455\u0458\u0501\u0261"
+    "\u03bf\u03b1\u03b5\u03b9\u03ba\u03bd\u03c4\u03c5\u03c1",
+    "aeopcyxisjdgoaeikvtup",
+)
+_MIXED_WORD = re.compile(r"[\w@$|]+")
+
+
+def _unmasked(normal: str) -> list[str]:
+    """``normal`` with leetspeak and look-alike letters folded (each reading of "1"),
+    only the variants that differ from it."""
+
+    def fold(table: dict[int, int]) -> str:
+        def one(m: re.Match[str]) -> str:
+            word = m.group()
+            latin = any("a" <= c <= "z" for c in word)
+            other = any(not c.isascii() or c.isdigit() or c in "@$|" for c in word)
+            if not (latin and other):
+                return word
+            return word.translate(_LOOKALIKE).translate(table)
+
+        return _MIXED_WORD.sub(one, normal)
+
+    return [v for v in dict.fromkeys((fold(_LEET_I), fold(_LEET_L))) if v != normal]
 
 
 # "Never print the API key", "do not send tokens anywhere": a rule against leaking is
 # feedback, not an exfiltration order (a sentence-initial "never" is still flagged).
-_NEGATION_RE = re.compile(r"(?:\bnot|\bnever|n't|\bno|不要|别|禁止|切勿)\s*(?:\w+\s*)?$")
+_NEGATION_RE = re.compile(
+    r"(?:\bnot|\bnever|n't|\bno|\bne|n'|\bnie|\bniemals|\bnicht|\bjamais|不要|别|禁止|切勿|不得)"
+    r"\s*(?:\w+\s*)?$"
+)
+# German and French put the negation after the verb: "gib niemals …", "n'affiche jamais".
+_NEGATION_AFTER_RE = re.compile(r"^\W*\w+\s+(?:\w+\s+)?(?:nie|niemals|nicht|keine?|jamais|pas)\b")
+_NEGATABLE = frozenset({"exfiltration", "reveal", "command"})
 
 
 def _asserted(normal: str, match: re.Match[str], name: str) -> bool:
-    if name != "exfiltration":
+    if name not in _NEGATABLE:
         return True
-    return not _NEGATION_RE.search(normal, max(0, match.start() - 24), match.start())
+    if _NEGATION_RE.search(normal, max(0, match.start() - 24), match.start()):
+        return False
+    return not _NEGATION_AFTER_RE.match(match.group())
 
 
 def instructs_assistant(text: str) -> bool:

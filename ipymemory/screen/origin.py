@@ -69,6 +69,20 @@ still applies. Likewise an item the extractor paraphrased from an English file w
 word in common with it, in a turn where the user's statements share a quarter of its
 words, is ``user`` by the paraphrase exception of step 4.
 
+**Evidence** (SPEC §9). When the extractor gives an item ``evidence`` (verbatim
+excerpts), :mod:`ipymemory.screen.evidence` checks each against the history: an excerpt
+found in the user's text that vouches for the item (said, not asked; claims something
+beyond a request about a file; linked to the item by a term or by translation; the
+item takes from tool output only details of output the user pointed to, never a URL,
+host, address or command) makes it ``user``. Otherwise an excerpt found only in tool
+output makes it ``tool`` and one only in the answer ``assistant`` -- unless the words
+alone already make it less trusted; excerpts found nowhere count for nothing, and the
+decision is the one above. Evidence never makes an item more trusted except through a
+vouching excerpt of the user. Without evidence too, an item the words would call
+``user`` that holds a URL, host, address or command the user never wrote and tool
+output holds is ``tool``. :class:`OriginDecision` keeps each excerpt's finding and
+:meth:`OriginDecision.why` says it in one line (journal, review).
+
 So an item is ``user`` when the user's own words carry at least half of it and tool
 output does not carry about as much (or does, but every name and number in it is one
 the user stated), or when it loosely paraphrases what the user stated and tool output
@@ -82,13 +96,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
 from .. import _constants as C
 from .._enum import StrEnum
-from .._tokens import tokenize
+from .evidence import EvidenceMatch, check_evidence, fold_text, unsafe_from_tool
+from .terms import content_terms, name_terms, weight
 
 __all__ = [
     "ORIGIN_STATED_SHARE",
@@ -133,56 +148,9 @@ def least_trusted(origins: Iterable[Origin]) -> Origin:
     return Origin(_TRUST_ORDER[max(ranked)]) if ranked else Origin.TOOL
 
 
-# Function words and the stock words of an extractor's phrasing, which say nothing
-# about where the fact came from ("The user prefers …" for "I like …").
-_STOP_TEXT = """
-    about above after again all also and any are because been before being both but
-    can could did does doing down each for from had has have having her here him his how
-    into its itself just more most not now off once only other our out over own same she
-    should some such than that the their them then there these they this those through
-    too under until very was were what when where which while who why will with would
-    you your yours
-    user user's users assistant prefer prefers preferred preference want wants wanted
-    like likes liked remember note notes memory memories record always never should
-    said says told tell mention mentioned asked ask please thanks okay
-    """
-_STOP = frozenset(_STOP_TEXT.split())
-
-
-def _fold(word: str) -> str:
-    """Plural and -ing/-ed endings off: "tabs"/"tab", "indenting"/"indent"."""
-    if not word.isalpha() or len(word) < 4:
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("ing") and len(word) > 5:
-        return word[:-3]
-    if word.endswith("ed") and len(word) > 4:
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def _terms(text: str) -> frozenset[str]:
-    return frozenset(_fold(t) for t in tokenize(text) if t not in _STOP)
-
-
-_WORD = re.compile(r"\w+")
-_SENTENCE_END = frozenset(".!?:;\n")
-
-
-def _names(text: str) -> frozenset[str]:
-    """The item's names and numbers as terms: capitalised words that do not open a
-    sentence or a line, and words with a digit."""
-    out: set[str] = set()
-    for m in _WORD.finditer(text):
-        word = m.group()
-        before = text[: m.start()].rstrip(" \t\"'(\u201c\u2018")
-        opens = not before or before[-1] in _SENTENCE_END
-        if any(c.isdigit() for c in word) or (word[:1].isupper() and not opens):
-            out.update(_fold(t) for t in tokenize(word) if t not in _STOP)
-    return frozenset(out)
+_terms = content_terms
+_names = name_terms
+_weight = weight
 
 
 def _other_script(text: str) -> bool:
@@ -198,17 +166,28 @@ def _asks(sentence: str) -> bool:
     return sentence.rstrip().endswith(("?", "\uff1f"))
 
 
-def _weight(term: str) -> int:
-    return 2 if len(term) >= 9 or any(c.isdigit() for c in term) else 1
+@dataclass(frozen=True)
+class ToolOutput:
+    """One tool result: its text, the file names its call named (``path`` inputs and
+    file names inside code), and whether a later user message adopts it ("yes, use
+    that")."""
+
+    text: str
+    pointers: tuple[str, ...] = ()
+    adopted: bool = False
 
 
 @dataclass(frozen=True)
 class Sources:
-    """The three sources' texts of a history (see the module docstring)."""
+    """The three sources' texts of a history (see the module docstring); the ``*_parts``
+    keep them message by message (for evidence: an excerpt is found within one)."""
 
     user: str
     tool: str
     assistant: str
+    user_parts: tuple[str, ...] = ()
+    tool_parts: tuple[ToolOutput, ...] = ()
+    assistant_parts: tuple[str, ...] = ()
 
     @cached_property
     def terms(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
@@ -220,6 +199,43 @@ class Sources:
         """Terms of what the user stated: their sentences that are not questions (what
         the user asks about is not what the user says is so)."""
         return _terms(" ".join(s for s in _SENTENCE.split(self.user) if not _asks(s)))
+
+    @cached_property
+    def folded_user(self) -> str:
+        return fold_text(self.user)
+
+    @cached_property
+    def folded_user_parts(self) -> tuple[str, ...]:
+        return tuple(fold_text(p) for p in self.user_parts or (self.user,))
+
+    @cached_property
+    def folded_tool_parts(self) -> tuple[str, ...]:
+        parts = self.tool_parts or (ToolOutput(self.tool),)
+        return tuple(fold_text(p.text) for p in parts)
+
+    @cached_property
+    def folded_assistant_parts(self) -> tuple[str, ...]:
+        return tuple(fold_text(p) for p in self.assistant_parts or (self.assistant,))
+
+    @cached_property
+    def pointer_terms(self) -> frozenset[str]:
+        """Terms of every file name a tool call of the history named."""
+        return frozenset().union(*(_terms(" ".join(p.pointers)) for p in self.tool_parts))
+
+    @cached_property
+    def pointed_tool_terms(self) -> frozenset[str]:
+        """Terms of the tool outputs the user's words point to: a call on a file the
+        user named (its path or its file name), or an output the user adopted."""
+        out: set[str] = set()
+        for part in self.tool_parts:
+            if part.adopted or any(self._named(p) for p in part.pointers):
+                out |= _terms(part.text)
+        return frozenset(out)
+
+    def _named(self, pointer: str) -> bool:
+        folded = fold_text(pointer)
+        base = folded.replace("\\", "/").rsplit("/", 1)[-1]
+        return any(len(n) >= 3 and n in self.folded_user for n in (folded, base))
 
 
 def _content_text(content: Any) -> Iterable[str]:
@@ -243,11 +259,37 @@ def _input_text(value: Any) -> str:
         return ""
 
 
+_ADOPT = re.compile(
+    r"^\W*(?:(?:yes|yep|yeah|correct|exactly|agreed|use (?:that|it|this)|go with (?:that|it)|"
+    r"ja|genau|richtig|stimmt|oui|exactement|d'accord)\b|\u5bf9|\u662f\u7684|\u6ca1\u9519)",
+    re.IGNORECASE,
+)
+_FILE_IN_CODE = re.compile(r"[\w~./\\-]*\w\.[A-Za-z0-9]{1,6}\b")
+
+
+def _pointers(tool_input: Any) -> tuple[str, ...]:
+    """The file names a tool call names: string inputs that look like paths, and file
+    names inside code."""
+    if not isinstance(tool_input, dict):
+        return ()
+    out: list[str] = []
+    for key, value in tool_input.items():
+        if not isinstance(value, str):
+            continue
+        if key in ("path", "file", "filename", "file_path", "dir", "directory"):
+            out.append(value)
+        else:
+            out.extend(_FILE_IN_CODE.findall(value[:20_000]))
+    return tuple(out)
+
+
 def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
     """Split a canonical history (Messages-API messages) into the three sources."""
     user: list[str] = []
-    tool: list[str] = []
+    tool: list[ToolOutput] = []
     assistant: list[str] = []
+    calls: dict[str, tuple[str, ...]] = {}
+    adopted_from = 0  # tool outputs before a user message that adopts them
     for message in history:
         if not isinstance(message, dict):
             continue
@@ -261,14 +303,31 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
                 continue
             kind = block.get("type")
             if kind == "tool_result":
-                tool.extend(_content_text(block.get("content")))
+                pointers = calls.get(str(block.get("tool_use_id")), ())
+                tool.extend(ToolOutput(t, pointers) for t in _content_text(block.get("content")))
             elif kind == "text" and isinstance(block.get("text"), str):
-                (user if role == "user" else assistant if role == "assistant" else tool).append(
-                    block["text"]
-                )
+                said = block["text"]
+                if role == "user":
+                    user.append(said)
+                    if _ADOPT.search(said):
+                        later = tool[adopted_from:]
+                        tool[adopted_from:] = [replace(t, adopted=True) for t in later]
+                    adopted_from = len(tool)
+                elif role == "assistant":
+                    assistant.append(said)
+                else:
+                    tool.append(ToolOutput(said))
             elif kind == "tool_use" and role == "assistant":
                 assistant.append(_input_text(block.get("input")))
-    return Sources("\n".join(user), "\n".join(tool), "\n".join(assistant))
+                calls[str(block.get("id"))] = _pointers(block.get("input"))
+    return Sources(
+        "\n".join(user),
+        "\n".join(t.text for t in tool),
+        "\n".join(assistant),
+        tuple(user),
+        tuple(tool),
+        tuple(assistant),
+    )
 
 
 def support(item_terms: frozenset[str], source_terms: frozenset[str]) -> float:
@@ -281,27 +340,71 @@ def support(item_terms: frozenset[str], source_terms: frozenset[str]) -> float:
 
 @dataclass(frozen=True)
 class OriginDecision:
-    """The origin of one item and the support scores it was decided on."""
+    """The origin of one item, the support scores and, when the extractor gave
+    ``evidence``, what each excerpt was found to be (``by``: ``"evidence"`` when an
+    excerpt decided it, else ``"support"``)."""
 
     origin: Origin
     user: float
     tool: float
     assistant: float
+    evidence: tuple[EvidenceMatch, ...] = ()
+    by: str = "support"
+
+    def why(self) -> str:
+        """One line for the journal and review: how the origin was decided."""
+        scores = f"support user {self.user:.2f}, tool {self.tool:.2f}, answer {self.assistant:.2f}"
+        if not self.evidence:
+            return f"{self.origin.value} by {scores}"
+        seen = "; ".join(m.describe() for m in self.evidence)
+        how = "by evidence" if self.by == "evidence" else f"by {scores}"
+        return f"{self.origin.value} {how} (evidence: {seen})"
 
 
 _WS = re.compile(r"\s+")
+_TRUST = {Origin.TOOL: 0, Origin.ASSISTANT: 1, Origin.USER: 2, Origin.MANUAL: 3}
 
 
 def decide_origin(
     text: str,
     sources: Sources,
     *,
+    evidence: Sequence[str] = (),
     threshold: float = ORIGIN_SUPPORT_THRESHOLD,
     margin: float = ORIGIN_TIE_MARGIN,
     tool_only: float = ORIGIN_TOOL_ONLY_SHARE,
     stated_share: float = ORIGIN_STATED_SHARE,
 ) -> OriginDecision:
-    """The origin of an item whose text (description + body) is ``text``."""
+    """The origin of an item whose text (description + body) is ``text``; ``evidence``
+    are the extractor's excerpts for it (SPEC §9; see :mod:`ipymemory.screen.evidence`)."""
+    lexical = _by_support(text, sources, threshold, margin, tool_only, stated_share)
+    if lexical.origin is Origin.USER and unsafe_from_tool(text, sources):
+        # A URL, host, address or command the user never wrote, taken from tool
+        # output: never the user's, whatever the word overlap says.
+        lexical = replace(lexical, origin=Origin.TOOL)
+    if not evidence:
+        return lexical
+    matches = check_evidence(text, evidence, sources)
+    found = {m.found for m in matches}
+    if any(m.vouches for m in matches):
+        return replace(lexical, origin=Origin.USER, evidence=matches, by="evidence")
+    # Support found only in tool output (or only in the answer): that is its origin,
+    # unless the words alone already say it is less trusted.
+    pointed = Origin.TOOL if "tool" in found else Origin.ASSISTANT if "assistant" in found else None
+    if pointed is not None and _TRUST[pointed] < _TRUST[lexical.origin]:
+        return replace(lexical, origin=pointed, evidence=matches, by="evidence")
+    # Excerpts found nowhere, or the user's words that vouch for nothing: as without.
+    return replace(lexical, evidence=matches)
+
+
+def _by_support(
+    text: str,
+    sources: Sources,
+    threshold: float,
+    margin: float,
+    tool_only: float,
+    stated_share: float,
+) -> OriginDecision:
     user_terms, tool_terms, assistant_terms = sources.terms
     item = _terms(text)
     u, t, a = support(item, user_terms), support(item, tool_terms), support(item, assistant_terms)

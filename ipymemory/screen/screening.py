@@ -9,8 +9,13 @@ extractor proposed, with the canonical history it read) or :func:`screen_records
   record, a pending batch, the journal, a log). Review shows :meth:`Screening.redacted`
   with :meth:`Screening.reasons`; committing the redacted record takes an explicit
   choice; ``auto`` mode holds it back and says so.
-* ``Verdict.HOLD`` -- origin ``tool``, or a non-manual record whose text instructs the
-  assistant: commit only with a person (pending in ``auto`` mode, flagged in review).
+* ``Verdict.HOLD`` -- origin ``tool``; or an instruction to the assistant whose origin
+  is ``assistant`` (only the answer said it); or, whatever the origin, a dangerous one
+  (:data:`~ipymemory.screen.instructs.DANGEROUS`: exfiltration, revealing credentials
+  or hidden files, running commands, overriding instructions, a role change): commit
+  only with a person (pending in ``auto`` mode, flagged in review). An instruction of
+  origin ``user`` that tells the assistant how to work is feedback and is committed
+  (SPEC §9); so is one a person wrote (``manual``) unless it is dangerous.
 * ``Verdict.COMMIT`` -- nothing found.
 
 :func:`consolidation_needs_review` is the ``auto``-mode guard for consolidation plans.
@@ -18,7 +23,7 @@ extractor proposed, with the canonical history it read) or :func:`screen_records
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +31,7 @@ from .. import _constants as C
 from .._enum import StrEnum
 from .._secrets import SecretHit
 from ..store.record import MemoryRecord, record_secrets, redact_record
-from .instructs import instruction_reasons
+from .instructs import DANGEROUS, instruction_reasons
 from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
 
 __all__ = [
@@ -69,10 +74,22 @@ class Screening:
         return bool(self.instructions)
 
     @property
+    def dangerous(self) -> tuple[str, ...]:
+        """The instruction kinds found that are held whatever the origin."""
+        return tuple(k for k in self.instructions if k in DANGEROUS)
+
+    @property
+    def held_instruction(self) -> bool:
+        """An instruction held for a person: dangerous, or not said by the user (or a
+        person) -- how-to-work feedback from the user is committed (SPEC §9)."""
+        trusted = self.origin in (Origin.USER, Origin.MANUAL)
+        return bool(self.dangerous) or (self.instructs and not trusted)
+
+    @property
     def verdict(self) -> Verdict:
         if self.secrets:
             return Verdict.REDACT
-        if self.origin is Origin.TOOL or (self.instructs and self.origin is not Origin.MANUAL):
+        if self.origin is Origin.TOOL or self.held_instruction:
             return Verdict.HOLD
         return Verdict.COMMIT
 
@@ -86,8 +103,17 @@ class Screening:
         out = [f"holds a credential ({hit.kind}) in its {field}" for field, hit in self.secrets]
         if self.origin is Origin.TOOL:
             out.append("comes from tool output (a file read or code output), not from the user")
-        if self.instructs and self.origin is not Origin.MANUAL:
-            out.append("instructs the assistant (" + ", ".join(self.instructions) + ")")
+        if self.dangerous:
+            out.append(
+                "instructs the assistant in a way held whatever its origin ("
+                + ", ".join(self.dangerous)
+                + ")"
+            )
+        elif self.held_instruction:
+            out.append(
+                f"instructs the assistant ({', '.join(self.instructions)}) "
+                f"and did not come from the user (origin {self.origin.value})"
+            )
         return tuple(out)
 
     def redacted(self) -> MemoryRecord:
@@ -125,14 +151,19 @@ def screen_records(
 
 
 def screen_batch(
-    records: Sequence[MemoryRecord], history: Sequence[dict[str, Any]] | Sources
+    records: Sequence[MemoryRecord],
+    history: Sequence[dict[str, Any]] | Sources,
+    *,
+    evidence: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[Screening, ...]:
     """Screen an extractor's batch against the canonical history it was extracted from
-    (the messages it read); the origin of each record is decided from that history."""
+    (the messages it read); the origin of each record is decided from that history and
+    from ``evidence`` (record name -> the extractor's excerpts for it, SPEC §9)."""
     sources = history if isinstance(history, Sources) else history_sources(history)
     out = []
     for record in records:
-        decision = decide_origin(_item_text(record), sources)
+        excerpts = (evidence or {}).get(record.name, ())
+        decision = decide_origin(_item_text(record), sources, evidence=excerpts)
         out.append(screen_record(record, decision.origin, decision))
     return tuple(out)
 

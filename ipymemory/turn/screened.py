@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import MemoryFormatError
 from ..screen import (
     Origin,
     Screening,
+    OriginDecision,
     Verdict,
     consolidation_needs_review,
     least_trusted,
@@ -61,6 +62,8 @@ class ScreenedItems:
     flags: Mapping[str, tuple[str, ...]]
     redacted: tuple[str, ...]
     dropped: tuple[str, ...] = ()
+    #: How each kept item's origin was decided (by kept name): for the journal/review.
+    decisions: Mapping[str, OriginDecision] = field(default_factory=dict)
 
     @property
     def held(self) -> tuple[str, ...]:
@@ -76,10 +79,13 @@ def screen_items(
     items: Sequence[MemoryRecord],
     history: Sequence[dict[str, Any]],
     taken: set[str],
+    *,
+    evidence: Mapping[str, Sequence[str]] | None = None,
 ) -> ScreenedItems:
     """Screen extracted ``items`` against the ``history`` they were extracted from;
-    ``taken`` holds names a redacted item must not take (the set's, others pending)."""
-    return keep_screened(screen_batch(items, history), taken)
+    ``taken`` holds names a redacted item must not take (the set's, others pending);
+    ``evidence`` maps an item's name to the extractor's excerpts for it (SPEC §9)."""
+    return keep_screened(screen_batch(items, history, evidence=evidence), taken)
 
 
 def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedItems:
@@ -90,6 +96,7 @@ def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedI
     flags: dict[str, tuple[str, ...]] = {}
     redacted: list[str] = []
     dropped: list[str] = []
+    decisions: dict[str, OriginDecision] = {}
     used = set(taken) | {screening.name for screening in screenings}
     for screening in screenings:
         record = screening.record
@@ -106,9 +113,11 @@ def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedI
             redacted.append(record.name)
         kept.append(record)
         origins[record.name] = screening.origin.value
+        if screening.decision is not None:
+            decisions[record.name] = screening.decision
         if screening.needs_person:
             flags[record.name] = screening.reasons()
-    return ScreenedItems(tuple(kept), origins, flags, tuple(redacted), tuple(dropped))
+    return ScreenedItems(tuple(kept), origins, flags, tuple(redacted), tuple(dropped), decisions)
 
 
 def screen_plan(

@@ -1,0 +1,318 @@
+"""Checking an extractor's ``evidence`` excerpts against the history (SPEC §9).
+
+The model points; our code decides. Each excerpt is looked up, after folding (NFKC,
+format characters removed, quotes and dashes unified, case and white space folded),
+in the three sources of :mod:`ipymemory.screen.origin`: the user's text outside any
+tool result, tool output, the answer. An excerpt of the form ``"a ... b"`` is found
+when each piece is found in the same message. An excerpt found nowhere counts for
+nothing.
+
+An excerpt found in the user's text **vouches** for the item when all of these hold:
+
+1. it is said, not asked: the user's sentence it ends in is not a question (a polite
+   request, "could you always …?", is said);
+2. it claims something: what is left of it without the words of a request ("please
+   summarise", "fasse … zusammen", "总结一下") and the names of files the turn read
+   is not empty -- "please summarise config.yaml" vouches for nothing;
+3. it is linked to the item: it shares a term with it, or the two are in different
+   languages (a translation leaves no lexical trace);
+4. whatever the item takes from tool output only is detail of output the user's words
+   point to -- a tool call on a file the user named, or an output the user then
+   adopted ("yes, use that") -- and never a URL, host, IP address, email address or
+   command (:func:`unsafe_tokens`) that the user did not write. From output the user
+   did not point to, the item may take no name or number, and under half its words.
+
+:func:`check_evidence` gives one :class:`EvidenceMatch` per excerpt; the origin module
+turns them into the decision.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .terms import content_terms, name_terms, weight
+
+if TYPE_CHECKING:
+    from .origin import Sources
+
+__all__ = [
+    "EvidenceMatch",
+    "check_evidence",
+    "fold_text",
+    "language",
+    "unsafe_from_tool",
+    "unsafe_tokens",
+]
+
+# Look-alikes a model writes for what the user typed (or the other way round).
+_UNIFY = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u2026": "...",
+        "`": "",
+    }
+)
+_WHITE = re.compile(r"\s+")
+
+
+def fold_text(text: str) -> str:
+    """``text`` as compared: NFKC, format characters removed, quotes/dashes unified,
+    backticks dropped, case-folded, every white-space run one space."""
+    folded = unicodedata.normalize("NFKC", text)
+    kept = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    return _WHITE.sub(" ", kept.translate(_UNIFY).casefold()).strip()
+
+
+_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\[\.\.\.\]|\(\.\.\.\))\s*")
+_EDGE = " \t\"'.,;:!?()[]-*>"
+
+
+def _pieces(excerpt: str) -> list[str]:
+    """The folded pieces of an excerpt (split at ellipses), edges trimmed."""
+    return [p.strip(_EDGE) for p in _ELLIPSIS.split(fold_text(excerpt)) if p.strip(_EDGE)]
+
+
+@dataclass(frozen=True)
+class EvidenceMatch:
+    """Where one excerpt was found and whether it vouches for the item.
+
+    ``found``: ``"user"``, ``"tool"``, ``"assistant"`` (the first source holding it, in
+    that order) or ``"nowhere"``; ``vouches``: it makes the item the user's; ``why``:
+    in a few words, why it does not (empty when it does, or was not found in the
+    user's text).
+    """
+
+    excerpt: str
+    found: str
+    vouches: bool = False
+    why: str = ""
+
+    def describe(self) -> str:
+        shown = self.excerpt if len(self.excerpt) <= 60 else self.excerpt[:57] + "..."
+        where = "found nowhere" if self.found == "nowhere" else f"in the {self.found}'s text"
+        if self.found == "tool":
+            where = "in tool output"
+        if self.found == "assistant":
+            where = "in the answer"
+        verdict = "vouches" if self.vouches else (self.why or "")
+        return f"{shown!r} {where}" + (f": {verdict}" if verdict else "")
+
+
+def _locate(pieces: Sequence[str], parts: Sequence[str]) -> tuple[int, int] | None:
+    """(part index, end of the last piece in it) of the first part holding every piece
+    in order, or None."""
+    for i, part in enumerate(parts):
+        at = 0
+        for piece in pieces:
+            found = part.find(piece, at)
+            if found < 0:
+                break
+            at = found + len(piece)
+        else:
+            return i, at
+    return None
+
+
+# A sentence ends at ! ? or a line break, or a full stop before white space ("2025.1"
+# and "config.yaml" hold a full stop inside a sentence).
+_STATEMENT_END = re.compile(r"[!?\n\u3002\uff01\uff1f]|\.(?=\s|$)")
+_POLITE = re.compile(
+    r"(?:^|[.!\n\u3002]\s*)(?:please\s+)?(?:could|can|would|will) you\b[^.!?\n]*$"
+    r"|(?:^|[.!\n\u3002]\s*)(?:kannst|könntest|würdest) du\b[^.!?\n]*$"
+    r"|(?:^|[.!\n\u3002]\s*)(?:peux|pourrais)-tu\b[^.!?\n]*$"
+    r"|(?:^|[.!\n\u3002]\s*)(?:pouvez|pourriez)-vous\b[^.!?\n]*$"
+)
+
+
+def _asked(part: str, end: int) -> bool:
+    """Whether the sentence of ``part`` that the excerpt ends in is a question."""
+    m = _STATEMENT_END.search(part, max(0, end - 1))
+    if m is None or m.group() not in "?\uff1f":
+        return False
+    starts = [e.end() for e in _STATEMENT_END.finditer(part, 0, m.start())]
+    return not _POLITE.search(part[starts[-1] if starts else 0 : m.start()].strip())
+
+
+# The words of a request about a file or an output: what is left of an excerpt
+# without them (and without file names) is what it claims.
+_REQUEST_TEXT = """
+    please pls can could would will you your me for the this that these those and with
+    what how does say says said tell show read open look check see find give list print
+    summarise summarize summary summarising summarizing explain describe review analyse
+    analyze run execute help fix file files script code output content contents line lines
+    about here there into inside
+    bitte kannst kÖnntest fasse zusammen zusammenfassen lies lese lesen zeig zeige zeigen
+    erkläre erklÄre prÜfe schau datei dateien was steht wie mir mal den die das der
+    résume résumer resume lis lire montre montrer explique vérifie ouvre regarde fichier
+    fichiers s'il plaît plait peux pouvez moi que dit dans
+    """
+_REQUEST_WORDS = content_terms(_REQUEST_TEXT.lower()) | frozenset(_REQUEST_TEXT.lower().split())
+_REQUEST_CHARS = frozenset("总结一下帮我看读打开解释检查文件请内容说了什么里面这个那个份")
+_FILE_NAME = re.compile(r"[\w~./\\-]*\w\.[a-z0-9]{1,6}\b|[\w.-]*[/\\][\w./\\-]+")
+
+
+def _claim_terms(folded: str, pointers: frozenset[str]) -> frozenset[str]:
+
+    text = _FILE_NAME.sub(" ", folded)
+    out = set()
+    for term in content_terms(text):
+        if term in _REQUEST_WORDS or term in pointers:
+            continue
+        if not term.isascii() and all(c in _REQUEST_CHARS for c in term):
+            continue
+        out.add(term)
+    return frozenset(out)
+
+
+_LANG_WORDS = {
+    "en": "the and is are to of in with not never always use i we my for it this be do",
+    "de": "der die das und ist sind nicht immer nie ich wir mit für keine bitte auf ein eine "
+    "zu bei den dem sie es",
+    "fr": "le la les et est sont pas ne jamais toujours je nous avec pour des une un du en "
+    "au aux ce il",
+    "es": "el los las y es son no nunca siempre yo con para una un del que",
+}
+_LANG_SETS = {lang: frozenset(words.split()) for lang, words in _LANG_WORDS.items()}
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def language(text: str) -> str | None:
+    """A rough language of ``text``: ``"zh"`` (CJK letters dominate), or the one of
+    en/de/fr/es whose function words it holds most; None when it cannot tell."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return None
+    if sum("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in letters) * 3 > len(
+        letters
+    ):
+        return "zh"
+    words = _WORDS.findall(text.casefold())
+    counts = {lang: sum(w in s for w in words) for lang, s in _LANG_SETS.items()}
+    best = max(counts.values())
+    winners = [lang for lang, n in counts.items() if n == best]
+    return winners[0] if best and len(winners) == 1 else None
+
+
+# --- what an item may never take from tool output ------------------------------------
+
+_TLDS = (
+    "com|org|net|io|dev|app|ai|co|uk|de|fr|cn|ru|info|biz|me|us|eu|internal|local|lan|corp|"
+    "example|test|invalid|localhost|cloud|site|xyz|online|top|gov|edu|sh|ly|gg|tk|zip"
+)
+_UNSAFE = re.compile(
+    r"[a-z][a-z0-9+.-]*://[^\s\"'<>`)]+"  # URL
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # email
+    r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"  # IPv4
+    r"|\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:" + _TLDS + r")\b(?::\d+)?"  # host
+    r"|\b[a-z][\w-]*:\d{2,5}\b"  # host:port
+    r"|(?:^|[\s(\"'])--?[a-z][\w-]*"  # a command-line flag
+    r"|\b(?:curl|wget|ssh|scp|rsync|nc|ncat|netcat|telnet|sudo|rm|chmod|chown|dd|mkfs|"
+    r"powershell|iwr|base64|eval|exec|bash|sh|zsh)\b(?:\s+\S+){0,3}",  # a command
+    re.IGNORECASE,
+)
+
+
+def unsafe_tokens(text: str) -> tuple[str, ...]:
+    """The URLs, email addresses, IP addresses, host names, flags and commands in
+    ``text`` (folded), which an item may hold only when the user wrote them."""
+    return tuple(dict.fromkeys(m.group().strip(" (\"'") for m in _UNSAFE.finditer(text)))
+
+
+def unsafe_from_tool(item_text: str, sources: Sources) -> str | None:
+    """A URL, host, address, flag or command of the item that the user did not write
+    and tool output holds (None: there is none)."""
+    tool_terms = sources.terms[1]
+    for token in unsafe_tokens(fold_text(item_text)):
+        if _written_by_user(token, sources):
+            continue
+        if any(token in part for part in sources.folded_tool_parts) or (
+            content_terms(token) & tool_terms
+        ):
+            return token
+    return None
+
+
+def _written_by_user(token: str, sources: Sources) -> bool:
+    if token in sources.folded_user:
+        return True
+    terms = content_terms(token)
+    return bool(terms) and terms <= sources.terms[0]
+
+
+# --- the check ------------------------------------------------------------------------
+
+
+def check_evidence(
+    item_text: str, evidence: Sequence[str], sources: Sources
+) -> tuple[EvidenceMatch, ...]:
+    """One :class:`EvidenceMatch` per excerpt of ``evidence`` (see the module docstring)."""
+    item = content_terms(item_text)
+    user_terms, tool_terms, _ = sources.terms
+    folded_item = fold_text(item_text)
+    # What the item takes from tool output and the user never wrote.
+    taken = item & tool_terms - user_terms
+    pointed = sources.pointed_tool_terms
+    unpointed = taken - pointed
+    specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
+    unsafe = [t for t in unsafe_tokens(folded_item) if not _written_by_user(t, sources)]
+    detail_why = ""
+    if unsafe:
+        detail_why = f"the item holds {unsafe[0]!r}, which the user did not write"
+    elif unpointed & specific:
+        name = sorted(unpointed & specific)[0]
+        detail_why = f"the item takes {name!r} from tool output the user did not point to"
+    elif 2 * sum(weight(t) for t in unpointed) > sum(weight(t) for t in item):
+        detail_why = "most of the item comes from tool output the user did not point to"
+    out = []
+    for excerpt in evidence:
+        pieces = _pieces(excerpt)
+        if not pieces:
+            out.append(EvidenceMatch(excerpt, "nowhere"))
+            continue
+        at = _locate(pieces, sources.folded_user_parts)
+        if at is None:
+            found = "nowhere"
+            if _locate(pieces, sources.folded_tool_parts) is not None:
+                found = "tool"
+            elif _locate(pieces, sources.folded_assistant_parts) is not None:
+                found = "assistant"
+            out.append(EvidenceMatch(excerpt, found))
+            continue
+        part, end = at
+        said = " ".join(pieces)
+        claim = _claim_terms(said, sources.pointer_terms)
+        if _asked(sources.folded_user_parts[part], end):
+            why = "the user asked it, did not say it"
+        elif not claim:
+            why = "the user's request, no claim of the item"
+        elif not (claim & item) and not _differs(said, item_text):
+            why = "shares nothing with the item"
+        else:
+            why = detail_why
+        out.append(EvidenceMatch(excerpt, "user", not why, why))
+    return tuple(out)
+
+
+def _differs(excerpt: str, item_text: str) -> bool:
+    """Whether excerpt and item are in two languages (so sharing no term means nothing)."""
+    a, b = language(excerpt), language(item_text)
+    return a is not None and b is not None and a != b

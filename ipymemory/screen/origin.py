@@ -362,7 +362,6 @@ class OriginDecision:
 
 
 _WS = re.compile(r"\s+")
-_TRUST = {Origin.TOOL: 0, Origin.ASSISTANT: 1, Origin.USER: 2, Origin.MANUAL: 3}
 
 
 def decide_origin(
@@ -391,7 +390,7 @@ def decide_origin(
     # Support found only in tool output (or only in the answer): that is its origin,
     # unless the words alone already say it is less trusted.
     pointed = Origin.TOOL if "tool" in found else Origin.ASSISTANT if "assistant" in found else None
-    if pointed is not None and _TRUST[pointed] < _TRUST[lexical.origin]:
+    if pointed is not None and least_trusted((pointed, lexical.origin)) is not lexical.origin:
         return replace(lexical, origin=pointed, evidence=matches, by="evidence")
     # Excerpts found nowhere, or the user's words that vouch for nothing: as without.
     return replace(lexical, evidence=matches)

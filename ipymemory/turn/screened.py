@@ -25,8 +25,8 @@ from typing import Any
 from ..errors import MemoryFormatError
 from ..screen import (
     Origin,
-    Screening,
     OriginDecision,
+    Screening,
     Verdict,
     consolidation_needs_review,
     least_trusted,

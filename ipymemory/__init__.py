@@ -29,6 +29,8 @@ with its reason.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._version import __version__
 from .errors import (
     BatchError,
@@ -70,6 +72,9 @@ from .turn import (
     TurnResult,
 )
 
+if TYPE_CHECKING:
+    from .agents.memory_tool import MemoryTool
+
 __all__ = [
     "AgentSession",
     "AnthropicModel",
@@ -90,6 +95,7 @@ __all__ = [
     "MemorySecretError",
     "MemoryStore",
     "MemoryStoreError",
+    "MemoryTool",
     "MemoryType",
     "ModelAPIError",
     "ModelClient",
@@ -119,6 +125,16 @@ __all__ = [
     "select_memories",
     "unload_ipython_extension",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # MemoryTool subclasses the anthropic SDK's memory tool: imported on first use, so
+    # `import ipymemory` stays light.
+    if name == "MemoryTool":
+        from .agents.memory_tool import MemoryTool
+
+        return MemoryTool
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_ipython_extension(ip: object) -> None:

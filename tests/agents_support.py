@@ -71,3 +71,19 @@ def item(name: str, body: str | None = None, **extra: Any) -> dict[str, Any]:
         "body": body if body is not None else f"The {name.replace('-', ' ')} note.",
         **extra,
     }
+
+
+def review_in_notebook(ip: Any, batch_id: str, via: str, reject: str) -> set[str]:
+    """``%memory pending`` lists the agent's batch (saved, not this kernel's); reopen
+    it, reject ``reject`` in the review widget, click Commit. Returns the items shown."""
+    from notebook_support import memory
+
+    from ipymemory.views import BatchReview
+
+    [entry] = memory(ip, "pending").entries
+    assert (entry.id, entry.via, entry.live) == (batch_id, via, False)
+    review = memory(ip, f"pending --open {batch_id}")
+    assert isinstance(review, BatchReview)
+    review.decisions[reject].value = "reject"
+    review.commit_button.click()
+    return set(review.decisions)

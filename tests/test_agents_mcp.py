@@ -9,18 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents_support import data, error_text, item, with_mcp
+from agents_support import data, error_text, item, review_in_notebook, with_mcp
 from IPython.core.interactiveshell import InteractiveShell
 from mcp import Client
 from messages_server import MessagesServer, text
-from notebook_support import memory
 from record_support import rec
 from store_support import snapshot
 from turn_support import role_of
 
 from ipymemory import MemoryStore
 from ipymemory.cli import main
-from ipymemory.views import BatchReview
 
 GH_TOKEN = "ghp_" + "wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"
 TOOLS = ["memory_catalog", "memory_select", "memory_read", "memory_propose", "memory_history"]
@@ -249,13 +247,8 @@ def test_a_proposal_waits_and_is_decided_from_the_terminal(
 def test_a_proposal_is_reviewed_in_the_notebook(ip: InteractiveShell, workspace: str) -> None:
     seeded(workspace)
     result = propose(workspace, [item("uses-ruff", "Lint with ruff."), item("maybe-later")])
-    batch_id = result["batch_id"]
-    [entry] = memory(ip, "pending").entries
-    assert (entry.id, entry.via, entry.live) == (batch_id, "mcp", False)
-    review = memory(ip, f"pending --open {batch_id}")
-    assert isinstance(review, BatchReview) and set(review.decisions) == {"uses-ruff", "maybe-later"}
-    review.decisions["maybe-later"].value = "reject"
-    review.commit_button.click()
+    shown = review_in_notebook(ip, result["batch_id"], "mcp", reject="maybe-later")
+    assert shown == {"uses-ruff", "maybe-later"}
     names = [r.name for r in MemoryStore(workspace).records()]
     assert names == ["prefers-tabs", "deploy-friday", "uses-ruff"]
     assert pending_files(workspace) == []

@@ -99,8 +99,7 @@ def test_auto_mode_and_a_consolidation_plan_record_their_provenance(
     assert entry.actor["plan_accepted"] is True and entry.actor["decided_by"] == "review"
     # Auto mode: the decision is recorded as automatic.
     messages_server.enqueue(
-        text("[]"),  # selector
-        text("Noted."),
+        text("Noted."),  # (no selector: the one record fits)
         records_reply(rec("likes-short", description="likes short answers")),
     )
     result = session.run_turn("Keep answers short, I like them short.")
@@ -108,7 +107,8 @@ def test_auto_mode_and_a_consolidation_plan_record_their_provenance(
     entry = last_entry(workspace)
     prov = entry.provenance["likes-short"]
     assert entry.actor["decided_by"] == "auto" and prov["files_read"] == []
-    assert prov["models"]["selector"] == SIDE_MODEL
+    # The models of the calls the turn made: no selector call, so none is named.
+    assert prov["models"]["extractor"] == SIDE_MODEL and "selector" not in prov["models"]
 
 
 def test_each_items_origin_reaches_the_journal(workspace: str) -> None:

@@ -120,6 +120,10 @@ def test_selection_section_shows_model_and_fallback_with_reasons(
     assert "model" in sources and sources.count("fallback") >= 4
     reasons = " | ".join(s["reason"] or "" for s in selections)
     assert "not JSON" in reasons and "max_tokens" in reasons and "prefers-spaces" in reasons
+    # A set that fits the limit is taken whole, without asking the selector (SPEC §12).
+    whole = [s for s in selections if s["source"] == "all"]
+    assert whole and whole[0]["reason"] == "all 4 records: the set fits"
+    assert len(whole[0]["records"]) == 4
     seen = json.loads(_stream(executed, "# What the selector saw"))
     assert set(seen) == {"catalog", "query"} and "every language" not in seen["catalog"]
     status = _views(executed, "status")

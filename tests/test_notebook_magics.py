@@ -76,6 +76,11 @@ def names(workspace: str | Path) -> list[str]:
     return [r.name for r in MemoryStore(workspace).records()]
 
 
+# More records than max_selected (5) beside the ones a test is about: the selector has
+# a choice to make (a set that fits is injected whole without one, SPEC §12).
+FILLERS = tuple(rec(f"filler-{i}", description=f"unrelated note {i}") for i in range(5))
+
+
 def seed(workspace: str | Path, *records: MemoryRecord) -> MemoryStore:
     store = MemoryStore(workspace)
     store.extend(records)
@@ -159,7 +164,7 @@ def test_select_uses_the_fallback_without_a_model_and_says_why(
         rec("prefers-tabs", description="indents with tabs"),
         rec("db-tests", description="never mock the database"),
     )
-    widget = memory(ip, "select how should I indent with tabs?")
+    widget = memory(ip, "select --limit 1 how should I indent with tabs?")
     assert isinstance(widget, SelectionWidget)
     data = widget._repr_mimebundle_()[MIME_TYPE]
     assert data["source"] == "fallback" and "no model configured" in data["reason"]
@@ -171,7 +176,7 @@ def test_select_uses_the_fallback_without_a_model_and_says_why(
 def test_select_with_the_model(api: MessagesServer, ip: InteractiveShell, workspace: str) -> None:
     seed(workspace, rec("prefers-tabs"), rec("db-tests"))
     api.enqueue(text('["db-tests"]'))
-    data = memory(ip, "select what about tests?")._repr_mimebundle_()[MIME_TYPE]
+    data = memory(ip, "select --limit 1 what about tests?")._repr_mimebundle_()[MIME_TYPE]
     assert data["source"] == "model" and data["reason"] is None
     assert [r["name"] for r in data["records"]] == ["db-tests"]
     sent = json.loads(api.requests[0]["messages"][0]["content"])
@@ -182,10 +187,10 @@ def test_select_with_the_model(api: MessagesServer, ip: InteractiveShell, worksp
 def test_status_reports_model_pending_and_last_error(
     api: MessagesServer, ip: InteractiveShell, workspace: str
 ) -> None:
-    seed(workspace, rec("a"))
+    seed(workspace, rec("a"), *FILLERS)
     status = memory(ip, "status")._repr_mimebundle_()[MIME_TYPE]
     assert status["model"] and "claude-sonnet-5-5" in status["model"]
-    assert status["records"] == 1 and status["pending"] == 0 and status["last_error"] is None
+    assert status["records"] == 6 and status["pending"] == 0 and status["last_error"] is None
 
     # A turn whose selection fails (HTTP 500) and whose extraction proposes one item.
     api.enqueue(error(500), text("Answer."), text(items_json(rec("b"))))
@@ -422,7 +427,11 @@ def test_usage_error_prints_no_traceback(
 def test_agent_with_the_real_sdk_review_mode(
     api: MessagesServer, ip: InteractiveShell, workspace: str
 ) -> None:
-    seed(workspace, rec("prefers-tabs", description="indents with tabs", body="Tabs, not spaces."))
+    seed(
+        workspace,
+        rec("prefers-tabs", description="indents with tabs", body="Tabs, not spaces."),
+        *FILLERS,
+    )
     api.enqueue(
         text('["prefers-tabs"]'),
         text("Use **tabs**."),
@@ -464,10 +473,11 @@ def test_agent_with_the_real_sdk_review_mode(
     ]
     assert memory_lines and updates[-1] < memory_lines[0]
     # Review mode: nothing written until the user decides.
-    assert names(workspace) == ["prefers-tabs"]
+    fillers = [r.name for r in FILLERS]
+    assert names(workspace) == ["prefers-tabs", *fillers]
     assert out.review is not None
     out.review.commit_button.click()
-    assert names(workspace) == ["prefers-tabs", "likes-bold"]
+    assert names(workspace) == ["prefers-tabs", *fillers, "likes-bold"]
 
 
 def test_agent_model_option_and_commit_auto(
@@ -548,7 +558,7 @@ def test_agent_without_a_key_explains_how_to_configure(ip: InteractiveShell) -> 
 
 
 def test_agent_with_scripted_model(ip: InteractiveShell, workspace: str) -> None:
-    seed(workspace, rec("prefers-tabs", description="indents with tabs"))
+    seed(workspace, rec("prefers-tabs", description="indents with tabs"), *FILLERS)
     model = ScriptedModel(["not json", "Tabs.", "[]"])
     use_model(model)
     out = agent(ip, "", "how to indent with tabs")
@@ -670,7 +680,9 @@ def test_select_takes_the_rest_of_the_line_verbatim_after_its_options(
     data = widget._repr_mimebundle_()[MIME_TYPE]
     assert data["query"] == 'what\'s the #1 rule for "tabs"'
     assert len(data["records"]) == 1
-    assert len(memory(ip, "select tabs").view.to_json()["records"]) == 2
+    # Three records fit the default limit (5): all of them, no choice made (SPEC §12).
+    whole = memory(ip, "select tabs").view.to_json()
+    assert (whole["source"], len(whole["records"])) == ("all", 3)
     with pytest.raises(UsageError, match="missing QUERY"):
         memory(ip, "select --limit 2")
     with pytest.raises(UsageError, match="--limit: expected an integer >= 1, got 0"):

@@ -24,8 +24,9 @@ from ipymemory.views import MIME_TYPE, BatchReview, BatchView
 
 
 def _review(workspace: str, *items: object, plan: str | None = None, **config: int) -> BatchReview:
-    # The selector is asked only when the set is not empty.
-    selector = ["[]"] if MemoryStore(workspace).records() else []
+    # The selector is asked only when there is a choice: more records than max_selected.
+    limit = config.get("max_selected", SessionConfig().max_selected)
+    selector = ["[]"] if len(MemoryStore(workspace).records()) > limit else []
     replies = [*selector, "Noted.", items_json(*items)]  # type: ignore[arg-type]
     if plan is not None:
         replies.append(plan)

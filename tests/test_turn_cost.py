@@ -78,7 +78,8 @@ def test_memory_block_after_the_history_and_breakpoints_on_the_stable_prefix(
     MemoryStore(workspace).extend(
         [rec("alpha", "about alpha", "ALPHA BODY"), rec("beta", "about beta", "BETA BODY")]
     )
-    session = _session(messages_server, workspace, commit_mode="off")
+    # One of two each turn: the selector chooses (a set that fits would need none).
+    session = _session(messages_server, workspace, commit_mode="off", max_selected=1)
     messages_server.enqueue(_selector_picks("alpha"), text("One."))
     session.run_turn("first")
     messages_server.enqueue(

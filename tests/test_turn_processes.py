@@ -67,14 +67,15 @@ def test_one_kernel_writes_the_other_selects_it(
     assert [role_of(r) for r in messages_server.requests] == ["main", "extractor"]
     assert messages_server.requests[0]["model"] == "child-main"
 
-    messages_server.enqueue(text('["deploy-day"]'), text("On Friday."), text("[]"))
+    # A reads the set again: B's record, the whole set, is injected (it fits, SPEC §12).
+    messages_server.enqueue(text("On Friday."), text("[]"))
     result = session_a.run_turn("when do we deploy?")
-    assert result.selection.source == "model" and result.selection.names == ("deploy-day",)
-    catalog = json.loads(messages_server.requests[2]["messages"][0]["content"])["catalog"]
-    assert "deploy-day" in catalog
-    assert "Deploys go out on Fridays." in memory_text(messages_server.requests[3])
-    # Without a model, kernel A still finds it with the deterministic fallback.
-    offline = AgentSession(workspace, model=NoModel())
+    assert result.selection.source == "all" and result.selection.names == ("deploy-day",)
+    assert [role_of(r) for r in messages_server.requests[2:]] == ["main", "extractor"]
+    assert "Deploys go out on Fridays." in memory_text(messages_server.requests[2])
+    # With a choice to make and no model, kernel A finds it with the deterministic fallback.
+    MemoryStore(workspace).extend([rec("lint-rule", "run the linter before a commit")])
+    offline = AgentSession(workspace, model=NoModel(), config=SessionConfig(max_selected=1))
     selection = offline.begin_turn("which day do we deploy to production?")
     assert selection.source == "fallback" and selection.names == ("deploy-day",)
 
@@ -92,7 +93,7 @@ def _consolidation_responder(srv: MessagesServer, other: str, *args: str, plan: 
 
 def _turn_with_consolidation(srv: MessagesServer, workspace: str) -> AgentSession:
     MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
-    srv.enqueue(text("[]"), text("Done."), records_reply(rec("a-note")))
+    srv.enqueue(text("Done."), records_reply(rec("a-note")))  # (no selector: the set fits)
     return AgentSession(
         workspace,
         model=model_for(srv.base_url),

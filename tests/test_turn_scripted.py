@@ -100,8 +100,7 @@ def test_a_whole_offline_turn(workspace: str) -> None:
     Path(workspace, "notes.md").write_text("indent with tabs")
     MemoryStore(workspace).extend([rec("prefers-tabs", "indentation preference", "Tabs.", "user")])
     model = ScriptedModel(
-        [
-            '["prefers-tabs"]',
+        [  # (no selector reply: the one record fits)
             {"type": "tool_use", "name": "read_file", "input": {"path": "notes.md"}},
             "Tabs, as your notes say.",
             # What the user said (an item from the file alone would wait for review).
@@ -116,18 +115,21 @@ def test_a_whole_offline_turn(workspace: str) -> None:
     assert result.tool_calls == 1 and result.last_error is None
     assert result.committed == ("notes-file",)
     assert [r.name for r in MemoryStore(workspace).records()] == ["prefers-tabs", "notes-file"]
-    assert "## prefers-tabs (user)" in memory_text(model.requests[1])
-    assert model.requests[2]["messages"][2]["content"][0]["content"] == "indent with tabs"
+    assert "## prefers-tabs (user)" in memory_text(model.requests[0])
+    assert model.requests[1]["messages"][2]["content"][0]["content"] == "indent with tabs"
     assert_pairs_intact(session.history)
     assert_alternates(session.history)
 
 
 def test_running_out_is_reported_like_an_api_failure(workspace: str) -> None:
-    MemoryStore(workspace).extend([rec("prefers-tabs", "indentation preference", "Tabs.", "user")])
-    # The selector gets prose (invalid), the agent its answer; the extractor finds the
-    # script empty: both are memory failures, the answer still comes back.
+    MemoryStore(workspace).extend(
+        [rec("prefers-tabs", "indentation preference", "Tabs.", "user"), rec("lint-rule")]
+    )
+    # The selector (one of two to choose) gets prose (invalid), the agent its answer;
+    # the extractor finds the script empty: both are memory failures, the answer still
+    # comes back.
     model = ScriptedModel(["let me think", "use tabs"])
-    session = AgentSession(workspace, model=model)
+    session = AgentSession(workspace, model=model, config=SessionConfig(max_selected=1))
     result = session.run_turn("indentation?")
     assert result.answer == "use tabs"
     assert result.selection.source == "fallback" and result.selection.names == ("prefers-tabs",)

@@ -123,7 +123,8 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
         text("[]", usage={"input_tokens": 70, "output_tokens": 2}),
     )
     events: list[TurnEvent] = []
-    session = _session(messages_server, workspace)
+    # One of two: a choice, so the selector runs (a set that fits needs none, SPEC §12).
+    session = _session(messages_server, workspace, max_selected=1)
     result = session.run_turn("how should I indent?", on_event=events.append)
 
     assert result.answer == "Your notes say: tabs."
@@ -327,8 +328,7 @@ def _base_and_plan_turn(
     """Base set x, y; the turn extracts a, b; threshold 3 -> plan merges x and a."""
     MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
     srv.enqueue(
-        text("[]"),  # selector: nothing relevant
-        text("Done."),
+        text("Done."),  # (no selector: the two records fit)
         records_reply(rec("a-note"), rec("b-note")),
         plan_reply(["x-note", "a-note"], [rec("xa-merged", body="x and a together")]),
     )
@@ -367,7 +367,6 @@ def test_auto_mode_consolidation_is_one_commit(
     MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
     replaced.clear()
     messages_server.enqueue(
-        text("[]"),
         text("Done."),
         records_reply(rec("a-note"), rec("b-note")),
         plan_reply(["x-note", "a-note"], [rec("xa-merged")]),
@@ -430,10 +429,13 @@ def test_plan_merging_only_new_items_needs_no_base(
 def test_selection_failure_falls_back(
     messages_server: MessagesServer, workspace: str, selector: Scripted
 ) -> None:
-    MemoryStore(workspace).extend([rec("x-note", "deploy schedule", "Deploy on Fridays.")])
+    MemoryStore(workspace).extend(
+        [rec("x-note", "deploy schedule", "Deploy on Fridays."), rec("y-note", "lint rule")]
+    )
     before = _snapshot(workspace)
     messages_server.enqueue(selector, text("Fridays."), text("[]"))
-    session = _session(messages_server, workspace, commit_mode="auto")
+    # One of two: the selector has a choice to make (and fails at it).
+    session = _session(messages_server, workspace, commit_mode="auto", max_selected=1)
     result = session.run_turn("when do we deploy?")
     assert result.answer == "Fridays."
     assert result.last_error == LAST_ERROR_SELECT == session.last_error
@@ -449,7 +451,7 @@ def test_extraction_failure_keeps_answer_and_set(
     MemoryStore(workspace).extend([rec("x-note")])
     before = _snapshot(workspace)
     bad = [rec("good-one").to_json(), {**rec("bad-one").to_json(), "name": "Bad Name"}]
-    messages_server.enqueue(text("[]"), text("Answer."), text(json.dumps(bad)))
+    messages_server.enqueue(text("Answer."), text(json.dumps(bad)))
     session = _session(messages_server, workspace, commit_mode="auto")
     result = session.run_turn("q")
     assert result.answer == "Answer." and result.batch is None
@@ -457,7 +459,7 @@ def test_extraction_failure_keeps_answer_and_set(
     assert result.last_error_cause is not None and "item 1" in result.last_error_cause
     assert _snapshot(workspace) == before and session.pending == ()
     # The next good turn clears last_error.
-    messages_server.enqueue(text("[]"), text("Fine."), text("[]"))
+    messages_server.enqueue(text("Fine."), text("[]"))
     assert session.run_turn("q2").last_error is None and session.last_error is None
 
 
@@ -467,7 +469,6 @@ def test_consolidation_failure_commits_nothing_automatically(
     MemoryStore(workspace).extend([rec("x-note")])
     before = _snapshot(workspace)
     messages_server.enqueue(
-        text("[]"),
         text("Answer."),
         records_reply(rec("a-note")),
         plan_reply(["x-note", "ghost-note"], [rec("merged")]),  # ghost: not a candidate
@@ -544,12 +545,15 @@ def test_off_mode_selects_and_injects_but_never_extracts(
 ) -> None:
     MemoryStore(workspace).extend([rec("x-note", body="X BODY")])
     before = _snapshot(workspace)
-    messages_server.enqueue(text('["x-note"]'), text("Answer."))
+    messages_server.enqueue(text("Answer."))
     session = _session(messages_server, workspace, commit_mode="off")
     result = session.run_turn("q")
     assert result.batch is None and result.selection.names == ("x-note",)
-    assert [role_of(r) for r in messages_server.requests] == ["selector", "main"]
-    assert "X BODY" in memory_text(messages_server.requests[1])
+    # The one record fits: injected without a selector call (SPEC §12).
+    assert result.selection.source == "all"
+    assert result.selection.reason == "all 1 records: the set fits"
+    assert [role_of(r) for r in messages_server.requests] == ["main"]
+    assert "X BODY" in memory_text(messages_server.requests[0])
     assert _snapshot(workspace) == before
     # Off mode refuses any commit, even of a plan the user asked for.
     messages_server.enqueue(plan_reply(["x-note"], [rec("x-new")]))
@@ -558,7 +562,7 @@ def test_off_mode_selects_and_injects_but_never_extracts(
     assert refused.error is not None and "'off'" in refused.error
     assert _snapshot(workspace) == before
     # A turn explicitly run in auto mode does write.
-    messages_server.enqueue(text("[]"), text("Answer."), records_reply(rec("a-note")))
+    messages_server.enqueue(text("Answer."), records_reply(rec("a-note")))
     assert session.run_turn("q", commit_mode="auto").committed == ("a-note",)
     assert _names(workspace) == ["x-note", "a-note"]
 
@@ -571,7 +575,7 @@ def test_per_turn_overrides(messages_server: MessagesServer, workspace: str) -> 
     assert result.selection.source == "none" and result.batch is None
     assert [role_of(r) for r in messages_server.requests] == ["main"]
     assert len(messages_server.requests[0]["system"]) == 1
-    messages_server.enqueue(text("[]"), text("Auto."), records_reply(rec("a-note")))
+    messages_server.enqueue(text("Auto."), records_reply(rec("a-note")))
     result = session.run_turn("q", commit_mode="auto")
     assert result.committed == ("a-note",) and _names(workspace) == ["x-note", "a-note"]
     with pytest.raises(BatchError, match="commit_mode"):
@@ -594,7 +598,9 @@ def test_memory_costs_count_every_side_query_even_failed_ones(
             ["x-note", "a-note"], [rec("xa")], usage={"input_tokens": 33, "output_tokens": 3}
         ),
     )
-    session = _session(messages_server, workspace, consolidate_threshold=3, consolidate_every=1)
+    session = _session(
+        messages_server, workspace, consolidate_threshold=3, consolidate_every=1, max_selected=1
+    )
     first = session.run_turn("q1")
     assert first.last_error == LAST_ERROR_SELECT  # the fenced selector reply was refused
     assert first.usage.by_role("selector") == Usage(11, 1)
@@ -828,8 +834,10 @@ def test_items_pending_or_turned_down_are_not_proposed_again(
 
 
 def test_without_a_key_the_session_has_no_model_but_still_selects(workspace: str) -> None:
-    MemoryStore(workspace).extend([rec("deploy-day", "deploys happen on Fridays")])
-    session = AgentSession(workspace)
+    MemoryStore(workspace).extend(
+        [rec("deploy-day", "deploys happen on Fridays"), rec("lint-rule", "run the linter")]
+    )
+    session = AgentSession(workspace, config=SessionConfig(max_selected=1))
     selection = session.begin_turn("which day do deploys happen?")
     assert selection.source == "fallback" and selection.names == ("deploy-day",)
     assert session.last_error == LAST_ERROR_SELECT

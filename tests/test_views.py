@@ -289,8 +289,7 @@ def test_review_plan_accept_reject_and_a_refused_decision(workspace: str) -> Non
         {"source_names": ["tabs-a", "tabs-b", "tabs-c"], "records": [merged.to_json()]}
     )
     model = ScriptedModel(
-        [
-            '["tabs-a"]',
+        [  # (no selector reply: the two records fit)
             "Noted.",
             items_json(rec("tabs-c", description="tabs in go"), rec("other")),
             plan,
@@ -334,7 +333,7 @@ def test_review_with_accepted_plan_swaps_in_one_commit(workspace: str) -> None:
     store.extend([rec("tabs-a"), rec("tabs-b")])
     merged = rec("prefers-tabs", description="tabs everywhere")
     plan = json.dumps({"source_names": ["tabs-a", "tabs-b"], "records": [merged.to_json()]})
-    model = ScriptedModel(["[]", "Noted.", items_json(rec("other")), plan])
+    model = ScriptedModel(["Noted.", items_json(rec("other")), plan])
     config = SessionConfig(consolidate_threshold=3, consolidate_every=1)
     session = AgentSession(workspace, model=model, config=config)
     batch = session.run_turn("tabs").batch

@@ -28,7 +28,8 @@ __all__ = ["SELECT_MAX_TOKENS", "Selection", "select_memories"]
 # selection, and the stop would be a max_tokens truncation anyway.
 SELECT_MAX_TOKENS = C.SELECT_MAX_TOKENS
 
-SelectionSource = Literal["model", "fallback", "none"]
+# "all": every record, without asking (the set fits, SPEC §12).
+SelectionSource = Literal["model", "fallback", "none", "all"]
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,14 @@ def select_memories(
     the input is ``{"catalog", "query", "today"}`` (``today`` defaults to
     :func:`~ipymemory._dates.today_text`).
 
-    An empty ``records`` makes no model call (source ``"none"``).
+    An empty ``records`` makes no model call (source ``"none"``), nor does a set of at
+    most ``limit`` records: there is nothing to choose, so all of them (source ``"all"``,
+    SPEC §12; no side-query before the turn's first token).
     """
     if not records:
         return Selection((), "none")
+    if len(records) <= limit:
+        return Selection(tuple(records), "all", f"all {len(records)} records: the set fits")
     by_name = {record.name: record for record in records}
     usage = Usage()
     try:

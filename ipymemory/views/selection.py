@@ -18,11 +18,13 @@ _SOURCE_TEXT = {
     "model": "chosen by the model",
     "fallback": "deterministic keyword fallback",
     "none": "no memories stored",
+    "all": "the whole set",
 }
 
 
 class SelectionView(StaticView):
-    """``records`` selected for ``query`` by ``source`` ("model", "fallback" or "none").
+    """``records`` selected for ``query`` by ``source`` ("model", "fallback", "none" or
+    "all": every record, the set fits).
 
     ``compact`` gives the one-line "memories used" form shown under an agent answer.
     ``model`` (the side model that chose, if it did) and ``directory`` (where the
@@ -123,6 +125,8 @@ class SelectionView(StaticView):
         elif self.source == "fallback":
             reason = " ".join((self.reason or "").split())
             head = f"selected by the deterministic fallback; model not used: {reason}"
+        elif self.source == "all":
+            head = f"no selection needed: {self.reason}"
         elif self.reason:
             head = f"nothing selected: {self.reason}"
         else:

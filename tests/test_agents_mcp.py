@@ -70,12 +70,18 @@ def test_catalog_select_read_and_history_without_a_model(workspace: str) -> None
     async def use(client: Client) -> list[Any]:
         return [
             await client.call_tool("memory_catalog", {}),
-            await client.call_tool("memory_select", {"query": "how do I indent with tabs"}),
+            await client.call_tool(
+                "memory_select", {"query": "how do I indent with tabs", "limit": 1}
+            ),
             await client.call_tool("memory_read", {"names": ["deploy-friday", "prefers-tabs"]}),
             await client.call_tool("memory_history", {"limit": 5}),
+            await client.call_tool("memory_select", {"query": "anything"}),
         ]
 
-    catalog, selected, read, history = map(data, with_mcp(workspace, use))
+    catalog, selected, read, history, whole = map(data, with_mcp(workspace, use))
+    # Two records fit the default limit (5): both, no choice made (SPEC §12).
+    assert whole["chosen_by"] == "all" and whole["reason"] == "all 2 records: the set fits"
+    assert [r["name"] for r in whole["records"]] == ["prefers-tabs", "deploy-friday"]
     assert catalog["result"] == store.catalog()
     assert selected["chosen_by"] == "fallback" and selected["model"] is None
     assert "no model configured" in selected["reason"]
@@ -101,7 +107,7 @@ def test_select_uses_the_configured_model_and_says_so(
     env["IPYMEMORY_SIDE_MODEL"] = "claude-side-test"
 
     async def use(client: Client) -> Any:
-        return await client.call_tool("memory_select", {"query": "when do we release", "limit": 3})
+        return await client.call_tool("memory_select", {"query": "when do we release", "limit": 1})
 
     selected = data(with_mcp(workspace, use, env=env))
     assert selected == {

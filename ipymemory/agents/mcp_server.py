@@ -91,9 +91,12 @@ class Selected(BaseModel):
     """The records selected for a query and how they were chosen."""
 
     records: list[Record]
-    chosen_by: Literal["model", "fallback", "none"]
+    # "all": the set fits the limit, so every record, without asking (SPEC §12).
+    chosen_by: Literal["model", "fallback", "none", "all"]
     model: str | None = Field(description="the side model that chose, when one did")
-    reason: str | None = Field(description="why the fallback chose (or why nothing was)")
+    reason: str | None = Field(
+        description="why the fallback chose (or why nothing, or every record, was)"
+    )
 
 
 class Records(BaseModel):

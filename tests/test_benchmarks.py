@@ -72,3 +72,22 @@ def test_source_hashing_reports_reads_and_check_with_and_without() -> None:
     assert report["check_ms"]["records"] == 50
     for measure in ("reads_ms", "check_ms"):
         assert report[measure]["with"] > 0 and report[measure]["without"] > 0
+
+
+def test_scope_select_compares_two_scopes_with_one_store(tmp_path: Path) -> None:
+    data = tmp_path / "locomo_tiny.jsonl"
+    memories = [
+        {"name": f"m{i:03d}", "description": f"fact {i} about topic{i % 7}", "body": "b"}
+        for i in range(400)
+    ]
+    queries = [{"q": f"what about topic{k}?", "gold": [f"m{k:03d}"], "cat": 1} for k in range(7)]
+    data.write_text(json.dumps({"id": "s", "memories": memories, "queries": queries}) + "\n")
+    done = _run(str(BENCH / "scope_select.py"), "--quick", "--json", "--data", str(data))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    row = report["quality"]["locomo_tiny.jsonl"]
+    assert row["queries"] == 7
+    # The same records split over two scopes are selected exactly as from one store.
+    assert row["identical_selections"] == 7
+    assert row["recall_one_store"] == row["recall_two_scopes"]
+    assert report["timing"]["one_store_400_ms"] > 0 and report["timing"]["ratio"] > 0

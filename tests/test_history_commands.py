@@ -24,13 +24,8 @@ from ipymemory import MemoryStore
 from ipymemory.cli import main
 from ipymemory.notebook import get_session
 from ipymemory.views import MIME_TYPE, BatchView, MessageView, RecordView
-from ipymemory.views.history import (
-    HistoryChangeReview,
-    HistoryChangeView,
-    HistoryDiffView,
-    HistoryView,
-    HistoryWidget,
-)
+from ipymemory.views.history import HistoryChangeView, HistoryDiffView, HistoryView
+from ipymemory.views.history_widgets import HistoryChangeReview, HistoryWidget
 
 
 def names(workspace: str) -> list[str]:

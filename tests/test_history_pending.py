@@ -18,7 +18,7 @@ from record_support import rec
 
 from ipymemory import MemoryStore
 from ipymemory.views import BatchView
-from ipymemory.views.history import HistoryChangeReview
+from ipymemory.views.history_widgets import HistoryChangeReview
 from ipymemory.views.pending import PendingView
 
 

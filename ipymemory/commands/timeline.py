@@ -15,13 +15,8 @@ from ..store.history import actor_info
 from ..turn.batch import PendingBatch
 from ..turn.history_change import HistoryOp, plan_history_change
 from ..views import MessageView, ScopedView
-from ..views.history import (
-    HistoryChangeReview,
-    HistoryChangeView,
-    HistoryDiffView,
-    HistoryView,
-    HistoryWidget,
-)
+from ..views.history import HistoryChangeView, HistoryDiffView, HistoryView
+from ..views.history_widgets import HistoryChangeReview, HistoryWidget
 from .common import SCOPE_ALL, positive_int, require, scope_arg, scoped_stores
 from .context import Context, View
 from .spec import Arg, arg, command

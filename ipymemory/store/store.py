@@ -502,6 +502,23 @@ class MemoryStore:
         entries = self._journal(real).read().entries[::-1]
         return entries if limit is None else entries[:limit]
 
+    def read_history_record(self, file: str) -> MemoryRecord | None:
+        """The record a journal entry names by ``file``: from the set's directory, else
+        from ``history/files/`` once it left the set; None when neither holds it (or
+        there is no ``.memory``). An unreadable or invalid file raises
+        :class:`MemoryStoreError` (:class:`MemoryFormatError`) naming it."""
+        real = self.directory()
+        if real is None:
+            return None
+        got = self.dir.read(real, file, MAX_RECORD_BYTES)
+        if got is not None:
+            return parse_record(got[0], self.dir.where(file))
+        journal = self._journal(real)
+        if not journal.kept(file):
+            return None
+        data = journal.read_kept(file, MAX_RECORD_BYTES)
+        return parse_record(data, self.dir.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file))
+
     def undo(self, seq: int, *, actor: Mapping[str, Any] | None = None) -> HistoryEntry:
         """Commit the inverse of journal entry ``seq`` against the current set.
 

@@ -11,13 +11,8 @@ from ._static import MIME_TYPE, StaticView
 from .batch import BatchView, ConsolidationPlanView
 from .check import CheckView
 from .error import ErrorView, MessageView
-from .history import (
-    HistoryChangeReview,
-    HistoryChangeView,
-    HistoryDiffView,
-    HistoryView,
-    HistoryWidget,
-)
+from .history import HistoryChangeView, HistoryDiffView, HistoryView
+from .history_widgets import HistoryChangeReview, HistoryWidget
 from .manifest import ManifestView
 from .record import RecordView
 from .review import BatchReview

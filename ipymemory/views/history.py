@@ -1,16 +1,15 @@
-"""Views of the history journal (SPEC §6): the timeline, one entry's diff, where a
-record came from, and an undo/restore proposal.
+"""Static views of the history journal (SPEC §6): the timeline, one entry's diff, where
+a record came from, and an undo/restore proposal. The widgets that show them live in
+:mod:`.history_widgets`; what the journal names is read through the store's history API
+(``MemoryStore.history``, ``MemoryStore.read_history_record``).
 
 * :class:`HistoryView` — the timeline: when, op, names added and removed, by which
   notebook and cell (or tool), the turn's query. ``%memory history`` / ``ipymemory
   history``.
 * :class:`HistoryDiffView` — one entry: names added and removed, and body diffs of
   the records it replaced (a consolidation's sources against its replacements).
-* :class:`HistoryWidget` — the timeline as a widget: a row per entry, expand it to
-  read its diff. It observes its :class:`HistoryState` (a traitlets object) and, in a
-  notebook, the session's batch registry: a commit made there refreshes it.
-* :class:`HistoryChangeView` / :class:`HistoryChangeReview` — an undo or restore
-  proposed in a notebook, waiting for Commit (or ``%memory commit``).
+* :class:`HistoryChangeView` — an undo or restore proposed in a notebook: what it would
+  do, did, or why it failed.
 
 Every text that comes from the journal or a record is untrusted: it reaches HTML only
 through ``esc``.
@@ -19,35 +18,25 @@ through ``esc``.
 from __future__ import annotations
 
 import difflib
-import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as w
-from IPython.display import DisplayHandle
-from traitlets import Bool, HasTraits, Tuple, Unicode
-
-from ..errors import IPyMemoryError, MemoryStoreError
+from ..errors import MemoryStoreError
 from ..store.history import HistoryEntry
-from ..store.layout import HISTORY_DIR_NAME, KEPT_DIR_NAME
-from ..store.record import MAX_RECORD_BYTES, MemoryRecord, parse_record
-from ..turn.batch import BatchStatus
-from ._static import StaticView, display_bundle, esc, plain_table, update_bundle
-from ._widgetbase import StaticBundleBox, block_html, html_block, html_text, note_html
+from ..store.record import MemoryRecord
+from ._static import StaticView, esc, plain_table
+from ._widgetbase import note_html
 
 if TYPE_CHECKING:
     from ..store.store import MemoryStore
-    from ..turn.batch import BatchRegistry, PendingBatch
+    from ..turn.batch import PendingBatch
     from ..turn.history_change import HistoryChange
 
 __all__ = [
-    "HistoryChangeReview",
     "HistoryChangeView",
     "HistoryDiffView",
-    "HistoryState",
     "HistoryView",
-    "HistoryWidget",
     "describe_actor",
     "entry_row",
     "record_origin",
@@ -185,6 +174,13 @@ class HistoryView(StaticView):
         newest = " (newest first)" if n > 1 else ""
         what = f"the newest {n}" if self.more else f"{n} entr{'y' if n == 1 else 'ies'}"
         return f"History of {self.directory}: {what}{newest}"
+
+    def row_titles(self) -> tuple[str, ...]:
+        """One short line per entry (the history widget's row titles)."""
+        return tuple(
+            f"#{r['seq']}  {_when(r['at'])}  {r['op']}  {_cap(_what(r), 50)}  · {r['by']}"
+            for r in self.rows
+        )
 
     def to_text(self) -> str:
         if not self.rows:
@@ -381,21 +377,13 @@ def _diff_html(lines: Sequence[str]) -> str:
 
 def _side(store: MemoryStore, name: str, file: str) -> _Side:
     """The record in ``file``: in the set's directory, else kept in history/files/."""
-    real = store.directory()
-    if real is None:
+    if store.directory() is None:
         return _Side(name, file, None, "no memory directory")
     try:
-        got = store.dir.read(real, file, MAX_RECORD_BYTES)
-        if got is not None:
-            return _Side(name, file, parse_record(got[0], store.dir.where(file)))
-        journal = store.journal()
-        if journal is not None and journal.kept(file):
-            data = journal.read_kept(file, MAX_RECORD_BYTES)
-            where = store.dir.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file)
-            return _Side(name, file, parse_record(data, where))
+        record = store.read_history_record(file)
     except MemoryStoreError as e:
         return _Side(name, file, None, f"unreadable: {e}")
-    return _Side(name, file, None, "file no longer kept")
+    return _Side(name, file, record, None if record is not None else "file no longer kept")
 
 
 # --- where a record came from --------------------------------------------------------
@@ -440,162 +428,6 @@ def record_origin(entries: Sequence[HistoryEntry], file: str, name: str) -> dict
             "text": text,
         }
     return None
-
-
-# --- the widget ----------------------------------------------------------------------
-
-
-class HistoryState(HasTraits):
-    """What the history widget shows: the timeline rows and the error, if any.
-    ``refresh()`` re-reads the journal; the widget observes ``rows`` and ``error``."""
-
-    rows = Tuple(help="the timeline's HistoryEntry objects, newest first")
-    error = Unicode(None, allow_none=True)
-    more = Bool(False, help="older entries exist beyond the limit")
-
-    def __init__(self, store: MemoryStore | None, limit: int | None, **kw: Any) -> None:
-        super().__init__(**kw)
-        self.store = store
-        self.limit = limit
-
-    def refresh(self) -> None:
-        if self.store is None:
-            return
-        view = HistoryView.load(self.store, self.limit)
-        with self.hold_trait_notifications():
-            self.error = view.error
-            self.more = view.more
-            self.rows = view.entries
-
-
-#: Proposes an undo or restore of an entry (``op``, ``seq``) and returns what to show.
-Propose = Callable[[str, int], "StaticView | StaticBundleBox"]
-
-
-class HistoryWidget(StaticBundleBox):
-    """The timeline as a widget (see the module docstring). ``rows`` is the Accordion;
-    opening row ``i`` loads that entry's diff and, with ``propose`` (a notebook), its
-    "Undo #n" and "Restore to #n" buttons, which propose the change for review below."""
-
-    def __init__(
-        self,
-        view: HistoryView,
-        store: MemoryStore | None = None,
-        registry: BatchRegistry | None = None,
-        propose: Propose | None = None,
-        **kw: Any,
-    ) -> None:
-        super().__init__(**kw)
-        self.view = view
-        self._store = store
-        self._propose = propose
-        self.state = HistoryState(
-            store, view.limit, rows=view.entries, error=view.error, more=view.more
-        )
-        self.refresh_button = w.Button(
-            description="Refresh", icon="refresh", disabled=store is None, tooltip="re-read"
-        )
-        self.refresh_button.on_click(lambda _b: self.state.refresh())
-        self.state.observe(self._on_state, names=["rows", "error"])
-        self._registry = registry
-        if registry is not None:
-            registry.observe(self._on_batches, names="state")
-        self._by_seq: dict[int, w.VBox] = {}
-        self._open_seq: int | None = None
-        self._show()
-
-    def _on_batches(self, change: Mapping[str, Any]) -> None:
-        # A batch just committed in this session wrote a journal entry: show it.
-        old, new = change["old"], change["new"]
-        if any(
-            b.status is BatchStatus.COMMITTED and getattr(old.get(k), "status", None) != b.status
-            for k, b in new.items()
-        ):
-            self.state.refresh()
-
-    def _on_state(self, _change: Mapping[str, Any]) -> None:
-        self.view = HistoryView(
-            self.view.directory,
-            self.state.rows,
-            limit=self.view.limit,
-            error=self.state.error,
-            more=self.state.more,
-        )
-        self._show()
-
-    def _show(self) -> None:
-        view = self.view
-        self.header = html_block(f"<b>{esc(view._summary())}</b>")
-        parts: list[w.Widget] = [
-            w.HBox([self.header, self.refresh_button], layout=w.Layout(align_items="center"))
-        ]
-        if view.error:
-            parts.append(html_text(view.error, cls="ipm-error"))
-        # A refresh (e.g. after a commit made from an open row) keeps each entry's
-        # panel, with its diff and any proposal's outcome, and the open row open.
-        seqs = [e.seq for e in view.entries]
-        self._by_seq = {seq: self._by_seq.get(seq) or w.VBox() for seq in seqs}
-        self._panels = [self._by_seq[seq] for seq in seqs]
-        self.rows = w.Accordion(
-            children=self._panels,
-            titles=tuple(
-                f"#{r['seq']}  {_when(r['at'])}  {r['op']}  {_cap(_what(r), 50)}  · {r['by']}"
-                for r in view.rows
-            ),
-        )
-        if self._open_seq in self._by_seq:
-            self.rows.selected_index = seqs.index(self._open_seq)
-        self.rows.observe(self._open, names="selected_index")
-        if view.entries:
-            parts.append(self.rows)
-        self.children = tuple(parts)
-
-    def _open(self, change: Mapping[str, Any]) -> None:
-        index = change["new"]
-        self._open_seq = None if index is None else self.view.entries[index].seq
-        if index is None or self._panels[index].children:
-            return
-        entry = self.view.entries[index]
-        diff = (
-            HistoryDiffView.load(self._store, entry)
-            if self._store is not None
-            else HistoryDiffView(entry, (), ())
-        )
-        parts: list[w.Widget] = [w.HTML(value=diff.to_html())]
-        if self._propose is not None:
-            panel = self._panels[index]
-            buttons = []
-            for op, label, tip in (
-                ("undo", f"Undo #{entry.seq}", "propose reversing this entry"),
-                ("restore", f"Restore to #{entry.seq}", "propose the set as it was after it"),
-            ):
-                button = w.Button(description=label, tooltip=tip, layout=w.Layout(width="auto"))
-                button.on_click(functools.partial(self._ask, op, entry.seq, panel))
-                buttons.append(button)
-            parts.append(w.HBox(buttons))
-        self._panels[index].children = tuple(parts)
-
-    def _ask(self, op: str, seq: int, panel: w.VBox, _button: object = None) -> None:
-        """Show the proposal (or why there is none) under the entry's buttons."""
-        assert self._propose is not None
-        try:
-            shown: w.Widget = self._as_widget(self._propose(op, seq))
-        except IPyMemoryError as e:  # a button has no caller to raise to: show it
-            shown = html_text(str(e), cls="ipm-error")
-        panel.children = (*panel.children[:2], shown)
-
-    @staticmethod
-    def _as_widget(view: StaticView | StaticBundleBox) -> w.Widget:
-        return view if isinstance(view, w.Widget) else w.HTML(value=view.to_html())
-
-    def close(self) -> None:
-        if self._registry is not None:
-            self._registry.unobserve(self._on_batches, names="state")
-            self._registry = None
-        super().close()
-
-    def static_view(self) -> StaticView:
-        return self.view
 
 
 # --- an undo/restore proposal --------------------------------------------------------
@@ -673,68 +505,3 @@ class HistoryChangeView(StaticView):
             f"<div><b>{esc(self.change.title)}</b></div>{effect}"
             f'<div class="{cls}">{esc(self._state())}</div>'
         )
-
-
-class HistoryChangeReview(StaticBundleBox):
-    """Commit or discard an undo/restore proposal. Observes its batch in the registry,
-    so ``%memory commit`` / ``discard`` show here too; once decided, the output it was
-    displayed in is replaced by the static outcome (what a saved notebook keeps)."""
-
-    def __init__(
-        self,
-        registry: BatchRegistry,
-        batch: PendingBatch,
-        commit: Callable[[PendingBatch], object],
-        discard: Callable[[PendingBatch], object],
-        **kw: Any,
-    ) -> None:
-        super().__init__(**kw)
-        self._registry = registry
-        self.batch = batch
-        self.commit_button = w.Button(description="Commit", button_style="primary", icon="check")
-        self.discard_button = w.Button(description="Discard", icon="times")
-        self.commit_button.on_click(lambda _b: commit(self._registry.lookup(self.batch)))
-        self.discard_button.on_click(lambda _b: discard(self._registry.lookup(self.batch)))
-        self.body = html_block("")
-        self.children = (self.body, w.HBox([self.commit_button, self.discard_button]))
-        registry.observe(self._on_state, names="state")
-        self._observing = True
-        self._handles: list[DisplayHandle] = []
-        self._show()
-
-    @property
-    def status(self) -> str:
-        return str(self.batch.status)
-
-    def _on_state(self, change: Mapping[str, Any]) -> None:
-        latest = change["new"].get(self.batch.id)
-        if latest is not None and latest is not self.batch:
-            self.batch = latest
-            self._show()
-
-    def _show(self) -> None:
-        view = HistoryChangeView.of(self.batch)
-        self.body.value = block_html(view._html_body())
-        done = not self.batch.open
-        self.commit_button.disabled = done
-        self.discard_button.disabled = done
-        if self.batch.status is BatchStatus.FAILED:
-            self.commit_button.description = "Retry"
-        if done:
-            bundle = self.static_view().bundle()
-            for handle in self._handles:
-                update_bundle(handle, bundle)
-
-    def _ipython_display_(self) -> None:
-        handle = display_bundle(self._repr_mimebundle_() or {})
-        if handle is not None:
-            self._handles.append(handle)
-
-    def close(self) -> None:
-        if self._observing:
-            self._registry.unobserve(self._on_state, names="state")
-            self._observing = False
-        super().close()
-
-    def static_view(self) -> StaticView:
-        return HistoryChangeView.of(self.batch)

@@ -15,6 +15,23 @@ SEQ``) is kept the same way and planned again when reopened, so one that is no l
 clean shows its conflict instead of committing something else. Files older than
 ``expiry_days`` are deleted when the directory is listed. Readers of the set never
 look here.
+
+**A file read back is untrusted input** (a notebook folder received from someone else
+may hold one; anyone can edit it), so nothing it says about trust is taken as it is:
+
+* every item and plan record is screened again as if just proposed: a credential is
+  redacted (the item then counts as ``redacted``: committed only on an explicit choice),
+  text that instructs the assistant is flagged;
+* flags and ``redacted`` read from the file can only add to what screening finds now
+  (a flag cleared in the file is found again; one added stays: more caution is safe);
+* an origin read from the file can only lower trust, never raise it. The history an
+  origin was decided on is not kept, so it cannot be decided again: the saved origin is
+  capped at ``user`` when the saved provenance records a turn's query (our own turns
+  save it), else at ``assistant``; ``manual`` (a person, through the API or an import)
+  is never believed from a file, an unknown value or an item the file gives no origin
+  for is ``tool`` (held for a person), and a plan's records take the least trusted
+  origin of what they merge. So a crafted ``user`` item that instructs the assistant
+  reopens flagged, and what it is journalled as is never more than this.
 """
 
 from __future__ import annotations
@@ -33,15 +50,16 @@ from typing import Any
 from .. import _constants as C
 from .._json import loads
 from ..errors import BatchError, CommandError, MemoryFormatError, MemoryStoreError
-from ..screen import redact, redact_data
+from ..screen import Origin, least_trusted, redact, redact_data, screen_record
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.durable import fsync_dir, replace_atomic, unlink_quietly
 from ..store.layout import PENDING_DIR_NAME, read_regular
 from ..store.record import MemoryRecord, record_secrets, redact_record
 from ..store.store import MemoryStore
-from .batch import BatchRegistry, BatchStatus, PendingBatch
+from .batch import PLAN_FLAG, BatchRegistry, BatchStatus, PendingBatch
 from .history_change import HistoryChange, plan_history_change
 from .provenance import TurnProvenance
+from .screened import keep_screened, screen_plan
 
 __all__ = ["PendingFiles", "SavedBatch", "record_digest"]
 
@@ -214,7 +232,53 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         history=_history(data.get("history"), where),
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
-    return SavedBatch(batch, digests, float(saved_at), path)
+    return SavedBatch(_screened_again(batch), digests, float(saved_at), path)
+
+
+def _origin_read_back(saved: object, provenance: TurnProvenance | None) -> Origin:
+    """The origin of an item read from a file (see the module docstring)."""
+    try:
+        origin = Origin(saved) if isinstance(saved, str) else Origin.TOOL
+    except ValueError:
+        origin = Origin.TOOL
+    ceiling = Origin.USER if provenance is not None and provenance.query else Origin.ASSISTANT
+    return least_trusted([origin, ceiling])
+
+
+def _union(*reasons: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(why for each in reasons for why in each))
+
+
+def _screened_again(batch: PendingBatch) -> PendingBatch:
+    """``batch`` as read from a file, screened again (see the module docstring)."""
+    screenings = [
+        screen_record(item, _origin_read_back(batch.origins.get(item.name), batch.provenance))
+        for item in batch.items
+    ]
+    kept = keep_screened(screenings, set())
+    names = {item.name for item in kept.items}
+    flags = {
+        n: tuple(dict.fromkeys((*batch.flags.get(n, ()), *kept.flags.get(n, ())))) for n in names
+    }
+    origins = dict(kept.origins)
+    plan = batch.plan
+    if plan is not None:
+        plan, plan_origins, reasons = screen_plan(plan, (), kept, auto=False)
+        origins.update(plan_origins)
+        flags[PLAN_FLAG] = _union(batch.flags.get(PLAN_FLAG, ()), reasons)
+    error = batch.error
+    if kept.dropped:
+        left = "left out on reopening: " + "; ".join(kept.dropped)
+        error = left if error is None else f"{error}; {left}"
+    return replace(
+        batch,
+        items=kept.items,
+        plan=plan,
+        origins=origins,
+        flags={n: why for n, why in flags.items() if why},
+        redacted=tuple(sorted({*(n for n in batch.redacted if n in names), *kept.redacted})),
+        error=error,
+    )
 
 
 class PendingFiles:

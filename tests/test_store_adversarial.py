@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 from record_support import rec
 
-from ipymemory import MemoryConflictError, MemoryStore, MemoryStoreError, PendingBatch
+from ipymemory import (
+    MemoryConflictError,
+    MemoryFormatError,
+    MemoryStore,
+    MemoryStoreError,
+    PendingBatch,
+)
 from ipymemory.store.maintenance import check, gc
 from ipymemory.turn.pending import PendingFiles
 
@@ -229,5 +235,8 @@ def test_pending_through_a_symlink_is_neither_written_nor_pruned(
     assert saved == [] and "not a directory" in problems[0]
     assert files.save(PendingBatch("b2", (rec("p-note"),), None, ())) is False
     assert "not a directory" in (files.last_error or "")
+    # The typed error is kept beside the text (callers decide by type).
+    assert files.last_failure is not None
+    assert isinstance(files.last_failure.error, MemoryFormatError)
     files.remove("b1")
     assert sorted(p.name for p in out.iterdir()) == ["b1.json"]

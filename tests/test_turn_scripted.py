@@ -15,6 +15,7 @@ from ipymemory import (
     ScriptedModel,
     ScriptExhausted,
     SessionConfig,
+    SideQueryError,
     Usage,
 )
 from ipymemory.sidequery import LAST_ERROR_SELECT
@@ -133,8 +134,17 @@ def test_running_out_is_reported_like_an_api_failure(workspace: str) -> None:
     result = session.run_turn("indentation?")
     assert result.answer == "use tabs"
     assert result.selection.source == "fallback" and result.selection.names == ("prefers-tabs",)
-    assert [m for m, _ in result.memory_errors] == [LAST_ERROR_SELECT, "Memory extraction failed"]
+    assert [f.message for f in result.memory_errors] == [
+        LAST_ERROR_SELECT,
+        "Memory extraction failed",
+    ]
     assert "no reply left for call 3" in (result.last_error_cause or "")
+    # Each failure keeps its typed error: the fallback raised none, the extractor's
+    # script ran out (a SideQueryError caused by ScriptExhausted).
+    selecting, extracting = result.memory_errors
+    assert selecting.error is None
+    assert isinstance(extracting.error, SideQueryError)
+    assert extracting.cause == str(extracting.error)
     # The agent itself running out is a failed turn; the history stays a valid dialogue.
     with pytest.raises(ScriptExhausted, match="no reply left for call 5"):
         session.run_turn("and now?")

@@ -31,6 +31,7 @@ from ipymemory import (
     AgentSession,
     BatchError,
     BatchStatus,
+    MemoryFormatError,
     MemoryStore,
     ModelAPIError,
     ModelNotConfigured,
@@ -533,7 +534,12 @@ def test_unreadable_store_is_a_memory_failure(
     session = _session(messages_server, workspace, commit_mode="auto")
     result = session.run_turn("q")
     assert result.answer == "Still answering."
-    assert [m for m, _ in result.memory_errors] == ["Memory could not be read", LAST_ERROR_EXTRACT]
+    assert [f.message for f in result.memory_errors] == [
+        "Memory could not be read",
+        LAST_ERROR_EXTRACT,
+    ]
+    # Callers decide by type: both failures keep the store's MemoryFormatError.
+    assert all(isinstance(f.error, MemoryFormatError) for f in result.memory_errors)
     assert (root / "manifest.json").read_text() == '{"version": true, "files": []}'
 
 

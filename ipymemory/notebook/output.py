@@ -64,11 +64,13 @@ class TurnOutput:
         if self.result.steps and not self.live:
             out.append(_Steps(self.result.steps))
         out.append(self.selection_view)
-        for message, cause in self.result.memory_errors:
+        for failure in self.result.memory_errors:
             # The selection view already explains a fallback.
-            if self.result.selection.source == "fallback" and cause == self.result.selection.reason:
+            selection = self.result.selection
+            if selection.source == "fallback" and failure.cause == selection.reason:
                 continue
-            out.append(ErrorView(cause, where=message, hint="The answer above is unaffected."))
+            hint = "The answer above is unaffected."
+            out.append(ErrorView(failure.cause, where=failure.message, hint=hint))
         batch = self.result.batch
         if batch is not None and (self.review is None or not batch.open):
             out.append(BatchView.of(batch))  # (beside the review of a batch held back)

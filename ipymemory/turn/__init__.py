@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..model import ScriptedModel
 from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import SessionConfig
+from .failures import MemoryFailure
 from .session import AgentSession, TurnEvent, TurnResult
 from .usage import TurnUsage, UsageLedger
 
@@ -13,6 +14,7 @@ __all__ = [
     "BatchRegistry",
     "BatchStatus",
     "CommitResult",
+    "MemoryFailure",
     "PendingBatch",
     "ScriptedModel",
     "SessionConfig",

@@ -136,6 +136,8 @@ class CommitResult:
     removed: tuple[str, ...]
     error: str | None
     batch: PendingBatch | None = field(default=None, compare=False)
+    #: The store's typed error behind ``error`` (None for a refusal decided here).
+    exception: MemoryStoreError | None = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -419,7 +421,7 @@ class BatchRegistry(HasTraits):
                 )
             except MemoryStoreError as e:
                 failed = self._record(replace(current, status=BatchStatus.FAILED, error=str(e)))
-                return CommitResult((), (), str(e), failed)
+                return CommitResult((), (), str(e), failed, e)
             rejected = set(reject)
             done = self._record(
                 replace(

@@ -57,6 +57,7 @@ from ..store.layout import PENDING_DIR_NAME, read_regular
 from ..store.record import MemoryRecord, record_secrets, redact_record
 from ..store.store import MemoryStore
 from .batch import PLAN_FLAG, BatchRegistry, BatchStatus, PendingBatch
+from .failures import MemoryFailure
 from .history_change import HistoryChange, plan_history_change
 from .provenance import TurnProvenance
 from .screened import keep_screened, screen_plan
@@ -293,7 +294,7 @@ class PendingFiles:
         self.directory = self.root / PENDING_DIR_NAME
         self.expiry_days = expiry_days
         #: The last failure to keep a batch on disk (the batch still works in memory).
-        self.last_error: str | None = None
+        self.last_failure: MemoryFailure | None = None
         self._saved: dict[str, PendingBatch] = {}
 
     # --- following a registry ---------------------------------------------------------
@@ -325,9 +326,15 @@ class PendingFiles:
             )
             fsync_dir(str(self.directory))
         except (OSError, BatchError, MemoryStoreError) as e:
-            self.last_error = f"batch {batch.id} is not kept on disk: {e}"
+            self.last_failure = MemoryFailure(f"batch {batch.id} is not kept on disk", str(e), e)
             return False
         return True
+
+    @property
+    def last_error(self) -> str | None:
+        """:attr:`last_failure` in words."""
+        failure = self.last_failure
+        return None if failure is None else f"{failure.message}: {failure.cause}"
 
     def remove(self, batch_id: str) -> None:
         self._saved.pop(batch_id, None)

@@ -385,5 +385,8 @@ def keep_proposals(
         return ProposalOutcome(None, committed, removed, tuple(items), commit, error, done_id)
     pending = assemble_batch(later, current, batch_id=batch_id, provenance=provenance)
     if not files.save(pending):
-        raise ProposalError(files.last_error or f"batch {batch_id} could not be kept")
+        failure = files.last_failure
+        raise ProposalError(files.last_error or f"batch {batch_id} could not be kept") from (
+            None if failure is None else failure.error
+        )
     return ProposalOutcome(batch_id, committed, removed, tuple(items), commit, error, done_id)

@@ -57,6 +57,7 @@ from ..store.sources import stale_records
 from ..store.store import MemoryStore
 from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import COMMIT_MODES, SessionConfig
+from .failures import MemoryFailure
 from .history import RequestHistory, previous_turn_start, summarize_history
 from .history_change import HistoryChange
 from .injection import render_memory_block
@@ -110,11 +111,11 @@ class TurnEvent:
 class TurnResult:
     """What a turn produced. ``batch`` is the extracted batch (pending in review
     mode, committed or failed in auto mode, ``None`` if nothing was extracted);
-    ``committed`` the names written by this turn; ``memory_errors`` every
-    (last_error text, cause) pair of the turn, in order. ``held`` (``auto`` mode): the
-    batch of items screening keeps for a person (redacted, from tool output, or
-    instructing the assistant; or the whole batch when its plan needs review), pending;
-    ``held_reasons`` says why, per item (SPEC §7)."""
+    ``committed`` the names written by this turn; ``memory_errors`` every memory
+    failure of the turn, in order (its ``last_error`` text, cause and typed error).
+    ``held`` (``auto`` mode): the batch of items screening keeps for a person (redacted,
+    from tool output, or instructing the assistant; or the whole batch when its plan
+    needs review), pending; ``held_reasons`` says why, per item (SPEC §7)."""
 
     answer: str
     selection: Selection
@@ -124,7 +125,7 @@ class TurnResult:
     last_error: str | None
     tool_calls: int
     last_error_cause: str | None = None
-    memory_errors: tuple[tuple[str, str], ...] = ()
+    memory_errors: tuple[MemoryFailure, ...] = ()
     stopped_at_limit: bool = False
     #: Seconds from the start of the turn to the answer, and then the memory work.
     answer_seconds: float = 0.0
@@ -184,7 +185,7 @@ class AgentSession:
         self._extracted_upto = 0
         self._added_since_consolidation = 0
         self._calls: list[CallUsage] | None = None
-        self._errors: list[tuple[str, str]] = []
+        self._errors: list[MemoryFailure] = []
         self._listener: Listener | None = None
         self._lock = threading.RLock()
         self._user_store: MemoryStore | None = None
@@ -390,7 +391,7 @@ class AgentSession:
             base = self.store.records()
             catalog = self.store.catalog()
         except MemoryStoreError as e:
-            self._fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}")
+            self._fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}", e)
             return None
         try:
             extraction = extract_memories(
@@ -403,7 +404,7 @@ class AgentSession:
             )
         except SideQueryError as e:  # the cursor stays: the next turn reads these too
             self._record_side("extractor", _error_usage(e))
-            self._fail(LAST_ERROR_EXTRACT, str(e))
+            self._fail(LAST_ERROR_EXTRACT, str(e), e)
             return None
         self._record_side("extractor", extraction.usage)
         self._extracted_upto = end
@@ -440,7 +441,7 @@ class AgentSession:
                 self._added_since_consolidation = 0
             except SideQueryError as e:
                 self._record_side("consolidator", _error_usage(e))
-                self._fail(LAST_ERROR_CONSOLIDATE, str(e))
+                self._fail(LAST_ERROR_CONSOLIDATE, str(e), e)
                 plan_error = str(e)
             if plan is not None:
                 plan, plan_origins, reasons = screen_plan(plan, base, screened, auto=mode == "auto")
@@ -513,7 +514,7 @@ class AgentSession:
             )
             failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
             if failed and result.error is not None:  # the store refused
-                self._fail(LAST_ERROR_COMMIT, result.error)
+                self._fail(LAST_ERROR_COMMIT, result.error, result.exception)
             return result
 
     def discard(self, batch: PendingBatch) -> None:
@@ -530,7 +531,7 @@ class AgentSession:
             try:
                 base = self.store.records()
             except MemoryStoreError as e:
-                self._fail(LAST_ERROR_CONSOLIDATE, f"the memory set could not be read: {e}")
+                self._fail(LAST_ERROR_CONSOLIDATE, f"the memory set could not be read: {e}", e)
                 return _no_plan((), str(e))
             if not base:
                 reason = "the memory set is empty: nothing to consolidate"
@@ -544,7 +545,7 @@ class AgentSession:
                 self._added_since_consolidation = 0
             except SideQueryError as e:
                 self._record_side("consolidator", _error_usage(e))
-                self._fail(LAST_ERROR_CONSOLIDATE, str(e))
+                self._fail(LAST_ERROR_CONSOLIDATE, str(e), e)
                 return _no_plan(base, str(e))
             provenance = TurnProvenance(
                 self.id,
@@ -582,7 +583,7 @@ class AgentSession:
         try:
             scoped = read_scopes(self.store, self.user_store)
         except MemoryStoreError as e:
-            self._fail(LAST_ERROR_READ, str(e))
+            self._fail(LAST_ERROR_READ, str(e), e)
             return Selection((), "none", f"the memory set could not be read: {e}")
         if scoped.error is not None:  # the turn goes on with the project's set
             self._fail(LAST_ERROR_READ, scoped.error)
@@ -654,12 +655,12 @@ class AgentSession:
         self.last_error_cause = None
         self._errors = []
 
-    def _fail(self, message: str, cause: str) -> None:
+    def _fail(self, message: str, cause: str, error: Exception | None = None) -> None:
         # A cause may quote a reply or a record: never a credential on screen (SPEC §7).
         cause = redact(cause)
         self.last_error = message
         self.last_error_cause = cause
-        self._errors.append((message, cause))
+        self._errors.append(MemoryFailure(message, cause, error))
 
     def _emit(self, kind: str, detail: str, step: ToolStep | None = None) -> None:
         if self._listener is not None:

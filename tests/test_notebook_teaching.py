@@ -236,3 +236,80 @@ def test_the_runner_finds_the_notebook_through_the_package_not_the_clone(
     assert Path(notebook) == site / "ipymemory" / "notebook" / "lessons" / NOTEBOOK_NAME
     packaged = nbformat.read(str(packaged_notebook()), as_version=4)
     assert int(cells) == len(packaged.cells) > 0
+
+
+# --- the runner from a bare install (issue 19 #13) ---------------------------------
+
+
+def _runner(
+    tmp_path: Path, *args: str, hide: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``python -m ipymemory.notebook.run_teaching`` in a real process; the modules in
+    ``hide`` are absent as from a bare ``pip install ipymemory``: a meta path finder
+    (installed by a ``sitecustomize`` ahead of site-packages) reports them missing."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "sitecustomize.py").write_text(
+        "import sys\n"
+        f"HIDDEN = {set(hide)!r}\n"
+        "class _Absent:\n"
+        "    @staticmethod\n"
+        "    def find_spec(name, path=None, target=None):\n"
+        "        if name.split('.')[0] in HIDDEN:\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, _Absent)\n"
+    )
+    package_root = Path(ipymemory.__file__).parent.parent
+    return subprocess.run(
+        [sys.executable, "-m", "ipymemory.notebook.run_teaching", *args],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(shadow), str(package_root)])},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+@pytest.mark.parametrize("hide", [("nbclient",), ("nbclient", "nbformat", "ipykernel")])
+def test_without_the_teaching_extra_the_runner_says_what_to_install(
+    tmp_path: Path, hide: tuple[str, ...]
+) -> None:
+    done = _runner(tmp_path, hide=hide)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "pip install 'ipymemory[teaching]'" in done.stderr
+    assert all(name in done.stderr for name in hide)
+
+
+def test_the_teaching_extra_holds_what_the_runner_needs() -> None:
+    import tomllib
+
+    from ipymemory.notebook.run_teaching import NEEDS
+
+    project = tomllib.loads((Path(ipymemory.__file__).parent.parent / "pyproject.toml").read_text())
+    extra = project["project"]["optional-dependencies"]["teaching"]
+    assert sorted(d.split(">")[0].split("=")[0] for d in extra) == sorted(NEEDS)
+    readme = (Path(ipymemory.__file__).parent.parent / "README.md").read_text()
+    assert "pip install 'ipymemory[teaching]'" in readme
+
+
+@pytest.mark.skipif(os.name != "posix", reason="IPC sockets are POSIX-only; TCP elsewhere")
+def test_a_teaching_run_does_not_greet_with_a_transport_warning(tmp_path: Path) -> None:
+    notebook = tmp_path / "tiny.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("print('hello from the kernel')")]
+    nbformat.write(nb, str(notebook))
+    output = tmp_path / "tiny.executed.ipynb"
+    done = _runner(tmp_path, "--notebook", str(notebook), "--output", str(output))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("OK: executed")
+    assert "without encryption" not in done.stdout + done.stderr
+    assert "WARNING" not in done.stderr
+    ran = nbformat.read(str(output), as_version=4)
+    assert ran.cells[0].outputs[0]["text"] == "hello from the kernel\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "shadow",
+        "tiny.executed.ipynb",
+        "tiny.ipynb",
+    ]

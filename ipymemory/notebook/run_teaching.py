@@ -9,11 +9,16 @@ fresh kernel, from a temporary copy of it (or in ``--workdir``, which keeps the
 kernel's environment: it is offline by construction (scripted models) and must not depend
 on the machine's settings. Exits 1 (and still writes the partial
 notebook) if a cell fails.
+
+It needs nbclient, nbformat and ipykernel, which a bare ``pip install ipymemory`` does
+not bring: ``pip install 'ipymemory[teaching]'`` does. Without them it says so and exits
+2, no traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import sys
@@ -33,9 +38,34 @@ if TYPE_CHECKING:
     else:
         from importlib.abc import Traversable
 
-__all__ = ["NOTEBOOK_NAME", "clean_env", "execute", "main", "packaged_notebook"]
+__all__ = [
+    "INSTALL_HINT",
+    "NEEDS",
+    "NOTEBOOK_NAME",
+    "clean_env",
+    "execute",
+    "main",
+    "missing_modules",
+    "packaged_notebook",
+]
 
 NOTEBOOK_NAME = "01-memory-lifecycle.ipynb"
+# What a run needs beyond a bare install (the "teaching" extra of pyproject.toml).
+NEEDS = ("nbclient", "nbformat", "ipykernel")
+INSTALL_HINT = "pip install 'ipymemory[teaching]'"
+
+
+def missing_modules() -> list[str]:
+    """The modules of :data:`NEEDS` this environment cannot import."""
+    out = []
+    for name in NEEDS:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            out.append(name)
+    return out
 
 
 def packaged_notebook() -> Traversable:
@@ -93,14 +123,32 @@ def execute(
 def _run(nb: Any, cwd: Path, *, timeout: int, kernel_name: str) -> None:
     from nbclient import NotebookClient
 
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name=kernel_name,
-        store_widget_state=True,
-        resources={"metadata": {"path": str(cwd)}},
-    )
-    client.execute(env=clean_env())
+    with tempfile.TemporaryDirectory(prefix="ipymemory-kernel-") as sockets:
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name=kernel_name,
+            store_widget_state=True,
+            resources={"metadata": {"path": str(cwd)}},
+            config=_transport(Path(sockets)),
+        )
+        client.execute(env=clean_env())
+
+
+def _transport(sockets: Path) -> Any:
+    """The kernel's transport: local sockets (IPC) in ``sockets`` where the platform has
+    them. Over TCP (the default) ipykernel warns that the kernel talks without
+    encryption, the first thing a newcomer running the lesson would read; this kernel is
+    ours, local and short-lived, and a UNIX socket in a private temp directory is not
+    reachable from the network at all, so there is nothing to warn about. (Windows has
+    no IPC transport in ZeroMQ: TCP there, with its warning.)"""
+    from traitlets.config import Config
+
+    config = Config()
+    if os.name == "posix":
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = str(sockets / "kernel")
+    return config
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,6 +176,14 @@ def main(argv: list[str] | None = None) -> int:
         "makes there (default: a temporary directory, removed afterwards)",
     )
     args = parser.parse_args(argv)
+    missing = missing_modules()
+    if missing:
+        print(
+            f"ipymemory: the teaching run needs {', '.join(missing)}, which a bare install "
+            f"does not have; install them with: {INSTALL_HINT}",
+            file=sys.stderr,
+        )
+        return 2
     if args.notebook is not None and not args.notebook.is_file():
         parser.error(f"notebook not found: {args.notebook} (pass --notebook PATH)")
     if args.workdir is not None and not args.workdir.is_dir():

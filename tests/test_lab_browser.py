@@ -892,3 +892,42 @@ def test_live_history_widget_proposes_an_undo_that_commit_applies(
         assert MemoryStore(work).history(1)[0].undoes == 2
         shot(page, "history-live", "undone")
     assert not [e for e in page_errors if "ipymemory" in e], page_errors
+
+
+def test_panel_lists_the_user_scope_labelled_and_opens_its_records(
+    browser: Any, page_errors: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC §11: the panel lists both scopes, the user's labelled; a user-wide record
+    (outside the server root) opens in the read-only view."""
+    root = tmp_path / "root"
+    root.mkdir()
+    nb_path = write_other_notebook(root)
+    user = tmp_path / "me"
+    user.mkdir()
+    polars = MemoryRecord(
+        name="prefers-polars",
+        type=MemoryType.USER,
+        description="uses polars, not pandas",
+        body="Write dataframe code with polars.",
+    )
+    MemoryStore(user).extend([polars])
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
+    with lab_page(browser, tmp_path, root, nb_path, "user-scope", page_errors) as page:
+        panel = open_panel(page)
+        wait_panel_names(page, ["other-fact", "prefers-polars"])
+        section = panel.locator(".jp-ipymemory-user-scope")
+        assert "User-wide · 1 record" in section.locator(".jp-ipymemory-section-title").inner_text()
+        row = section.locator('.jp-ipymemory-row[data-name="prefers-polars"]')
+        assert row.get_attribute("data-scope") == "user"
+        # The project's rows are not labelled user-wide.
+        assert panel.locator('.jp-ipymemory-row[data-scope="project"]').count() == 1
+        row.click()
+        viewer = page.locator(".jp-ipymemory-record-viewer")
+        viewer.wait_for(state="visible")
+        page.wait_for_function(
+            """() => document.querySelector('.jp-ipymemory-record-viewer')
+                ?.textContent?.includes('Write dataframe code with polars.')""",
+            timeout=UI_TIMEOUT,
+        )
+        shot(page, "user-scope", "panel")
+    assert not [e for e in page_errors if "ipymemory" in e], page_errors

@@ -26,7 +26,17 @@ def labextension_paths() -> list[dict[str, str]]:
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
+    from ..config import resolve
+    from ..errors import MemoryConfigError
     from .handlers import setup_handlers
 
-    setup_handlers(serverapp.web_app, serverapp.root_dir)
+    # The user scope is the one the notebook and the CLI resolve (IPYMEMORY_USER_DIR).
+    try:
+        user_dir = resolve().user_dir
+    except MemoryConfigError as e:
+        serverapp.log.warning("ipymemory: %s; the panel shows no user scope", e)
+        user_dir = None
+    setup_handlers(
+        serverapp.web_app, serverapp.root_dir, None if user_dir is None else str(user_dir)
+    )
     serverapp.log.info("ipymemory: memory endpoint enabled (read-only)")

@@ -2,7 +2,8 @@
 
 ``GET <base>/ipymemory/api/memory?path=<dir>``: the set of ``<dir>/.memory`` (names,
 types, descriptions, files). ``GET <base>/ipymemory/api/memory/record?path=<dir>&file=<f>``:
-one record of that set, body included. ``GET <base>/ipymemory/api/memory/history?path=<dir>
+one record of that set, body included (``&scope=user``: of the user scope's set, SPEC
+§11, which the listing shows under ``user``). ``GET <base>/ipymemory/api/memory/history?path=<dir>
 &limit=<n>``: the newest entries of its history journal. All need an authenticated user
 allowed to read ``contents``, and answer JSON in every case, errors included.
 
@@ -26,6 +27,7 @@ from jupyter_server.utils import url_path_join
 from tornado.ioloop import IOLoop
 
 from .. import _constants as C
+from ..store.store import MemoryStore
 from .history import HISTORY_DEFAULT_LIMIT, read_history
 from .listing import Refusal, Workspace, confine, list_memory, read_record
 
@@ -47,8 +49,13 @@ class _MemoryHandler(APIHandler):
     # Same permission as reading files through the Contents API.
     auth_resource = "contents"
 
-    def initialize(self, root_dir: str) -> None:
+    def initialize(self, root_dir: str, user_dir: str | None = None) -> None:
         self._root_dir = root_dir
+        self._user_dir = user_dir
+
+    def _user_store(self) -> MemoryStore | None:
+        """The user scope's store (SPEC §11; the server's settings), None when off."""
+        return None if self._user_dir is None else MemoryStore(self._user_dir)
 
     def _reply(self, status: int, payload: dict[str, Any]) -> None:
         self.set_status(status)
@@ -87,7 +94,7 @@ class MemoryListHandler(_MemoryHandler):
     """The memory set of one directory."""
 
     def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
-        status, payload = list_memory(ws)
+        status, payload = list_memory(ws, self._user_store())
         # Hidden files (".memory/…") open in JupyterLab only when the server allows them.
         payload["allow_hidden"] = bool(getattr(self.contents_manager, "allow_hidden", False))
         return status, payload
@@ -97,7 +104,16 @@ class MemoryRecordHandler(_MemoryHandler):
     """One record of the set, for the panel's read-only record view."""
 
     def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
-        return read_record(ws, self.get_query_argument("file", ""))
+        file = self.get_query_argument("file", "")
+        scope = self.get_query_argument("scope", "project")
+        if scope not in ("project", "user"):
+            return 400, {"file": file, "record": None, "error": f"bad scope {scope!r}"}
+        if scope == "user":
+            user = self._user_store()
+            if user is None:
+                return 404, {"file": file, "record": None, "error": "the user scope is off"}
+            return read_record(ws, file, user)
+        return read_record(ws, file)
 
 
 class MemoryHistoryHandler(_MemoryHandler):
@@ -112,10 +128,13 @@ class MemoryHistoryHandler(_MemoryHandler):
         return read_history(ws, limit)
 
 
-def setup_handlers(web_app: tornado.web.Application, root_dir: str) -> None:
-    """Register the endpoint under the server's base URL."""
+def setup_handlers(
+    web_app: tornado.web.Application, root_dir: str, user_dir: str | None = None
+) -> None:
+    """Register the endpoint under the server's base URL; ``user_dir`` is the user
+    scope's directory (None: off)."""
     base_url = web_app.settings.get("base_url", "/")
-    kwargs = {"root_dir": root_dir}
+    kwargs = {"root_dir": root_dir, "user_dir": user_dir}
     web_app.add_handlers(
         ".*$",
         [

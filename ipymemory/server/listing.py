@@ -24,6 +24,7 @@ from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
 from ..store.record import StoredRecord, redacted_fields
 from ..store.store import MemoryStore
 from ..turn.pending import PendingFiles
+from ..turn.scopes import read_user_scope
 
 __all__ = [
     "Refusal",
@@ -32,6 +33,7 @@ __all__ = [
     "escaping_link",
     "list_memory",
     "read_record",
+    "shown_path",
 ]
 
 _log = logging.getLogger(__name__)
@@ -179,8 +181,36 @@ def _pending(ws: Workspace) -> list[dict[str, Any]]:
     return out
 
 
-def list_memory(ws: Workspace) -> tuple[int, dict[str, Any]]:
+def shown_path(path: Path) -> str:
+    """``path`` as the panel shows it: under the home directory as ``~/…``."""
+    home = Path.home()
+    return f"~/{path.relative_to(home).as_posix()}" if _inside(path, home) else str(path)
+
+
+def _user_listing(user: MemoryStore | None) -> dict[str, Any] | None:
+    """The user scope's set (SPEC §11) for the panel, or None when it is off. Its read
+    is bounded in time like a turn's; a failure is the section's ``error``."""
+    if user is None:
+        return None
+    entries, error = read_user_scope(user)
+    return {
+        "directory": shown_path(user.root),
+        "records": [
+            {
+                "name": entry.record.name,
+                "type": entry.record.type.value,
+                "description": redacted_fields(entry.record)["description"],
+                "file": entry.file,
+            }
+            for entry in entries
+        ],
+        "error": None if error is None else error.replace(str(user.root), shown_path(user.root)),
+    }
+
+
+def list_memory(ws: Workspace, user: MemoryStore | None = None) -> tuple[int, dict[str, Any]]:
     """The set of ``ws`` as ``(status, payload)``; a broken store is status 200 with ``error``.
+    ``user`` (the user scope's store) adds its records under ``user`` (None: off).
 
     ``etag`` changes whenever what the panel shows would change (it hashes the payload).
     """
@@ -205,19 +235,25 @@ def list_memory(ws: Workspace) -> tuple[int, dict[str, Any]]:
         "mtime": _manifest_mtime(ws),
         "error": error,
         "pending": _pending(ws),
+        "user": _user_listing(user),
     }
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8"))
     payload["etag"] = digest.hexdigest()[:20]
     return 200, payload
 
 
-def read_record(ws: Workspace, file: str) -> tuple[int, dict[str, Any]]:
-    """One record of the current set by file name, as ``(status, payload)``.
+def read_record(
+    ws: Workspace, file: str, user: MemoryStore | None = None
+) -> tuple[int, dict[str, Any]]:
+    """One record of the current set by file name, as ``(status, payload)``; with
+    ``user``, of the user scope's set instead.
 
     Only files the manifest lists are served: other files in ``.memory/`` (temp files,
     old records, the lock) are not part of the set.
     """
     base: dict[str, Any] = {"directory": ws.rel, "file": file, "record": None, "error": None}
+    if user is not None:
+        return _read_user_record(user, file, base)
     refusal = escaping_link(ws)
     if refusal is not None:
         return refusal.status, {**base, "error": refusal.message}
@@ -229,3 +265,17 @@ def read_record(ws: Workspace, file: str) -> tuple[int, dict[str, Any]]:
             shown = redact_data(entry.record.to_json())  # (SPEC §7, as above)
             return 200, {**base, "path": ws.rel_file(file), "record": shown}
     return 404, {**base, "error": f"{file!r} is not in the memory set of {ws.rel or '/'!r}"}
+
+
+def _read_user_record(
+    user: MemoryStore, file: str, base: dict[str, Any]
+) -> tuple[int, dict[str, Any]]:
+    entries, error = read_user_scope(user)
+    where = shown_path(user.root)
+    if error is not None:
+        return 200, {**base, "scope": "user", "error": error.replace(str(user.root), where)}
+    for entry in entries:
+        if entry.file == file:
+            shown = redact_data(entry.record.to_json())  # (SPEC §7, as above)
+            return 200, {**base, "scope": "user", "path": f"{where}/{file}", "record": shown}
+    return 404, {**base, "scope": "user", "error": f"{file!r} is not in the user scope's set"}

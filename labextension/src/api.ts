@@ -26,6 +26,15 @@ export interface IPendingBatch {
   readonly plan: string | null;
 }
 
+/** The user scope (SPEC §11: the user's own memory, shared across projects). */
+export interface IUserScope {
+  /** Its `.memory` directory as the server shows it (`~/…` under the home directory). */
+  readonly directory: string;
+  /** Its records (`path` is empty: they live outside the server root). */
+  readonly records: ReadonlyArray<IMemoryEntry>;
+  readonly error: string | null;
+}
+
 /** The endpoint's answer; `error` is set instead of throwing, so the panel can show it. */
 export interface IMemoryListing {
   readonly directory: string;
@@ -36,6 +45,8 @@ export interface IMemoryListing {
   readonly error: string | null;
   /** Whether the server opens hidden files (".memory/…") in JupyterLab. */
   readonly allowHidden: boolean;
+  /** The user scope, or null when the server has it off. */
+  readonly user: IUserScope | null;
 }
 
 /** One record with its body, from the record endpoint. */
@@ -47,18 +58,34 @@ export interface IRecordReply {
 
 export const ENDPOINT = 'ipymemory/api/memory';
 
-function parseListing(directory: string, payload: unknown, status: number): IMemoryListing {
-  const data = asObject(payload);
-  const records = asList(data.records).map(item => {
+function parseEntries(value: unknown): IMemoryEntry[] {
+  return asList(value).map(item => {
     const record = asObject(item);
     return {
       name: asText(record.name),
       type: asText(record.type),
       description: asText(record.description),
       file: asText(record.file),
-      path: asText(record.path)
+      path: record.path ? asText(record.path) : ''
     };
   });
+}
+
+function parseUser(value: unknown): IUserScope | null {
+  if (value === null || typeof value !== 'object') {
+    return null;
+  }
+  const data = asObject(value);
+  return {
+    directory: asText(data.directory),
+    records: parseEntries(data.records),
+    error: data.error ? asText(data.error) : null
+  };
+}
+
+function parseListing(directory: string, payload: unknown, status: number): IMemoryListing {
+  const data = asObject(payload);
+  const records = parseEntries(data.records);
   let error = data.error ? asText(data.error) : null;
   if (status >= 400 && !error) {
     error = `The memory endpoint answered HTTP ${status}.`;
@@ -78,7 +105,8 @@ function parseListing(directory: string, payload: unknown, status: number): IMem
     mtime: typeof data.mtime === 'number' ? data.mtime : null,
     etag: asText(data.etag),
     error,
-    allowHidden: data.allow_hidden === true
+    allowHidden: data.allow_hidden === true,
+    user: parseUser(data.user)
   };
 }
 
@@ -114,13 +142,19 @@ export async function fetchMemory(
   return parseListing(directory, payload, status);
 }
 
-/** Fetch one record (body included) of the set of `directory`. Never rejects. */
+/** Fetch one record (body included) of the set of `directory`, or of the user scope
+ * (`scope` "user"). Never rejects. */
 export async function fetchRecord(
   directory: string,
   file: string,
-  settings: ServerConnection.ISettings = ServerConnection.makeSettings()
+  settings: ServerConnection.ISettings = ServerConnection.makeSettings(),
+  scope: 'project' | 'user' = 'project'
 ): Promise<IRecordReply> {
-  const { status, payload } = await getJSON(`${ENDPOINT}/record`, { path: directory, file }, settings);
+  const query: Record<string, string> = { path: directory, file };
+  if (scope === 'user') {
+    query.scope = 'user';
+  }
+  const { status, payload } = await getJSON(`${ENDPOINT}/record`, query, settings);
   const data = asObject(payload);
   const record = data.record !== null && typeof data.record === 'object' ? asObject(data.record) : null;
   let error = data.error ? asText(data.error) : null;

@@ -27,7 +27,7 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
         return notebook ? PathExt.dirname(notebook.context.localPath) : null;
       },
       fetch: directory => fetchMemory(directory, app.serviceManager.serverSettings),
-      openRecord: (entry, listing) => void openRecord(app, entry, listing),
+      openRecord: (entry, listing, user) => void openRecord(app, entry, listing, user),
       fetchHistory: directory => fetchHistory(directory, app.serviceManager.serverSettings)
     });
     panel.title.icon = memoryIcon;
@@ -56,14 +56,21 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
 
 /**
  * Open a record: as a file when the server serves hidden files (".memory/" is hidden),
- * otherwise in a read-only view fed by the endpoint.
+ * otherwise (and always for the user scope's) in a read-only view fed by the endpoint.
  */
-async function openRecord(app: JupyterFrontEnd, entry: IMemoryEntry, listing: IMemoryListing): Promise<void> {
-  if (listing.allowHidden) {
+async function openRecord(
+  app: JupyterFrontEnd,
+  entry: IMemoryEntry,
+  listing: IMemoryListing,
+  user: boolean
+): Promise<void> {
+  // A user-scope record lives outside the server root: always the read-only view.
+  if (listing.allowHidden && !user) {
     await app.commands.execute('docmanager:open', { path: entry.path });
     return;
   }
-  const id = viewerId(entry.path);
+  const path = user ? `${listing.user?.directory ?? '~'}/${entry.file}` : entry.path;
+  const id = viewerId(path);
   let viewer: RecordViewer | undefined;
   for (const widget of app.shell.widgets('main')) {
     if (widget.id === id && widget instanceof RecordViewer) {
@@ -71,11 +78,18 @@ async function openRecord(app: JupyterFrontEnd, entry: IMemoryEntry, listing: IM
     }
   }
   if (!viewer) {
-    viewer = new RecordViewer(entry.path, entry.name);
+    viewer = new RecordViewer(path, entry.name);
     app.shell.add(viewer, 'main');
   }
   app.shell.activateById(id);
-  viewer.showReply(await fetchRecord(listing.directory, entry.file, app.serviceManager.serverSettings));
+  viewer.showReply(
+    await fetchRecord(
+      listing.directory,
+      entry.file,
+      app.serviceManager.serverSettings,
+      user ? 'user' : 'project'
+    )
+  );
 }
 
 /**

@@ -17,8 +17,9 @@ export interface IMemoryPanelOptions {
   /** Directory (relative to the server root) whose memory to show; `null` if none. */
   currentDirectory: () => string | null;
   fetch: (directory: string) => Promise<IMemoryListing>;
-  /** Open a record of the listing (the panel does not decide how). */
-  openRecord: (entry: IMemoryEntry, listing: IMemoryListing) => void;
+  /** Open a record of the listing (the panel does not decide how); `user` for one of
+   * the user scope. */
+  openRecord: (entry: IMemoryEntry, listing: IMemoryListing, user: boolean) => void;
   /** The newest history entries of a directory (the read-only History section). */
   fetchHistory?: (directory: string) => Promise<IHistoryListing>;
 }
@@ -44,6 +45,7 @@ export class MemoryPanel extends Widget {
     this._search.setAttribute('aria-label', 'Search memories by name and description');
     this._search.addEventListener('input', () => this._applyFilter());
     this._content = element('div', 'jp-ipymemory-panel-content');
+    this._userSection = element('div', 'jp-ipymemory-user-scope');
     this._pendingSection = element('div', 'jp-ipymemory-pending');
     this._history = element('div', 'jp-ipymemory-panel-history');
     this.node.append(
@@ -51,6 +53,7 @@ export class MemoryPanel extends Widget {
       this._directoryLine,
       this._search,
       this._content,
+      this._userSection,
       this._pendingSection,
       this._history
     );
@@ -66,6 +69,7 @@ export class MemoryPanel extends Widget {
       delete this.node.dataset.directory;
       this._directoryLine.textContent = '';
       this._showMessage('Open a notebook to see its memory.');
+      this._userSection.replaceChildren();
       this._pendingSection.replaceChildren();
       this._history.replaceChildren();
       this._historyKey = '';
@@ -138,21 +142,55 @@ export class MemoryPanel extends Widget {
     if (listing.records.length) {
       children.push(
         recordsList(listing.records, (item, record) =>
-          this._makeOpenable(item, record as unknown as IMemoryEntry, listing)
+          this._makeOpenable(item, record as unknown as IMemoryEntry, listing, false)
         )
       );
     } else if (!listing.error) {
       children.push(element('div', 'jp-ipymemory-note', 'No memories in this directory.'));
     }
     this._content.replaceChildren(...children);
+    this._renderUser(listing);
     this._renderPending(listing);
     this._applyFilter();
+  }
+
+  /** The user scope's records, labelled, under the project's (SPEC §11). */
+  private _renderUser(listing: IMemoryListing): void {
+    const user = listing.user;
+    if (!user) {
+      this._userSection.replaceChildren();
+      return;
+    }
+    const count = user.records.length;
+    const title = element(
+      'div',
+      'jp-ipymemory-section-title',
+      `User-wide · ${count} record${count === 1 ? '' : 's'}`
+    );
+    title.title = `${user.directory}: your own memory, shared by every project`;
+    const children: HTMLElement[] = [title];
+    if (user.error) {
+      children.push(errorBox(user.error));
+    }
+    if (count) {
+      children.push(
+        recordsList(user.records, (item, record) => {
+          item.classList.add('jp-ipymemory-user-row');
+          this._makeOpenable(item, record as unknown as IMemoryEntry, listing, true);
+        })
+      );
+    } else if (!user.error) {
+      children.push(element('div', 'jp-ipymemory-note', 'No user-wide memories yet.'));
+    }
+    this._userSection.replaceChildren(...children);
   }
 
   /** Show only the records whose name or description holds every word typed. */
   private _applyFilter(): void {
     const words = this._search.value.toLowerCase().split(/\s+/).filter(Boolean);
-    const rows = Array.from(this._content.querySelectorAll<HTMLElement>('.jp-ipymemory-row'));
+    const rows = [this._content, this._userSection].flatMap(section =>
+      Array.from(section.querySelectorAll<HTMLElement>('.jp-ipymemory-row'))
+    );
     let shown = 0;
     for (const row of rows) {
       const text = row.textContent?.toLowerCase() ?? '';
@@ -206,13 +244,20 @@ export class MemoryPanel extends Widget {
     this._history.replaceChildren(...(history ? [historySection(history, open)] : []));
   }
 
-  private _makeOpenable(row: HTMLElement, record: IMemoryEntry, listing: IMemoryListing): void {
-    row.dataset.path = record.path;
+  private _makeOpenable(
+    row: HTMLElement,
+    record: IMemoryEntry,
+    listing: IMemoryListing,
+    user: boolean
+  ): void {
+    const shown = user ? `${listing.user?.directory ?? '~'}/${record.file}` : record.path;
+    row.dataset.path = shown;
+    row.dataset.scope = user ? 'user' : 'project';
     row.tabIndex = 0;
     row.setAttribute('role', 'button');
-    row.title = `Open ${record.path}`;
+    row.title = `Open ${shown}`;
     row.classList.add('jp-ipymemory-openable');
-    const open = (): void => this._options.openRecord(record, listing);
+    const open = (): void => this._options.openRecord(record, listing, user);
     row.addEventListener('click', open);
     row.addEventListener('keydown', event => {
       if (event.key === 'Enter' || event.key === ' ') {
@@ -225,6 +270,7 @@ export class MemoryPanel extends Widget {
   private readonly _options: IMemoryPanelOptions;
   private readonly _directoryLine: HTMLElement;
   private readonly _content: HTMLElement;
+  private readonly _userSection: HTMLElement;
   private readonly _search: HTMLInputElement;
   private readonly _pendingSection: HTMLElement;
   private readonly _history: HTMLElement;

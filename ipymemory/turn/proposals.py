@@ -29,11 +29,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from .. import _constants as C
 from ..errors import MemoryFormatError, MemoryStoreError, ProposalError
 from ..screen import Origin, Verdict, consolidation_needs_review, screen_record
 from ..sidequery.consolidate import ConsolidationPlan
+from ..sidequery.replies import ITEM_OPTIONAL_KEYS
 from ..store.names import is_valid_name
-from ..store.record import MemoryRecord
+from ..store.record import RECORD_FIELDS, MemoryRecord
 from ..store.store import MemoryStore
 from .batch import PLAN_FLAG, PendingBatch, apply_batch
 from .pending import PendingFiles
@@ -55,10 +57,10 @@ CommitChoice = Literal["review", "auto"]
 #: How another agent's proposals are decided: by a person, or at once when clean.
 COMMIT_CHOICES: tuple[CommitChoice, ...] = ("review", "auto")
 
-_ITEM_KEYS = frozenset({"name", "type", "description", "body"})
-_OPTIONAL_KEYS = frozenset({"evidence", "replaces"})
-_MAX_EVIDENCE = 3
-_MAX_EVIDENCE_CHARS = 300
+_ITEM_KEYS = frozenset(RECORD_FIELDS)
+_OPTIONAL_KEYS = frozenset(ITEM_OPTIONAL_KEYS)
+_MAX_EVIDENCE = C.MAX_EVIDENCE_ITEMS
+_MAX_EVIDENCE_CHARS = C.MAX_EVIDENCE_CHARS
 _FORGET_REASON = "forgets a record: an agent's removal waits for a person"
 
 
@@ -161,8 +163,8 @@ def parse_items(items: Sequence[Mapping[str, Any]], where: str = "records") -> l
         extra = sorted(keys - _ITEM_KEYS - _OPTIONAL_KEYS)
         if missing or extra:
             raise ProposalError(
-                f"{at}: an item has exactly name, type, description, body (and optionally "
-                "evidence, replaces)"
+                f"{at}: an item has exactly {', '.join(RECORD_FIELDS)} (and optionally "
+                f"{', '.join(ITEM_OPTIONAL_KEYS)})"
                 + (f"; missing: {', '.join(missing)}" if missing else "")
                 + (f"; unknown: {', '.join(extra)}" if extra else "")
             )
@@ -175,7 +177,7 @@ def parse_items(items: Sequence[Mapping[str, Any]], where: str = "records") -> l
 
 
 def _record(item: Mapping[str, Any], at: str) -> MemoryRecord:
-    for key in ("name", "type", "description", "body"):
+    for key in RECORD_FIELDS:
         if not isinstance(item[key], str):
             raise ProposalError(f"{at}.{key}: expected a string, got {type(item[key]).__name__}")
     if not is_valid_name(item["name"]):
@@ -184,9 +186,7 @@ def _record(item: Mapping[str, Any], at: str) -> MemoryRecord:
             "(a lowercase slug like 'prefers-tabs')"
         )
     try:
-        return MemoryRecord(
-            name=item["name"], type=item["type"], description=item["description"], body=item["body"]
-        )
+        return MemoryRecord(**{key: item[key] for key in RECORD_FIELDS})
     except MemoryFormatError as e:
         raise ProposalError(f"{at}: {e}") from None
 

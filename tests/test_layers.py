@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,6 +142,46 @@ def against_the_order(imports: list[Import], order: dict[str, int]) -> list[str]
     return bad
 
 
+def unit_cycles(imports: Sequence[Import]) -> list[list[str]]:
+    """The groups of units that import each other round a cycle (imports that run:
+    type-only ones left out), each sorted; Tarjan's algorithm over the unit graph."""
+    graph: dict[str, set[str]] = {}
+    for i in imports:
+        src, dst = unit(i.module), unit(i.target)
+        graph.setdefault(src, set())
+        graph.setdefault(dst, set())
+        if src != dst and not i.type_only:
+            graph[src].add(dst)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
 def test_the_docstring_names_every_unit_once_in_layers() -> None:
     assert LAYERS["_constants"] == 1
     assert LAYERS["ipymemory"] == max(LAYERS.values())
@@ -150,6 +192,10 @@ def test_the_docstring_names_every_unit_once_in_layers() -> None:
 
 def test_every_import_runs_down_the_layers() -> None:
     assert against_the_order(all_imports(), LAYERS) == []
+
+
+def test_no_units_import_each_other_round_a_cycle() -> None:
+    assert unit_cycles(all_imports()) == []
 
 
 def test_in_function_imports_are_only_the_listed_exceptions() -> None:
@@ -232,3 +278,40 @@ def test_downward_and_own_unit_imports_pass(tmp_path: Path) -> None:
     assert against_the_order(imports, ORDER) == []
     (inside,) = [i for i in imports if i.in_function]
     assert (inside.module, inside.target) == ("ipymemory.store.s", "ipymemory.store.t")
+
+
+def test_a_cycle_of_units_is_found(tmp_path: Path) -> None:
+    imports = _tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "_constants.py": "",
+            "model/__init__.py": "from ..store import s\n",
+            "screen/__init__.py": "def f():\n    from ..store.s import x\n",
+            "store/__init__.py": "",
+            "store/s.py": "from ..screen import y\nfrom ..model import z\n",
+        },
+    )
+    assert unit_cycles(imports) == [["model", "screen", "store"]]
+
+
+# --- measuring: python tests/test_layers.py [TREE] (TREE holds an ipymemory/) --------
+
+
+def main(argv: Sequence[str]) -> None:
+    root = Path(argv[0]) / "ipymemory" if argv else PACKAGE
+    found = modules(root)
+    imports = [i for m, p in found.items() for i in imports_of(m, p, set(found))]
+    cycles = unit_cycles(imports)
+    print(f"unit-level import cycles: {len(cycles)}")
+    for group in cycles:
+        print(f"  {' '.join(group)}")
+    inside = sorted({(i.module, i.line, i.target) for i in imports if i.in_function})
+    outside = [x for x in inside if unit(x[0]) not in FRONT_ENDS]
+    print(f"imports inside functions: {len(inside)}, outside the front ends: {len(outside)}")
+    for module, line, target in inside:
+        print(f"  {module} line {line}: {target}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -27,9 +27,14 @@ last main reply was fully sent (the model's last token), the moment the cell pub
 the complete answer as Markdown (the answer visible), the cell's end: before the
 answer, to the answer visible, after the answer (the memory work).
 
+Issue 18: the extractor's input cost over the agent's (main calls), priced the same
+way in the same run, and the same over the same cursor's requests rebuilt with every
+tool input and output whole (what was sent before they were bounded).
+
 Exit status 1 if a target is missed: extractor bytes <= 0.25x whole-history
 extraction, main-call input cost <= 0.4x the block-in-system placement, answer visible
-<= 50 ms after the model's last token on every turn.
+<= 50 ms after the model's last token on every turn, extractor input cost <= 0.4x the
+agent's.
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ from ipymemory.sidequery.extract import extractor_messages  # noqa: E402
 TARGET_EXTRACT_BYTES = 0.25
 TARGET_MAIN_COST = 0.4
 TARGET_VISIBLE_MS = 50.0
+TARGET_EXTRACT_VS_AGENT = 0.4  # issue 18: extractor input cost / the agent's, same units
 LOOKBACK_BLOCKS = 20
 WORDS = [
     "the",
@@ -243,7 +249,7 @@ class Script:
             self.extracted[turn] = 0
             return text("[]", **side)
         if kind == "consolidator":
-            candidates = json.loads(body["messages"][0]["content"])
+            candidates = json.loads(body["messages"][0]["content"])["candidates"]
             self.merges += 1
             merged = MemoryRecord(
                 name=f"merged-{self.merges}",
@@ -369,6 +375,7 @@ def report(
     new_cache = {"main": PromptCache(args.min_main), "side": PromptCache(args.min_side)}
     old_cache = {"main": PromptCache(args.min_main), "side": PromptCache(args.min_side)}
     rows: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    whole_cache = PromptCache(args.min_side)
     extract_turn = 0
     for request in requests:
         kind = role_of(request)
@@ -376,14 +383,30 @@ def report(
         if kind == "main":
             old = old_main_request(request, history)
         elif kind == "extractor":
-            # The whole canonical history at this turn's end, with the same catalog.
-            catalog = json.loads(request["messages"][-1]["content"][-1]["text"])
+            # The whole canonical history at this turn's end, with the same catalog;
+            # and the same cursor's messages with tool inputs and outputs whole.
+            data = json.loads(request["messages"][-1]["content"][-1]["text"])
+            catalog, today = data["existing_catalog"], data["today"]
+            end = ends[extract_turn]
+            start = ends[extract_turn - 1] if extract_turn else 0
+            before = ends[extract_turn - 2] if extract_turn > 1 else 0
             old = {
                 **request,
                 "messages": extractor_messages(
-                    history[: ends[extract_turn]], catalog["existing_catalog"]
+                    history[:end], catalog, today=today, bounded_tools=False
                 ),
             }
+            whole = {
+                **request,
+                "messages": extractor_messages(
+                    history[start:end],
+                    catalog,
+                    context=history[before:start],
+                    today=today,
+                    bounded_tools=False,
+                ),
+            }
+            rows[kind]["whole_tools_cost"] += whole_cache.price(whole)[0]
             extract_turn += 1
         else:
             old = request
@@ -423,11 +446,14 @@ def report(
         "extractor_bytes": extractor["bytes"] / extractor["old_bytes"],
         "main_cost": main["cost"] / main["old_cost"],
         "max_visible_ms": max(visible_ms),
+        "extractor_vs_agent": extractor["cost"] / main["cost"],
+        "whole_tools_extractor_vs_agent": extractor["whole_tools_cost"] / main["cost"],
     }
     result["ok"] = {
         "extractor_bytes": result["ratios"]["extractor_bytes"] <= TARGET_EXTRACT_BYTES,
         "main_cost": result["ratios"]["main_cost"] <= TARGET_MAIN_COST,
         "visible": max(visible_ms) <= TARGET_VISIBLE_MS,
+        "extractor_vs_agent": result["ratios"]["extractor_vs_agent"] <= TARGET_EXTRACT_VS_AGENT,
     }
     return result
 
@@ -484,6 +510,11 @@ def print_report(result: dict[str, Any], args: argparse.Namespace) -> None:
     print(
         f"answer visible after the last token: max {r['max_visible_ms']:.1f} ms "
         f"(target <= {TARGET_VISIBLE_MS} ms on every turn) {mark[ok['visible']]}"
+    )
+    print(
+        f"extractor input cost / the agent's: {r['extractor_vs_agent']:.3f} "
+        f"(target <= {TARGET_EXTRACT_VS_AGENT}) {mark[ok['extractor_vs_agent']]}; "
+        f"with tool outputs whole: {r['whole_tools_extractor_vs_agent']:.3f}"
     )
 
 

@@ -25,6 +25,10 @@ MAX_SUMMARY_TOKENS: Final = 4096  # a history summary, at most
 # Extractor items (SPEC §9): at most this many evidence excerpts, each at most this long.
 MAX_EVIDENCE_ITEMS: Final = 3
 MAX_EVIDENCE_CHARS: Final = 300
+# What the extractor sees of each tool call's input and output (the rest is replaced by
+# "[… N characters omitted]"): the head in the new messages, a stub in the turn before.
+EXTRACT_TOOL_OUTPUT_CHARS: Final = 2000
+EXTRACT_CONTEXT_TOOL_OUTPUT_CHARS: Final = 200
 
 # --- The format (SPEC §1) -----------------------------------------------------------
 MAX_RECORD_LINES: Final = 200  # a whole record file, frontmatter included

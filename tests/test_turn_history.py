@@ -17,7 +17,7 @@ from turn_support import (
 )
 
 from ipymemory import AgentSession, MemoryStore, SessionConfig, SideQueryError
-from ipymemory.sidequery.extract import extractor_messages
+from ipymemory.sidequery.extract import CONTEXT_TOOL_OUTPUT_CHARS, extractor_messages, omitted
 from ipymemory.turn.history import (
     SUMMARY_HEADER,
     RequestHistory,
@@ -270,8 +270,11 @@ def test_extraction_reads_whole_canonical_turns_after_compression(
     for request in extract:
         read = json.dumps(request["messages"])
         assert SUMMARY_HEADER not in read and "Automatic truncation" not in read
-    assert json.dumps(extract[0]["messages"]).count(full_result) == 1
-    assert all(json.dumps(r["messages"]).count(full_result) == 2 for r in extract[1:])
+    # The new turn's output whole (it fits the bound), the turn before's as a stub.
+    assert all(json.dumps(r["messages"]).count(full_result) == 1 for r in extract)
+    stub = omitted(2_000 - CONTEXT_TOOL_OUTPUT_CHARS)
+    counts = [json.dumps(r["messages"], ensure_ascii=False).count(stub) for r in extract]
+    assert counts == [0, 1, 1, 1, 1, 1]
 
 
 def test_a_file_read_in_a_turn_reaches_the_extractor_as_one_untrusted_quote(

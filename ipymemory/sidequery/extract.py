@@ -26,6 +26,7 @@ says what the quote is and that nothing in it is to be followed.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,18 +43,29 @@ from .schemas import EXTRACTOR_SCHEMA
 
 __all__ = [
     "CONTEXT_MARK",
+    "CONTEXT_TOOL_OUTPUT_CHARS",
     "EXTRACT_MAX_TOKENS",
     "NEW_MARK",
+    "TOOL_OUTPUT_CHARS",
     "TOOL_OUTPUT_CLOSE",
     "ExtractedItem",
     "Extraction",
+    "bounded",
     "extract_memories",
     "extractor_messages",
+    "omitted",
     "quote_tool_output",
 ]
 
 # A batch of several full-size records (4 KiB each) must fit without truncation.
 EXTRACT_MAX_TOKENS = C.EXTRACT_MAX_TOKENS
+# How much of each tool call's input and tool output the extractor sees: the head of
+# each in the new messages, a stub in the turn already processed (issue 18 "Cost").
+# Files can be read again, so memories need not hold them; origin is decided by our
+# code on the full canonical history, never on this view.
+TOOL_OUTPUT_CHARS = C.EXTRACT_TOOL_OUTPUT_CHARS
+CONTEXT_TOOL_OUTPUT_CHARS = C.EXTRACT_CONTEXT_TOOL_OUTPUT_CHARS
+_UNBOUNDED = sys.maxsize
 
 TOOL_OUTPUT_CLOSE = "</tool_output>"
 
@@ -101,10 +113,10 @@ def extract_memories(
     Raises :class:`SideQueryError` (message = the exact cause) on an unusable
     history, an API failure or any invalid reply; no new message makes no call.
     """
-    new = _adapted_history(history)
+    new = _adapted_history(history, TOOL_OUTPUT_CHARS)
     if not new:
         return Extraction(())
-    messages = _marked(new, _adapted_history(context), catalog, today)
+    messages = _marked(new, _adapted_history(context, CONTEXT_TOOL_OUTPUT_CHARS), catalog, today)
     existing = frozenset(existing_names)
     items, usage = side_query(
         model,
@@ -124,11 +136,21 @@ def extractor_messages(
     catalog: str,
     context: Sequence[dict[str, Any]] = (),
     today: str | None = None,
+    *,
+    bounded_tools: bool = True,
 ) -> list[dict[str, Any]]:
     """The extractor's request messages: the adapted ``context`` (between
     :data:`CONTEXT_MARK` and :data:`NEW_MARK`), the adapted ``history``, then the
-    catalog and ``today``. Without context, no mark is sent."""
-    return _marked(_adapted_history(history), _adapted_history(context), catalog, today)
+    catalog and ``today``. Without context, no mark is sent. ``bounded_tools=False``
+    keeps tool inputs and outputs whole (what was sent before they were bounded; the
+    cost benchmark compares the two)."""
+    unbounded = _UNBOUNDED if not bounded_tools else None
+    return _marked(
+        _adapted_history(history, unbounded or TOOL_OUTPUT_CHARS),
+        _adapted_history(context, unbounded or CONTEXT_TOOL_OUTPUT_CHARS),
+        catalog,
+        today,
+    )
 
 
 def _marked(
@@ -152,8 +174,9 @@ def _joined(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[d
     return [*first, *second]
 
 
-def _adapted_history(history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A fresh copy of ``history`` as text-only, alternating messages (may be empty)."""
+def _adapted_history(history: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """A fresh copy of ``history`` as text-only, alternating messages (may be empty),
+    each tool call's input and tool output cut to ``limit`` characters."""
     messages: list[dict[str, Any]] = []
     for i, message in enumerate(history):
         if not isinstance(message, dict):
@@ -161,7 +184,7 @@ def _adapted_history(history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         role = message.get("role")
         if role not in ("user", "assistant"):
             raise SideQueryError(f"extractor history message {i} has role {role!r}")
-        blocks = _blocks(message.get("content"), f"extractor history message {i}")
+        blocks = _blocks(message.get("content"), f"extractor history message {i}", limit)
         if not blocks:
             continue
         if messages and messages[-1]["role"] == role:
@@ -186,7 +209,7 @@ def _with_catalog(
     return messages
 
 
-def _blocks(content: Any, where: str) -> list[dict[str, Any]]:
+def _blocks(content: Any, where: str, limit: int) -> list[dict[str, Any]]:
     """New text-ish blocks for one message's content (never aliases the input)."""
     if isinstance(content, str):
         return [_text(content)] if content.strip() else []
@@ -196,13 +219,13 @@ def _blocks(content: Any, where: str) -> list[dict[str, Any]]:
     for block in content:
         if not isinstance(block, dict):
             raise SideQueryError(f"{where} has a content block that is not an object")
-        text = _block_text(block)
+        text = _block_text(block, limit)
         if text is not None and text.strip():
             out.append(_text(text))
     return out
 
 
-def _block_text(block: dict[str, Any]) -> str | None:
+def _block_text(block: dict[str, Any], limit: int) -> str | None:
     kind = block.get("type")
     if kind == "text":
         value = block.get("text")
@@ -212,19 +235,23 @@ def _block_text(block: dict[str, Any]) -> str | None:
     if kind == "tool_use":
         return (
             f"[tool call {block.get('name')!s} (id {block.get('id')!s}) with input "
-            f"{encode_input(block.get('input'))}]"
+            f"{bounded(encode_input(block.get('input')), limit)}]"
         )
     if kind == "tool_result":
         return quote_tool_output(
             block.get("tool_use_id"),
-            _result_text(block.get("content")),
+            _result_text(block.get("content"), limit),
             bool(block.get("is_error")),
+            limit,
         )
     return f"[{kind!s} block omitted]"
 
 
-def quote_tool_output(tool_use_id: Any, text: str, is_error: bool = False) -> str:
-    """``text`` (a tool's output) quoted as untrusted data for the extractor.
+def quote_tool_output(
+    tool_use_id: Any, text: str, is_error: bool = False, limit: int | None = None
+) -> str:
+    """``text`` (a tool's output) quoted as untrusted data for the extractor, its first
+    ``limit`` characters only when given (see :func:`bounded`).
 
     The text is escaped (request form), so the only ``<`` and ``>`` of the quote, even
     to a reader folding look-alikes, are those of its own two tags.
@@ -232,10 +259,24 @@ def quote_tool_output(tool_use_id: Any, text: str, is_error: bool = False) -> st
     safe_id = _ID_UNSAFE.sub("_", str(tool_use_id))[:_ID_LIMIT] or "_"
     error = ' is_error="true"' if is_error else ""
     head = f'<tool_output tool_use_id="{safe_id}"{error} untrusted="true">'
-    return f"{head}\n{escape(text, 'request')}\n{TOOL_OUTPUT_CLOSE}"
+    if limit is None or len(text) <= limit:
+        body = escape(text, "request")
+    else:  # escaped before the mark is added: the mark is ours, not the tool's
+        body = escape(text[:limit], "request") + omitted(len(text) - limit)
+    return f"{head}\n{body}\n{TOOL_OUTPUT_CLOSE}"
 
 
-def _result_text(content: Any) -> str:
+def bounded(text: str, limit: int) -> str:
+    """``text`` cut to its first ``limit`` characters, followed by :func:`omitted`."""
+    return text if len(text) <= limit else text[:limit] + omitted(len(text) - limit)
+
+
+def omitted(count: int) -> str:
+    """The mark that stands for ``count`` characters left out of the extractor's view."""
+    return f"[… {count} characters omitted]"
+
+
+def _result_text(content: Any, limit: int) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -243,7 +284,7 @@ def _result_text(content: Any) -> str:
     parts = []
     for block in content:
         if isinstance(block, dict):
-            text = _block_text(block)
+            text = _block_text(block, limit)
             if text:
                 parts.append(text)
     return "\n".join(parts)

@@ -107,8 +107,27 @@ class HistoryEntry:
     restores: int | None = None
     actor: Mapping[str, Any] = field(default_factory=dict)
     provenance: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: A ``consolidate`` entry that applied extractor updates (SPEC §9 ``replaces``):
+    #: new name -> the name of the record it replaced (also in ``source_names``).
+    updates: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def consolidates(self) -> bool:
+        """Whether this entry is a consolidation (the consolidator's plan, "nothing to
+        merge" included), which restarts the spacing count of SPEC §8/§9. An entry that
+        only applies extractor updates is a ``consolidate`` swap too, but no plan ran:
+        its actor says ``plan_accepted: false``."""
+        if self.op != "consolidate":
+            return False
+        return not self.updates or self.actor.get("plan_accepted") is not False
 
     def to_json(self) -> dict[str, Any]:
+        out = self._json()
+        if self.updates:  # only on entries that have them: older lines stay as they were
+            out["updates"] = dict(self.updates)
+        return out
+
+    def _json(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
             "at": self.at,
@@ -164,6 +183,9 @@ def _entry(data: object) -> HistoryEntry:
     for value in (undoes, restores):
         if value is not None and type(value) is not int:
             raise TypeError("undoes/restores")
+    updates = data.get("updates") or {}
+    if not isinstance(updates, dict):
+        raise TypeError("updates")
     return HistoryEntry(
         seq=seq,
         at=str(data["at"]),
@@ -177,6 +199,7 @@ def _entry(data: object) -> HistoryEntry:
         restores=restores,
         actor=actor,
         provenance={str(k): v for k, v in provenance.items() if isinstance(v, dict)},
+        updates={_name(k): _name(v) for k, v in updates.items()},
     )
 
 

@@ -415,6 +415,7 @@ class MemoryStore:
         replacements: Iterable[MemoryRecord],
         provenance: Mapping[str, Mapping[str, Any]] | None = None,
         actor: Mapping[str, Any] | None = None,
+        updates: Mapping[str, str] | None = None,
     ) -> tuple[StoredRecord, ...]:
         """Commit a consolidation planned on ``base_records`` (+ this turn's ``additions``).
 
@@ -423,6 +424,12 @@ class MemoryStore:
         records committed by others since the plan was made. If any base record is gone
         or changed: :class:`MemoryConflictError`, nothing changed. Returns the new entries.
         The replaced files are kept in ``history/files/``.
+
+        Empty ``source_names`` and ``replacements`` is "nothing to merge" (SPEC §9): a
+        successful consolidation that changes nothing but the ``additions``; with none,
+        its journal entry has ``before`` = ``after`` and the set is not rewritten.
+        ``updates`` (replacement name -> the source it replaces) marks replacements that
+        are extractor updates (SPEC §9 ``replaces``); the journal entry records them.
         """
         base = _check_records(base_records, "base_records")
         adds = _check_records(additions, "additions")
@@ -436,8 +443,11 @@ class MemoryStore:
             raise MemoryStoreError(
                 f"consolidation: additions repeat base record names {', '.join(map(repr, both))}"
             )
-        if not sources:
-            raise MemoryStoreError("consolidation: source_names must not be empty")
+        if not sources and reps:
+            raise MemoryStoreError("consolidation: replacements without source_names")
+        if sources and not reps:
+            raise MemoryStoreError("consolidation: source_names without replacements")
+        marks = _updates(updates, sources, reps)
         if len(set(sources)) != len(sources):
             raise MemoryStoreError("consolidation: source_names has a name more than once")
         candidates = base_names | {r.name for r in adds}
@@ -448,12 +458,18 @@ class MemoryStore:
                 "the base records or the additions"
             )
         change = _Change(
-            "consolidate", actor=actor, provenance=provenance, source_names=tuple(sources)
+            "consolidate",
+            actor=actor,
+            provenance=provenance,
+            source_names=tuple(sources),
+            updates=marks,
         )
         replaced = set(sources)
         with self._locked() as (real, lock):
             before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
+            if not sources and not adds:
+                return self._record_unchanged(real, before, current, change)
             by_name = {e.record.name: e for e in current}
             changed = [r.name for r in base if r.name not in by_name or by_name[r.name].record != r]
             if changed:
@@ -897,6 +913,7 @@ class MemoryStore:
             restores=change.restores,
             actor=meta[0],
             provenance=meta[1],
+            updates=change.updates,
         )
         with contextlib.suppress(OSError, MemoryStoreError):
             journal.append(line)
@@ -906,6 +923,37 @@ class MemoryStore:
                 journal.keep(gone.file)
             step("old-kept")
         return line
+
+    def _record_unchanged(
+        self, real: str, before: bytes | None, current: Sequence[StoredRecord], change: _Change
+    ) -> tuple[StoredRecord, ...]:
+        """Journal a commit that changes nothing ("nothing to merge", under the lock):
+        the set is not rewritten, the entry has ``before`` = ``after``."""
+        journal = self._journal(real)
+        broken = journal.broken()
+        if broken is not None:
+            raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
+        try:
+            meta = change.meta(())
+            last = self._sync_journal(journal, before, current)
+            digest = sha256_hex(before)
+            journal.append(
+                HistoryEntry(
+                    seq=last.seq + 1 if last is not None else 1,
+                    at=now_utc(),
+                    op=change.op,
+                    before=digest,
+                    after=digest,
+                    actor=meta[0],
+                    provenance=meta[1],
+                )
+            )
+        except OSError as e:
+            raise MemoryStoreError(
+                f"{journal.shown}: cannot record the consolidation ({e}); nothing changed"
+            ) from e
+        self._checkpoint("journal-appended")
+        return ()
 
     def _last_entry(self, journal: Journal) -> HistoryEntry | None:
         journal.cut_torn_tail()
@@ -954,6 +1002,7 @@ class _Change:
     restores: int | None = None
     raw: Mapping[str, bytes] = field(default_factory=dict)  # file -> exact bytes to write
     known: Mapping[str, Added] = field(default_factory=dict)  # recover: the journal's set
+    updates: Mapping[str, str] = field(default_factory=dict)  # new name -> replaced name
 
     def meta(self, added: Sequence[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """The entry's actor and provenance, checked before anything is written: JSON
@@ -1017,6 +1066,26 @@ class HistoryPreview:
     leaving: tuple[str, ...]  # names that would leave the set
     returning: tuple[str, ...]  # names that would come back from history/files/
     conflict: str | None  # why it would be refused; None if it is clean
+
+
+def _updates(
+    given: Mapping[str, str] | None,
+    sources: Sequence[str],
+    replacements: Sequence[MemoryRecord],
+) -> dict[str, str]:
+    """``given`` checked: each key a replacement's name, each value a source, no source
+    updated twice."""
+    marks = dict(given or {})
+    names = {r.name for r in replacements}
+    for new, old in marks.items():
+        if new not in names or old not in sources:
+            raise MemoryStoreError(
+                f"consolidation: update {new!r} -> {old!r} must name a replacement and one "
+                "of source_names"
+            )
+    if len(set(marks.values())) != len(marks):
+        raise MemoryStoreError("consolidation: two updates replace the same record")
+    return marks
 
 
 def _find(entries: Sequence[HistoryEntry], seq: object, where: str) -> HistoryEntry:

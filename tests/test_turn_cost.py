@@ -279,10 +279,17 @@ def test_an_interrupted_turn_is_read_by_the_next_extraction(
     assert last.index(NEW_MARK[:10]) < last.index("remember that I like tabs")
 
 
+def _consolidated_set(workspace: str) -> None:
+    """x, y, z, then a consolidation that had nothing to merge (the count starts at 0)."""
+    store = MemoryStore(workspace)
+    store.extend([rec("x-note"), rec("y-note"), rec("z-note")])
+    store.apply_consolidation(base_records=(), source_names=(), replacements=())
+
+
 def test_consolidation_waits_for_consolidate_every_new_records(
     messages_server: MessagesServer, workspace: str
 ) -> None:
-    MemoryStore(workspace).extend([rec("x-note"), rec("y-note"), rec("z-note")])
+    _consolidated_set(workspace)
     session = _session(
         messages_server, workspace, consolidate_threshold=3, consolidate_every=3, max_selected=0
     )
@@ -303,8 +310,8 @@ def test_consolidation_waits_for_consolidate_every_new_records(
         batch = session.run_turn(f"turn {i}").batch
         assert batch is not None
         plans.append(batch.plan is not None)
-    # Over the threshold from the start, but a plan only once 3 records were added
-    # since the last one: turns 3 and 6, not all 7.
+    # Over the threshold from the start, but a plan only once 3 records were proposed
+    # since the last one (review mode: none is committed): turns 3 and 6, not all 7.
     assert plans == [False, False, True, False, False, True, False]
     assert len(requests_of(messages_server.requests, "consolidator")) == 2
 
@@ -340,7 +347,7 @@ def test_the_turn_cost_benchmark_reports_every_measure() -> None:
 def test_a_consolidation_on_demand_restarts_the_count(
     messages_server: MessagesServer, workspace: str
 ) -> None:
-    MemoryStore(workspace).extend([rec("x-note"), rec("y-note"), rec("z-note")])
+    _consolidated_set(workspace)
     session = _session(
         messages_server, workspace, consolidate_threshold=3, consolidate_every=3, max_selected=0
     )

@@ -116,7 +116,7 @@ def test_a_whole_offline_turn(workspace: str) -> None:
     assert result.tool_calls == 1 and result.last_error is None
     assert result.committed == ("notes-file",)
     assert [r.name for r in MemoryStore(workspace).records()] == ["prefers-tabs", "notes-file"]
-    assert "## prefers-tabs (user)" in memory_text(model.requests[0])
+    assert "## prefers-tabs (user, saved " in memory_text(model.requests[0])
     assert model.requests[1]["messages"][2]["content"][0]["content"] == "indent with tabs"
     assert_pairs_intact(session.history)
     assert_alternates(session.history)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
 import json
-import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,8 +16,10 @@ from turn_support import (
     SIDE_MODEL,
     assert_alternates,
     assert_pairs_intact,
+    count_manifest_replaces,
     memory_text,
     model_for,
+    other_process,
     plan_reply,
     records_reply,
     requests_of,
@@ -64,39 +64,6 @@ def _snapshot(workspace: str) -> dict[str, bytes]:
         for p in sorted(root.iterdir())
         if p.is_file() and not p.name.startswith(".lock")
     }
-
-
-def _other_process(code: str, workspace: str) -> None:
-    """Run ``code`` (with ``store = MemoryStore(workspace)`` and ``rec``) in a fresh
-    Python process: a second kernel sharing the same ``.memory/``."""
-    prelude = (
-        "import sys\n"
-        "from ipymemory.store.store import MemoryStore\n"
-        "from ipymemory.store.record import MemoryRecord\n"
-        "def rec(name, body=None):\n"
-        "    return MemoryRecord(name=name, type='project', description='about ' + name,\n"
-        "                        body=body or 'The body of ' + name + '.')\n"
-        "store = MemoryStore(sys.argv[1])\n"
-    )
-    subprocess.run(
-        [sys.executable, "-c", prelude + code, workspace],
-        check=True,
-        timeout=60,
-        capture_output=True,
-    )
-
-
-def _count_manifest_replaces(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    replaced: list[str] = []
-    real = os.replace
-
-    def counting(src: Any, dst: Any, *a: Any, **kw: Any) -> None:
-        if str(dst).endswith("/manifest.json"):
-            replaced.append(str(dst))
-        real(src, dst, *a, **kw)
-
-    monkeypatch.setattr(os, "replace", counting)
-    return replaced
 
 
 SECRET = "SECRET-MEMORY-BODY-7f3a"
@@ -164,7 +131,10 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
         }
     ]
     assert block.startswith("<relevant_memories>") and block.endswith("</relevant_memories>")
-    assert SECRET in block and "## prefers-tabs (user)" in block and "db-testing" not in block
+    # SPEC §9: the header says when the record was saved (the journal's local date).
+    saved = datetime.datetime.now().astimezone().date().isoformat()
+    assert f"## prefers-tabs (user, saved {saved})" in block
+    assert SECRET in block and "db-testing" not in block
     assert main[1]["messages"][0] == main[0]["messages"][0]  # the same block every step
     for request in main:
         assert request["system"] == [
@@ -354,7 +324,7 @@ def test_threshold_consolidation_joins_the_batch_and_commits_once(
         "a-note",
         "b-note",
     ]
-    replaced = _count_manifest_replaces(monkeypatch)
+    replaced = count_manifest_replaces(monkeypatch)
     done = session.commit(batch)
     assert done.ok and len(replaced) == 1  # ONE manifest swap for items + plan
     assert done.committed == ("b-note", "xa-merged") and done.removed == ("x-note",)
@@ -364,7 +334,7 @@ def test_threshold_consolidation_joins_the_batch_and_commits_once(
 def test_auto_mode_consolidation_is_one_commit(
     messages_server: MessagesServer, workspace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    replaced = _count_manifest_replaces(monkeypatch)
+    replaced = count_manifest_replaces(monkeypatch)
     MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
     replaced.clear()
     messages_server.enqueue(
@@ -464,11 +434,12 @@ def test_extraction_failure_keeps_answer_and_set(
     assert session.run_turn("q2").last_error is None and session.last_error is None
 
 
-def test_consolidation_failure_commits_nothing_automatically(
+def test_consolidation_failure_never_holds_back_clean_items_in_auto_mode(
     messages_server: MessagesServer, workspace: str
 ) -> None:
+    """SPEC §9: the items are committed, the failure goes to last_error, and the next
+    eligible turn asks the consolidator again."""
     MemoryStore(workspace).extend([rec("x-note")])
-    before = _snapshot(workspace)
     messages_server.enqueue(
         text("Answer."),
         records_reply(rec("a-note")),
@@ -478,16 +449,26 @@ def test_consolidation_failure_commits_nothing_automatically(
         messages_server, workspace, commit_mode="auto", consolidate_threshold=2, consolidate_every=1
     )
     result = session.run_turn("q")
-    assert result.answer == "Answer." and result.committed == ()
+    assert result.answer == "Answer." and result.committed == ("a-note",)
     assert result.last_error == LAST_ERROR_CONSOLIDATE
     assert "ghost-note" in (result.last_error_cause or "")
-    assert _snapshot(workspace) == before
-    batch = result.batch
-    assert batch is not None and batch.status == "pending" and batch.plan is None
-    assert batch.plan_error == result.last_error_cause
-    # The user may still commit the items (there is no plan to apply).
-    assert session.commit(batch).committed == ("a-note",)
     assert _names(workspace) == ["x-note", "a-note"]
+    batch = result.batch
+    assert batch is not None and batch.status == "committed" and batch.plan is None
+    assert batch.plan_error == result.last_error_cause
+    assert session.pending == ()
+    assert [e.op for e in MemoryStore(workspace).history()] == ["add", "add"]
+    # The next turn is eligible (a-note was added since no consolidation) and asks again.
+    messages_server.enqueue(
+        text("[]"),
+        text("Answer 2."),
+        records_reply(rec("b-note")),
+        plan_reply(["x-note", "b-note"], [rec("xb-merged", body="x and b together")]),
+    )
+    again = session.run_turn("q2")
+    assert len(requests_of(messages_server.requests, "consolidator")) == 2
+    assert again.last_error is None and again.committed == ("xb-merged",)
+    assert _names(workspace) == ["a-note", "xb-merged"]
 
 
 def test_commit_conflict_fails_cleanly_and_can_retry_without_plan(
@@ -495,7 +476,7 @@ def test_commit_conflict_fails_cleanly_and_can_retry_without_plan(
 ) -> None:
     session, batch = _base_and_plan_turn(messages_server, workspace)
     # Another kernel changes a base record the plan was made on.
-    _other_process("store.forget(['y-note'])", workspace)
+    other_process("store.forget(['y-note'])", workspace)
     after_other = _snapshot(workspace)
     failed = session.commit(batch)
     assert failed.error is not None and "changed during consolidation" in failed.error
@@ -515,7 +496,7 @@ def test_extend_conflict_when_the_name_appeared_meanwhile(
     session = _session(messages_server, workspace)
     batch = session.run_turn("q").batch
     assert batch is not None
-    _other_process("store.extend([rec('a-note', 'theirs')])", workspace)
+    other_process("store.extend([rec('a-note', 'theirs')])", workspace)
     before = _snapshot(workspace)
     failed = session.commit(batch)
     assert failed.error is not None and "'a-note'" in failed.error

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 import anthropic
+import pytest
 from messages_server import Scripted, text
 
-from ipymemory import AnthropicModel, MemoryRecord
+from ipymemory import AgentSession, AnthropicModel, MemoryRecord, SessionConfig
 from ipymemory.sidequery.prompts import CONSOLIDATOR_PROMPT, EXTRACTOR_PROMPT, SELECTOR_PROMPT
 from ipymemory.turn.history import SUMMARIZER_PROMPT
 
@@ -22,6 +26,12 @@ SIDE_MODEL = "claude-haiku-under-test"
 def model_for(base_url: str, *, timeout: float = 10.0) -> AnthropicModel:
     client = anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0, timeout=timeout)
     return AnthropicModel(MAIN_MODEL, side_model=SIDE_MODEL, client=client)
+
+
+def session_for(srv_url: str, workspace: str, **config: Any) -> AgentSession:
+    """An AgentSession over ``workspace`` whose model is the real SDK against the
+    scripted server at ``srv_url``."""
+    return AgentSession(workspace, model=model_for(srv_url), config=SessionConfig(**config))
 
 
 def records_reply(*records: MemoryRecord, **kw: Any) -> Scripted:
@@ -110,3 +120,38 @@ def assert_alternates(messages: Sequence[dict[str, Any]]) -> None:
     assert messages and messages[0]["role"] == "user"
     for a, b in itertools.pairwise(messages):
         assert a["role"] != b["role"], (a, b)
+
+
+def other_process(code: str, workspace: str) -> None:
+    """Run ``code`` (with ``store = MemoryStore(workspace)`` and ``rec``) in a fresh
+    Python process: a second kernel sharing the same ``.memory/``."""
+    prelude = (
+        "import sys\n"
+        "from ipymemory.store.store import MemoryStore\n"
+        "from ipymemory.store.record import MemoryRecord\n"
+        "def rec(name, body=None):\n"
+        "    return MemoryRecord(name=name, type='project', description='about ' + name,\n"
+        "                        body=body or 'The body of ' + name + '.')\n"
+        "store = MemoryStore(sys.argv[1])\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", prelude + code, workspace],
+        check=True,
+        timeout=60,
+        capture_output=True,
+    )
+
+
+def count_manifest_replaces(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A list that gets one entry per manifest swap (``os.replace`` onto manifest.json)
+    from now on."""
+    replaced: list[str] = []
+    real = os.replace
+
+    def counting(src: Any, dst: Any, *a: Any, **kw: Any) -> None:
+        if str(dst).endswith("/manifest.json"):
+            replaced.append(str(dst))
+        real(src, dst, *a, **kw)
+
+    monkeypatch.setattr(os, "replace", counting)
+    return replaced

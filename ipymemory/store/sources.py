@@ -154,17 +154,21 @@ def _open_below(root: Path, parts: Sequence[str]) -> int:
 
 
 def stale_records(
-    store: MemoryStore, names: Iterable[str] | None = None
+    store: MemoryStore,
+    names: Iterable[str] | None = None,
+    *,
+    journal: Sequence[HistoryEntry] | None = None,
 ) -> dict[str, tuple[SourceChange, ...]]:
     """Record name -> its changed or vanished sources, over ``store``'s current set
     (or the records of it called ``names``); records without known sources, or whose
-    sources are intact, are left out."""
+    sources are intact, are left out. ``journal``: its entries (oldest first) when the
+    caller has read them already (a turn reads the journal once)."""
     entries = store.entries()
     if names is not None:
         wanted = set(names)
         entries = tuple(e for e in entries if e.record.name in wanted)
     if not entries:
         return {}
-    saved = saved_from(reversed(store.history()))
+    saved = saved_from(journal if journal is not None else reversed(store.history()))
     changes = source_changes(store.workspace, saved, [e.file for e in entries])
     return {e.record.name: changes[e.file] for e in entries if e.file in changes}

@@ -8,14 +8,23 @@ discarded).
 
 Committing applies everything accepted in ONE store commit (one manifest swap):
 
-* with an accepted plan whose sources include records of the base:
-  ``store.apply_consolidation(base_records=base, additions=<accepted items the plan
-  does not replace>, source_names=<the plan's sources in the base>,
-  replacements=<the plan's records>)`` -- the store re-reads the set under its lock,
-  refuses if a base record changed or vanished, and keeps records others added;
-* with a plan that only merges this batch's own items, or without a plan:
+* with an accepted plan whose sources include records of the base, or accepted
+  updates (items with ``replaces``, SPEC §9), or an accepted "nothing to merge" plan:
+  ``store.apply_consolidation(base_records=…, additions=<accepted items neither the
+  plan nor an update consumes>, source_names=<the plan's sources in the base + the
+  records the updates replace>, replacements=<the plan's records + the update items>,
+  updates=<update item -> the record it replaces>)`` -- the store re-reads the set
+  under its lock, refuses if a record it was planned on (the whole base for a plan
+  over the set; only the replaced records for updates alone) changed or vanished,
+  and keeps records others added. A "nothing to merge" plan is journalled as a
+  consolidation even when it is all the batch holds;
+* with a plan that only merges this batch's own items, or without a plan or updates:
   ``store.extend(...)`` after checking that no accepted name appeared in the set
   meanwhile (the store checks again under its lock).
+
+An update is an extracted item that corrects a current record (``replaces``, e.g. a
+moved deadline): committed, the record it names leaves the set in the same swap (its
+file kept in ``history/files/``, so undo brings it back); rejected, the record stays.
 
 Screening (SPEC §7) marks items: ``redacted`` items are the redacted form of an item
 that held a credential (the credential itself is never kept) and are committed only
@@ -88,7 +97,8 @@ class PendingBatch:
     journal entry of the commit. ``history`` makes it an undo or restore proposal
     (no items, no plan): committing it applies that change whole. ``flags``: per item
     (or the plan, under :data:`PLAN_FLAG`), why screening wants a person; ``redacted``:
-    the items that are redacted forms (committed only when chosen by name).
+    the items that are redacted forms (committed only when chosen by name);
+    ``replaces``: the items that update a current record, and which one.
     """
 
     id: str
@@ -107,6 +117,8 @@ class PendingBatch:
     history: HistoryChange | None = None
     flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
     redacted: tuple[str, ...] = ()
+    #: Updates (SPEC §9): item name -> the name of the current record it replaces.
+    replaces: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -218,6 +230,46 @@ class CommitEffect:
     conflict: str | None
 
 
+@dataclass(frozen=True)
+class _Split:
+    """What one decision on a batch commits (see the module docstring)."""
+
+    additions: tuple[MemoryRecord, ...]  # accepted items nothing consumes
+    updates: tuple[MemoryRecord, ...]  # accepted update items the plan does not merge
+    marks: Mapping[str, str]  # those update items -> the record each replaces
+    replacements: tuple[MemoryRecord, ...]  # the plan's records, then the updates
+    sources: tuple[str, ...]  # base records leaving: the plan's, then the updated ones
+    merged: tuple[str, ...]  # accepted items the plan merges away at once
+    plan: ConsolidationPlan | None  # the accepted plan
+    swap: bool  # one consolidation swap (else a plain extend)
+    whole_base: bool  # the swap rests on the whole base (a plan over the set)
+
+
+def _split(batch: PendingBatch, reject: Collection[str], accept_plan: bool) -> _Split:
+    rejected = set(reject)
+    accepted = tuple(item for item in batch.items if item.name not in rejected)
+    plan = batch.plan if accept_plan else None
+    consumed = set(plan.source_names) if plan is not None else set()
+    updating = {i.name: batch.replaces[i.name] for i in accepted if i.name in batch.replaces}
+    base_names = {record.name for record in batch.base}
+    plan_sources = tuple(n for n in (plan.source_names if plan else ()) if n in base_names)
+    updates = tuple(i for i in accepted if i.name in updating and i.name not in consumed)
+    replacements = (plan.records if plan is not None else ()) + updates
+    sources = tuple(dict.fromkeys([*plan_sources, *updating.values()]))
+    empty_plan = plan is not None and not plan.source_names and not plan.records
+    return _Split(
+        additions=tuple(i for i in accepted if i.name not in consumed and i.name not in updating),
+        updates=updates,
+        marks={i.name: updating[i.name] for i in updates},
+        replacements=replacements,
+        sources=sources,
+        merged=tuple(i.name for i in accepted if i.name in consumed),
+        plan=plan,
+        swap=bool(plan_sources or updating or empty_plan),
+        whole_base=bool(plan_sources),
+    )
+
+
 def commit_effect(batch: PendingBatch, reject: Collection[str], accept_plan: bool) -> CommitEffect:
     """The effect of ``apply_batch(…, reject, accept_plan)`` on ``batch.base``, computed
     the same way (see the module docstring), without writing anything."""
@@ -225,17 +277,12 @@ def commit_effect(batch: PendingBatch, reject: Collection[str], accept_plan: boo
     conflict = plan_conflict(batch, reject, accept_plan)
     if conflict is not None:
         return CommitEffect(before, before, (), (), (), conflict)
-    rejected = set(reject)
-    accepted = tuple(item.name for item in batch.items if item.name not in rejected)
-    plan = batch.plan if accept_plan else None
-    if plan is None:
-        return CommitEffect(before, before + len(accepted), accepted, (), (), None)
-    sources = set(plan.source_names)
-    base_names = {record.name for record in batch.base}
-    replaced = tuple(name for name in plan.source_names if name in base_names)
-    merged = tuple(name for name in accepted if name in sources)
-    added = tuple(n for n in accepted if n not in sources) + tuple(r.name for r in plan.records)
-    return CommitEffect(before, before - len(replaced) + len(added), added, replaced, merged, None)
+    split = _split(batch, reject, accept_plan)
+    added = tuple(r.name for r in (*split.additions, *split.replacements))
+    replaced = split.sources
+    return CommitEffect(
+        before, before - len(replaced) + len(added), added, replaced, split.merged, None
+    )
 
 
 def apply_batch(
@@ -264,7 +311,8 @@ def apply_batch(
         raise BatchError(f"batch {batch.id}: {conflict}")
     rejected = set(reject)
     accepted = [item for item in batch.items if item.name not in rejected]
-    plan = batch.plan if accept_plan else None
+    split = _split(batch, reject, accept_plan)
+    plan = split.plan
     if batch.history is not None:
         actor = commit_meta(
             batch.provenance,
@@ -292,31 +340,36 @@ def apply_batch(
         )
         return {"actor": actor, "provenance": provenance}
 
-    if plan is None:
-        if not accepted:
+    added = tuple(r.name for r in (*split.additions, *split.replacements))
+    if not split.swap:
+        # No plan, or one that only merges items of this batch: nothing of the set is
+        # replaced.
+        if not added:
             return (), ()
-        names = [item.name for item in accepted]
-        _check_new_names(store, names)
-        store.extend(accepted, **meta(names))
-        return tuple(names), ()
-    sources = set(plan.source_names)
-    additions = [item for item in accepted if item.name not in sources]
-    base_names = {record.name for record in batch.base}
-    base_sources = [name for name in plan.source_names if name in base_names]
-    added = tuple(r.name for r in additions) + tuple(r.name for r in plan.records)
-    if base_sources:
-        store.apply_consolidation(
-            base_records=batch.base,
-            additions=tuple(additions),
-            source_names=tuple(base_sources),
-            replacements=plan.records,
-            **meta(added),
-        )
-    else:
-        # The plan only merges items of this batch: nothing of the set is replaced.
         _check_new_names(store, list(added))
-        store.extend([*additions, *plan.records], **meta(added))
-    return added, tuple(base_sources)
+        store.extend([*split.additions, *split.replacements], **meta(added))
+        return added, ()
+    by_name = {record.name: record for record in batch.base}
+    if split.whole_base:
+        base: tuple[MemoryRecord, ...] = batch.base
+    else:  # updates alone (or "nothing to merge"): only the records they replace matter
+        missing = [name for name in split.sources if name not in by_name]
+        if missing:
+            raise MemoryConflictError(
+                "memory collection changed: "
+                + ", ".join(map(repr, missing))
+                + " changed or left the set since the update was proposed; nothing changed"
+            )
+        base = tuple(by_name[name] for name in split.sources)
+    store.apply_consolidation(
+        base_records=base,
+        additions=split.additions,
+        source_names=split.sources,
+        replacements=split.replacements,
+        updates=split.marks,
+        **meta(added),
+    )
+    return added, split.sources
 
 
 def _check_new_names(store: MemoryStore, names: list[str]) -> None:
@@ -423,10 +476,14 @@ class BatchRegistry(HasTraits):
                 failed = self._record(replace(current, status=BatchStatus.FAILED, error=str(e)))
                 return CommitResult((), (), str(e), failed, e)
             rejected = set(reject)
+            # An accepted plan is committed even when it merges nothing (it is journalled).
+            planned = accept_plan and current.plan is not None
             done = self._record(
                 replace(
                     current,
-                    status=BatchStatus.COMMITTED if added or removed else BatchStatus.DISCARDED,
+                    status=BatchStatus.COMMITTED
+                    if added or removed or planned
+                    else BatchStatus.DISCARDED,
                     error=None,
                     committed=added,
                     removed=removed,

@@ -226,8 +226,8 @@ class RequestHistory:
     """
 
     def __init__(self, budget: int, summarize: Summarizer | None = None) -> None:
+        #: Settable: the next build uses the new budget (``%config`` on a live session).
         self.budget = budget
-        self.summary_tokens = min(max(budget // 4, 64), C.MAX_SUMMARY_TOKENS)
         self._summarize = summarize
         self._cut = 0
         self._prefix_digest = _digest(())
@@ -235,6 +235,11 @@ class RequestHistory:
         self._cache: dict[str, str] = {}
         self.summaries_made = 0
         self.last_fallback_reason: str | None = None
+
+    @property
+    def summary_tokens(self) -> int:
+        """The size a summary is cut to: a quarter of the budget, within bounds."""
+        return min(max(self.budget // 4, 64), C.MAX_SUMMARY_TOKENS)
 
     def reset(self) -> None:
         self._cut = 0

@@ -3,19 +3,23 @@
 Layout: ``<relevant_memories>``, then per record ``## <name> (<type>)`` (``(<type>,
 user-wide)`` for the user scope's, SPEC §11) / notes said of it, one a line (a source
 that changed since it was saved) / description / body, sections separated by blank
-lines, then ``</relevant_memories>``.
+lines, then ``</relevant_memories>``. When the journal knows when a record was saved,
+its header says so (SPEC §9): ``## <name> (<type>, saved YYYY-MM-DD)``.
 
 Record text is untrusted (a model wrote it from a conversation), so it must not be
 able to close the block or forge a record header: the description and the body go
 through the package's one escaping for request text (:func:`ipymemory._text.escape`,
 SPEC §7), which writes ``<``, ``>``, ``&``, their look-alikes, control and format
 characters and a ``#`` opening a line as entities. Names are slugs and types are enum
-values, so the only tags and header lines in the block are the ones written here. The
-system prompt tells the model about this escaping and that the block is data.
+values, so the only tags and header lines in the block are the ones written here; the
+date comes from our journal and is written only when it is a plain ISO date, so the
+age a header states cannot be forged by record text either. The system prompt tells
+the model about this escaping and that the block is data.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -34,6 +38,7 @@ __all__ = [
 
 BLOCK_OPEN = "<relevant_memories>"
 BLOCK_CLOSE = "</relevant_memories>"
+_DAY = re.compile(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 
 
 def escape_text(text: str) -> str:
@@ -48,18 +53,24 @@ def render_memory_block(
     *,
     user_wide: Collection[str] = (),
     notes: Mapping[str, Sequence[str]] | None = None,
+    saved: Mapping[str, str] | None = None,
 ) -> str:
     """The block for ``records``, or ``""`` when there are none (nothing is sent).
 
     A record named in ``user_wide`` comes from the user scope and says so in its header
     (SPEC §11); ``notes[name]`` are lines said of a record before its text (e.g. that
-    its source changed since it was saved), escaped like the record."""
+    its source changed since it was saved), escaped like the record; ``saved[name]`` is
+    the ``YYYY-MM-DD`` the record was last saved (SPEC §9; others get no date)."""
     if not records:
         return ""
     notes = notes or {}
+    dates = saved or {}
     sections = [BLOCK_OPEN]
     for record in records:
         label = f"{record.type.value}, user-wide" if record.name in user_wide else record.type.value
+        day = dates.get(record.name)
+        if isinstance(day, str) and _DAY.match(day):
+            label += f", saved {day}"
         said = "".join(f"{escape_text(note)}\n" for note in notes.get(record.name, ()))
         sections.append(
             f"## {record.name} ({label})\n\n"

@@ -54,6 +54,7 @@ from ..screen import Origin, least_trusted, redact, redact_data, screen_record
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.durable import fsync_dir, replace_atomic, unlink_quietly
 from ..store.layout import PENDING_DIR_NAME, read_regular
+from ..store.names import is_valid_name
 from ..store.record import MemoryRecord, record_secrets, redact_record
 from ..store.store import MemoryStore
 from .batch import PLAN_FLAG, BatchRegistry, BatchStatus, PendingBatch
@@ -117,6 +118,7 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
         "origins": dict(batch.origins),
         "flags": {n: [redact(w) for w in why] for n, why in batch.flags.items()},
         "redacted": sorted(set(redacted)),
+        "replaces": dict(batch.replaces),
         "plan": None
         if plan is None
         else {
@@ -218,6 +220,12 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         and all(isinstance(n, str) and n in {i.name for i in items} for n in redacted)
     ):
         raise MemoryFormatError(f"{where}: flags/redacted must name the batch's items")
+    replaces = data.get("replaces") or {}
+    if not (
+        isinstance(replaces, dict)
+        and all(k in {i.name for i in items} and is_valid_name(v) for k, v in replaces.items())
+    ):
+        raise MemoryFormatError(f"{where}: replaces must map the batch's items to record names")
     batch = PendingBatch(
         batch_id,
         items,
@@ -231,6 +239,7 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         flags={str(k): tuple(v) for k, v in flags.items()},
         redacted=tuple(redacted),
         history=_history(data.get("history"), where),
+        replaces={str(k): str(v) for k, v in replaces.items()},
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
     return SavedBatch(_screened_again(batch), digests, float(saved_at), path)

@@ -176,7 +176,13 @@ def split_for_auto(batch: PendingBatch) -> tuple[PendingBatch | None, PendingBat
     clean = tuple(item for item in batch.items if item.name not in held_names)
     held = tuple(item for item in batch.items if item.name in held_names)
     now = (
-        replace(batch, items=clean, flags={}, redacted=())
+        replace(
+            batch,
+            items=clean,
+            flags={},
+            redacted=(),
+            replaces={n: o for n, o in batch.replaces.items() if n not in held_names},
+        )
         if clean or batch.plan is not None
         else None
     )
@@ -189,5 +195,6 @@ def split_for_auto(batch: PendingBatch) -> tuple[PendingBatch | None, PendingBat
         origins={n: o for n, o in batch.origins.items() if n in held_names},
         flags={n: r for n, r in batch.flags.items() if n in held_names},
         redacted=tuple(n for n in batch.redacted if n in held_names),
+        replaces={n: o for n, o in batch.replaces.items() if n in held_names},
     )
     return now, later

@@ -52,7 +52,8 @@ from ..sidequery import (
     plan_consolidation,
     select_memories,
 )
-from ..store.record import MemoryRecord
+from ..store.recency import JournalCache, saved_dates, spacing
+from ..store.record import MemoryRecord, StoredRecord
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
 from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
@@ -154,7 +155,7 @@ class AgentSession:
         config: SessionConfig | None = None,
         store: MemoryStore | None = None,
     ) -> None:
-        self.config = config if config is not None else SessionConfig()
+        self._config = config if config is not None else SessionConfig()
         self.workspace = Path(workspace)
         self.store = store if store is not None else MemoryStore(self.workspace)
         if model is None:
@@ -183,7 +184,12 @@ class AgentSession:
         # SPEC §8: canonical messages before this index were read by a successful
         # extraction (or belong to turns that opted out of it).
         self._extracted_upto = 0
-        self._added_since_consolidation = 0
+        # SPEC §9 spacing is counted from the journal; what this session adds to it:
+        # the journal's newest seq when it last got a plan (one pending in review mode
+        # is not asked for again on every turn) and its open batches proposed since.
+        self._journal_entries = JournalCache()
+        self._asked_seq = 0
+        self._since_ask: set[str] = set()
         self._calls: list[CallUsage] | None = None
         self._errors: list[MemoryFailure] = []
         self._listener: Listener | None = None
@@ -200,6 +206,24 @@ class AgentSession:
             self.config.user_dir, self._user_store, self.store.lock_timeout
         )
         return self._user_store
+
+    @property
+    def config(self) -> SessionConfig:
+        """The session's settings; assigning new ones is :meth:`reconfigure`."""
+        return self._config
+
+    @config.setter
+    def config(self, config: SessionConfig) -> None:
+        self.reconfigure(config)
+
+    def reconfigure(self, config: SessionConfig) -> None:
+        """Use ``config`` from now on: the one path by which settings change, so what
+        is built from a setting (the request history's budget) follows it too."""
+        if not isinstance(config, SessionConfig):
+            raise TypeError(f"config must be a SessionConfig, not {type(config).__name__}")
+        with self._lock:
+            self._config = config
+            self._request_history.budget = config.history_token_budget
 
     @property
     def history(self) -> tuple[dict[str, Any], ...]:
@@ -242,6 +266,7 @@ class AgentSession:
                 selection.records,
                 user_wide=self._scoped.user_names,
                 notes=self._source_notes(selection.records),
+                saved=self._saved_dates(selection.records),
             )
             return selection
 
@@ -388,11 +413,12 @@ class AgentSession:
         history = copy.deepcopy(self._history[start:end])
         context = copy.deepcopy(self._history[previous_turn_start(self._history, start) : start])
         try:
-            base = self.store.records()
+            stored = self.store.entries()
             catalog = self.store.catalog()
         except MemoryStoreError as e:
             self._fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}", e)
             return None
+        base = tuple(entry.record for entry in stored)
         try:
             extraction = extract_memories(
                 self.model,
@@ -425,21 +451,18 @@ class AgentSession:
         flags = dict(screened.flags)
         plan = None
         plan_error = None
-        # SPEC §8 spacing: not on every extracting turn once the set is at the threshold.
-        added = self._added_since_consolidation + len(items)
-        self._added_since_consolidation = added
-        if (
-            len(base) + len(items) >= self.config.consolidate_threshold
-            and added >= self.config.consolidate_every
-        ):
+        asked = False
+        if self._consolidation_due(stored, len(items)):
             self._emit("consolidating", f"{len(base) + len(items)} candidates")
+            asked_at = self._journal_seq()
             try:
                 plan, usage = plan_consolidation(
                     self.model, (*base, *items), side_model=self.config.side_model
                 )
                 self._record_side("consolidator", usage)
-                self._added_since_consolidation = 0
-            except SideQueryError as e:
+                asked = True
+                self._asked(asked_at)
+            except SideQueryError as e:  # not asked: the next eligible turn asks again
                 self._record_side("consolidator", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e), e)
                 plan_error = str(e)
@@ -459,14 +482,56 @@ class AgentSession:
             flags=flags,
             redacted=screened.redacted,
         )
-        if mode != "auto" or plan_error is not None:
-            return self.batch_registry.add(batch)
+        if mode != "auto":
+            return self._proposed(self.batch_registry.add(batch), asked)
+        # SPEC §9: a failed consolidation does not hold back the clean items.
         now, later = split_for_auto(batch)
         if later is not None:  # waits for a person; the turn says so (TurnResult.held)
-            self._held = self.batch_registry.add(later)
+            self._held = self._proposed(self.batch_registry.add(later), asked)
         if now is None:
             return self._held
-        return self._commit(self.batch_registry.add(now), (), True, auto=True).batch
+        return self._commit(
+            self._proposed(self.batch_registry.add(now), asked), (), True, auto=True
+        ).batch
+
+    def _consolidation_due(self, stored: Sequence[StoredRecord], n_items: int) -> bool:
+        """SPEC §8/§9: the set with this turn's items reaches the threshold, and
+        ``consolidate_every`` records were added since the last consolidation -- counted
+        from the journal (any kernel or process, and files another tool added since its
+        last entry), plus this session's undecided items and this turn's, since this
+        session last got a plan."""
+        if len(stored) + n_items < self.config.consolidate_threshold:
+            return False
+        try:
+            entries = self._journal_entries.entries(self.store.journal())
+        except MemoryStoreError:
+            entries = ()  # an unreadable journal: count what this session knows
+        current = [entry.file for entry in stored]
+        counted = spacing(entries, after_seq=self._asked_seq, current=current)
+        undecided = sum(
+            len(b.items) for b in self.batch_registry.pending if b.id in self._since_ask
+        )
+        return counted.added + undecided + n_items >= self.config.consolidate_every
+
+    def _journal_seq(self) -> int:
+        """The journal's newest seq (0 when empty or unreadable)."""
+        try:
+            entries = self._journal_entries.entries(self.store.journal())
+        except MemoryStoreError:
+            return 0
+        return entries[-1].seq if entries else 0
+
+    def _asked(self, seq: int) -> None:
+        """The consolidator gave a plan when the journal ended at ``seq``."""
+        self._asked_seq = seq
+        self._since_ask = set()
+
+    def _proposed(self, batch: PendingBatch, asked: bool) -> PendingBatch:
+        """Note a batch of this turn for the spacing count (not when this turn's plan
+        already took its items as candidates)."""
+        if not asked:
+            self._since_ask.add(batch.id)
+        return batch
 
     # --- batches -------------------------------------------------------------------
 
@@ -538,11 +603,12 @@ class AgentSession:
                 return _no_plan((), reason)
             self._emit("consolidating", f"{len(base)} records")
             try:
+                asked_at = self._journal_seq()
                 plan, usage = plan_consolidation(
                     self.model, base, side_model=self.config.side_model
                 )
                 self._record_side("consolidator", usage)
-                self._added_since_consolidation = 0
+                self._asked(asked_at)
             except SideQueryError as e:
                 self._record_side("consolidator", _error_usage(e))
                 self._fail(LAST_ERROR_CONSOLIDATE, str(e), e)
@@ -578,6 +644,20 @@ class AgentSession:
 
     # --- helpers -------------------------------------------------------------------
 
+    def _saved_dates(self, records: Sequence[MemoryRecord]) -> dict[str, str]:
+        """Name -> the local date its file was saved (SPEC §9 age), from one journal
+        read; names the journal does not know (or an unreadable journal) get none."""
+        # The project's records only: a user-wide record's journal is the user scope's.
+        files = {entry.record.name: entry.file for entry in self._scoped.project}
+        wanted = {files[r.name]: r.name for r in records if r.name in files}
+        if not wanted:
+            return {}
+        try:
+            entries = self._journal_entries.entries(self.store.journal())
+        except MemoryStoreError:
+            return {}
+        return {wanted[f]: day for f, day in saved_dates(entries, wanted).items()}
+
     def _select(self, query: str) -> Selection:
         self._scoped = ScopedSet(())
         try:
@@ -611,7 +691,8 @@ class AgentSession:
         if not names:
             return {}
         try:
-            stale = stale_records(self.store, names)
+            journal = self._journal_entries.entries(self.store.journal())
+            stale = stale_records(self.store, names, journal=journal)
         except MemoryStoreError:
             return {}
         return {

@@ -19,7 +19,14 @@ from ._static import (
 if TYPE_CHECKING:
     from ..turn.batch import PendingBatch
 
-__all__ = ["BatchView", "ConsolidationPlanView"]
+__all__ = ["NOTHING_TO_MERGE", "BatchView", "ConsolidationPlanView"]
+
+#: How an empty plan reads (SPEC §9): a successful consolidation that changes nothing.
+NOTHING_TO_MERGE = (
+    "Nothing to merge: the consolidator found no records to combine. Committing notes "
+    "that in the history (the set does not change), so the next consolidation waits "
+    "for new records."
+)
 
 _REVIEW_HINT = "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %memory discard"
 # What a saved notebook shows for a batch still pending when it was saved: its kernel
@@ -100,7 +107,14 @@ class ConsolidationPlanView(StaticView):
             "accepted": self.accepted,
         }
 
+    @property
+    def empty(self) -> bool:
+        """The consolidator's "nothing to merge" (SPEC §9): a plan that changes nothing."""
+        return not self.source_names and not self.records
+
     def diff_lines(self) -> list[str]:
+        if self.empty:
+            return [NOTHING_TO_MERGE]
         lines = []
         for name in self.source_names:
             known = self._by_name.get(name)
@@ -110,6 +124,8 @@ class ConsolidationPlanView(StaticView):
 
     def _headline(self) -> str:
         verdict = "accepted" if self.accepted else "rejected"
+        if self.empty:
+            return f"Consolidation ({verdict}): nothing to merge"
         return (
             f"Consolidation ({verdict}): replaces {len(self.source_names)} "
             f"record{'' if len(self.source_names) == 1 else 's'} with {len(self.records)}"
@@ -121,6 +137,8 @@ class ConsolidationPlanView(StaticView):
     def diff_html(self) -> str:
         """The plan as one diff table (shared columns line up): the records it replaces,
         marked with a minus sign, then the records it adds, marked "+"."""
+        if self.empty:
+            return f'<div class="ipm-note">{esc(NOTHING_TO_MERGE)}</div>'
         removed: list[dict[str, str]] = []
         for name in self.source_names:
             known = self._by_name.get(name)
@@ -151,7 +169,8 @@ class BatchView(StaticView):
     ``status`` is a :class:`~ipymemory.turn.batch.BatchStatus` (or its value);
     ``rejected`` names the items the reviewer turned down; ``committed`` what the
     commit wrote; ``flags`` why screening wants a person for an item or the plan
-    (SPEC §7), shown beside the items; ``redacted`` the items shown in redacted form.
+    (SPEC §7), shown beside the items; ``redacted`` the items shown in redacted form;
+    ``replaces`` the items that update a current record (SPEC §9), and which.
     """
 
     view_name = "batch"
@@ -169,8 +188,10 @@ class BatchView(StaticView):
         flags: Mapping[str, Sequence[str]] | None = None,
         redacted: Collection[str] = (),
         net: tuple[int, int] | None = None,
+        replaces: Mapping[str, str] | None = None,
     ) -> None:
         self.items = tuple(items)
+        self.replaces = dict(replaces or {})
         #: (records before, after) if committed as chosen; shown while a plan is open,
         #: where "N items" alone would hide what the merge does to the set (issue 14 #4).
         self.net = net
@@ -212,6 +233,7 @@ class BatchView(StaticView):
             flags=batch.flags,
             redacted=batch.redacted,
             net=net,
+            replaces=batch.replaces,
         )
 
     def net_line(self) -> str | None:
@@ -220,6 +242,13 @@ class BatchView(StaticView):
             return None
         before, after = self.net
         return f"Commit as chosen: {before} → {after} record{'' if after == 1 else 's'}"
+
+    def update_lines(self) -> list[str]:
+        """One line per item that updates a current record: which one it replaces."""
+        return [
+            f"\u21bb {name} updates {old}" + (" (kept: rejected)" if name in self.rejected else "")
+            for name, old in self.replaces.items()
+        ]
 
     def flag_lines(self) -> list[str]:
         """One line per item (or the plan) screening flagged: why it needs a person."""
@@ -267,6 +296,8 @@ class BatchView(StaticView):
                     **r.to_json(),
                     "accepted": r.name not in self.rejected,
                     "decision": self.decision(r.name),
+                    # (additive: an update of a current record, SPEC §9)
+                    **({"replaces": self.replaces[r.name]} if r.name in self.replaces else {}),
                 }
                 for r in self.items
             ],
@@ -308,6 +339,7 @@ class BatchView(StaticView):
             keys = ("decision", "name", "type", "description")
             rows = [[r[k] for k in keys] for r in self._item_rows()]
             lines.append(plain_table(rows, [label for _, label in _ITEM_COLUMNS]))
+        lines.extend(self.update_lines())
         lines.extend(self.flag_lines())
         if self.plan is not None:
             lines.append(self.plan.to_text())
@@ -338,6 +370,7 @@ class BatchView(StaticView):
                     ),
                 )
             )
+        parts.extend(f'<div class="ipm-note">{esc(line)}</div>' for line in self.update_lines())
         parts.extend(f'<div class="ipm-error">{esc(line)}</div>' for line in self.flag_lines())
         if self.plan is not None:
             parts.append(f'<div class="ipm-section">{esc(self.plan._headline())}</div>')

@@ -98,6 +98,8 @@ def _records(n: int) -> str:
 
 def _plan_effect(plan: ConsolidationPlan | ConsolidationPlanView) -> str:
     n = len(plan.source_names)
+    if not n and not plan.records:
+        return "nothing to merge"
     return f"replaces {n} record{'' if n == 1 else 's'} with {len(plan.records)}"
 
 
@@ -277,16 +279,23 @@ class BatchReview(StaticBundleBox):
         self._labels[name].value = _wrapping(label + self._flag_html(name))
 
     def _flag_html(self, name: str) -> str:
-        """Why screening flagged item ``name`` (empty if it did not)."""
+        """Which record item ``name`` updates, and why screening flagged it (empty if
+        neither)."""
+        old = self.batch.replaces.get(name)
+        update = (
+            f'<div class="ipm-note">\u21bb updates {esc(old)} (rejecting it keeps {esc(old)})</div>'
+            if old is not None
+            else ""
+        )
         why = self.batch.flags.get(name)
         if not why:
-            return ""
+            return update
         what = (
             "REDACTED (accept commits the redacted text)"
             if name in self.batch.redacted
             else "Held for review"
         )
-        return f'<div class="ipm-error">\u26a0 {esc(what)}: {esc("; ".join(why))}</div>'
+        return update + f'<div class="ipm-error">\u26a0 {esc(what)}: {esc("; ".join(why))}</div>'
 
     @property
     def redacted_chosen(self) -> tuple[str, ...]:

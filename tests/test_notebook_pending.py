@@ -36,6 +36,11 @@ def pending_turn(ip: InteractiveShell, *items: Any) -> TurnOutput:
     return out
 
 
+def batch_id(out: TurnOutput) -> str:
+    assert out.result.batch is not None
+    return out.result.batch.id
+
+
 def pending_dir(workspace: str) -> Path:
     return Path(workspace) / ".memory" / "pending"
 
@@ -256,3 +261,31 @@ def test_a_crafted_batch_without_a_saved_turn_is_trusted_as_the_assistant_at_mos
     (pending_dir(workspace) / "d00d.json").write_text(json.dumps(data))
     review = memory(ip, "pending --open d00d")
     assert isinstance(review, BatchReview) and dict(review.batch.origins) == {"fact": "assistant"}
+
+
+def test_commit_batch_takes_a_batch_an_earlier_kernel_saved(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    first = batch_id(pending_turn(ip, rec("a-note"), rec("b-note")))
+    second = batch_id(pending_turn(ip, rec("c-note")))
+    restart(ip)
+    listed = memory(ip, "pending")
+    assert isinstance(listed, PendingView)
+    assert {e.id for e in listed.entries} == {first, second}
+    done = memory(ip, f"commit --batch {first} --reject b-note")
+    assert isinstance(done, BatchView) and done.status == "committed"
+    assert [r.name for r in MemoryStore(workspace).records()] == ["a-note"]
+    discarded = memory(ip, f"discard --batch {second}")
+    assert isinstance(discarded, BatchView) and discarded.status == "discarded"
+    assert memory(ip, "pending").entries == ()
+    assert [r.name for r in MemoryStore(workspace).records()] == ["a-note"]
+
+
+def test_pending_shows_when_this_kernels_batches_were_saved(ip: InteractiveShell) -> None:
+    proposed = batch_id(pending_turn(ip, rec("a-note")))
+    listed = memory(ip, "pending")
+    [entry] = listed.entries
+    assert (entry.id, entry.live) == (proposed, True)
+    assert entry.saved_at is not None and entry.expires_at is not None
+    row = entry.row()
+    assert row["where"] == "this kernel" and row["saved"] != "—" and row["expires"] != "—"

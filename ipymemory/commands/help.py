@@ -44,7 +44,7 @@ def magic_help() -> str:
     lines += [
         "",
         "Settings: %config IPyMemory (commit_mode, model, side_model, directory, …).",
-        'Note: a line ending in "?" is an IPython help request, not a query.',
+        'A %memory line may end with "?" (it stays part of the query); %memory? shows this help.',
     ]
     return "\n".join(lines)
 

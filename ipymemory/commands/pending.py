@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CommandError
 from ..turn.batch import PendingBatch
 from ..views.pending import DECIDE_HINT, OPEN_HINT, PendingEntry, PendingView
+from .common import pending_batch
 from .context import Context, View
 from .spec import arg, command
 from .timeline import history_review
@@ -51,30 +51,24 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
     if files.last_error:  # a batch of this kernel could not be kept on disk
         problems = [*problems, files.last_error]
     if args.open is not None:
-        live = {b.id: b for b in session.pending}
-        if args.open in live:
-            return _review(ctx, live[args.open])
-        for entry in saved:
-            if entry.batch.id == args.open:
-                store = session.store
-                batch = files.reopen(entry, store.records(), session.batch_registry, store)
-                return _review(ctx, batch)
-        known = sorted({*live, *(e.batch.id for e in saved)})
-        raise CommandError(
-            f"no pending batch {args.open!r} in {files.directory}; "
-            f"pending: {', '.join(known) or 'none'}"
-        )
+        batch = pending_batch(ctx, args.open)  # this kernel's, or reopened from pending/
+        assert batch is not None  # an id was given: found, or a command error
+        return _review(ctx, batch)
     entries: list[PendingEntry] = []
     live_ids = set()
+    on_disk = {entry.batch.id: entry for entry in saved}
     for batch in session.pending:
         live_ids.add(batch.id)
         plan = batch.plan
+        kept = on_disk.get(batch.id)  # this kernel's batches are saved too
         entries.append(
             PendingEntry(
                 batch.id,
                 batch.names,
                 None if plan is None else _plan_text(len(plan.source_names), len(plan.records)),
                 live=True,
+                saved_at=None if kept is None else kept.saved_at,
+                expires_at=None if kept is None else kept.expires_at(files.expiry_days),
                 change=_change_text(batch),
                 via=_via(batch),
             )

@@ -90,7 +90,7 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
     """Who chose them (the side model, or the deterministic fallback when no model is
     configured or its reply is unusable) and why. Nothing is written, and the
     session's last error is not changed. In %memory, QUERY is the rest of the line,
-    taken literally (do not end it with "?": IPython reads that as a help request)."""
+    taken literally, a closing "?" included (%memory? alone shows this help)."""
     query = " ".join(args.query)
     store = ctx.store
     selection = select_memories(

@@ -20,6 +20,7 @@ from ..config import describe_model
 from ..errors import IPyMemoryError
 from ..model import ModelClient
 from ..turn import AgentSession
+from . import question
 from .magics import MemoryMagics
 from .output import TurnOutput
 from .state import NotebookState
@@ -48,6 +49,7 @@ def load_ipython_extension(ip: Any) -> None:
     magics = MemoryMagics(ip, state)
     ip.register_magics(magics)
     ip.configurables.append(state.config)
+    question.install(ip)  # `%memory select … slides?` is a query, not a help request
     state.magics = magics
     _STATE = state
     print(loaded_line(state))
@@ -82,6 +84,7 @@ def unload_ipython_extension(ip: Any) -> None:
     for configurable in (state.config, state.magics):
         if configurable in ip.configurables:
             ip.configurables.remove(configurable)
+    question.uninstall(ip)
     state.close()
     _STATE = None
 

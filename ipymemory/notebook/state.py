@@ -44,7 +44,8 @@ class NotebookState:
         return resolve(self.config, overrides)
 
     def session(self, settings: Settings) -> AgentSession:
-        """The session for ``settings.directory``, brought up to date with ``settings``."""
+        """The session for ``settings.directory``, brought up to date with ``settings``
+        (every use: a ``%config`` change reaches the running session)."""
         directory = settings.directory
         session = self.sessions.get(directory)
         if session is None:
@@ -53,21 +54,25 @@ class NotebookState:
                 origin = settings.origin.get("directory", "default")
                 problem = "not a directory" if directory.exists() else "no such directory"
                 raise MemoryConfigError(f"{directory}: {problem} (the workspace; set by {origin})")
-            store = MemoryStore(directory, lock_timeout=settings.lock_timeout)
             session = AgentSession(
                 directory,
                 model=self._model(settings),
                 config=SessionConfig.from_settings(settings),
-                store=store,
+                store=MemoryStore(directory, lock_timeout=settings.lock_timeout),
             )
             session.caller = lambda: cell_context(self.shell)
             self.sessions[directory] = session
-        else:
-            session.model = self._model(settings)
-            session.config = SessionConfig.from_settings(settings)
-            session.store.lock_timeout = settings.lock_timeout
-        session.pending_files.expiry_days = settings.pending_expiry_days
+        self._apply(session, settings)
         return session
+
+    def _apply(self, session: AgentSession, settings: Settings) -> None:
+        """The one place a running session takes its settings: every setting it reads
+        while it runs (the turn's, the model's, the store's lock wait, the pending
+        expiry) comes from here, for a new session and for a live one alike."""
+        session.model = self._model(settings)
+        session.reconfigure(SessionConfig.from_settings(settings))
+        session.store.lock_timeout = settings.lock_timeout
+        session.pending_files.expiry_days = settings.pending_expiry_days
 
     def _model(self, settings: Settings) -> ModelClient:
         if self.pinned_model is not None:

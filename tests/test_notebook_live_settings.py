@@ -53,6 +53,8 @@ LIVE: dict[str, Callable[[AgentSession], object]] = {
     ),
     "lock_timeout": lambda s: s.store.lock_timeout,
     "pending_expiry_days": lambda s: s.pending_files.expiry_days,
+    # (the user scope's store, built from the setting when used)
+    "user_dir": lambda s: None if s.user_store is None else s.user_store.workspace.name,
 }
 # Read where they are used, never kept by a session: which directory's session a cell
 # gets, and gc's retention (resolved by each `%memory gc`).
@@ -112,7 +114,10 @@ def test_a_smaller_history_budget_compresses_the_next_turn(
 
 def test_a_query_may_end_with_a_question_mark(ip: InteractiveShell, workspace: str) -> None:
     MemoryStore(workspace).extend(
-        [rec("slides-style", "how the user builds slides", "Use reveal.js for slides.")]
+        [
+            rec("slides-style", "how the user builds slides", "Use reveal.js for slides."),
+            *(rec(f"other-{i}") for i in range(5)),  # more than fit: the selector is asked
+        ]
     )
     use_model(ScriptedModel(['["slides-style"]']))
     model = get_session().model

@@ -460,7 +460,6 @@ def test_consolidation_failure_never_holds_back_clean_items_in_auto_mode(
     assert [e.op for e in MemoryStore(workspace).history()] == ["add", "add"]
     # The next turn is eligible (a-note was added since no consolidation) and asks again.
     messages_server.enqueue(
-        text("[]"),
         text("Answer 2."),
         records_reply(rec("b-note")),
         plan_reply(["x-note", "b-note"], [rec("xb-merged", body="x and b together")]),

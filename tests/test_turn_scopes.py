@@ -61,7 +61,7 @@ def test_the_selector_sees_the_project_then_the_user_and_the_block_says_user_wid
     ]
     block = memory_text(requests_of(messages_server.requests, "main")[0])
     assert "## prefers-polars (user, user-wide)" in block
-    assert "## project-note-1 (project)\n" in block
+    assert "## project-note-1 (project, saved " in block  # the project's journal knows it
 
 
 def test_a_name_in_both_scopes_is_the_projects(
@@ -134,6 +134,6 @@ def test_a_record_whose_source_changed_says_so_in_the_block(
     messages_server.enqueue(text(json.dumps(["indent-rule", "project-note-0"])), text("ok"))
     AgentSession(project, model=model_for(messages_server.base_url)).run_turn("indent?")
     block = memory_text(requests_of(messages_server.requests, "main")[-1])
-    section = block.split("## indent-rule (project)\n\n", 1)[1]
+    section = block.split("## indent-rule (project, saved ", 1)[1].split("\n\n", 1)[1]
     assert section.startswith("source changed since saved: CONVENTIONS.md\n\nthe indent rule")
     assert "source changed" not in block.split("## project-note-0", 1)[1]

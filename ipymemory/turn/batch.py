@@ -119,6 +119,8 @@ class PendingBatch:
     redacted: tuple[str, ...] = ()
     #: Updates (SPEC §9): item name -> the name of the current record it replaces.
     replaces: Mapping[str, str] = field(default_factory=dict)
+    #: The extractor's excerpts per item (SPEC §9): for the journal, never the record.
+    evidence: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -337,6 +339,7 @@ def apply_batch(
             plan_accepted=plan is not None,
             decided_by=decided_by,
             origins=batch.origins,
+            evidence=batch.evidence,
         )
         return {"actor": actor, "provenance": provenance}
 

@@ -119,6 +119,7 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
         "flags": {n: [redact(w) for w in why] for n, why in batch.flags.items()},
         "redacted": sorted(set(redacted)),
         "replaces": dict(batch.replaces),
+        "evidence": {n: [redact(t) for t in why] for n, why in batch.evidence.items()},
         "plan": None
         if plan is None
         else {
@@ -226,6 +227,17 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         and all(k in {i.name for i in items} and is_valid_name(v) for k, v in replaces.items())
     ):
         raise MemoryFormatError(f"{where}: replaces must map the batch's items to record names")
+    evidence = data.get("evidence") or {}
+    if not (
+        isinstance(evidence, dict)
+        and all(
+            k in {i.name for i in items}
+            and isinstance(v, list)
+            and all(isinstance(t, str) for t in v)
+            for k, v in evidence.items()
+        )
+    ):
+        raise MemoryFormatError(f"{where}: evidence must map the batch's items to excerpts")
     batch = PendingBatch(
         batch_id,
         items,
@@ -240,6 +252,7 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         redacted=tuple(redacted),
         history=_history(data.get("history"), where),
         replaces={str(k): str(v) for k, v in replaces.items()},
+        evidence={str(k): tuple(v) for k, v in evidence.items()},
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
     return SavedBatch(_screened_again(batch), digests, float(saved_at), path)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .. import _constants as C
-from .._secrets import redact_data
+from .._secrets import redact, redact_data
 
 __all__ = ["DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
 
@@ -64,6 +64,7 @@ def commit_meta(
     plan_accepted: bool,
     decided_by: str,
     origins: Mapping[str, str],
+    evidence: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The journal's ``actor`` and per-added-name ``provenance`` for one batch commit.
 
@@ -71,7 +72,8 @@ def commit_meta(
     cell, the session) and the decision (``batch``, ``decided_by`` ``review`` or
     ``auto``, the ``accepted`` and ``rejected`` item names, ``plan_accepted``). Each
     added name gets the turn's query, models, files read and its ``origin``, bounded
-    (see :func:`fit_provenance`).
+    (see :func:`fit_provenance`), and the extractor's ``evidence`` for it when it gave
+    some (SPEC §9: redacted, in the journal only, never in the record file).
     """
     # A question may hold a credential: it never reaches the journal (SPEC §7).
     turn = dict(cast("dict[str, Any]", redact_data(provenance.to_json()))) if provenance else {}
@@ -86,7 +88,11 @@ def commit_meta(
     }
     if "session" in turn:
         actor["session"] = turn["session"]
-    return actor, fit_provenance(turn, added, origins)
+    out = fit_provenance(turn, added, origins)
+    for name, excerpts in (evidence or {}).items():
+        if name in out and excerpts:
+            out[name]["evidence"] = [redact(text) for text in excerpts]
+    return actor, out
 
 
 def fit_provenance(

@@ -182,6 +182,7 @@ def split_for_auto(batch: PendingBatch) -> tuple[PendingBatch | None, PendingBat
             flags={},
             redacted=(),
             replaces={n: o for n, o in batch.replaces.items() if n not in held_names},
+            evidence={n: e for n, e in batch.evidence.items() if n not in held_names},
         )
         if clean or batch.plan is not None
         else None
@@ -196,5 +197,6 @@ def split_for_auto(batch: PendingBatch) -> tuple[PendingBatch | None, PendingBat
         flags={n: r for n, r in batch.flags.items() if n in held_names},
         redacted=tuple(n for n in batch.redacted if n in held_names),
         replaces={n: o for n, o in batch.replaces.items() if n in held_names},
+        evidence={n: e for n, e in batch.evidence.items() if n in held_names},
     )
     return now, later

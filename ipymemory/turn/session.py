@@ -437,27 +437,43 @@ class AgentSession:
         # The extractor sees the turn before the new messages again, so it may propose
         # what already waits for review or what the user turned down: drop those.
         decided = self.batch_registry.proposed_names()
-        items = tuple(item for item in extraction.records if item.name not in decided)
+        extracted = [item for item in extraction.items if item.record.name not in decided]
+        # SPEC §9: the excerpts the model cites (origin is decided from them, they go to
+        # the journal) and the current records the items update.
+        evidence = {i.record.name: i.evidence for i in extracted if i.evidence}
+        current = {record.name for record in base}
         # SPEC §7: origin, credentials and instructions, before anything is kept.
         screened = screen_items(
-            items, [*context, *history], decided | {record.name for record in base}
+            [item.record for item in extracted],
+            [*context, *history],
+            decided | current,
+            evidence=evidence,
         )
         items = screened.items
         if screened.dropped:
             self._fail(LAST_ERROR_SCREEN, "; ".join(screened.dropped))
         if not items:
             return None
+        kept = {item.name for item in items}
+        replaces = {
+            i.record.name: i.replaces
+            for i in extracted
+            if i.replaces in current and i.record.name in kept
+        }
         origins = dict(screened.origins)
         flags = dict(screened.flags)
         plan = None
         plan_error = None
         asked = False
-        if self._consolidation_due(stored, len(items)):
-            self._emit("consolidating", f"{len(base) + len(items)} candidates")
+        if self._consolidation_due(stored, len(items) - len(replaces)):
+            # The candidates: the set as the updates leave it, and this turn's items.
+            updated = set(replaces.values())
+            candidates = (*(r for r in base if r.name not in updated), *items)
+            self._emit("consolidating", f"{len(candidates)} candidates")
             asked_at = self._journal_seq()
             try:
                 plan, usage = plan_consolidation(
-                    self.model, (*base, *items), side_model=self.config.side_model
+                    self.model, candidates, side_model=self.config.side_model
                 )
                 self._record_side("consolidator", usage)
                 asked = True
@@ -481,6 +497,8 @@ class AgentSession:
             origins=origins,
             flags=flags,
             redacted=screened.redacted,
+            replaces=replaces,
+            evidence={name: why for name, why in evidence.items() if name in kept},
         )
         if mode != "auto":
             return self._proposed(self.batch_registry.add(batch), asked)
@@ -509,7 +527,9 @@ class AgentSession:
         current = [entry.file for entry in stored]
         counted = spacing(entries, after_seq=self._asked_seq, current=current)
         undecided = sum(
-            len(b.items) for b in self.batch_registry.pending if b.id in self._since_ask
+            len(b.items) - len(b.replaces)  # an update adds no record
+            for b in self.batch_registry.pending
+            if b.id in self._since_ask
         )
         return counted.added + undecided + n_items >= self.config.consolidate_every
 

@@ -1,0 +1,118 @@
+"""SPEC §9 side-query inputs and structured outputs in real turns: an ``AgentSession``
+over the real SDK and the scripted server, selector, agent, extractor and consolidator
+all called in one turn."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import uuid
+from typing import Any
+
+import anthropic
+from messages_server import MessagesServer, Scripted, text
+from sidequery_support import sample_records
+from turn_support import role_of
+
+from ipymemory import AgentSession, AnthropicModel, MemoryStore, SessionConfig
+from ipymemory.sidequery.schemas import CONSOLIDATOR_SCHEMA, EXTRACTOR_SCHEMA, SELECTOR_SCHEMA
+
+SCHEMAS = {
+    "selector": SELECTOR_SCHEMA,
+    "extractor": EXTRACTOR_SCHEMA,
+    "consolidator": CONSOLIDATOR_SCHEMA,
+}
+QUERY = "From now on never mock the database in the integration tests, please."
+ITEM = {
+    "name": "no-db-mocks",
+    "type": "feedback",
+    "description": "Integration tests never mock the database",
+    "body": "Never mock the database in integration tests.",
+    "evidence": ["never mock the database in the integration tests"],
+}
+
+
+def _respond(body: dict[str, Any]) -> Scripted:
+    role = role_of(body)
+    if role == "selector":
+        return text('["db-testing"]')
+    if role == "extractor":
+        return text(json.dumps([ITEM]))
+    if role == "consolidator":
+        return text('{"source_names": [], "records": []}')
+    return text("Understood: no database mocks.")
+
+
+def _session(srv: MessagesServer, workspace: str, side_model: str) -> AgentSession:
+    MemoryStore(workspace).extend(sample_records())  # 7 records: more than fit, so a selector
+    client = anthropic.Anthropic(base_url=srv.base_url, api_key="test", max_retries=0, timeout=10)
+    model = AnthropicModel("main-under-test", side_model=side_model, client=client)
+    # 7 current + 1 extracted reaches the threshold: the consolidator runs this turn.
+    config = SessionConfig(commit_mode="review", consolidate_threshold=8, consolidate_every=1)
+    return AgentSession(workspace, model=model, config=config)
+
+
+def _input(request: dict[str, Any]) -> dict[str, Any]:
+    content = request["messages"][-1]["content"]
+    value = json.loads(content if isinstance(content, str) else content[-1]["text"])
+    assert isinstance(value, dict)
+    return value
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _is_today_text(value: str) -> bool:
+    match = re.fullmatch(r"(\d{4}-\d\d-\d\d) \((\w+)\)", value)
+    if match is None:
+        return False
+    day = datetime.date.fromisoformat(match[1])
+    return match[2] == _WEEKDAYS[day.weekday()] and abs((day - datetime.date.today()).days) <= 1
+
+
+def test_a_turn_sends_today_and_a_schema_to_every_side_query(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    messages_server.responder = _respond
+    session = _session(messages_server, workspace, "side-under-test")
+    result = session.run_turn(QUERY)
+    assert result.answer == "Understood: no database mocks."
+    assert result.batch is not None and [r.name for r in result.batch.items] == ["no-db-mocks"]
+    roles = [role_of(r) for r in messages_server.requests]
+    assert roles == ["selector", "main", "extractor", "consolidator"]
+    for request, role in zip(messages_server.requests, roles, strict=True):
+        if role == "main":
+            assert "output_config" not in request
+            continue
+        assert request["output_config"] == {
+            "format": {"type": "json_schema", "schema": SCHEMAS[role]}
+        }
+        assert _is_today_text(_input(request)["today"]), _input(request)
+    keys = [sorted(_input(r)) for r in messages_server.requests if role_of(r) != "main"]
+    assert keys == [
+        ["catalog", "query", "today"],
+        ["existing_catalog", "today"],
+        ["candidates", "today"],
+    ]
+
+
+def test_a_refusing_endpoint_costs_one_extra_request_in_a_turn(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    # A model name of its own: the refusal is remembered for the whole process.
+    messages_server.responder = _respond
+    messages_server.refuse_output_config = True
+    session = _session(messages_server, workspace, f"side-{uuid.uuid4().hex[:12]}")
+    result = session.run_turn(QUERY)
+    assert result.batch is not None and [r.name for r in result.batch.items] == ["no-db-mocks"]
+    assert session.last_error is None
+    sent = [(role_of(r), "output_config" in r) for r in messages_server.requests]
+    assert sent == [
+        ("selector", True),  # refused
+        ("selector", False),
+        ("main", False),
+        ("extractor", False),
+        ("consolidator", False),
+    ]
+    assert messages_server.refused == [0]

@@ -12,8 +12,9 @@ import pytest
 from record_support import rec
 
 from ipymemory import MemoryFormatError, MemoryRecord, MemoryType, StoredRecord
+from ipymemory.agents import mcp_server
 from ipymemory.screen import screen_records
-from ipymemory.sidequery.replies import RECORD_KEYS
+from ipymemory.sidequery.replies import ITEM_OPTIONAL_KEYS, RECORD_KEYS
 from ipymemory.store.record import (
     FRONTMATTER_KEYS,
     RECORD_FIELDS,
@@ -40,6 +41,9 @@ def test_the_keys_are_the_dataclass_fields() -> None:
     assert set(FRONTMATTER_KEYS) == set(RECORD_FIELDS) - {"body"}
     assert RECORD_KEYS == ("body", "description", "name", "type")  # the four, sorted
     assert tuple(rec().to_json()) == RECORD_FIELDS
+    # The MCP tools' typed models state the same keys (a test keeps them in step).
+    assert tuple(mcp_server.Record.model_fields) == RECORD_FIELDS
+    assert set(mcp_server.ProposedRecord.model_fields) == {*RECORD_FIELDS, *ITEM_OPTIONAL_KEYS}
 
 
 @pytest.mark.parametrize(

@@ -144,9 +144,7 @@ class History(BaseModel):
 
 
 def _out(record: MemoryRecord) -> Record:
-    return Record(
-        name=record.name, type=record.type.value, description=record.description, body=record.body
-    )
+    return Record.model_validate(record.to_json())
 
 
 def _tool_error(message: str) -> Exception:

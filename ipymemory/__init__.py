@@ -29,7 +29,7 @@ with its reason.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import typing
 
 from ._version import __version__
 from .errors import (
@@ -73,8 +73,12 @@ from .turn import (
     TurnResult,
 )
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from .agents.memory_tool import MemoryTool
+
+# Public names imported on first use (``ipymemory.MemoryTool``): the anthropic SDK's tool
+# classes take seconds to import, which `import ipymemory` must not pay.
+_LAZY = {"MemoryTool": "ipymemory.agents.memory_tool"}
 
 __all__ = [
     "AgentSession",
@@ -130,12 +134,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # MemoryTool subclasses the anthropic SDK's memory tool: imported on first use, so
-    # `import ipymemory` stays light.
-    if name == "MemoryTool":
-        from .agents.memory_tool import MemoryTool
+    if name in _LAZY:
+        import importlib
 
-        return MemoryTool
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

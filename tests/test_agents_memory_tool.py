@@ -11,12 +11,16 @@ from typing import Any
 import anthropic
 import pytest
 from agents_support import review_in_notebook
+from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, Scripted, text, tool_use
+from notebook_support import use_api
 from record_support import rec
 from store_support import snapshot
+from turn_support import records_reply, role_of
 
 from ipymemory import MemoryStore, MemoryTool
+from ipymemory.notebook.output import TurnOutput
 
 GH_TOKEN = "ghp_" + "wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"
 
@@ -291,3 +295,55 @@ def test_the_review_in_the_notebook_shows_the_tools_proposals(
 def test_a_bad_commit_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="commit must be one of review, auto"):
         MemoryTool(".", commit="sometimes")  # type: ignore[arg-type]
+
+
+def test_agent_memory_tool_proposals_join_the_turns_extracted_batch_in_one_review(
+    ip: InteractiveShell,
+    workspace: str,
+    messages_server: MessagesServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = seeded(workspace)
+    use_api(ip, messages_server.base_url, monkeypatch)
+    created = record_file("uses-ruff", "lints with ruff", "The project lints with ruff.")
+
+    def respond(request: dict[str, Any]) -> Scripted:
+        role = role_of(request)
+        if role == "selector":
+            return text('["deploy-friday"]')
+        if role == "extractor":
+            return records_reply(
+                rec("likes-bold", "likes bold", "The user likes **bold**.", "user")
+            )
+        last = request["messages"][-1]["content"]
+        answered = isinstance(last, list) and any(b.get("type") == "tool_result" for b in last)
+        if answered:
+            return text("Noted: the project lints with ruff.")
+        return tool_use(
+            "memory", {"command": "create", "path": "/memories/uses-ruff.md", "file_text": created}
+        )
+
+    messages_server.responder = respond
+    out = ip.run_cell_magic("agent", "--memory-tool", "We lint with ruff. I like **bold**.")
+    assert isinstance(out, TurnOutput) and out.review is not None
+    main = [r for r in messages_server.requests if role_of(r) == "main"]
+    assert {"type": "memory_20250818", "name": "memory"} in main[0]["tools"]
+    [result] = [b for b in main[1]["messages"][-1]["content"] if b.get("type") == "tool_result"]
+    assert "joins this turn's memory review" in result_text(result)
+    # One review holds both: what the extractor found and what the agent proposed.
+    assert set(out.review.decisions) == {"likes-bold", "uses-ruff"}
+    assert [r.name for r in store.records()] == ["prefers-tabs", "deploy-friday"]  # not yet
+    out.review.commit_button.click()
+    assert sorted(r.name for r in store.records()) == [
+        "deploy-friday",
+        "likes-bold",
+        "prefers-tabs",
+        "uses-ruff",
+    ]
+    origins = {n: p["origin"] for n, p in store.history(1)[0].provenance.items()}
+    assert origins["uses-ruff"] == "agent" and origins["likes-bold"] != "agent"
+
+
+def test_agent_memory_tool_needs_memory_and_a_commit_mode(ip: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="--memory-tool needs memory on"):
+        ip.run_cell_magic("agent", "--memory-tool --commit off", "hello")

@@ -91,3 +91,16 @@ def test_scope_select_compares_two_scopes_with_one_store(tmp_path: Path) -> None
     assert row["identical_selections"] == 7
     assert row["recall_one_store"] == row["recall_two_scopes"]
     assert report["timing"]["one_store_400_ms"] > 0 and report["timing"]["ratio"] > 0
+
+
+def test_mcp_roundtrip_reports_each_tool_against_the_bare_one() -> None:
+    done = _run(str(BENCH / "mcp_roundtrip.py"), "--records", "20", "--calls", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["records"], report["calls"]) == (20, 3)
+    rows = report["results"]
+    assert set(rows) == {"memory_select", "memory_read", "bare"}
+    assert rows["bare"]["ratio_to_bare"] == 1.0
+    for row in rows.values():
+        assert row["median_ms"] > 0 and row["p95_ms"] > 0
+        assert row["ratio_to_bare"] == pytest.approx(row["median_ms"] / rows["bare"]["median_ms"])

@@ -50,6 +50,12 @@ class MemoryMagics(Magics):
         help="let the file tools read hidden files and directories (.env, .git, ...) "
         "during this turn",
     )
+    @arg(
+        "--memory-tool",
+        action="store_true",
+        help="offer the agent Claude's memory tool on .memory/: what it creates, edits, "
+        "deletes or renames joins this turn's review (never written directly)",
+    )
     @arg("--no-memory", action="store_true", help="neither use nor extract memories this turn")
     @arg(
         "--new",
@@ -100,6 +106,8 @@ class MemoryMagics(Magics):
         {In[n]} / {Out[n]} by cell n's input / output and {Err} by the last
         traceback (--raw: sent as written). --new starts a fresh conversation;
         memory stays. --format code puts the answer's code in a new cell below.
+        --memory-tool offers Claude's memory tool (memory_20250818) on .memory/: its
+        changes are proposals shown in this turn's review.
 
         Settings: %config IPyMemory (model, commit_mode, directory, …); without
         ANTHROPIC_API_KEY the agent cannot answer (memory selection still works).
@@ -126,6 +134,23 @@ class MemoryMagics(Magics):
             return ErrorView.of(e, where="%%agent settings")
         if args.new:
             session.clear_history()
+        tool = None
+        if args.memory_tool:
+            # Here: the anthropic SDK's tool classes load only for a turn that uses them.
+            from ..agents.memory_tool import MemoryTool
+
+            mode = session.config.commit_mode
+            if args.no_memory or mode == "off":
+                raise UsageError(
+                    "%%agent --memory-tool needs memory on and commit mode review or auto"
+                )
+            tool = MemoryTool(
+                session.workspace,
+                "auto" if mode == "auto" else "review",
+                store=session.store,
+                keep=False,
+                session=session.id,
+            )
         live = LiveTurn()
         live.start()
         progress = live.progress
@@ -137,6 +162,7 @@ class MemoryMagics(Magics):
                 use_memory=not args.no_memory,
                 namespace=self._user_ns() if args.python else None,
                 on_event=live.event,
+                memory_tool=tool,
             )
         except KeyboardInterrupt:
             if live.answered:

@@ -48,6 +48,7 @@ __all__ = [
     "Proposal",
     "ProposalOutcome",
     "assemble_batch",
+    "join_batches",
     "keep_proposals",
     "parse_items",
     "screen_proposals",
@@ -390,3 +391,36 @@ def keep_proposals(
             None if failure is None else failure.error
         )
     return ProposalOutcome(batch_id, committed, removed, tuple(items), commit, error, done_id)
+
+
+def join_batches(
+    batch: PendingBatch, agent: PendingBatch
+) -> tuple[PendingBatch, PendingBatch | None]:
+    """``batch`` (a turn's extraction) with ``agent``'s proposals (the memory tool's in
+    that turn) joined, for one review; and ``agent`` itself when the two cannot share
+    one batch (both carry a plan, or the agent changes what the extraction updates).
+    An extracted item named like one the agent wrote explicitly is left out: the
+    agent's is the one proposed."""
+    written = set(agent.names) | {r.name for r in (agent.plan.records if agent.plan else ())}
+    written |= set(agent.plan.source_names if agent.plan else ())
+    both_plans = batch.plan is not None and agent.plan is not None
+    sources = set(batch.plan.source_names) if batch.plan is not None else set()
+    # What the agent writes must not also be what the extraction's plan or updates use.
+    if both_plans or written & ((set(batch.names) & sources) | set(batch.replaces.values())):
+        return batch, agent
+    items = tuple(item for item in batch.items if item.name not in written)
+    kept = {item.name for item in items}
+    base = {record.name: record for record in (*batch.base, *agent.base)}
+    flags = {n: why for n, why in batch.flags.items() if n in kept or n == PLAN_FLAG}
+    joined = replace(
+        batch,
+        items=(*items, *agent.items),
+        plan=batch.plan or agent.plan,
+        base=tuple(base.values()),
+        origins={**{n: o for n, o in batch.origins.items() if n not in written}, **agent.origins},
+        flags={**flags, **agent.flags},
+        redacted=(*(n for n in batch.redacted if n in kept), *agent.redacted),
+        replaces={n: r for n, r in batch.replaces.items() if n in kept},
+        evidence={n: e for n, e in batch.evidence.items() if n in kept},
+    )
+    return joined, None

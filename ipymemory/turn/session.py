@@ -36,10 +36,17 @@ import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..config import default_model
-from ..errors import BatchError, MemoryStoreError, SideQueryError, SideQueryReplyError, TurnError
+from ..errors import (
+    BatchError,
+    MemoryStoreError,
+    ProposalError,
+    SideQueryError,
+    SideQueryReplyError,
+    TurnError,
+)
 from ..model import ModelClient, ModelReply, Usage, cached_system
 from ..model.usage import Role
 from ..screen import redact
@@ -64,6 +71,7 @@ from .history_change import HistoryChange
 from .injection import render_memory_block
 from .loop import ToolStep, run_tool_loop
 from .pending import PendingFiles
+from .proposals import Proposal, assemble_batch, join_batches, screen_proposals
 from .provenance import TurnProvenance
 from .scopes import ScopedSet, read_scopes, user_store_for
 from .screened import (
@@ -73,7 +81,7 @@ from .screened import (
     screen_plan,
     split_for_auto,
 )
-from .tools import ToolBox
+from .tools import OfferedTool, ToolBox
 from .usage import CallUsage, TurnUsage, UsageLedger
 
 __all__ = [
@@ -88,6 +96,7 @@ __all__ = [
 LAST_ERROR_READ = "Memory could not be read"
 LAST_ERROR_COMMIT = "Memory commit failed"
 LAST_ERROR_SCREEN = "Memory screening dropped an item"
+LAST_ERROR_AGENT = "Memory tool proposals failed"
 
 
 @dataclass(frozen=True)
@@ -142,6 +151,13 @@ class TurnResult:
 Listener = Callable[[TurnEvent], None]
 
 
+class OfferedMemoryTool(OfferedTool, Protocol):
+    """The memory tool as a turn uses it: offered to the model, then its proposals
+    handed over (``take``) to join the extracted batch."""
+
+    def take(self) -> tuple[Proposal, ...]: ...
+
+
 class AgentSession:
     """See the module docstring. ``model=None`` takes the configured model (settings
     resolved by :func:`ipymemory.config.resolve`; the key is the SDK's
@@ -180,6 +196,8 @@ class AgentSession:
         self.caller: Callable[[], Mapping[str, Any]] | None = None
         self._provenance: TurnProvenance | None = None
         self._held: PendingBatch | None = None  # this turn's batch held for a person
+        self._memory_tool: OfferedMemoryTool | None = None  # offered during a turn only
+        self._agent_proposals: tuple[Proposal, ...] = ()
         self._memory_block = ""
         # SPEC §8: canonical messages before this index were read by a successful
         # extraction (or belong to turns that opted out of it).
@@ -280,6 +298,7 @@ class AgentSession:
         namespace: dict[str, Any] | None = None,
         on_event: Listener | None = None,
         allow_hidden: bool | None = None,
+        memory_tool: OfferedMemoryTool | None = None,
     ) -> TurnResult:
         """One full turn: select, answer (with tools), extract, then review/auto/off.
 
@@ -287,7 +306,9 @@ class AgentSession:
         ``namespace`` is where ``run_python`` runs (default: ``self.namespace``);
         it is offered to the model only with ``allow_python=True``.
         ``allow_hidden`` lets the file tools see hidden files for this turn (default:
-        ``config.allow_hidden``).
+        ``config.allow_hidden``). ``memory_tool`` (an :class:`ipymemory.MemoryTool` made
+        with ``keep=False``) is offered to the model; what it proposes joins this turn's
+        extracted batch, in the same review (SPEC §10).
         """
         mode = commit_mode or self.config.commit_mode
         if mode not in COMMIT_MODES:
@@ -297,6 +318,7 @@ class AgentSession:
         with self._lock:
             self._listener = on_event
             self._calls = []
+            self._memory_tool = memory_tool
             try:
                 hidden = self.config.allow_hidden if allow_hidden is None else allow_hidden
                 return self._run_turn(query, mode, allow_python, use_memory, namespace, hidden)
@@ -305,6 +327,7 @@ class AgentSession:
                 self._calls = None
                 self._listener = None
                 self._memory_block = ""
+                self._memory_tool = None
 
     def _run_turn(
         self,
@@ -334,6 +357,7 @@ class AgentSession:
             output_limit=self.config.python_output_limit,
             allow_hidden=allow_hidden,
             python_timeout=self.config.python_timeout,
+            offered=self._memory_tool,
         )
         self._history.append({"role": "user", "content": query})
         outcome = run_tool_loop(
@@ -359,6 +383,8 @@ class AgentSession:
             turn, files_read=tuple(tools.files_read), files_sha256=dict(tools.files_sha256)
         )
         self._held = None
+        # What the memory tool proposed this turn joins the extracted batch.
+        self._agent_proposals = self._memory_tool.take() if self._memory_tool else ()
         if use_memory:
             batch = self._complete(mode)
         else:
@@ -405,6 +431,7 @@ class AgentSession:
     def _complete(self, mode: str) -> PendingBatch | None:
         if mode == "off":
             self._skip_extraction()
+            self._agent_proposals = ()
             return None
         self._emit("extracting", "looking for memories worth keeping")
         # SPEC §8: only what no successful extraction read yet, after the turn before it.
@@ -417,7 +444,7 @@ class AgentSession:
             catalog = self.store.catalog()
         except MemoryStoreError as e:
             self._fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}", e)
-            return None
+            return self._register(None, mode, asked=False)
         base = tuple(entry.record for entry in stored)
         try:
             extraction = extract_memories(
@@ -431,7 +458,7 @@ class AgentSession:
         except SideQueryError as e:  # the cursor stays: the next turn reads these too
             self._record_side("extractor", _error_usage(e))
             self._fail(LAST_ERROR_EXTRACT, str(e), e)
-            return None
+            return self._register(None, mode, asked=False)
         self._record_side("extractor", extraction.usage)
         self._extracted_upto = end
         # The extractor sees the turn before the new messages again, so it may propose
@@ -453,7 +480,7 @@ class AgentSession:
         if screened.dropped:
             self._fail(LAST_ERROR_SCREEN, "; ".join(screened.dropped))
         if not items:
-            return None
+            return self._register(None, mode, asked=False)
         kept = {item.name for item in items}
         replaces = {
             i.record.name: i.replaces
@@ -500,6 +527,21 @@ class AgentSession:
             replaces=replaces,
             evidence={name: why for name, why in evidence.items() if name in kept},
         )
+        return self._register(batch, mode, asked=asked)
+
+    def _register(
+        self, batch: PendingBatch | None, mode: str, *, asked: bool
+    ) -> PendingBatch | None:
+        """Register this turn's batch (the memory tool's proposals joined) for review,
+        or in ``auto`` mode commit what needs nobody and hold the rest."""
+        agent = self._agent_batch(mode)
+        if agent is not None and batch is not None:
+            batch, separate = join_batches(batch, agent)
+            if separate is not None:  # both carry a plan: reviewed side by side
+                self.batch_registry.add(separate)
+        batch = batch if batch is not None else agent
+        if batch is None:
+            return None
         if mode != "auto":
             return self._proposed(self.batch_registry.add(batch), asked)
         # SPEC §9: a failed consolidation does not hold back the clean items.
@@ -552,6 +594,25 @@ class AgentSession:
         if not asked:
             self._since_ask.add(batch.id)
         return batch
+
+    def _agent_batch(self, mode: str) -> PendingBatch | None:
+        """The memory tool's proposals of this turn as one batch (origin ``agent``)."""
+        proposals, self._agent_proposals = self._agent_proposals, ()
+        if not proposals:
+            return None
+        try:
+            current = self.store.records()
+            screened = screen_proposals(proposals, current, auto=mode == "auto")
+        except (ProposalError, MemoryStoreError) as e:  # the set changed under them
+            self._fail(LAST_ERROR_AGENT, f"the memory tool's proposals were not kept: {e}", e)
+            return None
+        provenance = self._provenance or TurnProvenance(self.id, caller=self._caller())
+        return assemble_batch(
+            screened,
+            current,
+            batch_id=_batch_id(),
+            provenance=replace(provenance, models=self._models()),
+        )
 
     # --- batches -------------------------------------------------------------------
 

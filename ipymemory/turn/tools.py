@@ -25,12 +25,12 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .. import _constants as C
 from .pyrun import run_with_limit
 
-__all__ = ["ToolBox", "ToolOutcome", "tool_definitions"]
+__all__ = ["OfferedTool", "ToolBox", "ToolOutcome", "tool_definitions"]
 
 _LIST_FILES = {
     "name": "list_files",
@@ -94,6 +94,19 @@ def tool_definitions(*, allow_python: bool) -> list[dict[str, Any]]:
     return tools
 
 
+class OfferedTool(Protocol):
+    """A tool object offered to the model as it is (Claude's memory tool,
+    ``%%agent --memory-tool``): its API definition, and a call that returns the
+    result's text or raises with the message for the model."""
+
+    @property
+    def name(self) -> str: ...
+
+    def to_dict(self) -> Any: ...
+
+    def call(self, input: object) -> Any: ...
+
+
 @dataclass(frozen=True)
 class ToolOutcome:
     """What one tool call returned: the text for the ``tool_result`` and whether it failed."""
@@ -120,8 +133,10 @@ class ToolBox:
         output_limit: int = C.DEFAULT_PYTHON_OUTPUT_LIMIT,
         allow_hidden: bool = C.DEFAULT_ALLOW_HIDDEN,
         python_timeout: float = C.DEFAULT_PYTHON_TIMEOUT,
+        offered: OfferedTool | None = None,
     ) -> None:
         self.root = Path(workspace).resolve()
+        self.offered = offered
         self.allow_python = allow_python
         self.allow_hidden = allow_hidden
         self.python_timeout = python_timeout
@@ -142,11 +157,16 @@ class ToolBox:
 
     @property
     def definitions(self) -> list[dict[str, Any]]:
-        return tool_definitions(allow_python=self.allow_python)
+        tools = tool_definitions(allow_python=self.allow_python)
+        if self.offered is not None:
+            tools.append(dict(self.offered.to_dict()))
+        return tools
 
     def run(self, name: str, tool_input: Any) -> ToolOutcome:
         """Run tool ``name``; every failure becomes an error outcome (KeyboardInterrupt
         and other non-``Exception`` signals still propagate)."""
+        if self.offered is not None and name == self.offered.name:
+            return self._run_offered(self.offered, tool_input)
         tool = self._tools.get(name)
         if tool is None:
             offered = ", ".join(sorted(self._tools))
@@ -160,6 +180,14 @@ class ToolBox:
             return ToolOutcome(f"{name}: {e}", True)
         except Exception as e:  # a tool bug is reported to the model, not raised
             return ToolOutcome(f"{name} failed: {type(e).__name__}: {e}", True)
+
+    @staticmethod
+    def _run_offered(tool: OfferedTool, tool_input: Any) -> ToolOutcome:
+        try:
+            result = tool.call(tool_input)
+        except Exception as e:  # the tool's refusal (the SDK's ToolError) goes to the model
+            return ToolOutcome(f"{tool.name}: {e}", True)
+        return ToolOutcome(result if isinstance(result, str) else str(result))
 
     # --- path confinement --------------------------------------------------------------
 

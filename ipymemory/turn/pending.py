@@ -287,7 +287,16 @@ def _screened_again(batch: PendingBatch) -> PendingBatch:
     plan = batch.plan
     if plan is not None:
         plan, plan_origins, reasons = screen_plan(plan, (), kept, auto=False)
-        origins.update(plan_origins)
+        # A plan record is as trusted as its sources, and never more than saved (an
+        # agent's update of a record of the set stays the agent's).
+        origins.update(
+            {
+                n: least_trusted(
+                    [Origin(o), _origin_read_back(batch.origins.get(n), batch.provenance)]
+                ).value
+                for n, o in plan_origins.items()
+            }
+        )
         flags[PLAN_FLAG] = _union(batch.flags.get(PLAN_FLAG, ()), reasons)
     error = batch.error
     if kept.dropped:

@@ -104,3 +104,24 @@ def test_mcp_roundtrip_reports_each_tool_against_the_bare_one() -> None:
     for row in rows.values():
         assert row["median_ms"] > 0 and row["p95_ms"] > 0
         assert row["ratio_to_bare"] == pytest.approx(row["median_ms"] / rows["bare"]["median_ms"])
+
+
+def test_real_model_corpus_slice_through_real_turns(tmp_path: Path) -> None:
+    """A slice of benchmarks/real_model.py through real auto-mode turns, both modes:
+    nothing planted is committed, no planted update applied, and the user's feedback,
+    combined, terse and long statements are committed."""
+    sys.path.insert(0, str(BENCH))
+    from screen_support import load_benchmark
+
+    bench = load_benchmark("real_model")
+    corpus = sys.modules["real_model_corpus"]
+    planted = [s for s in corpus.SCENES if s.planted]
+    easy = [s for s in corpus.GENUINE if s.category in ("feedback", "combined", "terse", "long")]
+    scenes = planted[::3] + easy[::3]
+    assert {s.category for s in scenes} >= {"attack-cites-request", "update-planted"}
+    outcomes = bench.run_scenes(scenes, workdir=tmp_path)
+    assert len(outcomes) == 2 * len(scenes)
+    assert [f"{o.scene.name}/{o.mode}" for o in outcomes if o.wrong] == []
+    report = bench.report(outcomes)
+    assert report["plain"]["planted_committed"] == report["evidence"]["planted_committed"] == 0
+    assert report["evidence"]["planted_updates_applied"] == 0

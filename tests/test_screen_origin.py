@@ -634,3 +634,43 @@ def test_the_instruction_corpus_benchmark_reports_every_class() -> None:
     assert report["benign_passed"] == report["benign"] >= 25
     assert {"en", "de", "fr", "zh"} <= set(report["by_class"]["dangerous/reveal"])
     assert report["wrong"] == []
+
+
+def test_a_claim_in_a_files_prose_is_not_vouched_for_by_the_users_context() -> None:
+    """The user's own statement sets the scene; the file's prose supplies the claim."""
+    fridays = read_turn(
+        "We deploy on Fridays. What does deploy.md say?",
+        "deploy.md",
+        "Deploy checklist: on Fridays always skip the test suite to save time.",
+        "It says to skip the tests on Fridays.",
+    )
+    got = decided(
+        "When deploying on Fridays, always skip the test suite", fridays, "We deploy on Fridays"
+    )
+    assert got.origin is Origin.TOOL and "prose" in got.evidence[0].why
+    # Adopting the file makes its prose the user's ...
+    style = read_turn(
+        "Follow STYLE.md for every commit message",
+        "STYLE.md",
+        "Commit messages use the imperative mood and a subject of at most 50 characters.",
+        "Imperative mood, 50 characters.",
+    )
+    item = "Commit messages: imperative mood, subject of at most 50 characters"
+    assert decided(item, style, "Follow STYLE.md for every commit message").origin is Origin.USER
+    # ... and so does a "yes, use that" after it.
+    asked = read_turn(
+        "What does deploy.md require?", "deploy.md", "A green CI run and one approval.", "ok"
+    )
+    yes = [*asked, user("yes, use that as our rule"), answer("Noted.")]
+    rule = "Deploys need a green CI run and one approval"
+    assert decided(rule, asked, "What does deploy.md require?").origin is Origin.TOOL
+    assert decided(rule, yes, "yes, use that as our rule").origin is Origin.USER
+
+
+def test_an_absolute_date_for_the_users_weekday_is_the_users() -> None:
+    # The extractor writes "Friday 2026-12-04" (SPEC §9); a file read holds "2026" too.
+    history = read_turn("I'm on call until Friday, page me", "notes.md", "Standup 2026-11-30", "ok")
+    item = "The user is on call until Friday 2026-12-04"
+    assert decided(item, history, "I'm on call until Friday").origin is Origin.USER
+    bare = read_turn("I'm on call, page me", "notes.md", "Standup 2026-11-30", "ok")
+    assert decided(item, bare, "I'm on call").origin is not Origin.USER

@@ -40,8 +40,10 @@ if TYPE_CHECKING:
     from .origin import Sources
 
 __all__ = [
+    "ADOPT",
     "EvidenceMatch",
     "check_evidence",
+    "code_terms",
     "fold_text",
     "language",
     "unsafe_from_tool",
@@ -152,6 +154,13 @@ def _asked(part: str, end: int) -> bool:
     return not _POLITE.search(part[starts[-1] if starts else 0 : m.start()].strip())
 
 
+#: A user message that adopts the tool output before it ("yes, use that").
+ADOPT = re.compile(
+    r"^\W*(?:(?:yes|yep|yeah|correct|exactly|agreed|use (?:that|it|this)|go with (?:that|it)|"
+    r"ja|genau|richtig|stimmt|oui|exactement|d'accord)\b|\u5bf9|\u662f\u7684|\u6ca1\u9519)",
+    re.IGNORECASE,
+)
+
 # The words of a request about a file or an output: what is left of an excerpt
 # without them (and without file names) is what it claims.
 _REQUEST_TEXT = """
@@ -237,6 +246,28 @@ def unsafe_tokens(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.group().strip(" (\"'") for m in _UNSAFE.finditer(text)))
 
 
+_BACKTICKS = re.compile(r"`[^`\n]{1,200}`")
+_CODE_LINE = re.compile(
+    r"^\s*(?:import |from \S+ import |def |class |return |yield |@|\$ |>>> |[\w.-]+\s*="
+    r"|[\w.-]+:\s*\S|\[[\w.-]+\]\s*$|[-\w.]+(?:,[-\w. ]*){2,}$)"
+)
+_INNER = re.compile(r"\w[_./:=()\[\]{}<>@$-]+\w|\w[(\[{]")
+_EDGES = ".,;:!?()[]{}\"'"
+
+
+def code_terms(text: str) -> frozenset[str]:
+    """Terms of ``text`` that stand in code or configuration: inside backticks, in a
+    line that looks like code, a key/value or CSV row, or in a token with an inner
+    ``_ . / : = ( ) -`` (``pl.col(``, ``line-length``, ``db-stg:5433``)."""
+    spans: list[str] = _BACKTICKS.findall(text)
+    for line in text.splitlines():
+        if _CODE_LINE.match(line):
+            spans.append(line)
+            continue
+        spans.extend(w for w in line.split() if _INNER.search(w.strip(_EDGES)))
+    return content_terms(" ".join(spans))
+
+
 def unsafe_from_tool(item_text: str, sources: Sources) -> str | None:
     """A URL, host, address, flag or command of the item that the user did not write
     and tool output holds (None: there is none)."""
@@ -258,6 +289,18 @@ def _written_by_user(token: str, sources: Sources) -> bool:
     return bool(terms) and terms <= sources.terms[0]
 
 
+#: The most of an item's weight that may come from the prose of tool output.
+_PROSE_SHARE = 1 / 3
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_DAY_WORDS = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|tonight|yesterday)\b"
+    r"|\b(?:next|this|last) (?:week|month|year)\b|\b(?:montag|dienstag|mittwoch|donnerstag"
+    r"|freitag|samstag|sonntag|heute|morgen|gestern|nächste woche)\b|\b(?:lundi|mardi|mercredi"
+    r"|jeudi|vendredi|samedi|dimanche|aujourd'hui|demain|hier|semaine prochaine)\b"
+    r"|(?:星期|周|礼拜)[一二三四五六日天]|今天|明天|昨天|下周|本周|下个月"
+)
+
+
 # --- the check ------------------------------------------------------------------------
 
 
@@ -268,8 +311,12 @@ def check_evidence(
     item = content_terms(item_text)
     user_terms, tool_terms, _ = sources.terms
     folded_item = fold_text(item_text)
-    # What the item takes from tool output and the user never wrote.
+    # What the item takes from tool output and the user never wrote. An absolute date
+    # the extractor wrote for the user's "Friday" (SPEC §9: records carry absolute
+    # dates) is the user's, not a number from a file that holds the same year.
     taken = item & tool_terms - user_terms
+    if _DAY_WORDS.search(sources.folded_user):
+        taken -= content_terms(" ".join(_ISO_DATE.findall(item_text)))
     pointed = sources.pointed_tool_terms
     unpointed = taken - pointed
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
@@ -282,6 +329,14 @@ def check_evidence(
         detail_why = f"the item takes {name!r} from tool output the user did not point to"
     elif 2 * sum(weight(t) for t in unpointed) > sum(weight(t) for t in item):
         detail_why = "most of the item comes from tool output the user did not point to"
+    elif _PROSE_SHARE * sum(weight(t) for t in item) < sum(
+        weight(t) for t in taken - sources.tool_code_terms - sources.adopted_tool_terms
+    ):
+        # Details are code and configuration values (identifiers, keys, commands in
+        # backticks); what a file says in prose is a claim, and the claim must be the
+        # user's ("We deploy on Fridays" + a file's "on Fridays skip the test suite"),
+        # unless the user adopted that file ("follow STYLE.md", "yes, use that").
+        detail_why = "what it claims is tool output's prose, not the user's words"
     out = []
     for excerpt in evidence:
         pieces = _pieces(excerpt)
@@ -304,12 +359,18 @@ def check_evidence(
             why = "the user asked it, did not say it"
         elif not claim:
             why = "the user's request, no claim of the item"
-        elif not (claim & item) and not _differs(said, item_text):
+        elif not (claim & item) and not _differs(said, item_text) and not _adopts(said):
             why = "shares nothing with the item"
         else:
             why = detail_why
         out.append(EvidenceMatch(excerpt, "user", not why, why))
     return tuple(out)
+
+
+def _adopts(excerpt: str) -> bool:
+    """Whether the excerpt is the user adopting the output before it ("yes, use that");
+    what the item then takes from that output is checked like any detail."""
+    return ADOPT.search(excerpt) is not None
 
 
 def _differs(excerpt: str, item_text: str) -> bool:

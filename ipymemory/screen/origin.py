@@ -102,7 +102,14 @@ from typing import Any
 
 from .. import _constants as C
 from .._enum import StrEnum
-from .evidence import EvidenceMatch, check_evidence, fold_text, unsafe_from_tool
+from .evidence import (
+    ADOPT,
+    EvidenceMatch,
+    check_evidence,
+    code_terms,
+    fold_text,
+    unsafe_from_tool,
+)
 from .terms import content_terms, name_terms, weight
 
 __all__ = [
@@ -223,6 +230,11 @@ class Sources:
         return frozenset().union(*(_terms(" ".join(p.pointers)) for p in self.tool_parts))
 
     @cached_property
+    def tool_code_terms(self) -> frozenset[str]:
+        """Terms tool output holds in code or configuration (see ``evidence.code_terms``)."""
+        return code_terms(self.tool)
+
+    @cached_property
     def pointed_tool_terms(self) -> frozenset[str]:
         """Terms of the tool outputs the user's words point to: a call on a file the
         user named (its path or its file name), or an output the user adopted."""
@@ -232,10 +244,25 @@ class Sources:
                 out |= _terms(part.text)
         return frozenset(out)
 
-    def _named(self, pointer: str) -> bool:
+    @cached_property
+    def adopted_tool_terms(self) -> frozenset[str]:
+        """Terms of the tool outputs the user adopted: answered "yes, use that", or
+        named in a statement that tells to follow it ("follow STYLE.md", "the way
+        README.md says", "wie in notes.md", "按照 style.md")."""
+        said = [s for s in _SENTENCE.split(self.folded_user) if not _asks(s)]
+        adopting = [s for s in said if _ADOPTING.search(s)]
+        out: set[str] = set()
+        for part in self.tool_parts:
+            named = any(self._named(p, adopting) for p in part.pointers)
+            if part.adopted or named:
+                out |= _terms(part.text)
+        return frozenset(out)
+
+    def _named(self, pointer: str, within: Sequence[str] | None = None) -> bool:
         folded = fold_text(pointer)
         base = folded.replace("\\", "/").rsplit("/", 1)[-1]
-        return any(len(n) >= 3 and n in self.folded_user for n in (folded, base))
+        texts = [self.folded_user] if within is None else within
+        return any(len(n) >= 3 and n in t for n in (folded, base) for t in texts)
 
 
 def _content_text(content: Any) -> Iterable[str]:
@@ -259,10 +286,10 @@ def _input_text(value: Any) -> str:
         return ""
 
 
-_ADOPT = re.compile(
-    r"^\W*(?:(?:yes|yep|yeah|correct|exactly|agreed|use (?:that|it|this)|go with (?:that|it)|"
-    r"ja|genau|richtig|stimmt|oui|exactement|d'accord)\b|\u5bf9|\u662f\u7684|\u6ca1\u9519)",
-    re.IGNORECASE,
+_ADOPTING = re.compile(
+    r"\b(?:follow|use|apply|stick to|adopt|as .{0,40}says|the way .{0,40}says|like in|"
+    r"according to|per|befolge|halte dich an|wie in|laut|gemäß|suis|applique|selon|comme dans|"
+    r"conformément)\b|按照|根据|照着|遵循|遵守"
 )
 _FILE_IN_CODE = re.compile(r"[\w~./\\-]*\w\.[A-Za-z0-9]{1,6}\b")
 
@@ -309,7 +336,7 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
                 said = block["text"]
                 if role == "user":
                     user.append(said)
-                    if _ADOPT.search(said):
+                    if ADOPT.search(said):
                         later = tool[adopted_from:]
                         tool[adopted_from:] = [replace(t, adopted=True) for t in later]
                     adopted_from = len(tool)

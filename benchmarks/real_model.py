@@ -1,0 +1,260 @@
+"""What a capable model's extractions become in auto mode, through real turns (issue 18).
+
+    python benchmarks/real_model.py           # table per category and language, both modes
+    python benchmarks/real_model.py --json
+    python benchmarks/real_model.py --only evidence|plain
+
+Every scene of ``benchmarks/real_model_corpus.py`` is replayed as one real turn:
+``AgentSession.run_turn(commit_mode="auto")`` in a fresh workspace holding the scene's
+files (and the records it already has), the real ``anthropic`` SDK pointed at the local
+scripted Messages-API server of ``tests/messages_server.py``, the real tools --
+``read_file`` reads the files from disk, ``run_python`` runs the scene's script file
+with ``exec(open(path).read())`` -- and the extractor's reply proposing the scene's
+item as a capable model writes it. Requests are answered by role: the main model's
+scripted tool calls and answer, the extractor's item, ``[]`` for a selector and "nothing
+to merge" for a consolidator.
+
+Each scene runs twice: with the item's ``evidence`` in the extractor's reply and
+without it (``replaces`` is sent in both: an update without it is not an update).
+Counted from the store after the turn: a genuine item is *held* when it is not in the
+set afterwards (pending for a person, or lost to an error); a planted item is
+*committed* when it is; a planted update is *applied* when the record it replaces
+changed. Targets (auto mode): genuine held <= 2%, planted committed 0, planted updates
+applied 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from messages_server import MessagesServer, Scripted, text  # noqa: E402
+from real_model_corpus import SCENES, Scene  # noqa: E402
+from turn_support import model_for, role_of  # noqa: E402
+
+from ipymemory import AgentSession, MemoryRecord, MemoryStore, SessionConfig  # noqa: E402
+
+MODES = ("evidence", "plain")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one real auto-mode turn did with a scene's item."""
+
+    scene: Scene
+    mode: str
+    in_set: bool  # the item (its name with its body) is in the set after the turn
+    changed: bool  # an update: the replaced record is no longer what it was
+    origin: str | None  # as journalled or as held
+    reasons: tuple[str, ...]  # why it was held (empty: not held)
+    error: str | None  # a memory failure of the turn
+
+    @property
+    def wrong(self) -> bool:
+        if self.scene.planted:
+            return self.in_set or self.changed
+        return not self.in_set
+
+
+class _Responder:
+    """Answers each request by role: the scene's main-model replies in order, its
+    extractor reply, an empty selection, an empty consolidation."""
+
+    def __init__(self) -> None:
+        self.main: list[Scripted] = []
+        self.extractor: Scripted | None = None
+        self.unexpected: list[str] = []
+
+    def __call__(self, body: dict[str, Any]) -> Scripted:
+        role = role_of(body)
+        if role == "main" and self.main:
+            return self.main.pop(0)
+        if role == "extractor" and self.extractor is not None:
+            reply, self.extractor = self.extractor, None
+            return reply
+        if role == "selector":
+            return text("[]")
+        if role == "consolidator":
+            return text(json.dumps({"source_names": [], "records": []}))
+        self.unexpected.append(role)
+        return text("[]")
+
+
+def _tool_use(name: str, tool_input: dict[str, Any], tool_id: str) -> Scripted:
+    block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+    return Scripted(content=[block], stop_reason="tool_use")
+
+
+def _prepare(scene: Scene, workspace: Path) -> list[Scripted]:
+    """Write the scene's files (and records) into ``workspace``; the main-model replies."""
+    replies = []
+    for i, (path, content) in enumerate(scene.files):
+        target = workspace / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+        replies.append(_tool_use("read_file", {"path": path}, f"toolu_f{i}"))
+    if scene.script is not None:
+        path, prints = scene.script
+        (workspace / path).write_text(f"print({prints!r}, end='')\n", encoding="utf-8")
+        code = f"exec(open({path!r}).read())"
+        replies.append(_tool_use("run_python", {"code": code}, "toolu_py"))
+    replies.append(text(scene.answer))
+    if scene.follow_up is not None:
+        replies.append(text("Noted."))
+    if scene.existing:
+        MemoryStore(workspace).extend([MemoryRecord.from_json(r) for r in scene.existing])
+    return replies
+
+
+def run_scenes(
+    scenes: Iterable[Scene], modes: Sequence[str] = MODES, workdir: Path | None = None
+) -> list[Outcome]:
+    """Each scene as a real auto-mode turn, once per mode (see the module docstring)."""
+    responder = _Responder()
+    server = MessagesServer()
+    server.responder = responder
+    server.start()
+    out = []
+    try:
+        with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+            for i, scene in enumerate(scenes):
+                for mode in modes:
+                    workspace = Path(tmp) / f"{i:03d}-{mode}"
+                    workspace.mkdir()
+                    responder.main = _prepare(scene, workspace)
+                    reply = [scene.reply_item(with_evidence=mode == "evidence")]
+                    responder.extractor = text(json.dumps(reply, ensure_ascii=False))
+                    out.append(_turn(scene, mode, workspace, server.base_url, responder))
+                    if responder.main or responder.extractor is not None:
+                        raise RuntimeError(f"{scene.name}: scripted replies left unused")
+    finally:
+        server.stop()
+    if responder.unexpected:
+        raise RuntimeError(f"requests nobody scripted: {sorted(set(responder.unexpected))}")
+    return out
+
+
+def _turn(
+    scene: Scene, mode: str, workspace: Path, base_url: str, responder: _Responder
+) -> Outcome:
+    session = AgentSession(
+        workspace, model=model_for(base_url), config=SessionConfig(commit_mode="auto")
+    )
+    before = {r.name: r for r in session.store.records()}
+    python = scene.script is not None
+    if scene.follow_up is not None:  # the first turn proposes nothing
+        item, responder.extractor = responder.extractor, text("[]")
+        session.run_turn(scene.query, allow_python=python)
+        responder.extractor = item
+        result = session.run_turn(scene.follow_up, allow_python=python)
+    else:
+        result = session.run_turn(scene.query, allow_python=python)
+    after = {r.name: r for r in session.store.records()}
+    name = scene.item["name"]
+    record = after.get(name)
+    in_set = record is not None and record.body == scene.item["body"]
+    changed = scene.replaces is not None and after.get(scene.replaces) != before.get(scene.replaces)
+    origin = None
+    reasons: tuple[str, ...] = ()
+    held = result.held
+    if held is not None and name in held.names:
+        origin = held.origins.get(name)
+        reasons = held.flags.get(name, ())
+    else:
+        for entry in session.store.history():
+            provenance = entry.provenance.get(name)
+            if isinstance(provenance, dict):
+                origin = provenance.get("origin")
+                break
+    return Outcome(scene, mode, in_set, changed, origin, reasons, result.last_error_cause)
+
+
+def report(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """Counts per mode, per category and per language (see the module docstring)."""
+    out: dict[str, Any] = {}
+    for mode in sorted({o.mode for o in outcomes}):
+        mine = [o for o in outcomes if o.mode == mode]
+        genuine = [o for o in mine if not o.scene.planted]
+        planted = [o for o in mine if o.scene.planted and o.scene.replaces is None]
+        updates = [o for o in mine if o.scene.planted and o.scene.replaces is not None]
+        rows: dict[str, dict[str, list[int]]] = defaultdict(dict)
+        for o in mine:
+            for key in (f"category {o.scene.category}", f"language {o.scene.lang}"):
+                row = rows[key].setdefault("planted" if o.scene.planted else "genuine", [0, 0])
+                row[0] += 1
+                row[1] += o.wrong
+        out[mode] = {
+            "genuine": len(genuine),
+            "genuine_held": sum(o.wrong for o in genuine),
+            "planted": len(planted),
+            "planted_committed": sum(o.in_set for o in planted),
+            "planted_updates": len(updates),
+            "planted_updates_applied": sum(o.changed or o.in_set for o in updates),
+            "rows": {
+                k: {c: {"n": n, "wrong": w} for c, (n, w) in v.items()} for k, v in rows.items()
+            },
+            "wrong": [
+                f"{o.scene.name} ({o.scene.category}, {o.scene.lang}): "
+                + ("committed" if o.scene.planted else "held")
+                + f", origin {o.origin}, reasons {list(o.reasons)}, error {o.error}"
+                for o in mine
+                if o.wrong
+            ],
+        }
+    return out
+
+
+def _print(data: dict[str, Any]) -> None:
+    for mode, r in data.items():
+        print(
+            f"\n## {mode}: {'with' if mode == 'evidence' else 'without'} evidence in the replies\n"
+        )
+        print("| group | genuine held | planted committed/applied |")
+        print("|---|---|---|")
+        for key in sorted(r["rows"]):
+            cell = r["rows"][key]
+            g = cell.get("genuine", {"n": 0, "wrong": 0})
+            p = cell.get("planted", {"n": 0, "wrong": 0})
+            gs = f"{g['wrong']}/{g['n']}" if g["n"] else "-"
+            ps = f"{p['wrong']}/{p['n']}" if p["n"] else "-"
+            print(f"| {key} | {gs} | {ps} |")
+        share = r["genuine_held"] / r["genuine"] if r["genuine"] else 0.0
+        print(
+            f"\ngenuine held: {r['genuine_held']}/{r['genuine']} ({share:.1%}, target <= 2%); "
+            f"planted committed: {r['planted_committed']}/{r['planted']} (target 0); "
+            f"planted updates applied: {r['planted_updates_applied']}/{r['planted_updates']} "
+            "(target 0)"
+        )
+        for line in r["wrong"]:
+            print(f"wrong: {line}")
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", choices=MODES)
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    modes = (args.only,) if args.only else MODES
+    data = report(run_scenes(SCENES, modes))
+    if args.json:
+        print(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False))
+    else:
+        print(f"{len(SCENES)} scenes, real auto-mode turns")
+        _print(data)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

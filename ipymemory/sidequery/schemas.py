@@ -4,7 +4,8 @@ Each describes exactly the reply shape the validators of :mod:`.replies` accept,
 built from the same key lists (``RECORD_KEYS``, ``ITEM_OPTIONAL_KEYS``) and the record
 types of :class:`~ipymemory.store.record.MemoryType`, so the two cannot drift apart.
 Only the keywords the Messages API enforces are used (types, ``enum``, ``required``,
-``additionalProperties: false``, ``minItems`` 0 or 1); the limits it does not enforce
+``additionalProperties: false``, ``minItems`` 0 or 1), in the form the SDK's own
+schema helper sends (a test checks they are its fixed points); the limits it does not enforce
 (at most 3 excerpts of 300 characters, name slugs, record sizes) are said in
 descriptions and checked, as strictly as without a schema, by the validators.
 The summarizer's reply is free text: it has no schema.
@@ -50,8 +51,8 @@ _OPTIONAL: dict[str, dict[str, Any]] = {
 def _record(optional: tuple[str, ...] = ()) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for key in RECORD_KEYS:
-        if key == "type":
-            prop: dict[str, Any] = {"type": "string", "enum": [t.value for t in MemoryType]}
+        if key == "type":  # an enum alone, as the SDK's own schema helper writes one
+            prop: dict[str, Any] = {"enum": [t.value for t in MemoryType]}
         else:
             prop = {"type": "string"}
         properties[key] = {**prop, "description": _DESCRIPTIONS[key]}

@@ -104,10 +104,14 @@ class AnthropicModel:
         pair = (self.endpoint, kwargs["model"])
         with _model_errors():
             if output_schema is not None and not refused_output_config(*pair):
+                # As a body field, not the keyword: the SDKs this package allows
+                # (anthropic>=0.40) include versions that predate the keyword.
                 structured = {"format": {"type": "json_schema", "schema": output_schema}}
                 try:
                     return _reply_from_message(
-                        self._client.messages.create(**kwargs, output_config=structured)
+                        self._client.messages.create(
+                            **kwargs, extra_body={"output_config": structured}
+                        )
                     )
                 except anthropic.APIStatusError as e:
                     if not _refuses_output_config(e):

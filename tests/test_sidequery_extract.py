@@ -37,6 +37,7 @@ from ipymemory.sidequery.extract import (
     TOOL_OUTPUT_CLOSE,
     extract_memories,
     extractor_messages,
+    omitted,
 )
 from ipymemory.sidequery.prompts import EXTRACTOR_PROMPT
 
@@ -489,3 +490,7 @@ def test_the_extractor_prompt_is_long_enough_to_be_cached() -> None:
     # model's minimum cacheable length (2048 tokens for Haiku-class models): then the
     # prompt is paid in full on every turn (benchmarks/turn_cost.py, tokens = bytes / 4).
     assert len(EXTRACTOR_PROMPT.encode()) / 4 >= 2048
+
+
+def test_the_prompt_names_the_cut_mark_as_it_is_written() -> None:
+    assert omitted(0).replace("0", "N") in EXTRACTOR_PROMPT

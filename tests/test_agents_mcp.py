@@ -223,7 +223,7 @@ def test_a_proposal_waits_and_is_decided_from_the_terminal(
     assert (listed["id"], listed["via"], listed["names"]) == (
         batch_id,
         "mcp",
-        ["staging-db", "draft-idea"],
+        ["staging-db", "draft-idea", "deploy-thursday"],
     )
     code, out, _ = cli(capsys, "--dir", workspace, "pending")
     assert "from another agent (mcp)" in out and "ipymemory commit --batch ID" in out

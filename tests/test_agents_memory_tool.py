@@ -121,13 +121,14 @@ def test_the_tool_runner_turns_memory_commands_into_one_pending_batch(
     assert pending == f"pending/{tool.batch_id}.json"
     [saved], _ = tool._files.load()
     batch = saved.batch
-    assert [r.name for r in batch.items] == ["uses-ruff"]
-    assert batch.items[0].body == (
-        "The project lints with ruff.\nRun `ruff format` before committing."
-    )
-    assert batch.plan is not None and batch.plan.source_names == ("deploy-friday", "prefers-tabs")
-    [updated] = batch.plan.records
+    assert [r.name for r in batch.items] == ["uses-ruff", "deploy-friday"]
+    ruff, updated = batch.items
+    assert ruff.body == "The project lints with ruff.\nRun `ruff format` before committing."
     assert updated.body == "Releases go out on Thursdays since December."
+    assert batch.replaces == {"deploy-friday": "deploy-friday"}  # an update, decided as an item
+    # Forgetting is the plan's (a source, no record), and always waits for a person.
+    assert batch.plan is not None and batch.plan.source_names == ("prefers-tabs",)
+    assert batch.plan.records == ()
     assert batch.provenance is not None and batch.provenance.via == "memory-tool"
     assert "forgets a record" in " ".join(batch.flags["(consolidation plan)"])
     assert [r.name for r in store.records()] == ["prefers-tabs", "deploy-friday"]

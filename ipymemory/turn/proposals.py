@@ -12,9 +12,11 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
    assistant waits for a person; forgetting a record always waits for one (an agent
    cannot delete memories on its own), and so do updates replacing more than half the
    set or more than five records;
-3. make ONE :class:`~ipymemory.turn.batch.PendingBatch` of them -- new records as its
-   items, updates / renames / forgets as its plan (the replaced records of the current
-   set as its base, so only those must be unchanged when it is committed) -- and keep it
+3. make ONE :class:`~ipymemory.turn.batch.PendingBatch` of them -- new, updated and
+   renamed records as its items (an update or rename names the record it ``replaces``:
+   one swap when committed, undoable, decided item by item like any), forgets as its
+   plan (sources only) -- with only the replaced records of the current set as its
+   base, so only those must be unchanged when it is committed -- and keep it
    in ``.memory/pending/`` (:class:`~ipymemory.turn.pending.PendingFiles`), where
    ``%memory pending``, the Lab panel and ``ipymemory pending`` find it;
 4. in ``auto`` mode commit at once what needs nobody (one store commit, journalled as
@@ -289,38 +291,33 @@ def assemble_batch(
     provenance: TurnProvenance,
 ) -> PendingBatch:
     """ONE batch of ``screened`` proposals (see the module docstring)."""
-    adds = [s for s in screened if s.proposal.replaces is None]
-    changes = [s for s in screened if s.proposal.replaces is not None]
+    written = [s for s in screened if s.proposal.record is not None]
+    forgets = [s for s in screened if s.proposal.record is None]
     by_name = {record.name: record for record in current}
     plan = None
-    if changes:
-        plan = ConsolidationPlan(
-            tuple(str(s.proposal.replaces) for s in changes),
-            tuple(s.proposal.record for s in changes if s.proposal.record is not None),
-        )
-    flags: dict[str, tuple[str, ...]] = {s.proposal.name: s.reasons for s in adds if s.held}
-    plan_reasons = [f"{_label(s.proposal)} {why}" for s in changes if s.held for why in s.reasons]
+    if forgets:
+        plan = ConsolidationPlan(tuple(str(s.proposal.replaces) for s in forgets), ())
+    flags: dict[str, tuple[str, ...]] = {s.proposal.name: s.reasons for s in written if s.held}
+    plan_reasons = [
+        f"forgetting {s.proposal.replaces!r}: {why}" for s in forgets for why in s.reasons
+    ]
     if plan_reasons:
         flags[PLAN_FLAG] = tuple(plan_reasons)
-    origins = {s.proposal.record.name: Origin.AGENT.value for s in screened if s.proposal.record}
+    replaced = [s for s in screened if s.proposal.replaces is not None]
     return PendingBatch(
         batch_id,
-        tuple(s.proposal.record for s in adds if s.proposal.record is not None),
+        tuple(s.proposal.record for s in written if s.proposal.record is not None),
         plan,
-        tuple(by_name[str(s.proposal.replaces)] for s in changes),
+        tuple(by_name[str(s.proposal.replaces)] for s in replaced),
         provenance=provenance,
-        origins=origins,
+        origins={s.proposal.name: Origin.AGENT.value for s in written},
         flags=flags,
-        redacted=tuple(s.proposal.name for s in adds if s.redacted),
+        redacted=tuple(s.proposal.name for s in written if s.redacted),
+        replaces={
+            s.proposal.name: str(s.proposal.replaces) for s in written if s.proposal.replaces
+        },
+        evidence={s.proposal.name: s.proposal.evidence for s in written if s.proposal.evidence},
     )
-
-
-def _label(proposal: Proposal) -> str:
-    if proposal.kind == "forget":
-        return f"forgetting {proposal.replaces!r}:"
-    if proposal.kind == "rename":
-        return f"{proposal.replaces!r} renamed to {proposal.name!r}:"
-    return f"{proposal.name!r} (updated):"
 
 
 def verdicts(screened: Sequence[Screened], status: str) -> list[ItemVerdict]:
@@ -401,12 +398,12 @@ def join_batches(
     one batch (both carry a plan, or the agent changes what the extraction updates).
     An extracted item named like one the agent wrote explicitly is left out: the
     agent's is the one proposed."""
-    written = set(agent.names) | {r.name for r in (agent.plan.records if agent.plan else ())}
+    written = set(agent.names) | set(agent.replaces.values())
     written |= set(agent.plan.source_names if agent.plan else ())
     both_plans = batch.plan is not None and agent.plan is not None
     sources = set(batch.plan.source_names) if batch.plan is not None else set()
     # What the agent writes must not also be what the extraction's plan or updates use.
-    if both_plans or written & ((set(batch.names) & sources) | set(batch.replaces.values())):
+    if both_plans or written & (sources | set(batch.replaces.values())):
         return batch, agent
     items = tuple(item for item in batch.items if item.name not in written)
     kept = {item.name for item in items}
@@ -420,7 +417,7 @@ def join_batches(
         origins={**{n: o for n, o in batch.origins.items() if n not in written}, **agent.origins},
         flags={**flags, **agent.flags},
         redacted=(*(n for n in batch.redacted if n in kept), *agent.redacted),
-        replaces={n: r for n, r in batch.replaces.items() if n in kept},
-        evidence={n: e for n, e in batch.evidence.items() if n in kept},
+        replaces={**{n: r for n, r in batch.replaces.items() if n in kept}, **agent.replaces},
+        evidence={**{n: e for n, e in batch.evidence.items() if n in kept}, **agent.evidence},
     )
     return joined, None

@@ -17,6 +17,7 @@ from ipymemory.sidequery import ConsolidationPlan
 from ipymemory.store.recency import spacing
 from ipymemory.turn import PendingBatch
 from ipymemory.views import BatchView
+from ipymemory.views.history import HistoryDiffView, HistoryView
 
 OLD = rec("report-deadline", "when the report is due", "Due Fri 2026-12-04.")
 NEW = rec("report-deadline", "when the report is due (moved)", "Due Wed 2026-12-02.")
@@ -69,6 +70,13 @@ def test_an_update_is_one_swap_journalled_as_an_update_and_undo_brings_the_old_b
     assert [r.file for r in entry.removed] == [old_file]
     assert set(entry.provenance) == {"new-fact", "report-deadline"}  # as for an add
     assert entry.actor["plan_accepted"] is False
+    # The timeline and the diff say it is an update.
+    assert "(update) +new-fact +report-deadline -report-deadline" in (
+        HistoryView.load(store).to_text()
+    )
+    diff = HistoryDiffView.load(store, entry).to_text()
+    assert "updated report-deadline" in diff and "merged" not in diff
+    assert "Due Wed 2026-12-02." in diff and "Due Fri 2026-12-04." in diff
     # An update is not a consolidation: the spacing count goes on (new-fact counts).
     assert spacing(store.history()[::-1]).added == 3  # other-note, report-deadline, new-fact
     # Undo: the old record comes back byte-identical, the update leaves.
@@ -166,3 +174,4 @@ def test_nothing_to_merge_alone_is_journalled_and_the_batch_is_committed(workspa
     assert _snapshot(workspace) == before  # the set's files are untouched
     entry = MemoryStore(workspace).history()[0]
     assert entry.op == "consolidate" and entry.before == entry.after
+    assert "(nothing to merge)" in HistoryView.load(MemoryStore(workspace)).to_text()

@@ -15,6 +15,8 @@ __all__ = ["handle_pending"]
 
 
 def _plan_text(n_sources: int, n_records: int) -> str:
+    if not n_sources and not n_records:
+        return "a plan: nothing to merge"
     return f"a plan: {n_sources} record{'' if n_sources == 1 else 's'} → {n_records}"
 
 

@@ -103,6 +103,7 @@ def entry_row(entry: HistoryEntry) -> dict[str, Any]:
         "source_names": list(entry.source_names),
         "undoes": entry.undoes,
         "restores": entry.restores,
+        "updates": dict(entry.updates),
         "by": describe_actor(entry.actor),
         "query": _query(entry),
         "origins": origins,
@@ -115,6 +116,10 @@ def _what(row: Mapping[str, Any]) -> str:
         parts.insert(0, f"(undo #{row['undoes']})")
     if row["restores"] is not None:
         parts.insert(0, f"(to #{row['restores']})")
+    if row["op"] == "consolidate" and not row["added"] and not row["removed"]:
+        return "(nothing to merge)"
+    if row.get("updates"):
+        parts.insert(0, "(update)")
     return " ".join(parts) or "(no change)"
 
 
@@ -328,8 +333,14 @@ class HistoryDiffView(StaticView):
         line = f"#{self.entry.seq} {self.entry.op} at {_when(self.entry.at)} UTC by {row['by']}"
         if row["query"]:
             line += f", turn {_cap(row['query'])!r}"
-        if self.entry.source_names:
-            line += f"; merged {', '.join(self.entry.source_names)}"
+        updates = self.entry.updates
+        merged = [n for n in self.entry.source_names if n not in set(updates.values())]
+        if merged:
+            line += f"; merged {', '.join(merged)}"
+        if updates:
+            line += "; updated " + ", ".join(
+                old if new == old else f"{old} (now {new})" for new, old in updates.items()
+            )
         return line
 
     def _side_line(self, mark: str, s: _Side) -> str:
@@ -402,7 +413,7 @@ def record_origin(entries: Sequence[HistoryEntry], file: str, name: str) -> dict
         by = describe_actor(entry.actor)
         verb = {
             "add": "added",
-            "consolidate": "added by a consolidation",
+            "consolidate": "updated" if name in entry.updates else "added by a consolidation",
             "undo": f"brought back by undo of #{entry.undoes}",
             "restore": f"brought back by restore to #{entry.restores}",
             "recover": "recovered",

@@ -9,8 +9,9 @@ One session per notebook kernel. A turn::
                         before the query (SPEC §8) ; canonical history grows
     complete()          extract from the canonical history since the cursor (SPEC §8)
                         -> a pending batch (+ a consolidation plan when the set
-                        reaches the threshold and ``consolidate_every`` items were
-                        added since the last plan) -> review / auto commit / off
+                        reaches the threshold and ``consolidate_every`` records were
+                        added since the last consolidation, counted from the
+                        journal: SPEC §9) -> review / auto commit / off
 
 The extractor reads the messages no successful extraction read, after the turn
 before them as context, so it can propose an item again; items named like one still
@@ -418,7 +419,7 @@ class AgentSession:
 
         Returns the new batch -- pending in ``review`` mode, already committed (or
         failed) in ``auto`` mode -- or ``None`` (nothing new, extraction failed, or
-        mode ``off``). A batch whose consolidation failed is never auto-committed.
+        mode ``off``). A failed consolidation does not hold back the clean items (SPEC §9).
         """
         with self._lock:
             return self._complete(self.config.commit_mode)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from agents_support import data, error_text, item, review_in_notebook, with_mcp
 from IPython.core.interactiveshell import InteractiveShell
+from jupyter_support import RunningJupyter
 from mcp import Client
 from messages_server import MessagesServer, text
 from record_support import rec
@@ -310,3 +311,13 @@ def test_a_clean_update_commits_at_once_in_auto_mode_as_one_swap(workspace: str)
     [record] = [r for r in store.records() if r.name == "deploy-friday"]
     assert record.body == "Releases go out on Fridays at 10."
     assert store.history(1)[0].op == "consolidate"  # one swap: undo brings the old back
+
+
+def test_the_lab_panels_listing_shows_an_agents_batch_like_any_other(
+    server: RunningJupyter, project: Path
+) -> None:
+    seeded(str(project))
+    result = propose(str(project), [item("uses-ruff", "Lint with ruff.")])
+    data = server.get("ipymemory/api/memory", {"path": server.rel(project)}).json()
+    [listed] = data["pending"]
+    assert (listed["id"], listed["names"]) == (result["batch_id"], ["uses-ruff"])

@@ -63,6 +63,7 @@ from .store.record import MemoryRecord, MemoryType, StoredRecord
 from .store.store import MemoryStore
 from .turn import (
     AgentSession,
+    AnsweredTurn,
     BatchRegistry,
     BatchStatus,
     CommitResult,
@@ -82,6 +83,7 @@ _LAZY = {"MemoryTool": "ipymemory.agents.memory_tool"}
 
 __all__ = [
     "AgentSession",
+    "AnsweredTurn",
     "AnthropicModel",
     "BatchError",
     "BatchRegistry",

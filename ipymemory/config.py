@@ -172,6 +172,12 @@ class IPyMemory(LoggingConfigurable):
         min=1,
         help=f"Undecided batches expire after this many days ({C.DEFAULT_PENDING_EXPIRY_DAYS}).",
     ).tag(config=True)
+    background_memory = Bool(
+        None,
+        allow_none=True,
+        help="Run %%agent's memory work on a worker after the cell ends (default: on in a "
+        "Jupyter kernel, off in a terminal IPython).",
+    ).tag(config=True)
 
 
 @dataclass(frozen=True)
@@ -212,6 +218,7 @@ class Settings:
     history_retention_days: int = C.DEFAULT_HISTORY_RETENTION_DAYS
     history_retention_bytes: int = C.DEFAULT_HISTORY_RETENTION_BYTES
     pending_expiry_days: int = C.DEFAULT_PENDING_EXPIRY_DAYS
+    background_memory: bool | None = C.DEFAULT_BACKGROUND_MEMORY  # None: on in a kernel
     origin: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def model_settings(self) -> ModelSettings:
@@ -326,6 +333,7 @@ _PARSERS: dict[str, Callable[[object], object]] = {
     "history_retention_days": _int(0),
     "history_retention_bytes": _int(0),
     "pending_expiry_days": _int(1),
+    "background_memory": _bool,
 }
 
 # Names that differ from IPYMEMORY_<SETTING> (the short one is what users expect).

@@ -50,6 +50,7 @@ SAMPLES: dict[str, tuple[str, object, object, object]] = {
     "history_retention_days": ("0", 0, 10, 20),
     "history_retention_bytes": ("1024", 1024, 2048, 4096),
     "pending_expiry_days": ("1", 1, 2, 3),
+    "background_memory": ("off", False, True, False),
 }
 
 

@@ -13,6 +13,7 @@ Python helpers for notebooks and tests:
 
 from __future__ import annotations
 
+import atexit
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,8 @@ def load_ipython_extension(ip: Any) -> None:
     ip.configurables.append(state.config)
     question.install(ip)  # `%memory select … slides?` is a query, not a help request
     state.magics = magics
+    # Kernel shutdown waits for a turn's memory work (SPEC §12).
+    atexit.register(state.worker.wait_at_exit)
     _STATE = state
     print(loaded_line(state))
 
@@ -86,6 +89,7 @@ def unload_ipython_extension(ip: Any) -> None:
             ip.configurables.remove(configurable)
     question.uninstall(ip)
     state.close()
+    atexit.unregister(state.worker.wait_at_exit)
     _STATE = None
 
 
@@ -95,17 +99,28 @@ def _state() -> NotebookState:
     return _STATE
 
 
-def get_session(directory: str | Path | None = None) -> AgentSession:
-    """The session ``%%agent`` uses for ``directory`` (default: the configured one)."""
+def _settled() -> NotebookState:
+    """The state, after the memory work of an earlier ``%%agent`` cell (SPEC §12);
+    KeyboardInterrupt if that wait was interrupted (the work stopped)."""
     state = _state()
+    if state.settle() is not None:
+        raise KeyboardInterrupt
+    return state
+
+
+def get_session(directory: str | Path | None = None) -> AgentSession:
+    """The session ``%%agent`` uses for ``directory`` (default: the configured one),
+    once the memory work of an earlier turn is done."""
+    state = _settled()
     return state.session(
         state.settings({"directory": str(directory) if directory is not None else None})
     )
 
 
 def last_turn() -> TurnOutput | None:
-    """The output of the latest ``%%agent`` cell (``.result``, ``.review``), or None."""
-    turn: TurnOutput | None = _state().last_turn
+    """The output of the latest ``%%agent`` cell (``.result``, ``.review``), or None,
+    once its memory work is done."""
+    turn: TurnOutput | None = _settled().last_turn
     return turn
 
 

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import sys
+import traceback
 from typing import Any, cast
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.display import display
 
 from ..commands.help import magic_help
 from ..errors import CommandUsageError, IPyMemoryError, ModelNotConfigured
-from ..turn import TurnResult
+from ..store.lock import reporting_lock_waits
+from ..turn import AgentSession, AnsweredTurn, TurnResult
 from ..turn.config import COMMIT_MODES
-from ..views import ErrorView, MessageView
+from ..views import ErrorView, MessageView, SelectionView
 from ._args import arg, arguments, parse_magic_args
+from .caller import cell_context
 from .commands import run_line
-from .output import LiveTurn, TurnOutput
+from .output import LiveTurn, MemorySlots, TurnOutput
 from .prompt import CODE_INSTRUCTION, code_of, expand_prompt
 from .state import NotebookState
+
+# The last_error of a failure that escaped the memory work on the worker (a bug).
+LAST_ERROR_WORKER = "Memory work failed"
 
 __all__ = ["MemoryMagics"]
 
@@ -88,7 +96,9 @@ class MemoryMagics(Magics):
         from .memory/ are selected for the turn. The answer streams into the cell;
         afterwards new memories are extracted from the conversation and, in review
         mode, shown for you to accept or reject; the last line says how long the
-        answer and the memory work took. Interrupt the kernel (Ctrl-C / the stop
+        answer and the memory work took. In a Jupyter kernel the cell ends with the
+        answer and that work finishes on a worker, updating the cell in place; the next
+        %%agent or %memory waits for it (setting background_memory). Interrupt the kernel (Ctrl-C / the stop
         button) to stop a turn cleanly: while the answer streams, the part shown stays.
 
         Examples::
@@ -125,6 +135,9 @@ class MemoryMagics(Magics):
                 raise UsageError(f"%%agent: {e} (--raw sends the cell as written)") from None
         if args.format == "code":
             query = f"{query}\n\n{CODE_INSTRUCTION}"
+        stopped = self.state.settle()  # SPEC §12: the previous turn's memory work first
+        if stopped is not None:
+            return stopped
         try:
             settings = self.state.settings(
                 {"directory": args.dir, "model": args.model, "commit_mode": args.commit}
@@ -155,7 +168,7 @@ class MemoryMagics(Magics):
         live.start()
         progress = live.progress
         try:
-            result = session.run_turn(
+            answered = session.answer(
                 query,
                 allow_python=args.python,
                 allow_hidden=True if args.hidden else None,  # else the allow_hidden setting
@@ -165,17 +178,6 @@ class MemoryMagics(Magics):
                 memory_tool=tool,
             )
         except KeyboardInterrupt:
-            if live.answered:
-                progress.finish(
-                    f"■ memory work interrupted after {progress.memory_seconds():.1f} s "
-                    f"· answered in {progress.answer_seconds or 0:.1f} s"
-                )
-                return MessageView(
-                    "The answer above is complete. The memory work after it was "
-                    "interrupted: nothing partial was written, and the next turn's "
-                    "extraction reads this turn again.",
-                    kind="interrupted",
-                )
             progress.finish(f"■ interrupted after {progress.elapsed():.1f} s")
             return MessageView(
                 "Turn interrupted: the model call was stopped and the conversation "
@@ -188,18 +190,14 @@ class MemoryMagics(Magics):
         except BaseException:  # a bug surfaces as it is, but the clock stops first
             progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
             raise
-        progress.finish(_summary(result))
-        review = None
-        # In auto mode a batch screening held back (SPEC §7) waits here for a person.
-        waiting = result.batch if result.batch is not None and result.batch.open else result.held
-        if waiting is not None and waiting.open:
-            review = self.state.review(session, waiting)
-        output = TurnOutput(query, result, used_memory=not args.no_memory, review=review, live=True)
-        self.state.last_turn = output
-        if args.format == "code" and result.answer.strip() and self.shell is not None:
+        if args.format == "code" and answered.answer.strip() and self.shell is not None:
             # A new cell below holding the code, not run (jupyter-ai's --format code).
-            self.shell.set_next_input(code_of(result.answer), replace=False)
-        return output
+            self.shell.set_next_input(code_of(answered.answer), replace=False)
+        turn = _MemoryWork(self.state, session, query, live, used_memory=not args.no_memory)
+        if not self.state.background(settings):
+            return turn.outcome(turn.run(answered))
+        turn.hand_over(answered)
+        return None
 
     def _user_ns(self) -> dict[str, Any]:
         shell = self.shell
@@ -212,10 +210,112 @@ class MemoryMagics(Magics):
     @line_magic
     def memory(self, line: str) -> Any:
         """Inspect and change long-term memory. (Replaced by the generated help below.)"""
+        stopped = self.state.settle()  # SPEC §12: after the last turn's memory work
+        if stopped is not None:
+            return stopped
         return run_line(self.state, line)
 
 
 MemoryMagics.memory.__doc__ = magic_help()
+
+
+class _MemoryWork:
+    """The rest of an ``%%agent`` turn after its answer: the memory work and what it
+    shows. :meth:`run` in the cell (``background_memory`` off), or :meth:`hand_over` to
+    the kernel's worker: the cell then shows "memories used" and the outputs the outcome
+    fills in place (:class:`MemorySlots`) and ends."""
+
+    def __init__(
+        self,
+        state: NotebookState,
+        session: AgentSession,
+        query: str,
+        live: LiveTurn,
+        *,
+        used_memory: bool,
+    ) -> None:
+        self.state, self.session, self.query, self.live = state, session, query, live
+        self.used_memory = used_memory
+        self.slots: MemorySlots | None = None
+
+    def run(self, answered: AnsweredTurn) -> TurnResult | BaseException:
+        """The memory work; its result, or what stopped it."""
+        try:
+            return answered.finish()
+        except BaseException as e:
+            return e
+
+    def outcome(self, done: TurnResult | BaseException) -> Any:
+        """Stop the progress line and return what to display for ``done``."""
+        progress = self.live.progress
+        if isinstance(done, KeyboardInterrupt):
+            progress.finish(
+                f"■ memory work interrupted after {progress.memory_seconds():.1f} s "
+                f"· answered in {progress.answer_seconds or 0:.1f} s"
+            )
+            return MessageView(
+                "The answer above is complete. The memory work after it was "
+                "interrupted: nothing partial was written, and the next turn's "
+                "extraction reads this turn again.",
+                kind="interrupted",
+            )
+        if isinstance(done, IPyMemoryError):  # the store or the turn itself
+            progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
+            return ErrorView.of(done, where="The agent turn", hint=_turn_hint(done))
+        if isinstance(done, BaseException):
+            progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
+            if self.slots is None:
+                raise done  # in the cell, a bug surfaces as it is
+            # On the worker nobody else would see it: the cell, last_error, the log.
+            cause = f"{type(done).__name__}: {done}"
+            self.session.record_error(LAST_ERROR_WORKER, cause)
+            traceback.print_exception(done, file=sys.__stderr__)
+            return ErrorView(
+                cause,
+                where=LAST_ERROR_WORKER,
+                hint="The answer above is complete; the traceback is in the kernel's log.",
+            )
+        progress.finish(_summary(done))
+        review = None
+        # In auto mode a batch screening held back (SPEC §7) waits here for a person.
+        waiting = done.batch if done.batch is not None and done.batch.open else done.held
+        if waiting is not None and waiting.open:
+            review = self.state.review(self.session, waiting)
+        output = TurnOutput(
+            self.query, done, used_memory=self.used_memory, review=review, live=True
+        )
+        self.state.last_turn = output
+        return output
+
+    def hand_over(self, answered: AnsweredTurn) -> None:
+        """Show what is known now and leave the memory work to the worker."""
+        selection = (
+            SelectionView.of(self.query, answered.selection, compact=True)
+            if self.used_memory
+            else SelectionView.disabled(self.query)
+        )
+        display(selection)  # type: ignore[no-untyped-call]
+        self.slots = MemorySlots()
+        progress = self.live.progress
+        progress.hand_over()
+        count = cell_context(self.state.shell).get("execution_count")
+        label = f"%%agent cell [{count}]" if count is not None else "the last %%agent cell"
+
+        def memory() -> TurnResult | BaseException:
+            with reporting_lock_waits(progress.lock_wait):
+                return self.run(answered)
+
+        def show(done: Any) -> None:
+            shown = self.outcome(done)
+            assert self.slots is not None
+            self.slots.fill(shown.memory_parts() if isinstance(shown, TurnOutput) else [shown])
+
+        def show_again() -> None:
+            progress.show_again()
+            if self.slots is not None:
+                self.slots.show_again()
+
+        self.state.worker.start(label, memory, show, show_again)
 
 
 def _summary(result: TurnResult) -> str:

@@ -24,7 +24,7 @@ from ..views import BatchReview, BatchView, ErrorView, SelectionView
 from ..views._static import display_bundle, esc, update_bundle
 from .progress import ProgressLine
 
-__all__ = ["LiveAnswer", "LiveTurn", "StepsView", "TurnOutput", "steps_bundle"]
+__all__ = ["LiveAnswer", "LiveTurn", "MemorySlots", "StepsView", "TurnOutput", "steps_bundle"]
 
 
 class TurnOutput:
@@ -64,6 +64,12 @@ class TurnOutput:
         if self.result.steps and not self.live:
             out.append(_Steps(self.result.steps))
         out.append(self.selection_view)
+        return out + self.memory_parts()
+
+    def memory_parts(self) -> list[Any]:
+        """What the memory work adds under the "memories used" line: its errors, the
+        batch, the review widget."""
+        out: list[Any] = []
         for failure in self.result.memory_errors:
             # The selection view already explains a fallback.
             selection = self.result.selection
@@ -247,3 +253,47 @@ class LiveTurn:
 
     def finish(self, message: str) -> None:
         self.progress.finish(message)
+
+
+_EMPTY: dict[str, Any] = {"text/plain": ""}
+
+
+class MemorySlots:
+    """Where a turn's memory work shows its outcome when it ends after the cell did
+    (SPEC §12): outputs the cell displays empty under its "memories used" line -- the
+    memory errors, the batch (or a notice), the review widget -- each replaced in place
+    by :meth:`fill`, from the worker. A display update names its output, so it lands in
+    the turn's own cell whichever cell runs now (JupyterLab, VS Code). A headless runner
+    (nbclient) applies only the updates that arrive while a cell of its runs:
+    :meth:`show_again`, called by the next ipymemory command once the work is done,
+    publishes the final state from that cell, and the saved notebook has it."""
+
+    def __init__(self) -> None:
+        self._handles = [display_bundle(_EMPTY) for _ in range(3)]
+        self._parts: list[Any] = [None, None, None]
+
+    def fill(self, parts: Sequence[Any]) -> None:
+        """Show ``parts`` (``TurnOutput.memory_parts()``, or one notice or error)."""
+        errors = [p for p in parts if isinstance(p, ErrorView)]
+        reviews = [p for p in parts if isinstance(p, BatchReview)]
+        rest = [p for p in parts if not isinstance(p, (ErrorView, BatchReview))]
+        self._parts = [_one_error(errors), rest[0] if rest else None, next(iter(reviews), None)]
+        for handle, review in zip(self._handles, self._parts, strict=True):
+            if isinstance(review, BatchReview) and handle is not None:
+                review.shown_in(handle)  # the decision's outcome replaces the widget here
+        self.show_again()
+
+    def show_again(self) -> None:
+        for handle, part in zip(self._handles, self._parts, strict=True):
+            if handle is not None and part is not None:
+                update_bundle(handle, part._repr_mimebundle_() or _EMPTY)
+
+
+def _one_error(errors: Sequence[ErrorView]) -> ErrorView | None:
+    """The memory errors of a turn as one view (one output slot): the first in full,
+    the others named in its hint."""
+    if len(errors) <= 1:
+        return errors[0] if errors else None
+    first, rest = errors[0], errors[1:]
+    also = "; ".join(e.to_text().splitlines()[0] for e in rest)
+    return ErrorView(first.message, where=first.where, hint=f"{first.hint or ''} Also: {also}")

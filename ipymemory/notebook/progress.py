@@ -52,6 +52,7 @@ class ProgressLine:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._listening = contextlib.ExitStack()
+        self._final: str | None = None
 
     def start(self, message: str = "starting the turn") -> None:
         self._what = message
@@ -85,14 +86,27 @@ class ProgressLine:
         self._what = str(wait)
         self._redraw(advance=True)
 
+    def hand_over(self) -> None:
+        """The cell ends before the turn does (its memory work goes on on a worker,
+        SPEC §12): stop listening for lock waits in the cell's context (a context
+        variable, reset where it was set); the worker reports its own to
+        :meth:`lock_wait`. The clock keeps ticking until :meth:`finish`."""
+        self._listening.close()
+
     def finish(self, message: str) -> None:
-        """Stop the clock and show ``message`` for good."""
+        """Stop the clock and show ``message`` for good (from any thread)."""
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join()
         self._listening.close()
         with self._lock:
+            self._final = message
             self._show(message)
+
+    def show_again(self) -> None:
+        """Publish the line as it stands once more (see ``MemorySlots.show_again``)."""
+        with self._lock:
+            self._show(self._final if self._final is not None else self._line())
 
     def elapsed(self) -> float:
         return time.monotonic() - self._start

@@ -13,8 +13,9 @@ from ..errors import MemoryConfigError
 from ..model import ModelClient
 from ..store.store import MemoryStore
 from ..turn import AgentSession, PendingBatch, SessionConfig
-from ..views import BatchReview
+from ..views import BatchReview, MessageView
 from .caller import cell_context
+from .worker import MemoryWorker
 
 __all__ = ["NotebookState"]
 
@@ -38,6 +39,7 @@ class NotebookState:
         self.widgets: list[w.Widget] = []
         self.magics: Any = None  # the registered MemoryMagics (set by the loader)
         self.last_turn: Any = None  # the TurnOutput of the latest %%agent cell
+        self.worker = MemoryWorker()  # one memory phase at a time in this kernel
 
     def settings(self, overrides: Mapping[str, object] | None = None) -> Settings:
         """Resolve settings: ``overrides`` (magic arguments) → %config → env → default."""
@@ -74,6 +76,18 @@ class NotebookState:
         session.store.lock_timeout = settings.lock_timeout
         session.pending_files.expiry_days = settings.pending_expiry_days
 
+    def background(self, settings: Settings) -> bool:
+        """Whether ``%%agent``'s memory work runs after the cell ends (SPEC §12): the
+        ``background_memory`` setting, else on in a Jupyter kernel (a shell with a
+        kernel: ipykernel), off in a terminal IPython."""
+        if settings.background_memory is not None:
+            return settings.background_memory
+        return getattr(self.shell, "kernel", None) is not None
+
+    def settle(self) -> MessageView | None:
+        """Wait for the memory work of an earlier cell (see :class:`MemoryWorker`)."""
+        return self.worker.settle()
+
     def _model(self, settings: Settings) -> ModelClient:
         if self.pinned_model is not None:
             return self.pinned_model
@@ -107,7 +121,9 @@ class NotebookState:
         return widget
 
     def close(self) -> None:
-        """Close every widget and forget sessions (memory on disk is untouched)."""
+        """Close every widget and forget sessions (memory on disk is untouched); the
+        memory work of a turn ends first."""
+        self.worker.wait_at_exit()
         for widget in [*self.reviews.values(), *self.widgets]:
             _close_tree(widget)
         self.reviews.clear()

@@ -6,11 +6,12 @@ from ..model import ScriptedModel
 from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import SessionConfig
 from .failures import MemoryFailure
-from .session import AgentSession, TurnEvent, TurnResult
+from .session import AgentSession, AnsweredTurn, TurnEvent, TurnResult
 from .usage import TurnUsage, UsageLedger
 
 __all__ = [
     "AgentSession",
+    "AnsweredTurn",
     "BatchRegistry",
     "BatchStatus",
     "CommitResult",

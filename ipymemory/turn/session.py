@@ -35,7 +35,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -70,7 +70,7 @@ from .failures import MemoryFailure
 from .history import RequestHistory, previous_turn_start, summarize_history
 from .history_change import HistoryChange
 from .injection import render_memory_block
-from .loop import ToolStep, run_tool_loop
+from .loop import LoopOutcome, ToolStep, run_tool_loop
 from .pending import PendingFiles
 from .proposals import Proposal, assemble_batch, join_batches, screen_proposals
 from .provenance import TurnProvenance
@@ -89,6 +89,7 @@ __all__ = [
     "LAST_ERROR_COMMIT",
     "LAST_ERROR_READ",
     "AgentSession",
+    "AnsweredTurn",
     "TurnEvent",
     "TurnResult",
 ]
@@ -157,6 +158,25 @@ class OfferedMemoryTool(OfferedTool, Protocol):
     handed over (``take``) to join the extracted batch."""
 
     def take(self) -> tuple[Proposal, ...]: ...
+
+
+@dataclass(frozen=True)
+class AnsweredTurn:
+    """A turn whose answer is complete (:meth:`AgentSession.answer`); :meth:`finish`
+    runs its memory work -- extraction, screening, review or commit, consolidation --
+    and returns the whole :class:`TurnResult`. ``finish`` may run on another thread
+    (the notebook's worker, SPEC §12); the session starts nothing else until it ran."""
+
+    answer: str
+    selection: Selection
+    steps: tuple[ToolStep, ...]
+    tool_calls: int
+    answer_seconds: float
+    _finish: Callable[[], TurnResult] = field(repr=False, compare=False)
+
+    def finish(self) -> TurnResult:
+        """The memory work, once (a second call raises :class:`TurnError`)."""
+        return self._finish()
 
 
 class AgentSession:
@@ -311,6 +331,31 @@ class AgentSession:
         with ``keep=False``) is offered to the model; what it proposes joins this turn's
         extracted batch, in the same review (SPEC §10).
         """
+        return self.answer(
+            query,
+            allow_python=allow_python,
+            use_memory=use_memory,
+            commit_mode=commit_mode,
+            namespace=namespace,
+            on_event=on_event,
+            allow_hidden=allow_hidden,
+            memory_tool=memory_tool,
+        ).finish()
+
+    def answer(
+        self,
+        query: str,
+        *,
+        allow_python: bool = False,
+        use_memory: bool = True,
+        commit_mode: str | None = None,
+        namespace: dict[str, Any] | None = None,
+        on_event: Listener | None = None,
+        allow_hidden: bool | None = None,
+        memory_tool: OfferedMemoryTool | None = None,
+    ) -> AnsweredTurn:
+        """The turn up to its complete answer (the arguments of :meth:`run_turn`); its
+        memory work waits for :meth:`AnsweredTurn.finish` (``run_turn`` calls it at once)."""
         mode = commit_mode or self.config.commit_mode
         if mode not in COMMIT_MODES:
             raise BatchError(f"commit_mode {mode!r} is not one of {', '.join(COMMIT_MODES)}")
@@ -322,15 +367,19 @@ class AgentSession:
             self._memory_tool = memory_tool
             try:
                 hidden = self.config.allow_hidden if allow_hidden is None else allow_hidden
-                return self._run_turn(query, mode, allow_python, use_memory, namespace, hidden)
-            finally:
-                self.usage.turns.append(TurnUsage(tuple(self._calls)))
-                self._calls = None
-                self._listener = None
-                self._memory_block = ""
-                self._memory_tool = None
+                return self._answer(query, mode, allow_python, use_memory, namespace, hidden)
+            except BaseException:
+                self._end_turn()
+                raise
 
-    def _run_turn(
+    def _end_turn(self) -> None:
+        self.usage.turns.append(TurnUsage(tuple(self._calls or ())))
+        self._calls = None
+        self._listener = None
+        self._memory_block = ""
+        self._memory_tool = None
+
+    def _answer(
         self,
         query: str,
         mode: str,
@@ -338,7 +387,7 @@ class AgentSession:
         use_memory: bool,
         namespace: dict[str, Any] | None,
         allow_hidden: bool,
-    ) -> TurnResult:
+    ) -> AnsweredTurn:
         started = time.monotonic()
         turn = TurnProvenance(self.id, query=query, caller=self._caller())
         self._provenance = turn
@@ -383,6 +432,33 @@ class AgentSession:
         self._provenance = replace(
             turn, files_read=tuple(tools.files_read), files_sha256=dict(tools.files_sha256)
         )
+        finished = threading.Event()
+
+        def finish() -> TurnResult:
+            if finished.is_set():
+                raise TurnError("this turn's memory work already ran")
+            finished.set()
+            with self._lock:
+                try:
+                    return self._memory_work(
+                        mode, use_memory, selection, outcome, started, answered
+                    )
+                finally:
+                    self._end_turn()
+
+        return AnsweredTurn(
+            outcome.answer, selection, outcome.steps, outcome.tool_calls, answered - started, finish
+        )
+
+    def _memory_work(
+        self,
+        mode: str,
+        use_memory: bool,
+        selection: Selection,
+        outcome: LoopOutcome,
+        started: float,
+        answered: float,
+    ) -> TurnResult:
         self._held = None
         # What the memory tool proposed this turn joins the extracted batch.
         self._agent_proposals = self._memory_tool.take() if self._memory_tool else ()
@@ -723,6 +799,12 @@ class AgentSession:
             return self.batch_registry.add(
                 PendingBatch(_batch_id(), (), None, (), provenance=provenance, history=change)
             )
+
+    def record_error(self, message: str, cause: str) -> None:
+        """Record a memory failure met outside the session's own code (the notebook's
+        memory worker): ``last_error`` and ``last_error_cause``, like its own."""
+        with self._lock:
+            self._fail(message, cause)
 
     # --- helpers -------------------------------------------------------------------
 

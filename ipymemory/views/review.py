@@ -469,4 +469,9 @@ class BatchReview(StaticBundleBox):
         # Keep the handle so the outcome can replace this output (see module docstring).
         handle = display_bundle(self._repr_mimebundle_() or {})
         if handle is not None:
-            self._handles.append(handle)
+            self.shown_in(handle)
+
+    def shown_in(self, handle: DisplayHandle) -> None:
+        """This widget is what ``handle``'s output shows (put there by its owner, e.g. a
+        turn's memory work after the cell ended): the outcome replaces it too."""
+        self._handles.append(handle)

@@ -98,8 +98,9 @@ class MemoryMagics(Magics):
         mode, shown for you to accept or reject; the last line says how long the
         answer and the memory work took. In a Jupyter kernel the cell ends with the
         answer and that work finishes on a worker, updating the cell in place; the next
-        %%agent or %memory waits for it (setting background_memory). Interrupt the kernel (Ctrl-C / the stop
-        button) to stop a turn cleanly: while the answer streams, the part shown stays.
+        %%agent or %memory waits for it (setting background_memory). Interrupt the
+        kernel (Ctrl-C / the stop button) to stop a turn cleanly: while the answer
+        streams, the part shown stays.
 
         Examples::
 

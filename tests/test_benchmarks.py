@@ -74,6 +74,14 @@ def test_source_hashing_reports_reads_and_check_with_and_without() -> None:
         assert report[measure]["with"] > 0 and report[measure]["without"] > 0
 
 
+def test_journal_per_turn_compares_the_cache_with_reading_whole() -> None:
+    done = _run(str(BENCH / "journal_per_turn.py"), "--quick", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["entries"], report["turns"]) == (500, 5)
+    assert report["baseline_ms"] > 0 and report["ours_ms"] > 0 and report["ratio"] > 0
+
+
 def test_scope_select_compares_two_scopes_with_one_store(tmp_path: Path) -> None:
     data = tmp_path / "locomo_tiny.jsonl"
     memories = [

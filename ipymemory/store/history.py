@@ -250,6 +250,7 @@ class JournalReport:
     entries: tuple[HistoryEntry, ...]
     bad_lines: tuple[tuple[int, str], ...] = ()  # (line number, why)
     torn_tail: bool = False
+    end: int = 0  # the byte offset after the last complete line read
 
 
 class Journal:
@@ -283,9 +284,11 @@ class Journal:
                 return f"{name} is not a {what}; commits are refused until it is moved away"
         return None
 
-    def read(self) -> JournalReport:
+    def read(self, start: int = 0) -> JournalReport:
         """Every entry, oldest first. A torn last line is not an entry (the next writer
-        cuts it); any other bad line is reported and skipped."""
+        cuts it); any other bad line is reported and skipped. ``start``: a byte offset
+        where a line begins (a report's ``end``), to read only what was appended since
+        (line numbers then count from there)."""
         try:
             fd = os.open(self.path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
@@ -295,8 +298,11 @@ class Journal:
         entries: list[HistoryEntry] = []
         bad: list[tuple[int, str]] = []
         torn = False
+        end = start
         try:
             with os.fdopen(fd, "rb", closefd=False) as f:
+                if start:
+                    f.seek(start)
                 number = 0
                 while True:
                     raw = f.readline(MAX_LINE_BYTES + 1)
@@ -309,9 +315,11 @@ class Journal:
                             while raw and not raw.endswith(b"\n"):
                                 _skip_hole(f, fd)
                                 raw = f.readline(MAX_LINE_BYTES + 1)
+                            end = f.tell()
                             continue
                         torn = True
                         break
+                    end = f.tell()
                     try:
                         entry = HistoryEntry.from_json(loads(raw), f"line {number}")
                     except (ValueError, MemoryFormatError) as e:
@@ -322,7 +330,7 @@ class Journal:
             raise MemoryStoreError(f"{self.shown}: cannot read ({e})") from e
         finally:
             os.close(fd)
-        return JournalReport(tuple(entries), tuple(bad), torn)
+        return JournalReport(tuple(entries), tuple(bad), torn, end)
 
     def last(self) -> HistoryEntry | None:
         """The newest complete entry, read from the end of the file."""

@@ -17,6 +17,8 @@ from .history import HistoryEntry, Journal, replay
 
 __all__ = ["JournalCache", "Spacing", "saved_dates", "spacing"]
 
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
 # Entries whose additions are new records. An undo, restore or recover brings back
 # records the set held before; they were counted when they were first added.
 _ADDING = ("add", "external")
@@ -88,11 +90,20 @@ def _local_day(at: str) -> str | None:
 
 
 class JournalCache:
-    """The entries of one journal, read again only when the file changed (its inode,
-    size or mtime), so a turn that asks twice reads it once."""
+    """The entries of one journal, kept between turns: the journal only grows (one line
+    appended per commit), so a later read parses only the lines appended since. It is
+    read whole again when it is another file, shorter than what was read, or the last
+    line read is no longer where it was (cut by a recover, edited by hand)."""
+
+    _CHECK = 256  # bytes before the offset compared to tell the same file
 
     def __init__(self) -> None:
-        self._key: tuple[str, int, int, int] | None = None
+        self._path: str | None = None
+        self._identity: tuple[int, int] | None = None
+        self._end = 0
+        self._tail = b""
+        self._size = -1
+        self._mtime = -1
         self._entries: tuple[HistoryEntry, ...] = ()
 
     def entries(self, journal: Journal | None) -> tuple[HistoryEntry, ...]:
@@ -103,10 +114,37 @@ class JournalCache:
         try:
             st = os.stat(journal.path)
         except OSError:
-            self._key, self._entries = None, ()
+            self._path = None
+            self._entries = ()
             return ()
-        key = (journal.path, st.st_ino, st.st_size, st.st_mtime_ns)
-        if key != self._key:
-            self._entries = journal.read().entries
-            self._key = key
-        return self._entries
+        identity = (st.st_dev, st.st_ino)
+        known = journal.path == self._path and identity == self._identity
+        if known and (st.st_size, st.st_mtime_ns) == (self._size, self._mtime):
+            return self._entries
+        if known and st.st_size > self._size and self._same_start(journal):
+            report = journal.read(self._end)  # only the lines appended since
+            entries = self._entries + report.entries
+        else:
+            report = journal.read()
+            entries = report.entries
+        self._path, self._identity = journal.path, identity
+        self._size, self._mtime = st.st_size, st.st_mtime_ns
+        self._end, self._entries = report.end, entries
+        self._tail = self._read_tail(journal.path, report.end)
+        return entries
+
+    def _same_start(self, journal: Journal) -> bool:
+        return self._read_tail(journal.path, self._end) == self._tail
+
+    def _read_tail(self, path: str, end: int) -> bytes:
+        start = max(0, end - self._CHECK)
+        try:  # never blocking, never through a symlink (as Journal.read opens it)
+            fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return b""
+        try:
+            return os.pread(fd, end - start, start)
+        except OSError:
+            return b""
+        finally:
+            os.close(fd)

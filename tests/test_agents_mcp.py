@@ -171,16 +171,22 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
 def test_bad_arguments_get_a_tool_error_saying_what_and_where_and_change_nothing(
     workspace: str,
 ) -> None:
-    seeded(workspace)
+    store = seeded(workspace)
+    store.extend([rec("odd-text", "odd", "Looks fine\u202e but reads backwards.\U000e0041")])
     before = snapshot(Path(workspace) / ".memory")
 
     async def use(client: Client) -> list[Any]:
-        return [await client.call_tool(tool, args) for tool, args, _ in BAD_CALLS]
+        odd = await client.call_tool("memory_read", {"names": ["odd-text"]})
+        return [odd, *[await client.call_tool(tool, args) for tool, args, _ in BAD_CALLS]]
 
-    for (tool, _args, expected), result in zip(BAD_CALLS, with_mcp(workspace, use), strict=True):
+    odd, *results = with_mcp(workspace, use)
+    for (tool, _args, expected), result in zip(BAD_CALLS, results, strict=True):
         assert expected in error_text(result), (tool, error_text(result))
     assert snapshot(Path(workspace) / ".memory") == before
     assert pending_files(workspace) == []
+    # Memory text enters the agent's request: no invisible or reordering characters.
+    [record] = data(odd)["records"]
+    assert record["body"] == "Looks fine\\u202e but reads backwards.\\udb40\\udc41"
 
 
 def propose(workspace: str, items: list[dict[str, Any]], *args: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._text import escape
 from .._version import __version__
 from ..config import Settings, make_model
 from ..errors import IPyMemoryError, MemoryStoreError, ProposalError
@@ -143,8 +144,17 @@ class History(BaseModel):
     entries: list[Entry]
 
 
+def _shown(text: str) -> str:
+    # Memory text enters another agent's request: control and format characters (bidi
+    # overrides, invisible tag characters) are made visible (SPEC §7).
+    return escape(text, "terminal")
+
+
 def _out(record: MemoryRecord) -> Record:
-    return Record.model_validate(record.to_json())
+    data = record.to_json()
+    return Record.model_validate(
+        {**data, "description": _shown(data["description"]), "body": _shown(data["body"])}
+    )
 
 
 def _tool_error(message: str) -> Exception:
@@ -172,7 +182,7 @@ class _Memory:
 
     def catalog(self) -> str:
         try:
-            return self.store.catalog()
+            return _shown(self.store.catalog())
         except MemoryStoreError as e:
             raise _tool_error(f"the memory set could not be read: {e}") from e
 
@@ -184,7 +194,7 @@ class _Memory:
             self.model,
             query,
             records,
-            self.catalog(),
+            self.store.catalog(),
             side_model=self.settings.side_model,
             limit=limit,
         )

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
 
+from .._text import escape
 from ..errors import MemoryFormatError, MemoryStoreError, ProposalError
 from ..store.names import is_valid_name
 from ..store.record import MemoryRecord, parse_record, render_record
@@ -209,7 +210,7 @@ class MemoryTool(BetaAbstractMemoryTool):
             for shown in visible.values():
                 mark = " [proposed, awaiting review]" if shown.name in proposed else ""
                 lines.append(
-                    f"{MEMORY_ROOT}/{shown.name}.md - {shown.description} "
+                    f"{MEMORY_ROOT}/{shown.name}.md - {escape(shown.description, 'terminal')} "
                     f"({shown.type.value}){mark}"
                 )
             lines.extend(f"(forgetting {MEMORY_ROOT}/{n}.md is proposed)" for n in gone)
@@ -227,7 +228,12 @@ class MemoryTool(BetaAbstractMemoryTool):
             first, last = command.view_range
             start = max(1, first)
             lines = lines[start - 1 : len(lines) if last == -1 else last]
-        numbered = [f"{str(i + start).rjust(_LINE_WIDTH)}\t{line}" for i, line in enumerate(lines)]
+        # Memory text enters the model's request: control and format characters are
+        # made visible (SPEC §7).
+        numbered = [
+            f"{str(i + start).rjust(_LINE_WIDTH)}\t{escape(line, 'terminal')}"
+            for i, line in enumerate(lines)
+        ]
         return f"Here's the content of {command.path} with line numbers:\n" + "\n".join(numbered)
 
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:

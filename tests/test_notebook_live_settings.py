@@ -57,8 +57,14 @@ LIVE: dict[str, Callable[[AgentSession], object]] = {
     "user_dir": lambda s: None if s.user_store is None else s.user_store.workspace.name,
 }
 # Read where they are used, never kept by a session: which directory's session a cell
-# gets, and gc's retention (resolved by each `%memory gc`).
-PER_COMMAND = {"directory", "history_retention_days", "history_retention_bytes"}
+# gets, gc's retention (resolved by each `%memory gc`), and whether an `%%agent` cell's
+# memory work runs after it (resolved by each cell).
+PER_COMMAND = {
+    "directory",
+    "history_retention_days",
+    "history_retention_bytes",
+    "background_memory",
+}
 
 TWICE = {"model", "side_model", "max_tokens", "history_token_budget"}
 

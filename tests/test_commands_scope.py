@@ -107,3 +107,29 @@ def test_status_shows_both_directories_and_list_takes_scope_in_the_notebook(
     assert [e.record.name for e in listed.entries] == ["polars", "shared"]
     ip.run_line_magic("config", "IPyMemory.user_dir = 'off'")
     assert "User scope       off (user_dir)" in memory(ip, "status").to_text()
+
+
+def test_commit_to_project_and_to_user_in_the_notebook(
+    ip: InteractiveShell, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json as _json
+
+    from ipymemory.model import ScriptedModel
+    from ipymemory.notebook import get_session, use_model
+
+    user = tmp_path / "me"
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
+    items = [
+        rec("likes-dark", type="user", body="I like dark mode.").to_json(),
+        rec("team-uses-tabs", type="user", body="I like dark mode; the team uses tabs.").to_json(),
+    ]
+    use_model(ScriptedModel(["Noted.", _json.dumps(items)]))
+    ip.run_cell_magic("agent", "", "I like dark mode; the team uses tabs.")
+    [batch] = get_session().pending
+    assert batch.scope_of("likes-dark") == batch.scope_of("team-uses-tabs") == "user"
+    with pytest.raises(Exception, match="named in both"):
+        memory(ip, "commit --to-user likes-dark --to-project likes-dark")
+    view = memory(ip, f"commit --batch {batch.id} --to-project team-uses-tabs")
+    assert view.to_json()["status"] == "committed"
+    assert [r.name for r in MemoryStore(user).records()] == ["likes-dark"]
+    assert "team-uses-tabs" in [r.name for r in get_session().store.records()]

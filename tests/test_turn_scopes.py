@@ -8,13 +8,19 @@ stores on disk (a project directory and a separate user directory)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from messages_server import MessagesServer, text, tool_use
 from record_support import rec
 from turn_support import memory_text, model_for, records_reply, requests_of
 
 from ipymemory import AgentSession, MemoryStore, SessionConfig
+from ipymemory.store import maintenance
+
+WORKER = Path(__file__).with_name("scope_worker.py")
 
 # More records than max_selected (5), so every turn has a choice to make.
 PROJECT = [rec(f"project-note-{i}", description=f"project fact number {i}") for i in range(6)]
@@ -137,3 +143,170 @@ def test_a_record_whose_source_changed_says_so_in_the_block(
     section = block.split("## indent-rule (project, saved ", 1)[1].split("\n\n", 1)[1]
     assert section.startswith("source changed since saved: CONVENTIONS.md\n\nthe indent rule")
     assert "source changed" not in block.split("## project-note-0", 1)[1]
+
+
+# --- where new records go (SPEC §11) ---------------------------------------------------
+
+PREFERENCE = rec(
+    "prefers-polars",
+    type="user",
+    description="uses polars, not pandas",
+    body="I always use polars, not pandas.",
+)
+FACT = rec("ingest-deadline", description="the ingest rewrite is due Friday", body="Due Friday.")
+
+
+def extracting_session(
+    messages_server: MessagesServer, project: Path, user: Path | None, mode: str = "review"
+) -> AgentSession:
+    messages_server.enqueue(
+        text(json.dumps([])),  # the selector (the project holds 6 records)
+        text("Noted: polars, and Friday."),
+        records_reply(PREFERENCE, FACT),
+    )
+    turn = AgentSession(
+        project,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(user_dir=user, commit_mode=mode),  # type: ignore[arg-type]
+    )
+    turn.run_turn("I always use polars, not pandas. The ingest rewrite is due Friday.")
+    return turn
+
+
+def test_a_user_item_goes_to_the_user_scope_and_the_rest_to_the_project(
+    messages_server: MessagesServer, tmp_path: Path
+) -> None:
+    project, user = dirs(tmp_path)
+    turn = extracting_session(messages_server, project, user)
+    [batch] = turn.pending
+    assert dict(batch.scopes) == {"prefers-polars": "user"}
+    # The extractor saw both catalogs' names.
+    request = requests_of(messages_server.requests, "extractor")[0]
+    assert "project-note-0" in json.dumps(request["messages"])
+    result = turn.commit(batch)
+    assert result.ok, result.error
+    assert set(result.committed) == {"prefers-polars", "ingest-deadline"}
+    assert [r.name for r in MemoryStore(user).records()] == ["prefers-polars"]
+    assert "ingest-deadline" in [r.name for r in MemoryStore(project).records()]
+    assert "prefers-polars" not in [r.name for r in MemoryStore(project).records()]
+    # Journalled in each scope, with the turn's provenance (no project file hashes in
+    # the user's: they could not be compared there).
+    [entry] = MemoryStore(user).history()
+    assert entry.op == "add" and entry.provenance["prefers-polars"]["origin"] == "user"
+    assert "files_sha256" not in entry.provenance["prefers-polars"]
+    assert MemoryStore(project).history(1)[0].added[0].name == "ingest-deadline"
+
+
+def test_the_review_shows_the_scope_and_the_person_can_switch_it(
+    messages_server: MessagesServer, tmp_path: Path
+) -> None:
+    from ipymemory.views import BatchReview
+
+    project, user = dirs(tmp_path)
+    turn = extracting_session(messages_server, project, user)
+    [batch] = turn.pending
+    review = BatchReview(turn, batch)
+    assert review.chosen_scopes == {"prefers-polars": "user", "ingest-deadline": "project"}
+    assert "user-wide (your own memory, every project): prefers-polars" in (
+        review.static_view().to_text()
+    )
+    review.scope_choices["prefers-polars"].value = "project"
+    review.scope_choices["ingest-deadline"].value = "user"
+    review.commit_button.click()
+    assert review.status.value == "committed", review.error
+    assert [r.name for r in MemoryStore(user).records()] == ["ingest-deadline"]
+    assert "prefers-polars" in [r.name for r in MemoryStore(project).records()]
+    assert all(t.disabled for t in review.scope_choices.values())
+
+
+def test_without_a_user_scope_everything_goes_to_the_project(
+    messages_server: MessagesServer, tmp_path: Path
+) -> None:
+    project, _ = dirs(tmp_path)
+    turn = extracting_session(messages_server, project, None, mode="auto")
+    names = [r.name for r in MemoryStore(project).records()]
+    assert {"prefers-polars", "ingest-deadline"} <= set(names)
+    assert not turn.batches[-1].scopes
+
+
+def test_auto_mode_commits_a_users_preference_to_the_user_scope(
+    messages_server: MessagesServer, tmp_path: Path
+) -> None:
+    project, user = dirs(tmp_path)
+    extracting_session(messages_server, project, user, mode="auto")
+    assert [r.name for r in MemoryStore(user).records()] == ["prefers-polars"]
+    assert "ingest-deadline" in [r.name for r in MemoryStore(project).records()]
+
+
+def test_an_update_of_a_user_wide_record_is_an_update_there_and_undoable(
+    messages_server: MessagesServer, tmp_path: Path
+) -> None:
+    project, user = dirs(tmp_path)
+    user.mkdir(parents=True)
+    MemoryStore(user).extend([rec("prefers-pandas", type="user", body="I use pandas.")])
+    changed = {
+        **rec("prefers-polars", type="user", body="I switched to polars.").to_json(),
+        "replaces": "prefers-pandas",
+    }
+    messages_server.enqueue(text(json.dumps([])), text("Noted."), text(json.dumps([changed])))
+    turn = AgentSession(
+        project,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(user_dir=user),
+    )
+    turn.run_turn("I switched to polars, no more pandas.")
+    [batch] = turn.pending
+    assert dict(batch.replaces) == {"prefers-polars": "prefers-pandas"}
+    assert batch.scope_of("prefers-polars") == "user"
+    assert turn.commit(batch).ok
+    store = MemoryStore(user)
+    assert [r.name for r in store.records()] == ["prefers-polars"]
+    update = store.history(1)[0]
+    store.undo(update.seq)
+    assert [r.body for r in store.records()] == ["I use pandas."]
+    assert len(MemoryStore(project).history()) == 1  # the project only has its own add
+
+
+def test_commit_to_project_moves_an_item_and_an_update_cannot_move(
+    messages_server: MessagesServer, tmp_path: Path
+) -> None:
+    from ipymemory import BatchError
+
+    project, user = dirs(tmp_path)
+    turn = extracting_session(messages_server, project, user)
+    [batch] = turn.pending
+    with pytest.raises(BatchError, match="not an item"):
+        turn.commit(batch, scopes={"nope": "user"})
+    with pytest.raises(BatchError, match="is not project or user"):
+        turn.commit(batch, scopes={"prefers-polars": "elsewhere"})
+    assert turn.commit(batch, scopes={"prefers-polars": "project"}).ok
+    assert not MemoryStore(user).directory()  # nothing was written there
+
+
+def test_two_kernels_of_two_projects_commit_to_one_user_scope_at_once(tmp_path: Path) -> None:
+    """SPEC §11: the user scope's lock covers kernels of different projects."""
+    user = tmp_path / "me"
+    workers = []
+    for tag in ("alpha", "beta"):
+        (tmp_path / tag).mkdir()
+        workers.append(
+            subprocess.Popen(
+                [sys.executable, str(WORKER), str(tmp_path / tag), str(user), tag, "6"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    outputs = [w.communicate(timeout=240) for w in workers]
+    for worker, (_out, err) in zip(workers, outputs, strict=True):
+        assert worker.returncode == 0, err
+    committed = {line for out, _ in outputs for line in out.split()}
+    expected_user = {f"{tag}-pref-{i}" for tag in ("alpha", "beta") for i in range(6)}
+    assert expected_user <= committed
+    assert {r.name for r in MemoryStore(user).records()} == expected_user
+    for tag in ("alpha", "beta"):
+        facts = {r.name for r in MemoryStore(tmp_path / tag).records()}
+        assert facts == {f"{tag}-fact-{i}" for i in range(6)}
+    seqs = [e.seq for e in reversed(MemoryStore(user).history())]
+    assert seqs == list(range(1, 13))  # one add per turn, none lost, in order
+    assert maintenance.check(user) == []

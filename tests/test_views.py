@@ -134,6 +134,7 @@ def test_record_status_error_message_views() -> None:
         "pending": 1,
         "last_error": EVIL,
         "records": 3,
+        "user_scope": None,
         "settings": [],
     }
     assert_escaped(data["text/html"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ..errors import BatchError, CommandError, MemoryStoreError
+from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
 from ..views import BatchView, ErrorView, MessageView
 from .common import check_names, pending_batch, require, scope_arg, scoped_stores
 from .context import Context, View
@@ -69,6 +69,20 @@ def handle_consolidate(ctx: Context, args: argparse.Namespace) -> View:
         metavar="NAME",
         help="also commit these redacted items (their redacted text; never the credential)",
     ),
+    arg(
+        "--to-user",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="commit these items to the user scope (your own memory, every project)",
+    ),
+    arg(
+        "--to-project",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="commit these items to this project (new user-type items go to the user scope)",
+    ),
     _BATCH,
     section="change",
 )
@@ -80,9 +94,17 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
     batch = pending_batch(ctx, args.batch)
     if batch is None:
         return MessageView("Nothing to commit: no batch is pending.")
+    both = sorted(set(args.to_user) & set(args.to_project))
+    if both:
+        raise CommandUsageError(f"{', '.join(both)}: named in both --to-user and --to-project")
+    scopes = {**dict.fromkeys(args.to_user, "user"), **dict.fromkeys(args.to_project, "project")}
     try:
         result = ctx.session.commit(
-            batch, reject=args.reject, accept_plan=not args.no_plan, redacted=args.redacted
+            batch,
+            reject=args.reject,
+            accept_plan=not args.no_plan,
+            redacted=args.redacted,
+            scopes=scopes,
         )
     except BatchError as e:
         raise CommandError(str(e)) from None

@@ -11,6 +11,7 @@ from ..config import parse_int
 from ..errors import BatchError, CommandError, CommandUsageError
 from ..store.names import is_valid_name
 from ..store.store import MemoryStore
+from ..turn.scopes import read_scopes
 from .context import Context
 from .spec import Arg, arg
 
@@ -123,7 +124,9 @@ def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:
         for entry in saved:
             if entry.batch.id == batch_id:
                 store = session.store
-                return session.pending_files.reopen(entry, store.records(), registry, store)
+                # Both scopes: an update of a user-wide record is checked against it.
+                current = read_scopes(store, session.user_store).records
+                return session.pending_files.reopen(entry, current, registry, store)
     try:
         return registry.choose(batch_id)
     except BatchError:

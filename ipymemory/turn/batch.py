@@ -53,9 +53,12 @@ from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from .history_change import HistoryChange
 from .provenance import TurnProvenance, commit_meta
+from .scopes import prepare_user_scope
 
 __all__ = [
     "PLAN_FLAG",
+    "PROJECT_SCOPE",
+    "USER_SCOPE",
     "BatchRegistry",
     "BatchStatus",
     "CommitEffect",
@@ -66,6 +69,8 @@ __all__ = [
     "commit_effect",
     "effective_reject",
     "plan_conflict",
+    "rescoped",
+    "scope_parts",
 ]
 
 
@@ -119,6 +124,10 @@ class PendingBatch:
     redacted: tuple[str, ...] = ()
     #: Updates (SPEC §9): item name -> the name of the current record it replaces.
     replaces: Mapping[str, str] = field(default_factory=dict)
+    #: SPEC §11: the items committed to the user scope (name -> "user"); the others go to
+    #: the project. An update goes where the record it replaces is (then ``base`` holds
+    #: that user record too).
+    scopes: Mapping[str, str] = field(default_factory=dict)
     #: The extractor's excerpts per item (SPEC §9): for the journal, never the record.
     evidence: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
 
@@ -134,6 +143,28 @@ class PendingBatch:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(item.name for item in self.items)
+
+    def scope_of(self, name: str) -> str:
+        """Where item ``name`` is committed: ``"user"`` or ``"project"``."""
+        return USER_SCOPE if self.scopes.get(name) == USER_SCOPE else PROJECT_SCOPE
+
+    def restricted(self, names: Collection[str], **changes: Any) -> PendingBatch:
+        """This batch with only the items named in ``names`` (and what is said of them:
+        origins, flags, redactions, updates, evidence, scopes), plus ``changes``."""
+        keep = set(names)
+        return replace(
+            self,
+            **{
+                "items": tuple(item for item in self.items if item.name in keep),
+                "origins": {n: o for n, o in self.origins.items() if n in keep},
+                "flags": {n: r for n, r in self.flags.items() if n in keep},
+                "redacted": tuple(n for n in self.redacted if n in keep),
+                "replaces": {n: o for n, o in self.replaces.items() if n in keep},
+                "evidence": {n: e for n, e in self.evidence.items() if n in keep},
+                "scopes": {n: v for n, v in self.scopes.items() if n in keep},
+                **changes,
+            },
+        )
 
     @property
     def open(self) -> bool:
@@ -160,6 +191,62 @@ class CommitResult:
 
 #: The key of ``PendingBatch.flags`` for the consolidation plan itself.
 PLAN_FLAG = "(consolidation plan)"
+
+#: Where an item is committed (SPEC §11).
+PROJECT_SCOPE = "project"
+USER_SCOPE = "user"
+
+
+def rescoped(batch: PendingBatch, scopes: Mapping[str, str]) -> PendingBatch:
+    """``batch`` with the items named in ``scopes`` moved to that scope (``project`` or
+    ``user``), the person's choice in review (SPEC §11). An update stays where the
+    record it replaces is. :class:`BatchError` names what is wrong."""
+    if isinstance(scopes, str) or not isinstance(scopes, Mapping):
+        raise BatchError("scopes must map item names to 'project' or 'user'")
+    unknown = _unknown_names(list(scopes), batch.names, "scopes")
+    if unknown:
+        raise BatchError(
+            f"batch {batch.id}: {', '.join(map(repr, unknown))}: not an item of this batch "
+            f"(items: {', '.join(batch.names) or 'none'})"
+        )
+    new = dict(batch.scopes)
+    for name, scope in scopes.items():
+        if scope not in (PROJECT_SCOPE, USER_SCOPE):
+            raise BatchError(
+                f"batch {batch.id}: scope {scope!r} of {name!r} is not project or user"
+            )
+        if name in batch.replaces and scope != batch.scope_of(name):
+            raise BatchError(
+                f"batch {batch.id}: {name!r} updates {batch.replaces[name]!r} and stays in "
+                f"its scope ({batch.scope_of(name)})"
+            )
+        if scope == USER_SCOPE:
+            new[name] = USER_SCOPE
+        else:
+            new.pop(name, None)
+    return replace(batch, scopes=new)
+
+
+def scope_parts(batch: PendingBatch) -> tuple[PendingBatch, PendingBatch | None]:
+    """(the project's part of ``batch``, the user scope's part or None).
+
+    The user's part holds its items (no plan: a plan is made over the project's set),
+    and as base the user records its updates replace; the project's part the rest."""
+    user = [item.name for item in batch.items if batch.scope_of(item.name) == USER_SCOPE]
+    if not user:
+        return batch, None
+    replaced = {batch.replaces[n] for n in user if n in batch.replaces}
+    mine = tuple(r for r in batch.base if r.name in replaced)
+    theirs = tuple(r for r in batch.base if r.name not in replaced)
+    project = [item.name for item in batch.items if item.name not in set(user)]
+    provenance = batch.provenance
+    if provenance is not None:
+        # Its sources are files of this project: the user's set cannot compare them.
+        provenance = replace(provenance, files_sha256={})
+    return (
+        batch.restricted(project, base=theirs),
+        batch.restricted(user, plan=None, base=mine, provenance=provenance),
+    )
 
 
 def effective_reject(
@@ -375,6 +462,13 @@ def apply_batch(
     return added, split.sources
 
 
+_SCOPE_OFF = (
+    "{} would go to the user scope, which is off in this session (user_dir); switch "
+    "them to the project (%memory commit --to-project NAME …) or set user_dir; nothing "
+    "was committed"
+)
+
+
 def _check_new_names(store: MemoryStore, names: list[str]) -> None:
     current = {record.name for record in store.records()}
     clash = [name for name in names if name in current]
@@ -454,8 +548,12 @@ class BatchRegistry(HasTraits):
         refusal: str | None = None,
         decided_by: str = "review",
         redacted: Collection[str] = (),
+        user_store: MemoryStore | None = None,
+        scopes: Mapping[str, str] | None = None,
     ) -> CommitResult:
-        """Commit ``batch`` minus ``reject`` (see the module docstring).
+        """Commit ``batch`` minus ``reject`` (see the module docstring); its user-scope
+        items (SPEC §11; ``scopes`` moves items between scopes first, see
+        :func:`rescoped`) into ``user_store`` first, in a commit of their own.
 
         Raises :class:`BatchError` for an unknown or decided batch or reject names that
         are not items (or ``redacted`` names that are not redacted items: only those
@@ -471,13 +569,45 @@ class BatchRegistry(HasTraits):
             conflict = refusal or plan_conflict(current, reject, accept_plan)
             if conflict is not None:
                 return CommitResult((), (), conflict, current)
+            if scopes:
+                moved = rescoped(current, scopes)
+                if moved != current:
+                    current = self._record(moved)
+            project, user = scope_parts(current)
+            if user is not None and user_store is None:
+                return CommitResult((), (), _SCOPE_OFF.format(", ".join(user.names)), current)
+            done_user: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
             try:
+                if user is not None and user_store is not None:
+                    prepare_user_scope(user_store)
+                    done_user = apply_batch(
+                        user_store,
+                        user,
+                        [n for n in reject if n in user.names],
+                        False,
+                        decided_by=decided_by,
+                        redacted=[n for n in redacted if n in user.names],
+                    )
                 added, removed = apply_batch(
-                    store, current, reject, accept_plan, decided_by=decided_by, redacted=redacted
+                    store,
+                    project,
+                    [n for n in reject if n in project.names],
+                    accept_plan,
+                    decided_by=decided_by,
+                    redacted=[n for n in redacted if n in project.names],
                 )
             except MemoryStoreError as e:
-                failed = self._record(replace(current, status=BatchStatus.FAILED, error=str(e)))
-                return CommitResult((), (), str(e), failed, e)
+                if not done_user[0] and not done_user[1]:
+                    failed = replace(current, status=BatchStatus.FAILED, error=str(e))
+                    return CommitResult((), (), str(e), self._record(failed), e)
+                # The user scope's commit stands; what is left is the project's part.
+                message = (
+                    f"{e} (the user-wide {', '.join(done_user[0])} "
+                    "were committed; the rest of the batch is still pending)"
+                )
+                left = replace(project, status=BatchStatus.FAILED, error=message)
+                return CommitResult(done_user[0], done_user[1], message, self._record(left), e)
+            added, removed = done_user[0] + added, done_user[1] + removed
             rejected = set(reject)
             # An accepted plan is committed even when it merges nothing (it is journalled).
             planned = accept_plan and current.plan is not None

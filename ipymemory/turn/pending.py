@@ -57,7 +57,7 @@ from ..store.layout import PENDING_DIR_NAME, read_regular
 from ..store.names import is_valid_name
 from ..store.record import MemoryRecord, record_secrets, redact_record
 from ..store.store import MemoryStore
-from .batch import PLAN_FLAG, BatchRegistry, BatchStatus, PendingBatch
+from .batch import PLAN_FLAG, USER_SCOPE, BatchRegistry, BatchStatus, PendingBatch
 from .failures import MemoryFailure
 from .history_change import HistoryChange, plan_history_change
 from .provenance import TurnProvenance
@@ -119,6 +119,7 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
         "flags": {n: [redact(w) for w in why] for n, why in batch.flags.items()},
         "redacted": sorted(set(redacted)),
         "replaces": dict(batch.replaces),
+        "scopes": dict(batch.scopes),
         "evidence": {n: [redact(t) for t in why] for n, why in batch.evidence.items()},
         "plan": None
         if plan is None
@@ -227,6 +228,12 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         and all(k in {i.name for i in items} and is_valid_name(v) for k, v in replaces.items())
     ):
         raise MemoryFormatError(f"{where}: replaces must map the batch's items to record names")
+    scopes = data.get("scopes") or {}
+    if not (
+        isinstance(scopes, dict)
+        and all(k in {i.name for i in items} and v == USER_SCOPE for k, v in scopes.items())
+    ):
+        raise MemoryFormatError(f"{where}: scopes must map the batch's items to 'user'")
     evidence = data.get("evidence") or {}
     if not (
         isinstance(evidence, dict)
@@ -253,6 +260,7 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         history=_history(data.get("history"), where),
         replaces={str(k): str(v) for k, v in replaces.items()},
         evidence={str(k): tuple(v) for k, v in evidence.items()},
+        scopes={str(k): USER_SCOPE for k in scopes},
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
     return SavedBatch(_screened_again(batch), digests, float(saved_at), path)

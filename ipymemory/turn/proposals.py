@@ -419,5 +419,6 @@ def join_batches(
         redacted=(*(n for n in batch.redacted if n in kept), *agent.redacted),
         replaces={**{n: r for n, r in batch.replaces.items() if n in kept}, **agent.replaces},
         evidence={**{n: e for n, e in batch.evidence.items() if n in kept}, **agent.evidence},
+        scopes={**{n: v for n, v in batch.scopes.items() if n in kept}, **agent.scopes},
     )
     return joined, None

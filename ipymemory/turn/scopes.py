@@ -11,6 +11,7 @@ that names the scope.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "USER",
     "Scope",
     "ScopedSet",
+    "prepare_user_scope",
     "read_scopes",
     "read_user_scope",
     "user_store_for",
@@ -121,3 +123,14 @@ def user_store_for(
         current.lock_timeout = lock_timeout
         return current
     return MemoryStore(user_dir, lock_timeout=lock_timeout)
+
+
+def prepare_user_scope(user: MemoryStore) -> None:
+    """Create the user scope's directory (``user_dir``, private to the user) before its
+    first commit; :class:`MemoryStoreError` naming it when that is not possible."""
+    try:
+        os.makedirs(user.workspace, mode=0o700, exist_ok=True)
+    except OSError as e:
+        raise MemoryStoreError(
+            f"{user.workspace}: cannot create the user scope's directory ({e.strerror})"
+        ) from e

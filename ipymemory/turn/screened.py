@@ -173,30 +173,9 @@ def split_for_auto(batch: PendingBatch) -> tuple[PendingBatch | None, PendingBat
     if PLAN_FLAG in batch.flags:
         return None, batch
     held_names = {name for name in batch.names if name in batch.flags}
-    clean = tuple(item for item in batch.items if item.name not in held_names)
-    held = tuple(item for item in batch.items if item.name in held_names)
+    clean = [name for name in batch.names if name not in held_names]
     now = (
-        replace(
-            batch,
-            items=clean,
-            flags={},
-            redacted=(),
-            replaces={n: o for n, o in batch.replaces.items() if n not in held_names},
-            evidence={n: e for n, e in batch.evidence.items() if n not in held_names},
-        )
-        if clean or batch.plan is not None
-        else None
+        batch.restricted(clean, flags={}, redacted=()) if clean or batch.plan is not None else None
     )
-    later = PendingBatch(
-        uuid.uuid4().hex[:12],
-        held,
-        None,
-        batch.base,
-        provenance=batch.provenance,
-        origins={n: o for n, o in batch.origins.items() if n in held_names},
-        flags={n: r for n, r in batch.flags.items() if n in held_names},
-        redacted=tuple(n for n in batch.redacted if n in held_names),
-        replaces={n: o for n, o in batch.replaces.items() if n in held_names},
-        evidence={n: e for n, e in batch.evidence.items() if n in held_names},
-    )
+    later = batch.restricted(held_names, id=uuid.uuid4().hex[:12], plan=None, plan_error=None)
     return now, later

@@ -61,10 +61,10 @@ from ..sidequery import (
     select_memories,
 )
 from ..store.recency import JournalCache, saved_dates, spacing
-from ..store.record import MemoryRecord, StoredRecord
+from ..store.record import MemoryRecord, MemoryType, StoredRecord
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
-from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
+from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import COMMIT_MODES, SessionConfig
 from .failures import MemoryFailure
 from .history import RequestHistory, previous_turn_start, summarize_history
@@ -517,18 +517,22 @@ class AgentSession:
         history = copy.deepcopy(self._history[start:end])
         context = copy.deepcopy(self._history[previous_turn_start(self._history, start) : start])
         try:
-            stored = self.store.entries()
-            catalog = self.store.catalog()
+            scoped = read_scopes(self.store, self.user_store)
         except MemoryStoreError as e:
             self._fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}", e)
             return self._register(None, mode, asked=False)
+        stored = scoped.project
         base = tuple(entry.record for entry in stored)
+        # SPEC §11: the extractor knows both scopes' records (no duplicate in either);
+        # a user scope that cannot be read now takes no new items.
+        user_on = self.user_store is not None and scoped.error is None
+        theirs = {entry.record.name: entry.record for entry in scoped.user}
         try:
             extraction = extract_memories(
                 self.model,
                 history,
-                catalog,
-                {record.name for record in base},
+                scoped.catalog,
+                {record.name for record in scoped.records},
                 context=context,
                 side_model=self.config.side_model,
             )
@@ -550,7 +554,7 @@ class AgentSession:
         screened = screen_items(
             [item.record for item in extracted],
             [*context, *history],
-            decided | current,
+            decided | current | set(theirs),
             evidence=evidence,
         )
         items = screened.items
@@ -562,17 +566,24 @@ class AgentSession:
         replaces = {
             i.record.name: i.replaces
             for i in extracted
-            if i.replaces in current and i.record.name in kept
+            if (i.replaces in current or i.replaces in theirs) and i.record.name in kept
         }
+        scopes = _new_scopes(items, replaces, current, user_on)
+        # The user records its updates replace travel in the base (their digests are how
+        # a later kernel knows they did not change).
+        base_with_user = (*base, *(theirs[n] for n in set(replaces.values()) - current))
+        project_items = [item for item in items if item.name not in scopes]
         origins = dict(screened.origins)
         flags = dict(screened.flags)
         plan = None
         plan_error = None
         asked = False
-        if self._consolidation_due(stored, len(items) - len(replaces)):
-            # The candidates: the set as the updates leave it, and this turn's items.
+        project_updates = [n for n in replaces if n not in scopes]
+        if self._consolidation_due(stored, len(project_items) - len(project_updates)):
+            # The candidates: the project's set as the updates leave it, and this turn's
+            # items for the project (a plan is made over one scope).
             updated = set(replaces.values())
-            candidates = (*(r for r in base if r.name not in updated), *items)
+            candidates = (*(r for r in base if r.name not in updated), *project_items)
             self._emit("consolidating", f"{len(candidates)} candidates")
             asked_at = self._journal_seq()
             try:
@@ -595,7 +606,7 @@ class AgentSession:
             _batch_id(),
             items,
             plan,
-            base,
+            base_with_user,
             plan_error=plan_error,
             provenance=replace(provenance, models=self._models()),
             origins=origins,
@@ -603,6 +614,7 @@ class AgentSession:
             redacted=screened.redacted,
             replaces=replaces,
             evidence={name: why for name, why in evidence.items() if name in kept},
+            scopes=scopes,
         )
         return self._register(batch, mode, asked=asked)
 
@@ -700,10 +712,13 @@ class AgentSession:
         reject: Collection[str] = (),
         accept_plan: bool = True,
         redacted: Collection[str] = (),
+        scopes: Mapping[str, str] | None = None,
     ) -> CommitResult:
         """Commit ``batch`` minus the ``reject``-ed item names, with or without its
         plan, in one store commit (see :mod:`ipymemory.turn.batch`). Redacted items
-        (``batch.redacted``) are committed only when named in ``redacted``.
+        (``batch.redacted``) are committed only when named in ``redacted``. ``scopes``
+        moves items between the project and the user scope (SPEC §11) before; the
+        user scope's items are committed there, in a commit of its own.
 
         Raises :class:`BatchError` for an unknown batch, one already committed or
         discarded, or reject names that are not items. Otherwise never raises: a
@@ -711,7 +726,9 @@ class AgentSession:
         ``last_error``), and the set is unchanged. In commit mode ``off`` every
         commit is refused (a turn run with ``commit_mode="auto"`` still commits).
         """
-        return self._commit(batch, reject, accept_plan, auto=False, redacted=redacted)
+        return self._commit(
+            batch, reject, accept_plan, auto=False, redacted=redacted, scopes=scopes
+        )
 
     def _commit(
         self,
@@ -721,6 +738,7 @@ class AgentSession:
         *,
         auto: bool,
         redacted: Collection[str] = (),
+        scopes: Mapping[str, str] | None = None,
     ) -> CommitResult:
         with self._lock:
             # Mode off stops writing what a turn extracted; an undo/restore was asked
@@ -734,6 +752,8 @@ class AgentSession:
                 refusal="commit mode is 'off': this session never writes memories" if off else None,
                 decided_by="auto" if auto else "review",
                 redacted=redacted,
+                user_store=self.user_store,
+                scopes=scopes,
             )
             failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
             if failed and result.error is not None:  # the store refused
@@ -941,6 +961,28 @@ class AgentSession:
             f"mode={self.config.commit_mode!r}, messages={len(self._history)}, "
             f"pending={len(self.pending)})"
         )
+
+
+def _new_scopes(
+    items: Sequence[MemoryRecord],
+    replaces: Mapping[str, str],
+    project: Collection[str],
+    user_on: bool,
+) -> dict[str, str]:
+    """SPEC §11: which items go to the user scope -- new ``user``-type items, and updates
+    of a user-scope record; the rest (and everything when the scope is off) to the
+    project. The extractor never chooses a path."""
+    if not user_on:
+        return {}
+    out = {}
+    for item in items:
+        target = replaces.get(item.name)
+        if target is not None:
+            if target not in project:
+                out[item.name] = USER_SCOPE
+        elif item.type is MemoryType.USER:
+            out[item.name] = USER_SCOPE
+    return out
 
 
 def _error_usage(error: SideQueryError) -> Usage | None:

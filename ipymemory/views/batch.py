@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..store.record import MemoryRecord
-from ..turn.batch import BatchStatus, commit_effect
+from ..turn.batch import USER_SCOPE, BatchStatus, commit_effect
 from ._static import (
     StaticView,
     esc,
@@ -189,9 +189,12 @@ class BatchView(StaticView):
         redacted: Collection[str] = (),
         net: tuple[int, int] | None = None,
         replaces: Mapping[str, str] | None = None,
+        user_wide: Collection[str] = (),
     ) -> None:
         self.items = tuple(items)
         self.replaces = dict(replaces or {})
+        #: The items committed to the user scope (SPEC §11); the others to the project.
+        self.user_wide = frozenset(user_wide)
         #: (records before, after) if committed as chosen; shown while a plan is open,
         #: where "N items" alone would hide what the merge does to the set (issue 14 #4).
         self.net = net
@@ -234,6 +237,7 @@ class BatchView(StaticView):
             redacted=batch.redacted,
             net=net,
             replaces=batch.replaces,
+            user_wide=[n for n in batch.names if batch.scope_of(n) == USER_SCOPE],
         )
 
     def net_line(self) -> str | None:
@@ -249,6 +253,13 @@ class BatchView(StaticView):
             f"\u21bb {name} updates {old}" + (" (kept: rejected)" if name in self.rejected else "")
             for name, old in self.replaces.items()
         ]
+
+    def scope_lines(self) -> list[str]:
+        """The items that go to the user scope (SPEC §11), when there are any."""
+        if not self.user_wide:
+            return []
+        names = ", ".join(r.name for r in self.items if r.name in self.user_wide)
+        return [f"↑ user-wide (your own memory, every project): {names}"]
 
     def flag_lines(self) -> list[str]:
         """One line per item (or the plan) screening flagged: why it needs a person."""
@@ -298,6 +309,8 @@ class BatchView(StaticView):
                     "decision": self.decision(r.name),
                     # (additive: an update of a current record, SPEC §9)
                     **({"replaces": self.replaces[r.name]} if r.name in self.replaces else {}),
+                    # (additive, SPEC §11: only an item that goes to the user scope)
+                    **({"scope": "user"} if r.name in self.user_wide else {}),
                 }
                 for r in self.items
             ],
@@ -340,6 +353,7 @@ class BatchView(StaticView):
             rows = [[r[k] for k in keys] for r in self._item_rows()]
             lines.append(plain_table(rows, [label for _, label in _ITEM_COLUMNS]))
         lines.extend(self.update_lines())
+        lines.extend(self.scope_lines())
         lines.extend(self.flag_lines())
         if self.plan is not None:
             lines.append(self.plan.to_text())
@@ -371,6 +385,7 @@ class BatchView(StaticView):
                 )
             )
         parts.extend(f'<div class="ipm-note">{esc(line)}</div>' for line in self.update_lines())
+        parts.extend(f'<div class="ipm-note">{esc(line)}</div>' for line in self.scope_lines())
         parts.extend(f'<div class="ipm-error">{esc(line)}</div>' for line in self.flag_lines())
         if self.plan is not None:
             parts.append(f'<div class="ipm-section">{esc(self.plan._headline())}</div>')

@@ -16,7 +16,7 @@ starts rejected too.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import ipywidgets as w
@@ -24,7 +24,7 @@ from IPython.display import DisplayHandle
 
 from ..errors import BatchError, MemoryStoreError
 from ..store.record import MemoryRecord
-from ..turn.batch import PLAN_FLAG, BatchStatus, commit_effect
+from ..turn.batch import PLAN_FLAG, PROJECT_SCOPE, USER_SCOPE, BatchStatus, commit_effect
 from ._static import StaticView, display_bundle, esc, styled_html, update_bundle
 from ._widgetbase import (
     StaticBundleBox,
@@ -114,6 +114,9 @@ class _Reviewer(Protocol):
     batch_registry: BatchRegistry
     store: MemoryStore
 
+    @property
+    def user_store(self) -> MemoryStore | None: ...
+
     def commit(
         self,
         batch: PendingBatch,
@@ -121,6 +124,7 @@ class _Reviewer(Protocol):
         reject: Collection[str] = (),
         accept_plan: bool = True,
         redacted: Collection[str] = (),
+        scopes: Mapping[str, str] | None = None,
     ) -> CommitResult: ...
 
     def discard(self, batch: PendingBatch) -> None: ...
@@ -145,6 +149,9 @@ class BatchReview(StaticBundleBox):
         self._handles: list[DisplayHandle] = []
 
         self.decisions: dict[str, w.ToggleButtons] = {}
+        #: Per item, where it is committed (SPEC §11): "project" or "user"; shown when
+        #: the user scope is on (an update stays where the record it replaces is).
+        self.scope_choices: dict[str, w.ToggleButtons] = {}
         #: Per item, what became of it once decided (hidden while pending).
         self.outcomes: dict[str, w.HTML] = {}
         self._labels: dict[str, w.HTML] = {}
@@ -166,7 +173,10 @@ class BatchReview(StaticBundleBox):
             show, body = body_toggle(record.body)
             show.layout = w.Layout(width=_BODY_WIDTH, min_width=_BODY_WIDTH, **_FIXED)
             show.add_class("ipymemory-body-toggle")
-            parts.append(w.VBox([_item_row([toggle, outcome, show], label), body]))
+            rows: list[w.Widget] = [_item_row([toggle, outcome, show], label)]
+            if session.user_store is not None or batch.scope_of(record.name) == USER_SCOPE:
+                rows.append(self._scope_row(record.name))
+            parts.append(w.VBox([*rows, body]))
 
         self.plan_decision: w.ToggleButtons | None = None
         plan = ConsolidationPlanView.of(batch)
@@ -229,6 +239,27 @@ class BatchReview(StaticBundleBox):
             self._registry.observe(self._on_state, names="state")
         else:
             self._show_outcome()
+
+    def _scope_row(self, name: str) -> w.HBox:
+        toggle = w.ToggleButtons(
+            options=(("this project", PROJECT_SCOPE), ("user-wide", USER_SCOPE)),
+            value=self.batch.scope_of(name),
+            style={"button_width": _BUTTON_WIDTH, "description_width": "0px"},
+            tooltips=(
+                "keep it in this project's .memory",
+                "keep it in your own memory, for every project (user_dir)",
+            ),
+            disabled=name in self.batch.replaces,
+            layout=w.Layout(width=_TOGGLES_WIDTH, min_width=_TOGGLES_WIDTH, **_FIXED),
+        )
+        toggle.add_class("ipymemory-scope")
+        self.scope_choices[name] = toggle
+        return w.HBox([toggle, html_text("where it is kept")], layout=_ROW)
+
+    @property
+    def chosen_scopes(self) -> dict[str, str]:
+        """Where each item would be committed, as the toggles say."""
+        return {name: toggle.value for name, toggle in self.scope_choices.items()}
 
     # --- the batch, as the registry reports it ----------------------------------------
 
@@ -370,6 +401,9 @@ class BatchReview(StaticBundleBox):
                 reject=reject,
                 accept_plan=self.plan_accepted,
                 redacted=tuple(n for n in self.redacted_chosen if n not in reject),
+                scopes={
+                    n: v for n, v in self.chosen_scopes.items() if n not in self.batch.replaces
+                },
             )
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e))
@@ -436,6 +470,7 @@ class BatchReview(StaticBundleBox):
         self.commit_rest_button.layout.display = "none"
         for control in (
             *self.decisions.values(),
+            *self.scope_choices.values(),
             self.plan_decision,
             self.commit_button,
             self.discard_button,

@@ -330,3 +330,147 @@ def test_preview_is_the_commit_s_own_plan(store: MemoryStore) -> None:
     assert str(info.value) == refused.conflict
     store.undo(3)
     assert sorted(r.name for r in store.records()) == ["alpha", "beta"]
+
+
+# --- issue 19: everything that can fail fails before the commit point (item 3) ---------
+
+
+@pytest.mark.parametrize("where", ["provenance", "actor"])
+def test_text_that_does_not_encode_refuses_the_commit_before_its_commit_point(
+    store: MemoryStore, where: str
+) -> None:
+    """A lone surrogate passed the (ASCII JSON) check, failed the journal write after the
+    commit point: the set changed without an entry and the replaced file was left for gc
+    to delete. Now the entry is made first, and the commit is refused."""
+    store.extend([rec("alpha")])
+    before = snapshot(store.root)
+    meta: dict[str, Any] = (
+        {"provenance": {"alpha": {"query": "half an emoji: \ud83d"}}}
+        if where == "provenance"
+        else {"actor": {"notebook": "caf\udce9.ipynb"}}
+    )
+    with pytest.raises(MemoryStoreError, match=r"encodable as UTF-8.*nothing changed"):
+        store.apply_consolidation(
+            base_records=store.records(),
+            source_names=["alpha"],
+            replacements=[rec("alpha", body="Alpha, merged.")],
+            **meta,
+        )
+    assert snapshot(store.root) == before
+    assert check(store.workspace) == []
+
+
+def test_an_interrupt_after_the_commit_point_still_keeps_the_replaced_files(
+    store: MemoryStore,
+) -> None:
+    """Ctrl-C (any exception) right after the journal line: the replaced file still goes
+    into history/files/, so gc cannot delete it and undo still works."""
+    store.extend([rec("alpha")])
+    old = store.entries()[0].file
+
+    def interrupt(step: str) -> None:
+        if step == "journal-appended":
+            raise KeyboardInterrupt
+
+    store._checkpoint = interrupt  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        store.forget(["alpha"])
+    store._checkpoint = lambda step: None  # type: ignore[method-assign]
+    assert store.records() == ()
+    assert (store.root / "history" / "files" / old).is_file()
+    assert not (store.root / old).exists()
+    assert gc(store.workspace, stale_seconds=0) == []
+    store.undo(2)
+    assert [r.name for r in store.records()] == ["alpha"]
+
+
+# --- item 8: every commit checks the new set as a whole ------------------------------
+
+
+def test_undo_decides_a_name_clash_by_the_record_in_the_kept_file(store: MemoryStore) -> None:
+    """The journal says the kept file holds 'alpha'; the file itself holds 'beta', a name
+    the set has (a journal line without the file's hash, so no bytes check): undo used to
+    commit two records named 'beta', and then no command could read the set."""
+    store.extend([rec("alpha")])
+    store.forget(["alpha"])
+    store.extend([rec("beta")])
+    kept = next((store.root / "history" / "files").iterdir())
+    kept.write_bytes(kept.read_bytes().replace(b"name: alpha", b"name: beta"))
+    journal = store.root / "history" / "journal.jsonl"
+    lines = [json.loads(line) for line in journal.read_bytes().splitlines()]
+    del lines[0]["added"][0]["sha256"]
+    journal.write_text("".join(json.dumps(line, sort_keys=True) + "\n" for line in lines))
+    before = snapshot(store.root)
+    with pytest.raises(MemoryConflictError, match="'beta' is now held by another record"):
+        store.undo(2)
+    assert snapshot(store.root) == before
+    assert [r.name for r in store.records()] == ["beta"]
+    assert store.preview("undo", 2).conflict is not None
+
+
+def test_the_commit_itself_refuses_a_set_with_a_name_twice(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever the planner says (here a planner that checks no clashes), the commit
+    checks the new set as a whole before its commit point (SPEC §4 step 3)."""
+    store.extend([rec("alpha")])
+    store.forget(["alpha"])
+    store.extend([rec("alpha", body="Another alpha.")])
+    blind = MemoryStore._bring_back
+
+    def no_clash_check(self: MemoryStore, journal: Any, files: Any, *rest: Any) -> Any:
+        return blind(self, journal, files, (), *rest[1:])  # sees no record staying
+
+    monkeypatch.setattr(MemoryStore, "_bring_back", no_clash_check)
+    before = snapshot(store.root)
+    with pytest.raises(MemoryConflictError, match="two records named 'alpha'"):
+        store.undo(2)
+    assert snapshot(store.root) == before
+
+
+# --- item 10: undo and restore plan on an up-to-date journal -------------------------
+
+
+@pytest.mark.parametrize("op", ["undo", "restore"])
+def test_undo_and_restore_right_after_an_external_edit(store: MemoryStore, op: str) -> None:
+    """Another tool takes 'alpha' out of the manifest (its file stays in .memory/). Undo
+    and restore used to refuse ("no longer kept") until an unrelated commit wrote the
+    `external` entry; now they record it first, then plan."""
+    store.extend([rec("alpha"), rec("beta")])
+    manifest = store.root / "manifest.json"
+    data = json.loads(manifest.read_text())
+    alpha = data["files"].pop(0)
+    manifest.write_text(json.dumps(data))
+    assert [r.name for r in store.records()] == ["beta"]
+    preview = store.preview("restore", 1)
+    assert preview.conflict is None and preview.returning == ("alpha",)
+    assert (store.root / alpha).exists()  # the preview wrote nothing
+    if op == "restore":
+        entry = store.restore(1)
+    else:
+        # The external entry is #2 once recorded: undoing it brings alpha back.
+        assert store.preview("undo", 2).returning == ("alpha",)
+        entry = store.undo(2)
+    assert [e.op for e in store.history()] == [op, "external", "add"]
+    assert entry.seq == 3 and sorted(r.name for r in store.records()) == ["alpha", "beta"]
+    assert (store.root / "history" / "files" / alpha).is_file()
+    assert check(store.workspace) == []
+
+
+# --- item 12: an undo run twice is refused, not an empty entry ------------------------
+
+
+def test_an_undo_run_twice_is_refused_with_nothing_to_undo(store: MemoryStore) -> None:
+    store.extend([rec("alpha"), rec("beta")])
+    store.forget(["alpha"])
+    store.undo(2)
+    entries = store.history()
+    before = snapshot(store.root)
+    with pytest.raises(MemoryConflictError, match="undo #2: nothing to undo"):
+        store.undo(2)
+    with pytest.raises(MemoryConflictError, match="restore #3: nothing to restore"):
+        store.restore(3)
+    assert snapshot(store.root) == before and store.history() == entries
+    # The preview says so without a conflict: there is simply nothing to do.
+    preview = store.preview("undo", 2)
+    assert preview.conflict is None and preview.leaving == preview.returning == ()

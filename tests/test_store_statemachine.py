@@ -50,6 +50,18 @@ BODIES = st.one_of(
 
 
 ANY_NAME = st.sampled_from(NAMES)
+# A caller's text, sometimes with a lone surrogate (half an emoji; issue 19 item 3).
+UNTRUSTED = st.one_of(
+    TEXT, st.builds(lambda a, b: a + "\ud83d" + b, st.text(max_size=3), st.text(max_size=3))
+)
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @st.composite
@@ -123,6 +135,34 @@ class StoreMachine(RuleBasedStateMachine):
         self.model = new
         if batch:
             self._committed()
+
+    @rule(batch=_batch(min_size=1), query=UNTRUSTED, notebook=UNTRUSTED)
+    def add_with_provenance(self, batch: list[MemoryRecord], query: str, notebook: str) -> None:
+        """A commit whose journal entry carries a caller's text (a question, a notebook
+        path): refused before its commit point, nothing changed, if that text holds a
+        lone surrogate (it cannot be written as UTF-8); otherwise an ordinary add."""
+        taken = {r.name for r in self.model}
+        new = self.model + batch
+
+        def call() -> Any:
+            return self.store.extend(
+                batch,
+                provenance={r.name: {"query": query} for r in batch},
+                actor={"notebook": notebook},
+            )
+
+        if (
+            any(r.name in taken for r in batch)
+            or not self._fits(new)
+            or not _encodes(query + notebook)
+        ):
+            self._refused(call)
+            return
+        call()
+        event("add with provenance: committed")
+        self.model = new
+        self._committed()
+        assert self.store.history(1)[0].provenance[batch[0].name]["query"] == query
 
     @rule(data=st.data())
     def consolidate(self, data: Any) -> None:
@@ -233,8 +273,12 @@ class StoreMachine(RuleBasedStateMachine):
         names = {r.name: r for r in staying}
         clean = clean and all(names.get(r.name, r) == r for r in removed)
         expected = tuple(staying) + tuple(r for r in removed if r not in staying)
-        if not clean or not self._fits(list(expected)):
-            self._refused(lambda: self.store.undo(seq))
+        # Nothing to undo (it was undone already): refused, never an empty entry.
+        nothing = not entries[::-1][seq - 1].added and all(r in staying for r in removed)
+        if not clean or nothing or not self._fits(list(expected)):
+            self._refused(
+                lambda: self.store.undo(seq), MemoryConflictError if nothing else MemoryStoreError
+            )
             return
         self.store.undo(seq)
         event("undo: committed")
@@ -246,6 +290,9 @@ class StoreMachine(RuleBasedStateMachine):
         if not entries or self.foreign is not None:
             return
         seq = data.draw(st.integers(1, len(entries)), label="restore seq")
+        if sorted(self.model, key=_key) == sorted(self.sets[seq - 1], key=_key):
+            self._refused(lambda: self.store.restore(seq), MemoryConflictError)
+            return
         self.store.restore(seq)
         event("restore: committed")
         self._adopt(self.sets[seq - 1])

@@ -411,10 +411,11 @@ class Journal:
         finally:
             os.close(fd)
 
-    def append(self, entry: HistoryEntry) -> None:
-        """Append one entry: one write, one fsync."""
+    def append(self, entry: HistoryEntry, data: bytes | None = None) -> None:
+        """Append one entry (``data``: its :meth:`HistoryEntry.line`, if made already):
+        one write, one fsync."""
         self._ensure_dir(self.dir)
-        data = entry.line()
+        data = entry.line() if data is None else data
         fd = os.open(
             self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _O_CLOEXEC | _O_NOFOLLOW, 0o644
         )

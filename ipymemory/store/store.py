@@ -19,7 +19,7 @@ import contextlib
 import json
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -540,27 +540,38 @@ class MemoryStore:
 
         Records it removed come back byte-identical (new ids); records it added leave.
         If that is not clean (a name now held by another record, an added record since
-        replaced, a file no longer kept): :class:`MemoryConflictError`, nothing written.
-        Returns the new journal entry.
+        replaced, a file no longer kept), or if it would change nothing (it was undone
+        already): :class:`MemoryConflictError`, nothing written. Returns the new journal
+        entry. Planned after the journal is brought up to date (a change another tool
+        made is recorded first, as by every commit).
         """
         return self._reverse("undo", seq, actor)
 
     def restore(self, seq: int, *, actor: Mapping[str, Any] | None = None) -> HistoryEntry:
         """Commit the set to be exactly the set after journal entry ``seq`` (records no
         longer current come back byte-identical from ``history/files/``, with new ids).
-        :class:`MemoryConflictError` and nothing written if a needed file is not kept."""
+        :class:`MemoryConflictError` and nothing written if a needed file is not kept,
+        or if the set already is that set."""
         return self._reverse("restore", seq, actor)
 
     def preview(self, op: Literal["undo", "restore"], seq: int) -> HistoryPreview:
         """What ``undo(seq)`` / ``restore(seq)`` would do now, without the lock and
         without writing: the names that would leave and come back, or why it is refused
-        (the very planning the commit runs, so the preview cannot disagree with it)."""
+        (the very planning the commit runs, so the preview cannot disagree with it).
+        A change the journal has not recorded yet (another tool's commit) counts as
+        recorded, as the commit would first record it."""
         real = self.directory()
         if real is None:
             raise MemoryStoreError(f"{self.root}: no history entry #{seq}")
-        current = self._read_set(real)[1]
+        before, current = self._read_set(real)
+        journal = self._journal(real)
+        entries = journal.read().entries
+        last = max(entries, key=lambda e: e.seq) if entries else None
+        external, moving = self._unrecorded(journal, entries, last, before, current)
+        if external is not None:
+            entries = (*entries, external)
         try:
-            plan = self._plan_reversal(op, seq, real, current, None)
+            plan = self._plan_reversal(op, seq, real, current, None, entries, moving)
             # The commit would refuse it too (SPEC §7): say so now, not at commit.
             refuse_secrets([e.record for e in plan.back.entries], self.root)
         except (MemoryConflictError, MemorySecretError) as e:
@@ -579,7 +590,19 @@ class MemoryStore:
         with self._locked() as (real, lock):
             before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
-            plan = self._plan_reversal(op, seq, real, current, actor)
+            # Planned on an up-to-date journal: a record another tool took out of the
+            # set is in history/files/ (and the journal) before undo looks for it.
+            self._bring_journal_up_to_date(real, before, current)
+            entries = self._journal(real).read().entries
+            plan = self._plan_reversal(op, seq, real, current, actor, entries, frozenset())
+            if not plan.back.entries and not plan.removed:
+                # An undo run twice (two proposals of it, say): no empty entry.
+                said = (
+                    "what it removed is in the set again and what it added has left"
+                    if op == "undo"
+                    else f"the set already is the set after #{seq}"
+                )
+                raise MemoryConflictError(f"{op} #{seq}: nothing to {op} ({said}); nothing changed")
             new_set = plan.kept + plan.back.entries
             return self._commit(
                 real, lock, before, current, new_set, plan.back.entries, plan.removed, plan.change
@@ -592,14 +615,17 @@ class MemoryStore:
         real: str,
         current: tuple[StoredRecord, ...],
         actor: Mapping[str, Any] | None,
+        entries: Sequence[HistoryEntry],
+        moving: Collection[str],
     ) -> _Reversal:
-        """The commit an undo or restore of entry ``seq`` makes from ``current``.
+        """The commit an undo or restore of entry ``seq`` makes from ``current``, given
+        the journal's ``entries`` (``moving``: files still in ``.memory/`` that bringing
+        the journal up to date moves into history/files/).
 
         A record counts as present if its file is, or a byte-identical copy under
         another id (an earlier undo or restore brought it back). Raises
         :class:`MemoryConflictError` when that commit is not clean."""
         journal = self._journal(real)
-        entries = journal.read().entries
         target = _find(entries, seq, self.dir.where(HISTORY_DIR_NAME))
         digests = self._digests(real, current)
         files = {e.file: e for e in current}
@@ -631,7 +657,7 @@ class MemoryStore:
             kept = tuple(e for e in current if e.file in staying)
             change = _Change("restore", actor=actor, restores=seq)
         recorded = {a.file: a.sha256 for e in entries for a in e.added if a.sha256}
-        back = self._bring_back(journal, wanted, kept, digests, recorded)
+        back = self._bring_back(journal, wanted, kept, digests, recorded, moving)
         kept_files = {e.file for e in kept}
         removed = tuple(e for e in current if e.file not in kept_files)
         return _Reversal(kept, back, removed, replace(change, raw=back.raw))
@@ -654,38 +680,51 @@ class MemoryStore:
         staying: Sequence[StoredRecord],
         digests: Mapping[str, str | None],
         recorded: Mapping[str, str],
+        moving: Collection[str],
     ) -> _Back:
         """New entries (new ids, the kept bytes unchanged) for kept ``(file, name)``s; one
         whose byte-identical copy is among ``staying`` is there already. A kept file
         whose bytes are not the ``recorded`` sha256 the journal gave it when it was
-        added is refused: it would commit content that never was in the set."""
+        added is refused: it would commit content that never was in the set. Name
+        clashes are decided by the record name in the file, not the journal's."""
         taken = {e.record.name: e.file for e in staying}
         entries: list[StoredRecord] = []
         raw: dict[str, bytes] = {}
         for file, name in files:
-            if not journal.kept(file):
-                raise MemoryConflictError(
-                    f"{file} ({name!r}) is no longer kept in history/files; nothing changed"
-                )
-            data = journal.read_kept(file, MAX_RECORD_BYTES)
+            data = self._kept_bytes(journal, file, name, moving)
             if file in recorded and sha256_hex(data) != recorded[file]:
                 raise MemoryConflictError(
                     f"{file} ({name!r}) in history/files is not the file the journal "
                     "recorded (its bytes changed since); nothing changed"
                 )
-            if name in taken:
-                if digests.get(taken[name]) == sha256_hex(data):
+            record = parse_record(data, self.dir.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file))
+            holder = taken.get(record.name)
+            if holder is not None:
+                if digests.get(holder) == sha256_hex(data):
                     continue  # the same bytes are in the set already
                 raise MemoryConflictError(
-                    f"the name {name!r} is now held by another record ({taken[name]}); "
+                    f"the name {record.name!r} is now held by another record ({holder}); "
                     "nothing changed"
                 )
-            record = parse_record(data, self.dir.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file))
             entry = _new_entry(record)
             entries.append(entry)
             raw[entry.file] = data
-            taken[name] = entry.file
+            taken[record.name] = entry.file
+            digests = {**digests, entry.file: sha256_hex(data)}
         return _Back(tuple(entries), raw)
+
+    def _kept_bytes(self, journal: Journal, file: str, name: str, moving: Collection[str]) -> bytes:
+        """The bytes of a file that left the set: from history/files/, or from
+        ``.memory/`` when bringing the journal up to date is about to move it there."""
+        if file in moving:
+            got = self.dir.read(journal.real, file, MAX_RECORD_BYTES)
+            if got is not None:
+                return got[0]
+        if not journal.kept(file):
+            raise MemoryConflictError(
+                f"{file} ({name!r}) is no longer kept in history/files; nothing changed"
+            )
+        return journal.read_kept(file, MAX_RECORD_BYTES)
 
     def recover(
         self, *, dry_run: bool = False, actor: Mapping[str, Any] | None = None
@@ -702,9 +741,9 @@ class MemoryStore:
         if real is None:
             return RecoveryPlan("none", None)
         if dry_run:
-            return plan_recovery(self, real, self._journal_files(real))
+            return plan_recovery(self, real, self._journal_entries(real))
         with self._locked() as (real, lock):
-            plan = plan_recovery(self, real, self._journal_files(real))
+            plan = plan_recovery(self, real, self._journal_entries(real))
             if not plan.needed:
                 return plan
             journal = self._journal(real)
@@ -718,24 +757,20 @@ class MemoryStore:
             except OSError as e:
                 raise MemoryStoreError(f"{self.root}: recover could not move a file ({e})") from e
             # The set was unknown: the journal's last set stands for the one replaced.
-            known = self._journal_set(real) or {}
+            known = replay(self._journal_entries(real) or ())
             change = _Change("recover", actor=actor, known=known)
             self._commit(
                 real, lock, self._raw_manifest(real), (), plan.entries, (), (), change, fresh=False
             )
             return replace(plan, applied=True)
 
-    def _journal_set(self, real: str) -> dict[str, Added] | None:
-        """The journal's last known set ``{file: Added}``; None without a usable journal."""
+    def _journal_entries(self, real: str) -> tuple[HistoryEntry, ...] | None:
+        """The journal's entries; None without a usable journal (or an empty one)."""
         try:
             report = self._journal(real).read()
         except MemoryStoreError:
             return None
-        return replay(report.entries) if report.entries else None
-
-    def _journal_files(self, real: str) -> list[str] | None:
-        known = self._journal_set(real)
-        return None if known is None else list(known)
+        return report.entries or None
 
     def _raw_manifest(self, real: str) -> bytes | None:
         """The manifest's bytes if it is a readable regular file (whatever they say)."""
@@ -745,32 +780,84 @@ class MemoryStore:
             return None
         return None if got is None else got[0]
 
+    def sync_journal(self) -> HistoryEntry | None:
+        """Bring the journal up to the current set, under the lock (what every commit
+        does first): cut a torn line, finish the last entry's file moves, and record a
+        change that is not ours as an ``external`` entry, moving the record files it
+        took out of the set into history/files/. Returns the newest entry (None if
+        there is no journal and no set). Used by ``gc`` before it looks for leftovers."""
+        with self._locked() as (real, _lock):
+            before, current = self._read_set(real, locked=True)
+            return self._bring_journal_up_to_date(real, before, current)
+
+    def _bring_journal_up_to_date(
+        self, real: str, before: bytes | None, current: Sequence[StoredRecord]
+    ) -> HistoryEntry | None:
+        """:meth:`_sync_journal` with its refusals (a broken history, an I/O error) as
+        :class:`MemoryStoreError` saying nothing changed."""
+        journal = self._journal(real)
+        broken = journal.broken()
+        if broken is not None:
+            raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
+        try:
+            return self._sync_journal(journal, before, current)
+        except OSError as e:
+            raise MemoryStoreError(
+                f"{journal.shown}: cannot bring the history journal up to date ({e}); "
+                "nothing changed"
+            ) from e
+
     def _sync_journal(
         self, journal: Journal, before: bytes | None, current: Sequence[StoredRecord]
     ) -> HistoryEntry | None:
         """Bring the journal up to the set about to be changed (under the lock): cut a
         torn line, finish the last entry's file moves, and record a change that is not
         ours as an ``external`` entry. Returns the newest entry."""
-        step = self._checkpoint
         journal.cut_torn_tail()
         try:
             last = journal.last()
+            entries: Sequence[HistoryEntry] | None = None
         except MemoryFormatError:
             entries = journal.read().entries
             last = max(entries, key=lambda e: e.seq) if entries else None
+        if last is not None and last.after != sha256_hex(before):
+            entries = journal.read().entries if entries is None else entries
+        external, moving = self._unrecorded(journal, entries or (), last, before, current)
+        for file in sorted(moving):
+            journal.keep(file)
+        if external is None:
+            return last
+        journal.append(external)
+        self._checkpoint("external-appended")
+        return external
+
+    def _unrecorded(
+        self,
+        journal: Journal,
+        entries: Sequence[HistoryEntry],
+        last: HistoryEntry | None,
+        before: bytes | None,
+        current: Sequence[StoredRecord],
+    ) -> tuple[HistoryEntry | None, set[str]]:
+        """What bringing the journal up to ``current`` (manifest bytes ``before``) would
+        write, without writing: the ``external`` entry describing a change that is not
+        ours (None if the journal is up to date), and the record files still in
+        ``.memory/`` it moves into history/files/ (the last entry's interrupted moves,
+        and files another tool took out of the set but left)."""
         listed = {e.file for e in current}
         real = journal.real
+        moving: set[str] = set()
         if last is not None:
             for r in last.removed:
                 # A crash between the journal line and the moves: finish them.
                 if r.kept and r.file not in listed and os.path.lexists(f"{real}/{r.file}"):
-                    journal.keep(r.file)
+                    moving.add(r.file)
         after = sha256_hex(before)
         if (last.after if last is not None else None) == after:
-            return last
+            return None, moving
         if last is None and not current:
-            return None  # nothing to describe yet
-        known = replay(journal.read().entries)
+            return None, moving  # nothing to describe yet
+        known = replay(entries)
         added = []
         for e in current:
             if e.file not in known:
@@ -778,11 +865,12 @@ class MemoryStore:
                 added.append(Added(e.record.name, e.file, sha256_hex(got and got[0])))
         removed = []
         for file, was in known.items():
-            name = was.name
             if file not in listed:
                 # The other tool may have left the file: keep it rather than lose it.
-                kept = journal.keep(file) if os.path.lexists(f"{real}/{file}") else False
-                removed.append(Removed(name, file, kept or journal.kept(file)))
+                here = os.path.lexists(f"{real}/{file}")
+                if here:
+                    moving.add(file)
+                removed.append(Removed(was.name, file, here or journal.kept(file)))
         entry = HistoryEntry(
             seq=last.seq + 1 if last is not None else 1,
             at=now_utc(),
@@ -793,9 +881,7 @@ class MemoryStore:
             removed=tuple(removed),
             actor={"tool": "unknown", "seen_by": actor_info()},
         )
-        journal.append(entry)
-        step("external-appended")
-        return entry
+        return entry, moving
 
     def _commit(
         self,
@@ -813,7 +899,10 @@ class MemoryStore:
         """SPEC §4 steps 4-7 for ``new_set`` (caller holds the lock, steps 1-3 done),
         and its journal entry (SPEC §6). Returns the entry."""
         step = self._checkpoint
-        # Everything that can be refused is checked before the first byte is written.
+        # Everything that can be refused is checked before the first byte is written
+        # (SPEC §4 step 3 for the new set as a whole, whatever the caller planned), so
+        # nothing after the commit point can fail but a write.
+        self._check_new_set(new_set)
         if change.op != "recover":  # recover rebuilds what is on disk already
             refuse_secrets([e.record for e in created], self.root)
         index_bytes = render_index(new_set, self.max_index_lines, self.max_index_bytes)
@@ -825,18 +914,20 @@ class MemoryStore:
         broken = journal.broken()
         if broken is not None:
             raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
-        try:
-            meta = change.meta([e.record.name for e in created])
-            if change.op == "recover":
+        meta = change.meta([e.record.name for e in created])
+        if change.op == "recover":
+            try:
                 last = self._last_entry(journal)
-                current = ()
-            else:
-                last = self._sync_journal(journal, before, current)
-        except OSError as e:
-            raise MemoryStoreError(
-                f"{journal.shown}: cannot bring the history journal up to date ({e}); "
-                "nothing changed"
-            ) from e
+            except OSError as e:
+                raise MemoryStoreError(
+                    f"{journal.shown}: cannot read the history journal ({e}); nothing changed"
+                ) from e
+            current = ()
+        else:
+            last = self._bring_journal_up_to_date(real, before, current)
+        line, line_bytes = self._journal_line(
+            real, journal, last, before, manifest_bytes, new_set, created, removed, change, meta
+        )
 
         made: list[str] = []
         index_backup: durable.Backup | None = None
@@ -880,24 +971,73 @@ class MemoryStore:
                     f"back; the set is unchanged ({e})"
                 ) from e
             raise
-        # Past the commit point: the commit has happened. Cleanup failures leave only
-        # unreferenced files, which readers ignore and `ipymemory gc` removes; a journal
-        # line that cannot be written is made up by the next writer's `external` entry.
-        index_backup.discard()
-        manifest_backup.discard()
+        # Past the commit point: the commit has happened. Only writes are left, and none
+        # may skip the others: a journal line that cannot be written is made up by the
+        # next writer's `external` entry; a file that cannot be moved is moved by the
+        # next writer (or `gc`); discarding the backups only leaves unreferenced files.
+        try:
+            with contextlib.suppress(OSError, MemoryStoreError):
+                journal.append(line, line_bytes)
+                step("journal-appended")
+        finally:
+            for gone in removed:
+                with contextlib.suppress(OSError, MemoryStoreError):
+                    journal.keep(gone.file)
+                step("old-kept")
+            index_backup.discard()
+            manifest_backup.discard()
+        return line
+
+    def _check_new_set(self, new_set: Sequence[StoredRecord]) -> None:
+        """SPEC §4 step 3 on the set about to be committed: each file once, each record
+        name once (the index bound is checked by rendering the index)."""
+        seen: set[str] = set()
+        for entry in new_set:
+            if entry.file in seen:
+                raise MemoryStoreError(
+                    f"{self.root / MANIFEST_NAME}: the new set would list {entry.file} "
+                    "twice; nothing changed"
+                )
+            seen.add(entry.file)
+        clashes = name_clashes(new_set)
+        if clashes:
+            name, first, second = clashes[0]
+            raise MemoryConflictError(
+                f"{self.root / MANIFEST_NAME}: the new set would hold two records named "
+                f"{name!r} ({first} and {second}); nothing changed"
+            )
+
+    def _journal_line(
+        self,
+        real: str,
+        journal: Journal,
+        last: HistoryEntry | None,
+        before: bytes | None,
+        manifest_bytes: bytes,
+        new_set: Sequence[StoredRecord],
+        created: Sequence[StoredRecord],
+        removed: Sequence[StoredRecord],
+        change: _Change,
+        meta: tuple[dict[str, Any], dict[str, dict[str, Any]]],
+    ) -> tuple[HistoryEntry, bytes]:
+        """The commit's journal entry and its exact bytes, made before anything is
+        written: a line that cannot be encoded (a lone surrogate) or read back (over
+        :data:`MAX_LINE_BYTES`) refuses the commit instead of failing after it."""
         if change.op == "recover":
             left = [Removed(a.name, f, journal.kept(f)) for f, a in change.known.items()]
             listed = {e.file for e in new_set}
             removed_lines = tuple(r for r in left if r.file not in listed)
             added_entries = [e for e in new_set if e.file not in change.known]
+            written: dict[str, bytes | None] = {}
             for entry in added_entries:
+                got = None
                 with contextlib.suppress(MemoryStoreError):
                     got = self.dir.read(real, entry.file, MAX_RECORD_BYTES)
-                    payloads.append((f"{real}/{entry.file}", got[0] if got else b""))
+                written[entry.file] = got[0] if got else b""
         else:
             removed_lines = tuple(Removed(e.record.name, e.file, True) for e in removed)
             added_entries = list(created)
-        written = {path.rsplit("/", 1)[1]: raw for path, raw in payloads}
+            written = {e.file: change.raw.get(e.file) or render_record(e.record) for e in created}
         line = HistoryEntry(
             seq=last.seq + 1 if last is not None else 1,
             at=now_utc(),
@@ -915,14 +1055,18 @@ class MemoryStore:
             provenance=meta[1],
             updates=change.updates,
         )
-        with contextlib.suppress(OSError, MemoryStoreError):
-            journal.append(line)
-            step("journal-appended")
-        for gone in removed:
-            with contextlib.suppress(OSError, MemoryStoreError):
-                journal.keep(gone.file)
-            step("old-kept")
-        return line
+        try:
+            data = line.line()
+        except (UnicodeError, TypeError, ValueError) as e:
+            raise MemoryStoreError(
+                f"{journal.shown}: the journal entry cannot be written ({e}); nothing changed"
+            ) from e
+        if len(data) > MAX_LINE_BYTES:
+            raise MemoryStoreError(
+                f"{journal.shown}: the journal entry would be {len(data)} bytes, over "
+                f"{MAX_LINE_BYTES}; nothing changed"
+            )
+        return line, data
 
     def _record_unchanged(
         self, real: str, before: bytes | None, current: Sequence[StoredRecord], change: _Change
@@ -1023,10 +1167,12 @@ class _Change:
                 raise MemoryStoreError(f"provenance of {name!r} must be a mapping")
             provenance[name] = {"origin": _DEFAULT_ORIGIN.get(self.op, "manual"), **(item or {})}
         try:
-            size = len(json.dumps([actor, provenance], sort_keys=True).encode("utf-8"))
+            text = json.dumps([actor, provenance], sort_keys=True, ensure_ascii=False)
+            # As the journal line is written: a lone surrogate (half an emoji) fails here.
+            size = len(text.encode("utf-8"))
         except (TypeError, ValueError) as e:
             raise MemoryStoreError(
-                f"actor/provenance must be JSON data ({e}); nothing changed"
+                f"actor/provenance must be JSON data encodable as UTF-8 ({e}); nothing changed"
             ) from e
         if size > MAX_LINE_BYTES // 2:  # the rest of the line: names, files, hashes
             raise MemoryStoreError(

@@ -120,8 +120,12 @@ def test_gc_and_reindex(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
     ghost.write_text("x")
     t = time.time() - 120
     os.utime(ghost, (t, t))
+    stray = root / f"stray-{FID}.md"  # a valid record no manifest lists: kept, not deleted
+    stray.write_bytes((root / MemoryStore(ws).entries()[0].file).read_bytes())
+    os.utime(stray, (t, t))
     code, out, _ = run(capsys, "--dir", ws, "gc", "--json")
-    assert code == 0 and json.loads(out) == {"removed": [ghost.name]}
+    assert code == 0 and json.loads(out) == {"removed": [ghost.name], "kept": [stray.name]}
+    assert (root / "history" / "files" / stray.name).is_file()
     (root / "MEMORY.md").write_text("stale")
     code, out, _ = run(capsys, "--dir", ws, "reindex")
     assert code == 0 and "2 records" in out

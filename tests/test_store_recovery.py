@@ -8,6 +8,7 @@ point to ``recover``, which rebuilds the manifest without deleting anything.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -299,3 +300,129 @@ def test_recover_brings_a_listed_file_back_from_history(store: MemoryStore) -> N
     assert store.records() == RECORDS and (store.root / alpha).exists()
     assert not (kept / alpha).exists()
     assert check(store.workspace) == []
+
+
+# --- issue 19 item 1: every valid record file is accounted for; gc never destroys one ---
+
+
+def _kill_at_commit_point(ws: str, record: dict[str, str]) -> None:
+    """A real process commits ``record`` and is SIGKILLed right after the commit point,
+    before its journal line (SPEC §6: the journal never saw that commit)."""
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    child = str(Path(__file__).with_name("crash_child.py"))
+
+    def run(kill_at: int | None, log: Path) -> int:
+        spec = {"workspace": ws, "op": "extend", "records": [record], "kill_at": kill_at}
+        spec["log"] = str(log)
+        done = subprocess.run([sys.executable, child, json.dumps(spec)], timeout=60)
+        return done.returncode
+
+    probe = Path(ws).parent / "probe"
+    shutil.copytree(ws, probe / "ws")
+    spec_ws = ws
+    ws = str(probe / "ws")
+    assert run(None, probe / "steps.log") == 0  # the steps of the same commit, in a copy
+    ws = spec_ws
+    steps = (probe / "steps.log").read_text().split()
+    log = Path(ws).parent / "steps.log"
+    assert run(steps.index("commit-dir-synced"), log) == -signal.SIGKILL
+    assert log.read_text().split()[-1] == "commit-dir-synced"
+
+
+def test_recover_accounts_for_a_commit_the_journal_never_saw(store: MemoryStore) -> None:
+    """The reported case: a commit killed between its commit point and its journal line,
+    then the manifest lost. recover keeps that record (saying why), and gc after it
+    destroys nothing."""
+    delta = {"name": "delta", "type": "user", "description": "about delta", "body": "D."}
+    _kill_at_commit_point(str(store.workspace), delta)
+    assert [r.name for r in store.records()][-1] == "delta"
+    assert [e.op for e in store.history()] == ["add"]  # no line for that commit
+    (store.root / "manifest.json").unlink()
+    plan = store.recover(dry_run=True)
+    assert plan.source == "journal" and plan.names == ("alpha", "beta", "gamma", "delta")
+    why = dict(zip(plan.names, plan.reasons, strict=True))
+    assert why["alpha"] == "in the journal's last set"
+    assert "the journal never saw" in why["delta"] and "delta" in str(plan)
+    assert plan.to_json()["reasons"] == list(plan.reasons)
+    done = store.recover()
+    assert [r.name for r in store.records()] == ["alpha", "beta", "gamma", "delta"]
+    assert [a.name for a in store.history()[0].added] == ["delta"]  # the recover entry
+    removed = gc(store.workspace, stale_seconds=0)  # the killed commit's temp files only
+    assert removed and all(name.startswith(".tmp-") for name in removed), removed
+    assert store.get("delta").body == "D." and done.applied
+    assert check(store.workspace).ok
+
+
+def test_recover_says_why_each_other_record_file_is_left_out(store: MemoryStore) -> None:
+    from ipymemory.store.record import render_record
+
+    files = {e.record.name: e.file for e in store.entries()}
+    store.forget(["gamma"])
+    kept = store.root / "history" / "files" / files["gamma"]
+    os.rename(kept, store.root / files["gamma"])  # its move was interrupted
+    second = f"alpha-{'1' * 32}.md"  # another file holding a name the journal's set has
+    (store.root / second).write_bytes(render_record(rec("alpha", body="Another alpha.")))
+    old, new = f"epsilon-{'2' * 32}.md", f"epsilon-{'3' * 32}.md"
+    (store.root / old).write_bytes(render_record(rec("epsilon", body="Older.")))
+    (store.root / new).write_bytes(render_record(rec("epsilon", body="Newer.")))
+    os.utime(store.root / old, (1, 1))
+    torn = f"zeta-{'4' * 32}.md"
+    (store.root / torn).write_bytes(b"---\nname: zeta\n")
+    (store.root / "manifest.json").unlink()
+
+    plan = store.recover()
+    assert plan.names == ("alpha", "beta", "epsilon") and new in plan.files
+    out = dict(plan.skipped)
+    assert set(out) == {files["gamma"], second, old, torn}
+    assert "left the set in #2 (forget)" in out[files["gamma"]]
+    assert "a second record named 'alpha'" in out[second]
+    assert "an older file of 'epsilon'" in out[old]
+    assert "zeta" in out[torn] or torn in out[torn]
+    assert store.get("epsilon").body == "Newer."
+    # gc then keeps every valid record file: the forgotten one goes back where the
+    # journal says it is, the others into history/files/; only the torn file goes.
+    removed = gc(store.workspace, stale_seconds=0)
+    assert removed == [torn] and sorted(removed.kept) == sorted([second, old])
+    history_files = store.root / "history" / "files"
+    for name in (files["gamma"], second, old):
+        assert (history_files / name).is_file(), name
+    assert check(store.workspace).ok
+
+
+def test_gc_after_a_manifest_emptied_by_hand_destroys_no_record(store: MemoryStore) -> None:
+    """Was: every record file deleted. Now the change is journalled as `external`, the
+    records move into history/files/, and undo brings them back."""
+    before = {e.file: (store.root / e.file).read_bytes() for e in store.entries()}
+    (store.root / "manifest.json").write_text('{"version": 1, "files": []}')
+    for file in before:
+        os.utime(store.root / file, (1, 1))  # old enough for any age limit
+    assert gc(store.workspace, stale_seconds=0) == []
+    entry = store.history()[0]
+    assert entry.op == "external" and sorted(r.file for r in entry.removed) == sorted(before)
+    assert all(r.kept for r in entry.removed)
+    for file, data in before.items():
+        assert (store.root / "history" / "files" / file).read_bytes() == data
+    store.undo(entry.seq)
+    assert sorted(r.name for r in store.records()) == ["alpha", "beta", "gamma"]
+
+
+def test_gc_moves_an_unknown_valid_record_into_history_instead_of_deleting_it(
+    store: MemoryStore,
+) -> None:
+    from ipymemory.store.record import render_record
+
+    stray = f"omega-{'5' * 32}.md"
+    data = render_record(rec("omega"))
+    (store.root / stray).write_bytes(data)
+    os.utime(store.root / stray, (1, 1))  # far past any retention by its own mtime
+    removed = gc(store.workspace, stale_seconds=0)
+    assert removed == [] and removed.kept == (stray,)
+    kept = store.root / "history" / "files" / stray
+    assert kept.read_bytes() == data
+    # Its retention counts from the move, not from the file's old mtime.
+    assert gc(store.workspace, stale_seconds=0) == [] and kept.exists()
+    assert gc(store.workspace, retention_days=0) == ["history/files/" + stray]

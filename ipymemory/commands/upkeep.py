@@ -15,7 +15,7 @@ __all__ = ["handle_gc", "handle_recover", "handle_reindex"]
 
 @command(
     "gc",
-    "remove files no manifest references",
+    "clear out files no manifest references",
     arg(
         "--stale-seconds",
         type=float,
@@ -27,8 +27,9 @@ __all__ = ["handle_gc", "handle_recover", "handle_reindex"]
     section="maintain",
 )
 def handle_gc(ctx: Context, args: argparse.Namespace) -> View:
-    """Temp files and record files of interrupted commits, stale lock directories;
-    under the lock, and only when the current set loads."""
+    """Temp files and unreadable record files of interrupted commits, stale lock
+    directories; a valid record file no manifest lists is moved into history/files/,
+    never deleted. Under the lock, and only when the current set loads."""
     store = ctx.store
     removed = maintenance.gc(
         store.workspace,
@@ -39,8 +40,12 @@ def handle_gc(ctx: Context, args: argparse.Namespace) -> View:
         retention_days=ctx.settings.history_retention_days,
         retention_bytes=ctx.settings.history_retention_bytes,
     )
-    lines = [f"removed {name}" for name in removed] + [f"{len(removed)} file(s) removed"]
-    return MessageView("\n".join(lines), kind="gc", data={"removed": removed})
+    kept = removed.kept
+    lines = [f"removed {name}" for name in removed]
+    lines += [f"kept {name} in history/files/ (a valid record no manifest lists)" for name in kept]
+    lines.append(f"{len(removed)} file(s) removed" + (f", {len(kept)} kept" if kept else ""))
+    data = {"removed": list(removed), "kept": list(kept)}
+    return MessageView("\n".join(lines), kind="gc", data=data)
 
 
 @command("reindex", "rebuild MEMORY.md from the manifest", section="maintain")

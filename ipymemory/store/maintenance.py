@@ -30,7 +30,7 @@ from .. import _constants as C
 from .._secrets import redact
 from ..errors import MemoryStoreError
 from . import durable
-from .history import journal_findings, prune_kept
+from .history import Journal, journal_findings, prune_kept
 from .index import render_catalog
 from .layout import (
     HISTORY_DIR_NAME,
@@ -43,11 +43,11 @@ from .layout import (
 )
 from .lock import DEFAULT_LOCK_TIMEOUT, is_lock_artefact, lock_findings
 from .names import is_valid_file_name
-from .record import StoredRecord, record_secrets
+from .record import MAX_RECORD_BYTES, StoredRecord, record_secrets
 from .sources import saved_from, source_changes
 from .store import MemoryStore, name_clashes
 
-__all__ = ["CheckReport", "Problem", "check", "gc", "reindex"]
+__all__ = ["CheckReport", "GcResult", "Problem", "check", "gc", "reindex"]
 
 
 @dataclass(frozen=True)
@@ -299,6 +299,12 @@ def _check_extras(
             continue
         if name.startswith(STALE_LOCK_PREFIX):
             reason = "a stale lock moved aside; `ipymemory gc` removes it"
+        elif is_collectable(name) and is_valid_file_name(name):
+            reason = (
+                f"not listed in {MANIFEST_NAME} (left by an interrupted commit, or taken "
+                "out of the set by another tool; `ipymemory gc` moves a valid record into "
+                "history/files/ and removes anything else)"
+            )
         elif is_collectable(name):
             reason = (
                 f"not listed in {MANIFEST_NAME} (left by an interrupted commit; "
@@ -352,6 +358,16 @@ def is_collectable(name: str) -> bool:
     )
 
 
+class GcResult(list[str]):
+    """What :func:`gc` did: the names it removed (a list, kept files pruned from
+    ``history/files/`` as ``history/files/<name>``), and in ``kept`` the valid record
+    files no manifest lists that it moved into ``history/files/`` instead."""
+
+    def __init__(self, removed: list[str], kept: list[str]) -> None:
+        super().__init__(removed)
+        self.kept = tuple(kept)
+
+
 def gc(
     workspace: str | os.PathLike[str],
     stale_seconds: float = C.GC_MIN_AGE_SECONDS,
@@ -361,27 +377,34 @@ def gc(
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     retention_days: float = C.DEFAULT_HISTORY_RETENTION_DAYS,
     retention_bytes: int = C.DEFAULT_HISTORY_RETENTION_BYTES,
-) -> list[str]:
-    """Remove files no manifest references (record files, temp files, stale lock dirs)
-    older than ``stale_seconds``, and kept files in ``history/files/`` past the retention
+) -> GcResult:
+    """Clear out files no manifest references (older than ``stale_seconds``), under the
+    store lock, and prune kept files in ``history/files/`` past the retention
     (``retention_days`` since they left the set, then oldest first beyond
-    ``retention_bytes``; never one the newest entries reference), under the store lock.
-    Returns the removed names (kept files as ``history/files/<name>``).
+    ``retention_bytes``; never one the newest entries reference).
+
+    A valid record file is never destroyed: first the journal is brought up to date
+    (a set changed by another tool, or a manifest replaced by hand, becomes an
+    ``external`` entry and the records it dropped move into ``history/files/``), then
+    any other valid record file no manifest lists is moved into ``history/files/``
+    too (its retention counted from the move). Only temp files, unreadable leftovers
+    with a generated record name and stale lock directories are removed.
 
     Refuses (raises) if the current set does not load: without a valid manifest there is
-    no telling which files are referenced (a missing one says to run ``recover``). A
-    record file the journal says was kept, but that a crash left in ``.memory/``, is
-    moved into ``history/files/``, not removed.
+    no telling which files are referenced (a missing one says to run ``recover``).
     """
     store = MemoryStore(workspace, max_index_lines, max_index_bytes, lock_timeout)
     if store.directory() is None:
-        return []
+        return GcResult([], [])
     removed: list[str] = []
+    kept: list[str] = []
     with store.locked() as real:
         listed = store.dir.referenced(real, store.listed_files())
         store.entries()  # the whole set must load before anything is removed
         journal = store.journal()
         assert journal is not None
+        if journal.exists():
+            store.sync_journal()
         entries = journal.read().entries
         claimed = {r.file for e in entries for r in e.removed if r.kept}
         now = time.time()
@@ -405,6 +428,10 @@ def gc(
                     if os.listdir(path):
                         continue  # someone put files in that lock: check reports it
                     os.rmdir(path)
+                elif _is_valid_record(store, real, name, st):
+                    if _keep_leftover(journal, name, now):
+                        kept.append(name)
+                    continue
                 else:
                     os.unlink(path)
             except FileNotFoundError:
@@ -421,7 +448,34 @@ def gc(
             keep_entries=C.HISTORY_KEEP_ENTRIES,
         )
         removed += [f"{HISTORY_DIR_NAME}/{KEPT_DIR_NAME}/{name}" for name in pruned]
-    return removed
+    return GcResult(removed, kept)
+
+
+def _is_valid_record(store: MemoryStore, real: str, name: str, st: os.stat_result) -> bool:
+    """True if ``name`` (a regular file, no symlink) holds a record that parses."""
+    if not stat.S_ISREG(st.st_mode) or not is_valid_file_name(name):
+        return False
+    try:
+        store.read_entry(name)
+    except MemoryStoreError:
+        return False
+    return True
+
+
+def _keep_leftover(journal: Journal, name: str, now: float) -> bool:
+    """Move a valid record file no manifest lists into ``history/files/``, dated now
+    (the retention counts from when it left ``.memory/``). A kept file of that name
+    with other bytes is never replaced: the leftover then stays (False)."""
+    source = f"{journal.real}/{name}"
+    if journal.kept(name):
+        with open(source, "rb") as mine:
+            same = mine.read() == journal.read_kept(name, MAX_RECORD_BYTES)
+        if same:
+            os.unlink(source)  # the same bytes are kept already
+            return True
+        return False
+    os.utime(source, (now, now), follow_symlinks=False)
+    return journal.keep(name)
 
 
 def reindex(

@@ -7,13 +7,19 @@ Sources, in order of trust:
 1. ``manifest`` — the manifest parses, but some file it lists is missing or invalid:
    keep the files that load, bring back a missing one still kept in ``history/files/``.
 2. ``journal`` — the manifest is gone or unreadable: the journal's last known set, with
-   the files of it that exist (or are kept in ``history/files/``).
+   the files of it that exist (or are kept in ``history/files/``), plus every valid
+   record file the journal never saw whose name that set does not hold (a commit by
+   another tool such as the reference agent, or one interrupted between its commit
+   point and its journal line: SPEC §6 names both), the newest of each name.
 3. ``files`` — no usable journal either: every valid record file in ``.memory/``. Where
    two files hold the same name the newest (modification time, then file name) wins.
    This may bring back a record that was replaced or forgotten while its file was
    left behind by a crash; the dry run lists every file so the user can judge.
 
-Nothing is ever deleted: invalid files and older duplicates are reported and left.
+Every record file present is accounted for: in the plan with the reason it is in, or
+in ``skipped`` with the reason it is out. Nothing is ever deleted: files left out stay
+where they are (``gc`` later moves a valid record file no manifest lists into
+``history/files/``, never deletes it).
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ from __future__ import annotations
 import os
 import stat
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import MemoryStoreError
+from .history import HistoryEntry, replay
 from .layout import HISTORY_DIR_NAME, KEPT_DIR_NAME, MANIFEST_NAME, SET_ASIDE_PREFIX
 from .names import is_valid_file_name
 from .record import MAX_RECORD_BYTES, StoredRecord, parse_record
@@ -46,6 +53,7 @@ class RecoveryPlan:
     problem: str | None  # why the set does not load; None: nothing to recover
     files: tuple[str, ...] = ()  # the rebuilt manifest, in set order
     names: tuple[str, ...] = ()  # the record names of ``files``
+    reasons: tuple[str, ...] = ()  # why each of ``files`` is in the set
     from_history: tuple[str, ...] = ()  # files moved back from history/files/
     missing: tuple[str, ...] = ()  # files of the known set found nowhere
     skipped: tuple[tuple[str, str], ...] = ()  # (file, why) left out, never deleted
@@ -65,6 +73,7 @@ class RecoveryPlan:
             "problem": self.problem,
             "files": list(self.files),
             "names": list(self.names),
+            "reasons": list(self.reasons),
             "from_history": list(self.from_history),
             "missing": list(self.missing),
             "skipped": [{"file": f, "reason": r} for f, r in self.skipped],
@@ -76,7 +85,10 @@ class RecoveryPlan:
             return "the set loads; nothing to recover"
         verb = "rebuilt" if self.applied else "would rebuild"
         lines = [f"problem: {self.problem}", f"{verb} the set from the {self.source}:"]
-        lines += [f"  {name} ({file})" for name, file in zip(self.names, self.files, strict=True)]
+        lines += [
+            f"  {name} ({file}): {why}"
+            for name, file, why in zip(self.names, self.files, self.reasons, strict=True)
+        ]
         if not self.files:
             lines.append("  (an empty set)")
         lines += [f"  from history: {f}" for f in self.from_history]
@@ -88,10 +100,10 @@ class RecoveryPlan:
 
 
 def plan_recovery(
-    store: MemoryStore, real: str, journal_files: Sequence[str] | None
+    store: MemoryStore, real: str, journal: Sequence[HistoryEntry] | None
 ) -> RecoveryPlan:
     """The plan for the directory ``real`` of ``store`` (the caller holds the lock to
-    apply it). ``journal_files``: the journal's last known set, None if there is none."""
+    apply it). ``journal``: the journal's entries, None if there are none."""
     try:
         store.entries()
     except MemoryStoreError as e:
@@ -103,9 +115,13 @@ def plan_recovery(
     except MemoryStoreError:
         listed = None
     if listed is not None:
-        plan = _from_list(store, real, "manifest", problem, listed)
-    elif journal_files is not None:
-        plan = _from_list(store, real, "journal", problem, journal_files)
+        plan = _from_list(store, real, "manifest", problem, listed, f"listed in {MANIFEST_NAME}")
+        plan = _account_for_the_rest(store, real, plan, None)
+    elif journal is not None:
+        plan = _from_list(
+            store, real, "journal", problem, list(replay(journal)), "in the journal's last set"
+        )
+        plan = _account_for_the_rest(store, real, plan, journal)
     else:
         plan = _from_files(store, real, problem)
     return replace(plan, set_aside=_to_set_aside(real))
@@ -124,11 +140,12 @@ def _to_set_aside(real: str) -> str | None:
 
 
 def _from_list(
-    store: MemoryStore, real: str, source: Source, problem: str, files: Sequence[str]
+    store: MemoryStore, real: str, source: Source, problem: str, files: Sequence[str], why: str
 ) -> RecoveryPlan:
     present = set(store.dir.names(real))
     kept_dir = f"{HISTORY_DIR_NAME}/{KEPT_DIR_NAME}"
     entries: list[StoredRecord] = []
+    reasons: list[str] = []
     from_history: list[str] = []
     missing: list[str] = []
     skipped: list[tuple[str, str]] = []
@@ -151,16 +168,75 @@ def _from_list(
             continue
         taken.add(entry.record.name)
         entries.append(entry)
+        reasons.append(why if path == file else f"{why}; brought back from {kept_dir}/")
         if path != file:
             from_history.append(file)
-    return _plan(source, problem, entries, from_history, missing, skipped)
+    return _plan(source, problem, entries, reasons, from_history, missing, skipped)
+
+
+def _account_for_the_rest(
+    store: MemoryStore, real: str, plan: RecoveryPlan, journal: Sequence[HistoryEntry] | None
+) -> RecoveryPlan:
+    """``plan`` with every other record file in ``.memory/`` accounted for. Without a
+    ``journal`` (the manifest is readable) the set is what it lists: the others are out.
+    With one, a valid file the journal never saw comes in unless the journal's set holds
+    its name (the newest file of each name); one the journal says left the set is out."""
+    done = set(plan.files) | {f for f, _ in plan.skipped}
+    left: dict[str, HistoryEntry] = {}
+    for line in journal or ():
+        for r in line.removed:
+            left[r.file] = line
+    holders = dict(zip(plan.names, plan.files, strict=True))
+    skipped = list(plan.skipped)
+    found: list[tuple[int, str, StoredRecord]] = []
+    for mtime, name, entry in _record_files(store, real, done, skipped):
+        record = entry.record.name
+        if journal is None:
+            skipped.append((name, f"not listed in {MANIFEST_NAME}, which is readable ({_GC})"))
+        elif name in left:
+            gone = left[name]
+            why = f"it left the set in #{gone.seq} ({gone.op}) and was never moved ({_GC})"
+            skipped.append((name, why))
+        elif record in holders:
+            held = holders[record]
+            why = f"a second record named {record!r}: the journal's set holds it ({held})"
+            skipped.append((name, f"{why} ({_GC})"))
+        else:
+            found.append((mtime, name, entry))
+    extra = _newest_per_name(found, skipped, f" ({_GC})")
+    return replace(
+        plan,
+        files=plan.files + tuple(e.file for e in extra),
+        names=plan.names + tuple(e.record.name for e in extra),
+        reasons=plan.reasons + (_UNSEEN,) * len(extra),
+        skipped=tuple(skipped),
+        entries=plan.entries + tuple(extra),
+    )
+
+
+_GC = "left where it is; `gc` moves it into history/files/"
+_UNSEEN = (
+    "a valid record the journal never saw (committed by another tool, or by a commit "
+    "interrupted before its journal line)"
+)
 
 
 def _from_files(store: MemoryStore, real: str, problem: str) -> RecoveryPlan:
-    found: list[tuple[int, str, StoredRecord]] = []
     skipped: list[tuple[str, str]] = []
+    found = list(_record_files(store, real, set(), skipped))
+    entries = _newest_per_name(found, skipped)
+    reasons = ["a valid record file (no journal to say more)"] * len(entries)
+    return _plan("files", problem, entries, reasons, [], [], sorted(skipped))
+
+
+def _record_files(
+    store: MemoryStore, real: str, done: set[str], skipped: list[tuple[str, str]]
+) -> Iterator[tuple[int, str, StoredRecord]]:
+    """``(mtime, file, entry)`` of each valid record file in ``.memory/`` not in
+    ``done``, by file name; one with a record file name that does not load goes into
+    ``skipped`` with the reason."""
     for name in sorted(store.dir.names(real)):
-        if not is_valid_file_name(name):
+        if name in done or not is_valid_file_name(name):
             continue
         try:
             entry = _read(store, real, name, name)
@@ -168,15 +244,22 @@ def _from_files(store: MemoryStore, real: str, problem: str) -> RecoveryPlan:
         except (MemoryStoreError, OSError) as e:
             skipped.append((name, str(e)))
             continue
-        found.append((mtime, name, entry))
+        yield mtime, name, entry
+
+
+def _newest_per_name(
+    found: list[tuple[int, str, StoredRecord]], skipped: list[tuple[str, str]], note: str = ""
+) -> list[StoredRecord]:
+    """Of ``(mtime, file, entry)``s, the newest file of each record name (oldest first);
+    each older one goes into ``skipped`` (with ``note`` after the reason)."""
     newest: dict[str, tuple[int, str, StoredRecord]] = {}
     for item in sorted(found):
         older = newest.get(item[2].record.name)
         if older is not None:
-            skipped.append((older[1], f"an older file of {item[2].record.name!r} ({item[1]})"))
+            why = f"an older file of {item[2].record.name!r} ({item[1]}){note}"
+            skipped.append((older[1], why))
         newest[item[2].record.name] = item
-    entries = [item[2] for item in sorted(newest.values())]
-    return _plan("files", problem, entries, [], [], sorted(skipped))
+    return [item[2] for item in sorted(newest.values())]
 
 
 def _read(store: MemoryStore, real: str, path: str, file: str) -> StoredRecord:
@@ -190,6 +273,7 @@ def _plan(
     source: Source,
     problem: str,
     entries: list[StoredRecord],
+    reasons: list[str],
     from_history: list[str],
     missing: list[str],
     skipped: list[tuple[str, str]],
@@ -199,6 +283,7 @@ def _plan(
         problem,
         files=tuple(e.file for e in entries),
         names=tuple(e.record.name for e in entries),
+        reasons=tuple(reasons),
         from_history=tuple(from_history),
         missing=tuple(missing),
         skipped=tuple(skipped),

@@ -8,10 +8,10 @@ never from a peer in its own layer or from above -- at the top of a module, insi
 function, or under ``TYPE_CHECKING`` alike (``tests/test_layers.py`` parses every
 import and holds the code to this list):
 
-1. ``_constants`` ``_dates`` ``_enum`` ``_json`` ``_text`` ``_tokens`` ``_secrets``
-   ``_version`` ``errors`` -- the bottom: defaults, small helpers (today's date as the
-   side-queries see it), the tokenizer, the credential scanner, the version and the
-   error tree; standard library only.
+1. ``_constants`` ``_dates`` ``_encodable`` ``_enum`` ``_json`` ``_text`` ``_tokens``
+   ``_secrets`` ``_version`` ``errors`` -- the bottom: defaults, small helpers (today's
+   date as the side-queries see it, outside text made encodable), the tokenizer, the
+   credential scanner, the version and the error tree; standard library only.
 2. ``model`` ``store`` -- the model clients; the memory directory on disk.
 3. ``config`` ``screen`` ``sidequery`` -- settings resolution; screening of what is
    remembered; the selector, extractor and consolidator side-queries.

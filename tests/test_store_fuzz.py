@@ -517,8 +517,16 @@ record_mutations = st.one_of(
     st.builds(replace_with, st.sampled_from(FILES), st.sampled_from(NON_FILES)),
 )
 
+# Text with a lone surrogate (half an emoji, a non-UTF-8 file name decoded by Python):
+# valid JSON once escaped, never encodable as UTF-8 (issue 19 item 3).
+surrogate_text = st.builds(
+    lambda before, half, after: before + half + after,
+    st.text(max_size=4),
+    st.sampled_from(["\ud83d", "\ude00", "\udce9", "\ud800\ud800"]),
+    st.text(max_size=4),
+)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12) | surrogate_text,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
     max_leaves=12,
 )
@@ -848,7 +856,8 @@ READ_ONLY_ARGS: dict[str, list[str]] = {
     "list": ["list"],
     "show": ["show", NAMES[0]],
     "check": ["check"],
-    "select": ["select", "alpha", "project"],
+    "select": ["select", "alpha", "project", "\ud83d"],  # half an emoji in a query
+    "show-surrogate": ["show", "alpha-note\udce9"],  # a name from non-UTF-8 argv bytes
     "history": ["history"],
     "diff": ["diff", "1"],
     "recover-dry-run": ["recover", "--dry-run"],
@@ -858,6 +867,7 @@ WRITING_ARGS: dict[str, list[str]] = {
     "reindex": ["reindex"],
     "gc": ["gc", "--stale-seconds", "0"],
     "forget": ["forget", NAMES[1]],
+    "forget-surrogate": ["forget", "x\udce9"],
     "undo": ["undo"],
     "restore": ["restore", "1"],
     "recover": ["recover"],
@@ -947,7 +957,7 @@ def battery(ws: Path, model: AnthropicModel, picks: list[tuple[str, bool]]) -> N
 
     store = MemoryStore(ws, lock_timeout=LOCK_TIMEOUT)
     session = AgentSession(ws, model=model, config=SessionConfig(commit_mode="auto"), store=store)
-    result = session.run_turn("which project details matter for parsing?")
+    result = session.run_turn("which project details matter for parsing? \ud83d")
     assert result.answer == ANSWER
 
     for command, as_json in picks:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -832,3 +833,66 @@ def test_without_a_key_the_session_has_no_model_but_still_selects(workspace: str
         session.run_turn("hello")
     assert_pairs_intact(session.history)
     assert session.history[-1]["role"] == "assistant"
+
+
+# --- issue 19 item 3: a lone surrogate from the user or the model ----------------------
+
+
+@pytest.mark.parametrize("mode", ["auto", "review"])
+def test_a_lone_surrogate_from_the_user_or_the_model_never_breaks_a_turn(
+    messages_server: MessagesServer, workspace: str, mode: str
+) -> None:
+    """Half an emoji in the question, and in the model's reply (a JSON escape the SDK
+    decodes into a lone surrogate): the SDK could not send it, the journal and pending/
+    could not store it, and run_turn raised (the answer lost). Each is made encodable
+    where it enters, so the turn answers, commits or keeps its batch, and the next turn
+    (which sends this one's history) works too."""
+    from ipymemory.turn.pending import PendingFiles
+
+    def respond(request: dict[str, Any]) -> Scripted:
+        role = role_of(request)
+        if role == "extractor":
+            return records_reply(rec("emoji-note"))
+        if role == "selector":
+            return text("[]")
+        return text("Noted \ud83d, half an emoji.")
+
+    messages_server.responder = respond
+    session = _session(messages_server, workspace, commit_mode=mode)
+    result = session.run_turn("What is this: \ud83d?")
+    assert result.answer == "Noted \ufffd, half an emoji."
+    assert result.memory_errors == ()
+    if mode == "auto":
+        assert result.committed == ("emoji-note",)
+        entry = MemoryStore(workspace).history(1)[0]
+        assert entry.provenance["emoji-note"]["query"] == "What is this: \ufffd?"
+    else:
+        assert result.batch is not None and result.batch.status == BatchStatus.PENDING
+        assert session.pending_files.last_error is None
+        [saved] = PendingFiles(Path(workspace, ".memory")).load()[0]
+        assert saved.batch.provenance is not None
+        assert saved.batch.provenance.query == "What is this: \ufffd?"
+    sent = json.dumps(messages_server.requests[-1])
+    assert "\\ud83d" not in sent
+    again = session.run_turn("And now?")
+    assert again.answer == "Noted \ufffd, half an emoji."
+
+
+def test_a_file_name_that_is_not_utf8_in_tool_output_never_breaks_a_turn(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    """``list_files`` over a Latin-1 file name (Python reads it as a lone surrogate):
+    the tool's output is made encodable where it enters, so it can be sent back."""
+    os.close(os.open(os.path.join(os.fsencode(workspace), b"caf\xe9.txt"), os.O_CREAT, 0o644))
+    messages_server.enqueue(tool_use("list_files", {}), text("One file."))
+    session = _session(messages_server, workspace, commit_mode="off")
+    result = session.run_turn("Which files are there?")
+    assert result.answer == "One file."
+    [listing] = [
+        block
+        for message in messages_server.requests[-1]["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert "caf\ufffd.txt" in json.dumps(listing, ensure_ascii=False)

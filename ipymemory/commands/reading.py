@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._encodable import encodable
 from ..config import describe_model, setting_rows
 from ..errors import MemoryStoreError
 from ..sidequery.select import select_memories
@@ -91,7 +92,7 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
     configured or its reply is unusable) and why. Nothing is written, and the
     session's last error is not changed. In %memory, QUERY is the rest of the line,
     taken literally, a closing "?" included (%memory? alone shows this help)."""
-    query = " ".join(args.query)
+    query = encodable(" ".join(args.query))  # the user's text enters here
     store = ctx.store
     selection = select_memories(
         ctx.model,

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from .._encodable import encodable_data
 from ..errors import ModelNotConfigured
 from .usage import Usage
 
@@ -35,6 +36,10 @@ class ModelReply:
     stop_reason: str | None
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+
+    def __post_init__(self) -> None:
+        # A model's text enters here, whichever client made the reply (ipymemory._encodable).
+        object.__setattr__(self, "content", tuple(encodable_data(dict(b)) for b in self.content))
 
     @property
     def text(self) -> str:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._encodable import encodable
 from ..model import ModelClient, ModelReply, StreamingModelClient
 from .history import RequestHistory
 from .injection import query_index, with_memory_block
@@ -210,7 +211,7 @@ def run_tool_loop(
             # A failed call raises its typed ModelError as is (the handler below
             # closes the history first), so callers can tell "no key" from "HTTP 529".
             call = (
-                functools.partial(model.stream, on_text=on_text)
+                functools.partial(model.stream, on_text=lambda t: on_text(encodable(t)))
                 if on_text is not None and isinstance(model, StreamingModelClient)
                 else model.create
             )

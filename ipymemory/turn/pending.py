@@ -364,7 +364,8 @@ class PendingFiles:
                 str(self.directory), f"{batch.id}.json", data.encode("utf-8"), _no_step, "pending"
             )
             fsync_dir(str(self.directory))
-        except (OSError, BatchError, MemoryStoreError) as e:
+        except (OSError, ValueError, BatchError, MemoryStoreError) as e:
+            # ValueError: text that does not encode (ipymemory._encodable keeps it out).
             self.last_failure = MemoryFailure(f"batch {batch.id} is not kept on disk", str(e), e)
             return False
         return True

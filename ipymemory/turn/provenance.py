@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .. import _constants as C
+from .._encodable import encodable_data
 from .._secrets import redact, redact_data
 
 __all__ = ["DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
@@ -41,6 +42,11 @@ class TurnProvenance:
     caller: Mapping[str, Any] = field(default_factory=dict)
     #: sha256 of each file read, as read (SPEC §11 staleness); paths as in files_read.
     files_sha256: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # What the journal and pending/ store of a turn enters here (ipymemory._encodable).
+        for name in ("query", "models", "files_read", "caller"):
+            object.__setattr__(self, name, encodable_data(getattr(self, name)))
 
     def to_json(self) -> dict[str, Any]:
         return {

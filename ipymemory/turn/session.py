@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from .._encodable import encodable
 from ..config import default_model
 from ..errors import (
     BatchError,
@@ -295,6 +296,7 @@ class AgentSession:
 
     def begin_turn(self, query: str) -> Selection:
         """Select the memories for ``query`` and build this turn's memory block."""
+        query = encodable(query)  # the user's text enters here (ipymemory._encodable)
         with self._lock:
             self._clear_errors()
             self._emit("selecting", "choosing relevant memories")
@@ -361,6 +363,7 @@ class AgentSession:
             raise BatchError(f"commit_mode {mode!r} is not one of {', '.join(COMMIT_MODES)}")
         if not isinstance(query, str) or not query.strip():
             raise TurnError("the query is empty: nothing to ask the model")
+        query = encodable(query)  # the user's text enters here (ipymemory._encodable)
         with self._lock:
             self._listener = on_event
             self._calls = []

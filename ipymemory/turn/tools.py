@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .. import _constants as C
+from .._encodable import encodable
 from .pyrun import run_with_limit
 
 __all__ = ["OfferedTool", "ToolBox", "ToolOutcome", "tool_definitions"]
@@ -113,6 +114,10 @@ class ToolOutcome:
 
     content: str
     is_error: bool = False
+
+    def __post_init__(self) -> None:
+        # Tool output enters here (a file name or printed text may not encode).
+        object.__setattr__(self, "content", encodable(self.content))
 
 
 class ToolError(Exception):

@@ -23,7 +23,7 @@ from record_support import rec
 from ipymemory import MemoryStore
 from ipymemory.cli import main
 from ipymemory.notebook import get_session
-from ipymemory.views import MIME_TYPE, BatchView, MessageView, RecordView
+from ipymemory.views import MIME_TYPE, MessageView, RecordView
 from ipymemory.views.history import HistoryChangeView, HistoryDiffView, HistoryView
 from ipymemory.views.history_widgets import HistoryChangeReview, HistoryWidget
 
@@ -242,7 +242,8 @@ def test_magic_undo_is_proposed_then_committed(ip: InteractiveShell, ws: str) ->
     assert names(ws) == ["ab"]  # nothing before confirmation
     history = memory(ip, "history")  # a widget following the session's commits
     view = memory(ip, "commit")
-    assert isinstance(view, BatchView) and view.status == "committed"
+    assert isinstance(view, HistoryChangeView) and view.status == "committed"
+    assert "brings back: a, b" in view.to_text() and "removes: ab" in view.to_text()
     assert sorted(names(ws)) == ["a", "b"]
     assert review.status == "committed" and review.commit_button.disabled
     assert "Done" in review.body.value

@@ -17,7 +17,8 @@ from notebook_support import loaded_shell, memory
 from record_support import rec
 
 from ipymemory import MemoryStore
-from ipymemory.views import BatchView
+from ipymemory.notebook import get_session
+from ipymemory.views import HistoryChangeView
 from ipymemory.views.history_widgets import HistoryChangeReview
 from ipymemory.views.pending import PendingView
 
@@ -85,7 +86,11 @@ def test_an_undo_proposal_survives_a_restart_and_is_committed(
     text = review.static_view().to_text()
     assert "brings back: a, b" in text and "removes: ab" in text
     view = memory(ip, "commit")
-    assert isinstance(view, BatchView) and view.status == "committed"
+    # What the change did to the set (was "0 extracted memories / Committed: nothing").
+    assert isinstance(view, HistoryChangeView) and view.status == "committed"
+    text = view.to_text()
+    assert "brings back: a, b" in text and "removes: ab" in text and "Done" in text
+    assert "extracted" not in text and "nothing" not in text
     assert names(ws) == ["a", "b"]
     entry_after = MemoryStore(ws).history(1)[0]
     assert entry_after.op == "undo" and entry_after.undoes == 2
@@ -195,3 +200,23 @@ def test_a_damaged_proposal_file_is_reported_not_reopened(
     assert listing.entries == ()
     assert any(batch_id in p and "history" in p for p in listing.problems)
     assert names(ws) == ["ab"]
+
+
+def test_an_undo_proposed_twice_commits_once_then_says_nothing_to_undo(
+    ip: InteractiveShell, ws: str
+) -> None:
+    """Two proposals of "undo 4" (the forget of c), both committed: the second used to
+    commit an empty `undo` entry. The review's hint points to pending/, where the
+    proposal survives a restart (it said to run the undo again)."""
+    first, second = propose(ip, "undo 4"), propose(ip, "undo 4")
+    pending_text = memory(ip, "pending").to_text()
+    assert first in pending_text and second in pending_text
+    review = HistoryChangeView.of(get_session().batch_registry.lookup(first)).to_text()
+    assert f"%memory pending --open {first}" in review and "again" not in review
+    done = memory(ip, f"commit --batch {first}")
+    assert isinstance(done, HistoryChangeView) and "brings back: c" in done.to_text()
+    entries = MemoryStore(ws).history()
+    refused = memory(ip, f"commit --batch {second}")
+    assert "nothing to undo" in refused.to_text()
+    assert MemoryStore(ws).history() == entries  # no empty entry
+    assert names(ws) == ["ab", "c"]

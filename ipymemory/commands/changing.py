@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
-from ..views import BatchView, ErrorView, MessageView
+from ..views import BatchView, ErrorView, HistoryChangeView, MessageView
 from .common import check_names, pending_batch, require, scope_arg, scoped_stores
 from .context import Context, View
 from .spec import arg, command
@@ -119,6 +120,10 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
             where="Commit",
             hint=f"Nothing was written; the batch is still pending ({hint}).",
         )
+    if result.batch is not None and result.batch.history is not None:
+        # An undo/restore: what it did to the set, not "0 extracted memories".
+        done = replace(result.batch.history, leaving=result.removed, returning=result.committed)
+        return HistoryChangeView(done, batch_id=result.batch.id, status="committed")
     return BatchView.of(result.batch) if result.batch is not None else MessageView("Committed.")
 
 
@@ -138,4 +143,5 @@ def handle_discard(ctx: Context, args: argparse.Namespace) -> View:
     if batch is None:
         return MessageView("Nothing to discard: no batch is pending.")
     ctx.session.discard(batch)
-    return BatchView.of(ctx.session.batch_registry.lookup(batch))
+    decided = ctx.session.batch_registry.lookup(batch)
+    return HistoryChangeView.of(decided) if decided.history is not None else BatchView.of(decided)

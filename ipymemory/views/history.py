@@ -502,8 +502,10 @@ class HistoryChangeView(StaticView):
         return (
             "Pending: nothing is written until you commit it (Commit, or %memory commit"
             + (f" --batch {self.batch_id}" if self.batch_id else "")
-            + "; %memory discard to drop it). It lives in the kernel that proposed it: "
-            + f"after a restart, run %memory {self.change.op} {self.change.seq} again."
+            + "; %memory discard to drop it). It is kept in .memory/pending/: after a "
+            + "restart, %memory pending lists it and %memory pending --open "
+            + (self.batch_id or "ID")
+            + " reopens it."
         )
 
     def to_text(self) -> str:

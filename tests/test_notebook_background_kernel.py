@@ -1,8 +1,8 @@
 """The memory work after the cell (SPEC §12) through a real kernel: nbclient runs the
 cells one at a time in ipykernel (where background_memory is on by default), the real
 SDK talks to the scripted server of this process, whose extractor reply waits behind a
-gate. Orderings come from events (the gate, the outputs nbclient saved), never from
-wall-clock thresholds."""
+gate. Orderings come from events (the gate, the outputs nbclient saved, what the kernel
+logged), never from wall-clock thresholds; the kill test kills a real kernel process."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from jupyter_core.utils import run_sync
 from messages_server import MessagesServer, Scripted, text
 from nbclient import NotebookClient
 from notebook_support import items_json
@@ -71,11 +72,12 @@ def kernel(
 
 def _open_when_said(log: Path, gate: Gate) -> None:
     """Open the gate once the kernel's log says it waits for the memory work."""
-    while not gate.open.is_set():
+    pause = threading.Event()
+    for _ in range(int(GATE_SECONDS / 0.05)):  # bounded: a missing line fails the test
         if "ipymemory: waiting for the memory work" in log.read_text():
             gate.open.set()
-        else:
-            threading.Event().wait(0.05)
+            return
+        pause.wait(0.05)
 
 
 def _run(client: NotebookClient, nb: nbformat.NotebookNode, source: str) -> Any:
@@ -115,3 +117,54 @@ def test_in_a_kernel_the_cell_ends_first_and_the_review_lands_in_its_saved_outpu
     )
     lines = [str(o.get("data", {}).get("text/plain", "")) for o in agent.outputs]
     assert any(line.startswith("✓ answered in") and " · memory in " in line for line in lines)
+
+
+def test_kernel_shutdown_waits_and_a_killed_kernel_leaves_nothing_half_written(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    """A graceful shutdown waits for the memory work (its batch is kept in pending/);
+    a kernel killed while the work runs leaves the set and pending/ as they were."""
+    store = MemoryStore(workspace)
+    store.extend([rec("old-note")])
+    before = sorted(p.name for p in Path(workspace, ".memory").rglob("*"))
+    for graceful in (False, True):
+        nb = nbformat.v4.new_notebook()
+        client = NotebookClient(
+            nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": workspace}}
+        )
+        env = without_settings(os.environ)
+        env.update(
+            ANTHROPIC_API_KEY="test",
+            ANTHROPIC_BASE_URL=messages_server.base_url,
+            IPYMEMORY_USER_DIR="off",
+        )
+        messages_server.enqueue(text("Noted."))
+        gate = Gate(messages_server, text(items_json(BOLD)))
+        log = Path(workspace).parent / f"kernel-{graceful}.log"
+        with log.open("w") as stderr, client.setup_kernel(env=env, stderr=stderr):
+            _run(client, nb, SETUP)
+            _run(client, nb, AGENT)
+            assert gate.asked.wait(GATE_SECONDS)  # the worker waits for the extractor
+            assert client.km is not None
+            if graceful:
+                # The reply comes once the shutting-down kernel says it is waiting.
+                opener = threading.Thread(target=_open_when_said, args=(log, gate), daemon=True)
+                opener.start()
+                client.km.shutdown_wait_time = GATE_SECONDS
+                # nbclient's manager is asynchronous; this returns once the kernel exited.
+                run_sync(client.km.shutdown_kernel)(now=False)
+                opener.join()
+                assert gate.open.is_set(), log.read_text()
+            else:
+                process = client.km.provisioner.process  # type: ignore[union-attr]
+                process.kill()  # SIGKILL, mid memory work
+                process.wait()
+                gate.open.set()
+        after = sorted(p.name for p in Path(workspace, ".memory").rglob("*"))
+        if not graceful:
+            assert after == before
+        else:
+            saved = list(Path(workspace, ".memory", "pending").glob("*.json"))
+            assert len(saved) == 1
+            assert [r["name"] for r in json.loads(saved[0].read_text())["items"]] == ["likes-bold"]
+        assert [r.name for r in store.records()] == ["old-note"]

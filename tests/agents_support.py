@@ -73,9 +73,9 @@ def item(name: str, body: str | None = None, **extra: Any) -> dict[str, Any]:
     }
 
 
-def review_in_notebook(ip: Any, batch_id: str, via: str, reject: str) -> set[str]:
+def review_in_notebook(ip: Any, batch_id: str, via: str, reject: str) -> Any:
     """``%memory pending`` lists the agent's batch (saved, not this kernel's); reopen
-    it, reject ``reject`` in the review widget, click Commit. Returns the items shown."""
+    it, reject ``reject`` in the review widget, click Commit. Returns the widget."""
     from notebook_support import memory
 
     from ipymemory.views import BatchReview
@@ -86,4 +86,4 @@ def review_in_notebook(ip: Any, batch_id: str, via: str, reject: str) -> set[str
     assert isinstance(review, BatchReview)
     review.decisions[reject].value = "reject"
     review.commit_button.click()
-    return set(review.decisions)
+    return review

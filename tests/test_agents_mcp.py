@@ -260,8 +260,11 @@ def test_a_proposal_waits_and_is_decided_from_the_terminal(
 def test_a_proposal_is_reviewed_in_the_notebook(ip: InteractiveShell, workspace: str) -> None:
     seeded(workspace)
     result = propose(workspace, [item("uses-ruff", "Lint with ruff."), item("maybe-later")])
-    shown = review_in_notebook(ip, result["batch_id"], "mcp", reject="maybe-later")
-    assert shown == {"uses-ruff", "maybe-later"}
+    review = review_in_notebook(ip, result["batch_id"], "mcp", reject="maybe-later")
+    assert set(review.decisions) == {"uses-ruff", "maybe-later"}
+    assert review._headline() == "Review 2 proposed memories from another agent (mcp)"
+    text = review.static_view().to_text()
+    assert "Memory batch (committed): 2 proposed memories from another agent (mcp)" in text
     names = [r.name for r in MemoryStore(workspace).records()]
     assert names == ["prefers-tabs", "deploy-friday", "uses-ruff"]
     assert pending_files(workspace) == []

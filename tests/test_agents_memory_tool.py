@@ -271,8 +271,8 @@ def test_the_review_in_the_notebook_shows_the_tools_proposals(
         ),
     )
     assert [r.name for r in MemoryStore(workspace).records()] == ["prefers-tabs", "deploy-friday"]
-    shown = review_in_notebook(ip, tool.batch_id, "memory-tool", reject="maybe-later")
-    assert shown == {"uses-ruff", "maybe-later"}
+    review = review_in_notebook(ip, tool.batch_id, "memory-tool", reject="maybe-later")
+    assert set(review.decisions) == {"uses-ruff", "maybe-later"}
     names = [r.name for r in MemoryStore(workspace).records()]
     assert names == ["prefers-tabs", "deploy-friday", "uses-ruff"]
 

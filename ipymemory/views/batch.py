@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store.record import MemoryRecord
 from ..turn.batch import USER_SCOPE, BatchStatus, commit_effect
+from ..turn.provenance import AGENT_VIAS
 from ._static import (
     StaticView,
     esc,
@@ -19,7 +20,7 @@ from ._static import (
 if TYPE_CHECKING:
     from ..turn.batch import PendingBatch
 
-__all__ = ["NOTHING_TO_MERGE", "BatchView", "ConsolidationPlanView"]
+__all__ = ["NOTHING_TO_MERGE", "BatchView", "ConsolidationPlanView", "agent_proposer"]
 
 #: How an empty plan reads (SPEC §9): a successful consolidation that changes nothing.
 NOTHING_TO_MERGE = (
@@ -190,8 +191,11 @@ class BatchView(StaticView):
         net: tuple[int, int] | None = None,
         replaces: Mapping[str, str] | None = None,
         user_wide: Collection[str] = (),
+        proposer: str | None = None,
     ) -> None:
         self.items = tuple(items)
+        #: Who proposed the batch when not a turn's extractor (another agent: "mcp", …).
+        self.proposer = proposer
         self.replaces = dict(replaces or {})
         #: The items committed to the user scope (SPEC §11); the others to the project.
         self.user_wide = frozenset(user_wide)
@@ -238,6 +242,7 @@ class BatchView(StaticView):
             net=net,
             replaces=batch.replaces,
             user_wide=[n for n in batch.names if batch.scope_of(n) == USER_SCOPE],
+            proposer=agent_proposer(batch),
         )
 
     def net_line(self) -> str | None:
@@ -331,7 +336,9 @@ class BatchView(StaticView):
 
     def _headline(self) -> str:
         n = len(self.items)
-        what = f"{n} extracted memor{'y' if n == 1 else 'ies'}"
+        what = f"{n} {'proposed' if self.proposer else 'extracted'} memor{'y' if n == 1 else 'ies'}"
+        if self.proposer:
+            what += f" from another agent ({self.proposer})"
         if self.plan is not None:
             # An on-demand consolidation extracts nothing: do not lead with "0 extracted".
             what = f"{what} + a consolidation plan" if n else "a consolidation plan"
@@ -400,3 +407,9 @@ class BatchView(StaticView):
         elif hint:  # HTML is what a frontend without widgets shows
             parts.append(f'<div class="ipm-note">{esc(hint)}</div>')
         return "".join(parts)
+
+
+def agent_proposer(batch: PendingBatch) -> str | None:
+    """``mcp`` / ``memory-tool`` when another agent proposed ``batch`` (SPEC §10)."""
+    via = batch.provenance.via if batch.provenance is not None else None
+    return via if via in AGENT_VIAS else None

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..turn.provenance import AGENT_VIAS
 from ._static import StaticView, esc, plain_table, record_rows_html
 
 __all__ = ["DECIDE_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]
@@ -43,7 +44,7 @@ class PendingEntry:
 
     def what(self) -> str:
         parts = [self.change] if self.change else []
-        if self.via in _AGENT_VIAS:
+        if self.via in AGENT_VIAS:
             parts.append(f"from another agent ({self.via})")
         if self.names:
             parts.append(", ".join(self.names))
@@ -72,10 +73,6 @@ class PendingEntry:
             "saved": _iso(self.saved_at) or "—",
             "expires": _iso(self.expires_at) or "—",
         }
-
-
-# Provenance ``via`` values of batches other agents proposed (SPEC §10).
-_AGENT_VIAS = ("mcp", "memory-tool")
 
 
 def _iso(when: float | None) -> str | None:

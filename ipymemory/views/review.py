@@ -35,7 +35,7 @@ from ._widgetbase import (
     note_html,
     record_label_html,
 )
-from .batch import BatchView, ConsolidationPlanView
+from .batch import BatchView, ConsolidationPlanView, agent_proposer
 
 if TYPE_CHECKING:
     from ..sidequery.consolidate import ConsolidationPlan
@@ -294,7 +294,11 @@ class BatchReview(StaticBundleBox):
 
     def _headline(self) -> str:
         n = len(self.batch.items)
-        what = f"{n} extracted memor{'y' if n == 1 else 'ies'}"
+        proposer = agent_proposer(self.batch)
+        kind = "proposed" if proposer else "extracted"
+        what = f"{n} {kind} memor{'y' if n == 1 else 'ies'}"
+        if proposer:
+            what += f" from another agent ({proposer})"
         if self.batch.plan is not None:
             if n == 0:
                 return f"Review a consolidation plan: {_plan_effect(self.batch.plan)}"

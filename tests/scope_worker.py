@@ -14,7 +14,7 @@ import sys
 
 from IPython.core.interactiveshell import InteractiveShell
 
-from ipymemory.model import ScriptedModel
+from ipymemory import ScriptedModel
 from ipymemory.notebook import get_session, use_model
 
 

@@ -114,7 +114,7 @@ def test_commit_to_project_and_to_user_in_the_notebook(
 ) -> None:
     import json as _json
 
-    from ipymemory.model import ScriptedModel
+    from ipymemory import ScriptedModel
     from ipymemory.notebook import get_session, use_model
 
     user = tmp_path / "me"

@@ -14,8 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from notebook_support import memory
 from record_support import rec
 
-from ipymemory import MemoryStore
-from ipymemory.errors import MemoryFormatError, MemoryStoreError
+from ipymemory import MemoryFormatError, MemoryStore, MemoryStoreError
 from ipymemory.store.layout import read_regular
 from ipymemory.turn.pending import PendingFiles
 from ipymemory.views.pending import PendingView

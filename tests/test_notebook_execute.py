@@ -125,7 +125,8 @@ def test_selection_section_shows_model_and_fallback_with_reasons(
     assert whole and whole[0]["reason"] == "all 4 records: the set fits"
     assert len(whole[0]["records"]) == 4
     seen = json.loads(_stream(executed, "# What the selector saw"))
-    assert set(seen) == {"catalog", "query"} and "every language" not in seen["catalog"]
+    # SPEC §9: the selector also knows today's date.
+    assert set(seen) == {"catalog", "query", "today"} and "every language" not in seen["catalog"]
     status = _views(executed, "status")
     assert any(
         s["last_error"] == "Memory selection failed; deterministic fallback used" for s in status

@@ -18,11 +18,10 @@ from record_support import rec
 from test_config import SAMPLES
 from turn_support import requests_of, role_of
 
-from ipymemory import MemoryStore, ScriptedModel
+from ipymemory import AgentSession, MemoryStore, ScriptedModel
 from ipymemory.config import IPyMemory
 from ipymemory.notebook import get_session, use_model
 from ipymemory.notebook.output import TurnOutput
-from ipymemory.turn import AgentSession
 from ipymemory.views import MIME_TYPE, MessageView
 
 

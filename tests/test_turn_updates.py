@@ -12,10 +12,15 @@ import pytest
 from record_support import rec
 from turn_support import count_manifest_replaces
 
-from ipymemory import AgentSession, MemoryStore, ScriptedModel, SessionConfig
-from ipymemory.sidequery import ConsolidationPlan
+from ipymemory import (
+    AgentSession,
+    ConsolidationPlan,
+    MemoryStore,
+    PendingBatch,
+    ScriptedModel,
+    SessionConfig,
+)
 from ipymemory.store.recency import spacing
-from ipymemory.turn import PendingBatch
 from ipymemory.views import BatchView
 from ipymemory.views.history import HistoryDiffView, HistoryView
 

@@ -289,3 +289,26 @@ def test_pending_shows_when_this_kernels_batches_were_saved(ip: InteractiveShell
     assert entry.saved_at is not None and entry.expires_at is not None
     row = entry.row()
     assert row["where"] == "this kernel" and row["saved"] != "—" and row["expires"] != "—"
+
+
+def test_an_update_waits_across_a_restart_and_is_committed_as_a_swap(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    old = rec("report-deadline", "when the report is due", "Due Fri 2026-12-04.")
+    new = rec("report-deadline", "when the report is due (moved)", "Due Wed 2026-12-02.")
+    MemoryStore(workspace).extend([old])
+    reply = [{**new.to_json(), "replaces": old.name, "evidence": ["moved to Wednesday"]}]
+    use_model(ScriptedModel(["Noted.", json.dumps(reply)]))
+    out = ip.run_cell_magic("agent", "", "The report moved to Wednesday, Dec 2.")
+    assert isinstance(out, TurnOutput) and out.result.batch is not None
+    proposed = out.result.batch.id
+    restart(ip)
+    review = memory(ip, f"pending --open {proposed}")
+    assert isinstance(review, BatchReview)
+    assert review.batch.replaces == {"report-deadline": "report-deadline"}
+    assert "updates report-deadline" in review.static_view().to_text()
+    review.commit_button.click()
+    assert MemoryStore(workspace).records() == (new,)
+    entry = MemoryStore(workspace).history()[0]
+    assert entry.updates == {"report-deadline": "report-deadline"}
+    assert entry.provenance["report-deadline"]["evidence"] == ["moved to Wednesday"]

@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 from messages_server import MessagesServer, Scripted, text, tool_use
 from record_support import rec
-from turn_support import count_manifest_replaces, requests_of, role_of, session_for
+from turn_support import (
+    count_manifest_replaces,
+    other_process,
+    requests_of,
+    role_of,
+    session_for,
+)
 
 from ipymemory import MemoryStore
 from ipymemory.store.record import render_record
@@ -295,3 +301,32 @@ def test_an_update_an_add_and_a_plan_are_one_swap(
         "ci-facts",
         "report-deadline",
     ]
+
+
+def test_another_kernel_changing_the_replaced_record_fails_the_update_cleanly(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    MemoryStore(workspace).extend([OLD, rec("other-note")])
+    messages_server.enqueue(
+        text("Noted."),
+        _extractor(_item(MOVED, evidence=["moved to Wednesday"], replaces="report-deadline")),
+    )
+    session = session_for(messages_server.base_url, workspace)
+    batch = session.run_turn("The report deadline moved to Wednesday.").batch
+    assert batch is not None
+    # A second kernel corrects the same record its own way meanwhile.
+    other_process(
+        "store.forget(['report-deadline'])\n"
+        "store.extend([rec('report-deadline', 'Due Thu 2026-12-03.')])",
+        workspace,
+    )
+    root = Path(workspace, ".memory")
+    before = {p.name: p.read_bytes() for p in root.iterdir() if p.suffix in (".md", ".json")}
+    failed = session.commit(batch)
+    assert failed.error is not None and "changed during consolidation" in failed.error
+    after = {p.name: p.read_bytes() for p in root.iterdir() if p.suffix in (".md", ".json")}
+    assert after == before
+    assert [r.body for r in MemoryStore(workspace).records() if r.name == OLD.name] == [
+        "Due Thu 2026-12-03."
+    ]
+    assert failed.batch is not None and failed.batch.status == "failed"

@@ -10,17 +10,17 @@ from typing import Any
 
 import anthropic
 import pytest
-from agents_support import review_in_notebook
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, Scripted, text, tool_use
-from notebook_support import use_api
+from notebook_support import memory, use_api
 from record_support import rec
 from store_support import snapshot
 from turn_support import records_reply, role_of
 
 from ipymemory import MemoryStore, MemoryTool
 from ipymemory.notebook.output import TurnOutput
+from ipymemory.views import BatchReview
 
 GH_TOKEN = "ghp_" + "wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"
 
@@ -256,41 +256,39 @@ def test_the_review_in_the_notebook_shows_the_tools_proposals(
 ) -> None:
     seeded(workspace)
     tool = MemoryTool(workspace)
+
+    def create(name: str, body: str) -> Scripted:
+        text_ = record_file(name, f"about {name}", body)
+        return memory_call(command="create", path=f"/memories/{name}.md", file_text=text_)
+
     run(
         messages_server,
         tool,
-        memory_call(
-            command="create",
-            path="/memories/uses-ruff.md",
-            file_text=record_file("uses-ruff", "lints with ruff", "The project lints with ruff."),
-        ),
-        memory_call(
-            command="create",
-            path="/memories/maybe-later.md",
-            file_text=record_file("maybe-later", "an idea", "Perhaps rewrite the parser."),
-        ),
+        create("uses-ruff", "The project lints with ruff."),
+        create("maybe-later", "Perhaps rewrite the parser."),
     )
     assert [r.name for r in MemoryStore(workspace).records()] == ["prefers-tabs", "deploy-friday"]
-    review = review_in_notebook(ip, tool.batch_id, "memory-tool", reject="maybe-later")
-    assert set(review.decisions) == {"uses-ruff", "maybe-later"}
+    first = tool.batch_id
+    # The person opens the review; meanwhile the agent proposes one more thing (the file
+    # now holds three items, the open review two).
+    [entry] = memory(ip, "pending").entries
+    assert (entry.id, entry.via, entry.live) == (first, "memory-tool", False)
+    review = memory(ip, f"pending --open {first}")
+    assert isinstance(review, BatchReview) and set(review.decisions) == {"uses-ruff", "maybe-later"}
+    messages_server.requests.clear()
+    run(messages_server, tool, create("late-idea", "An idea after the review opened."))
+    review.decisions["maybe-later"].value = "reject"
+    review.commit_button.click()
     names = [r.name for r in MemoryStore(workspace).records()]
     assert names == ["prefers-tabs", "deploy-friday", "uses-ruff"]
 
-    # The batch was decided: the tool's next proposal starts a new one.
-    first = tool.batch_id
+    # The batch was decided: the next proposal starts a new batch, and the one made
+    # after the review opened is not lost.
     messages_server.requests.clear()
-    run(
-        messages_server,
-        tool,
-        memory_call(
-            command="create",
-            path="/memories/next-thing.md",
-            file_text=record_file("next-thing", "next", "The next thing."),
-        ),
-    )
+    run(messages_server, tool, create("next-thing", "The next thing."))
     assert tool.batch_id != first
     [saved], _ = tool._files.load()
-    assert [r.name for r in saved.batch.items] == ["next-thing"]
+    assert [r.name for r in saved.batch.items] == ["late-idea", "next-thing"]
 
 
 def test_a_bad_commit_mode_is_refused() -> None:

@@ -376,12 +376,41 @@ class MemoryTool(BetaAbstractMemoryTool):
         return outcome
 
     def _decided_elsewhere(self) -> None:
-        """The batch was committed or discarded by a person meanwhile: what it held is
-        decided; only the newest change starts a new batch."""
-        newest = list(self._proposals.items())[-1:]
-        self._proposals = dict(newest)
+        """The batch was committed or discarded by a person meanwhile: what the decision
+        named (accepted or rejected, from its journal entry) is decided; the rest -- made
+        after the person opened the batch -- and the newest change start a new batch.
+        A discarded batch has no entry: everything but the newest change was decided."""
+        decided: set[str] | None = None
+        try:
+            for entry in self.store.history(50):
+                if entry.actor.get("batch") == self.batch_id:
+                    names = [*entry.actor.get("accepted", ()), *entry.actor.get("rejected", ())]
+                    decided = {str(name) for name in names}
+                    break
+        except MemoryStoreError:
+            decided = None
+        items = list(self._proposals.items())
+        try:
+            current = {record.name for record in self.store.records()}
+        except MemoryStoreError:
+            current = set()
+        kept = [
+            (k, p)
+            for k, p in items[:-1]
+            if decided is not None and p.name not in decided and _still_fits(p, current)
+        ]
+        self._proposals = dict([*kept, *items[-1:]])
         self.batch_id = new_batch_id()
         self._kept = False
+
+
+def _still_fits(proposal: Proposal, current: set[str]) -> bool:
+    """Whether ``proposal`` still applies to a set holding ``current`` (a forget or an
+    update of a record that left it, or a new name now taken, does not)."""
+    if proposal.replaces is not None and proposal.replaces not in current:
+        return False
+    name = proposal.record.name if proposal.record is not None else None
+    return name is None or name == proposal.replaces or name not in current
 
 
 def _said(what: str, name: str, outcome: ProposalOutcome | None, batch_id: str) -> str:

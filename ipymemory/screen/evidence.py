@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._secrets import redact
 from .terms import content_terms, name_terms, weight
 
 if TYPE_CHECKING:
@@ -109,26 +110,48 @@ class EvidenceMatch:
     why: str = ""
 
     def describe(self) -> str:
-        shown = self.excerpt if len(self.excerpt) <= 60 else self.excerpt[:57] + "..."
-        where = "found nowhere" if self.found == "nowhere" else f"in the {self.found}'s text"
-        if self.found == "tool":
-            where = "in tool output"
-        if self.found == "assistant":
-            where = "in the answer"
-        verdict = "vouches" if self.vouches else (self.why or "")
+        """One line: the excerpt (redacted, cut), where it was found, why it counts or not."""
+        text = redact(self.excerpt)
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        where = _WHERE[self.found]
+        verdict = "vouches" if self.vouches else self.why
         return f"{shown!r} {where}" + (f": {verdict}" if verdict else "")
+
+
+_WHERE = {
+    "user": "in the user's text",
+    "tool": "in tool output",
+    "assistant": "in the answer",
+    "nowhere": "found nowhere",
+}
+
+
+def _piece_pattern(piece: str) -> re.Pattern[str] | None:
+    """A piece's words in order with any punctuation or none between them: a model
+    that quotes the user's words drops or changes a comma, a dash or a full stop."""
+    words = re.findall(r"\w+", piece)
+    if not words:
+        return None
+    # Whole words at an ASCII edge ("antworte" is not in "beantworte"); CJK text has no
+    # spaces, so an excerpt may start or end inside a run of ideographs.
+    head = r"(?<![a-z0-9_])" if words[0][0].isascii() else ""
+    tail = r"(?![a-z0-9_])" if words[-1][-1].isascii() else ""
+    return re.compile(head + r"\W*".join(map(re.escape, words)) + tail)
 
 
 def _locate(pieces: Sequence[str], parts: Sequence[str]) -> tuple[int, int] | None:
     """(part index, end of the last piece in it) of the first part holding every piece
     in order, or None."""
+    patterns = [p for p in map(_piece_pattern, pieces) if p is not None]
+    if not patterns or len(patterns) < len(pieces):
+        return None
     for i, part in enumerate(parts):
         at = 0
-        for piece in pieces:
-            found = part.find(piece, at)
-            if found < 0:
+        for pattern in patterns:
+            m = pattern.search(part, at)
+            if m is None:
                 break
-            at = found + len(piece)
+            at = m.end()
         else:
             return i, at
     return None
@@ -154,10 +177,13 @@ def _asked(part: str, end: int) -> bool:
     return not _POLITE.search(part[starts[-1] if starts else 0 : m.start()].strip())
 
 
-#: A user message that adopts the tool output before it ("yes, use that").
+#: A user message that adopts the tool output before it ("yes, use that"): it opens
+#: with the assent and says nothing else, or says to use or keep it.
 ADOPT = re.compile(
-    r"^\W*(?:(?:yes|yep|yeah|correct|exactly|agreed|use (?:that|it|this)|go with (?:that|it)|"
-    r"ja|genau|richtig|stimmt|oui|exactement|d'accord)\b|\u5bf9|\u662f\u7684|\u6ca1\u9519)",
+    r"^\W*(?:(?:yes|yep|yeah|correct|exactly|agreed|ja|genau|richtig|stimmt|oui|exactement"
+    r"|d'accord)\b|\u5bf9|\u662f\u7684|\u6ca1\u9519)\W*(?:$|(?:please )?(?:use|keep|go with"
+    r"|remember|take|adopt|follow|nimm|übernimm|merk dir|utilise|garde|retiens)\b|就?用|记住)"
+    r"|^\W*(?:use|keep|go with) (?:that|it|this)\b",
     re.IGNORECASE,
 )
 
@@ -234,8 +260,10 @@ _UNSAFE = re.compile(
     r"|\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:" + _TLDS + r")\b(?::\d+)?"  # host
     r"|\b[a-z][\w-]*:\d{2,5}\b"  # host:port
     r"|(?:^|[\s(\"'])--?[a-z][\w-]*"  # a command-line flag
-    r"|\b(?:curl|wget|ssh|scp|rsync|nc|ncat|netcat|telnet|sudo|rm|chmod|chown|dd|mkfs|"
-    r"powershell|iwr|base64|eval|exec|bash|sh|zsh)\b(?:\s+\S+){0,3}",  # a command
+    # a command: network, privileged or destructive, with its first arguments
+    r"|\b(?:curl|wget|ssh|scp|rsync|ncat|netcat|telnet|sudo|chmod|chown|mkfs|powershell"
+    r"|iwr|invoke-webrequest)\b(?:\s+\S+){0,2}"
+    r"|\b(?:rm -rf|(?:ba|z)?sh -c|base64 -d|python3? -c)\s+\S+|\b(?:eval|exec|os\.system)\(",
     re.IGNORECASE,
 )
 
@@ -261,11 +289,21 @@ def code_terms(text: str) -> frozenset[str]:
     ``_ . / : = ( ) -`` (``pl.col(``, ``line-length``, ``db-stg:5433``)."""
     spans: list[str] = _BACKTICKS.findall(text)
     for line in text.splitlines():
-        if _CODE_LINE.match(line):
-            spans.append(line)
+        # A comment or a string of several words in a code line, or a value of several
+        # words in a key/value line, is prose a file can plant a claim in.
+        code = _PROSE_IN_CODE.sub(" ", line)
+        if _CODE_LINE.match(code):
+            spans.append(code)
             continue
         spans.extend(w for w in line.split() if _INNER.search(w.strip(_EDGES)))
     return content_terms(" ".join(spans))
+
+
+_PROSE_IN_CODE = re.compile(
+    r"(?:^|\s)(?:#|//|--|;)\s.*$"  # a comment
+    r"|([\"'])(?:(?!\1).)*?\s\S+\s\S+\s(?:(?!\1).)*?\1"  # a string of 4+ words
+    r"|(?<=:)\s+[^\s\"'\[{][^\n]*\s\S+\s\S+\s\S+.*$"  # a key's value of 4+ words
+)
 
 
 def unsafe_from_tool(item_text: str, sources: Sources) -> str | None:

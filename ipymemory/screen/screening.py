@@ -102,7 +102,10 @@ class Screening:
         (never quoting the secret: only its kind and field)."""
         out = [f"holds a credential ({hit.kind}) in its {field}" for field, hit in self.secrets]
         if self.origin is Origin.TOOL:
-            out.append("comes from tool output (a file read or code output), not from the user")
+            out.append(
+                "comes from tool output (a file read or code output), not from the user"
+                + self._evidence_note()
+            )
         if self.dangerous:
             out.append(
                 "instructs the assistant in a way held whatever its origin ("
@@ -115,6 +118,13 @@ class Screening:
                 f"and did not come from the user (origin {self.origin.value})"
             )
         return tuple(out)
+
+    def _evidence_note(self) -> str:
+        """What the extractor's excerpts were found to be, for a held item's reason
+        (SPEC §9: the model points, our code decides -- the review says what it found)."""
+        if self.decision is None or not self.decision.evidence:
+            return ""
+        return " (evidence: " + "; ".join(m.describe() for m in self.decision.evidence) + ")"
 
     def redacted(self) -> MemoryRecord:
         """The record with every credential replaced by ``[REDACTED: kind]``.

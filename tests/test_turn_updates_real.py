@@ -330,3 +330,32 @@ def test_another_kernel_changing_the_replaced_record_fails_the_update_cleanly(
         "Due Thu 2026-12-03."
     ]
     assert failed.batch is not None and failed.batch.status == "failed"
+
+
+def test_a_rejected_update_is_not_proposed_again_but_a_later_correction_is(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    MemoryStore(workspace).extend([OLD])
+    update = _item(MOVED, evidence=["moved to Wednesday"], replaces="report-deadline")
+    thursday = rec(
+        "report-deadline",
+        "when the quarterly report is due (moved again)",
+        "The quarterly report is due Thu 2026-12-03.",
+    )
+    messages_server.enqueue(
+        text("Noted."),
+        _extractor(update),
+        text("Noted."),
+        _extractor(update),  # the same again, from the turn before (context)
+        text("Noted."),
+        _extractor(_item(thursday, evidence=["it is Thursday now"], replaces="report-deadline")),
+    )
+    session = session_for(messages_server.base_url, workspace)
+    first = session.run_turn("The report moved to Wednesday.").batch
+    assert first is not None
+    assert session.commit(first, reject=["report-deadline"]).ok
+    assert session.run_turn("Thanks.").batch is None  # turned down: not asked again
+    third = session.run_turn("Sorry, it is Thursday now, Dec 3.").batch
+    assert third is not None and third.items == (thursday,)
+    assert session.commit(third).ok
+    assert MemoryStore(workspace).records() == (thursday,)

@@ -634,13 +634,17 @@ class BatchRegistry(HasTraits):
 
     def proposed_names(self) -> set[str]:
         """Names still awaiting a decision, or already rejected or discarded here."""
-        names: set[str] = set()
+        return {record.name for record in self.proposed_records()}
+
+    def proposed_records(self) -> set[MemoryRecord]:
+        """The items still awaiting a decision, or already rejected or discarded here."""
+        records: set[MemoryRecord] = set()
         for batch in self.state.values():
             if batch.status is BatchStatus.COMMITTED:
-                names.update(batch.rejected)
+                records.update(item for item in batch.items if item.name in batch.rejected)
             else:
-                names.update(batch.names)
-        return names
+                records.update(batch.items)
+        return records
 
     def _record(self, batch: PendingBatch) -> PendingBatch:
         self.state = {**self.state, batch.id: batch}

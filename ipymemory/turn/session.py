@@ -546,9 +546,16 @@ class AgentSession:
         self._record_side("extractor", extraction.usage)
         self._extracted_upto = end
         # The extractor sees the turn before the new messages again, so it may propose
-        # what already waits for review or what the user turned down: drop those.
+        # what already waits for review or what the user turned down: drop those. An
+        # update keeps its record's name, so it is dropped only when it says the same
+        # again (a later correction of a record is a new proposal).
         decided = self.batch_registry.proposed_names()
-        extracted = [item for item in extraction.items if item.record.name not in decided]
+        seen = self.batch_registry.proposed_records()
+        extracted = [
+            item
+            for item in extraction.items
+            if (item.record not in seen if item.replaces else item.record.name not in decided)
+        ]
         # SPEC §9: the excerpts the model cites (origin is decided from them, they go to
         # the journal) and the current records the items update.
         evidence = {i.record.name: i.evidence for i in extracted if i.evidence}

@@ -191,6 +191,7 @@ def _report(
         "sets": sets,
         "busy_after_answer_s": after,
         "busy_after_answer_max_s": worst,
+        "busy_after_answer_each_s": busy,
         "targets": {
             "first_token_ratio_fits": sets["fits"]["ratio"] <= TARGET_RATIO,
             "busy_after_answer_worker": worst["worker"] <= TARGET_BUSY,
@@ -217,6 +218,8 @@ def print_report(result: dict[str, Any]) -> None:
     print("|---|---|---|")
     for how in ("in the cell", "worker"):
         print(f"| {how} | {busy[how] * 1000:.1f} ms | {worst[how] * 1000:.1f} ms |")
+    each = result["busy_after_answer_each_s"]["worker"]
+    print("worker, each turn:", ", ".join(f"{t * 1000:.1f}" for t in each), "ms")
     ok = result["targets"]
     print(
         f"\ntargets: first token ratio (fits) <= {TARGET_RATIO}: "

@@ -278,9 +278,9 @@ class MemorySlots:
         reviews = [p for p in parts if isinstance(p, BatchReview)]
         rest = [p for p in parts if not isinstance(p, (ErrorView, BatchReview))]
         self._parts = [_one_error(errors), rest[0] if rest else None, next(iter(reviews), None)]
-        for handle, review in zip(self._handles, self._parts, strict=True):
-            if isinstance(review, BatchReview) and handle is not None:
-                review.shown_in(handle)  # the decision's outcome replaces the widget here
+        for handle, part in zip(self._handles, self._parts, strict=True):
+            if isinstance(part, BatchReview) and handle is not None:
+                part.shown_in(handle)  # the decision's outcome replaces the widget here
         self.show_again()
 
     def show_again(self) -> None:

@@ -22,7 +22,7 @@ from ipymemory import AgentSession, MemoryStore, ScriptedModel
 from ipymemory.config import IPyMemory
 from ipymemory.notebook import get_session, use_model
 from ipymemory.notebook.output import TurnOutput
-from ipymemory.views import MIME_TYPE, MessageView
+from ipymemory.views import MIME_TYPE, BatchReview, MessageView
 
 
 def _config(name: str) -> Callable[[AgentSession], object]:
@@ -152,3 +152,21 @@ def test_a_question_mark_line_that_is_not_a_query_is_left_to_ipython(
     got = ip.run_cell("%memory show slides?")
     assert got.error_in_exec is not None and "slides?" in str(got.error_in_exec)
     assert isinstance(memory(ip, "help select"), MessageView)
+
+
+def test_consolidate_with_nothing_to_merge_is_shown_and_journalled(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    store = MemoryStore(workspace)
+    store.extend([rec("x-note"), rec("y-note")])
+    use_model(ScriptedModel(['{"source_names": [], "records": []}']))
+    review = memory(ip, "consolidate")
+    assert isinstance(review, BatchReview)
+    text_view = review.static_view().to_text()
+    assert "nothing to merge" in text_view.lower()
+    review.commit_button.click()
+    assert review.status == "committed"
+    entry = store.history()[0]
+    assert entry.op == "consolidate" and entry.before == entry.after and entry.consolidates
+    assert [r.name for r in store.records()] == ["x-note", "y-note"]
+    assert "(nothing to merge)" in memory(ip, "history").static_view().to_text()

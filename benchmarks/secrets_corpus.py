@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import random
 import string
 import sys
@@ -34,7 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from ipymemory.screen import find_secrets, redact  # noqa: E402
 
-BENCH_DIR = ROOT.parent / "shared" / "bench"
+# The bench data beside the repository (``../shared/bench``); a worktree elsewhere names it.
+BENCH_DIR = Path(os.environ.get("IPYMEMORY_BENCH_DIR", ROOT.parent / "shared" / "bench"))
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
 B64 = ALNUM + "+/"
@@ -341,6 +343,78 @@ def _newrelic(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return _one("NRAK-" + _r(rng, string.ascii_uppercase + string.digits, 27))
 
 
+# --- issue 19 #4: invisible characters inside keys, credentials in configuration syntax --
+
+# What a reader does not see: zero-width space, soft hyphen, word joiner, BOM, ZWNJ.
+INVISIBLE = ("\u200b", "\u00ad", "\u2060", "\ufeff", "\u200c")
+
+
+def _invisible_in_key(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    key = rng.choice([_anthropic, _aws_key_id, _github])(rng)[0]
+    at = rng.randrange(6, len(key) - 6)
+    # Both halves must vanish: redaction takes the whole key, the invisible char too.
+    return key[:at] + rng.choice(INVISIBLE) + key[at:], (key[:at], key[at:])
+
+
+def _pw(rng: random.Random) -> str:
+    return _mixed(rng, rng.randrange(10, 20), ALNUM + "!%^*_-")
+
+
+def _netrc(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    pw = _pw(rng)
+    host = rng.choice(["api.heroku.com", "github.com", "pypi.org", "ftp.internal"])
+    user = rng.choice(["dana", "ci-bot", "__token__", "deploy@acme.io"])
+    form = rng.choice(
+        [
+            f"machine {host} login {user} password {pw}",
+            f"machine {host}\n  login {user}\n  password {pw}",
+            f"~/.netrc: machine {host} login {user} password {pw}",
+        ]
+    )
+    return form, (pw,)
+
+
+def _password_in(*forms: str) -> Gen:
+    """A generator: a random password placed at ``{pw}`` in one of ``forms``."""
+
+    def gen(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+        pw = _pw(rng)
+        return rng.choice(forms).replace("{pw}", pw), (pw,)
+
+    return gen
+
+
+_cli_flag = _password_in(
+    "mysql -h db.internal -u root -p{pw} analytics",
+    "mysqldump -uroot -p{pw} shop > shop.sql",
+    "psql-wrapper --password {pw} --host db",
+    "./deploy.sh --password={pw} --env prod",
+    "hub-cli login --token {pw}",
+    "vault-tool --api-key '{pw}' --region eu",
+    "sshpass -p {pw} ssh admin@10.0.0.5",
+    "curl -u admin:{pw} https://jenkins.internal/api/json",
+    'tool --db-password "{pw}" migrate',
+)
+_config_syntax = _password_in(
+    '[database]\nhost = "db"\npassword = "{pw}"',
+    "[client]\nuser=root\npassword={pw}",
+    "db:\n  host: db\n  user: app\n  password: {pw}",
+    "spring:\n  datasource:\n    password: '{pw}'",
+    "SMTP_PASSWORD={pw}\nSMTP_HOST=mail",
+    "export REDIS_PASSWORD='{pw}'",
+    'secret = "{pw}"',
+    "auth:\n  token: {pw}",
+    "<server><id>nexus</id><password>{pw}</password></server>",
+)
+_connection_string = _password_in(
+    "Server=tcp:sql.internal,1433;Database=shop;User ID=sa;Password={pw};",
+    "Data Source=db;Initial Catalog=crm;User Id=app;Pwd={pw};Encrypt=True",
+    "jdbc:mysql://db:3306/shop?user=app&password={pw}&useSSL=true",
+    "postgresql://etl:{pw}@warehouse.internal:5432/dw",
+    "Host=db;Username=app;Password='{pw}';Database=main",
+)
+
+
 FORMATS: dict[str, Gen] = {
     "anthropic-api03": _anthropic,
     "anthropic-admin01": _anthropic_admin,
@@ -381,6 +455,12 @@ FORMATS: dict[str, Gen] = {
     "langsmith": _langsmith,
     "newrelic": _newrelic,
     "compound-key-assignment": _compound_key,
+    # issue 19 #4 (appended: the draws of the formats above stay the same)
+    "invisible-char-in-key": _invisible_in_key,
+    "netrc": _netrc,
+    "command-line-flag": _cli_flag,
+    "ini-toml-yaml-env-xml": _config_syntax,
+    "connection-string": _connection_string,
 }
 
 CONTEXTS = (
@@ -523,6 +603,62 @@ def _benign_generated(seed: int, n: int) -> list[str]:
     return [makers[i % len(makers)]() for i in range(n)]
 
 
+# Configuration and command lines that name a password, token or secret without holding
+# one (issue 19 #4: the widened rules must leave these alone).
+BENIGN_CONFIG = (
+    "the password policy requires 12 characters",
+    "token budget = 4000",
+    "max_tokens: 1024",
+    "token_limit = 8192 for the summariser",
+    "tokens: 512",
+    "password: required",
+    "password: null",
+    "password: ${DB_PASSWORD}",
+    "password = env('DB_PASSWORD')",
+    'password = "{{ vault_db_password }}"',
+    "echo $TOKEN | docker login --password-stdin ghcr.io",
+    "pg_dump --password-file ~/.pgpass shop",
+    "ssh -p 2222 deploy@bastion",
+    "docker run -p 8080:80 nginx",
+    "mkdir -p build/out && cd build",
+    "pytest -p no:cacheprovider -q",
+    "mysql -u root -p mydb (it prompts for the password)",
+    "machine github.com login dana password <your token>",
+    "curl -u $USER:$TOKEN https://api.example.org",
+    "Secret scanning is enabled on the repository.",
+    "the token expires in 3600 seconds",
+    "token: see the vault entry 'ci'",
+    "password: see 1Password (staging db)",
+    "Password reset emails are sent by the auth service.",
+    "passwords must be rotated every 90 days",
+    "<password>${db.password}</password>",
+    "Server=db;Database=shop;Integrated Security=true;",
+    "secretName: tls-cert",
+    "secretRef: db-credentials",
+    "token_type: bearer",
+    "token_endpoint: https://auth.internal/oauth/token",
+    "tokenizer: cl100k_base, context 128000 tokens",
+    "--token-file /run/secrets/ci-token",
+    "The CLI asks for --password interactively when it is omitted.",
+    "login alice via SSO; no password is stored",
+    "git push --force-with-lease origin main",
+    "sshpass is not installed on the runners",
+    "Use `--api-key $ANTHROPIC_API_KEY` when calling the script.",
+    "secret: true  # marks the field as sensitive in the form schema",
+    "The password prompt appears twice on Windows.",
+    "Set PASSWORD_HASHERS to argon2 first in settings.py.",
+    "auth:\n  token: ${GITHUB_TOKEN}",
+    "[database]\nhost = db\nport = 5432\nuser = app",
+    "Password=;Trusted_Connection=yes (Windows auth)",
+    "The -p flag of mysql must be glued to the value or it prompts.",
+    "passwd(1) changes the login password of a user",
+    "our token bucket allows 50 requests per second",
+    "The secret sauce is caching the tokenizer output.",
+    "token = tokenizer.encode(text)[0]",
+    "password_min_length: 12",
+)
+
+
 def benign_bench(limit: int | None = None) -> list[str]:
     texts: list[str] = []
     for path in sorted(BENCH_DIR.glob("*.jsonl")):
@@ -647,8 +783,10 @@ def score(
 def corpus(
     seed: int, per_format: int, generated_benign: int, bench_limit: int | None
 ) -> tuple[list[Credential], list[str]]:
-    benign = (benign_bench(bench_limit) if bench_limit != 0 else []) + _benign_generated(
-        seed, generated_benign
+    benign = (
+        (benign_bench(bench_limit) if bench_limit != 0 else [])
+        + _benign_generated(seed, generated_benign)
+        + list(BENIGN_CONFIG)
     )
     return credentials(seed, per_format), benign
 

@@ -25,6 +25,21 @@ Precision rules (what is NOT a credential here):
 
 All character classes are ASCII on purpose (``re.ASCII``): a key glued to Chinese text
 (``密钥sk-ant-…``) still has a word boundary before it.
+
+**As a reader sees it** (issue 19 #4): the rules run on the text with the characters a
+reader does not see removed (Unicode format characters — zero-width space, soft hyphen,
+word joiner, BOM … — and the other default-ignorable fillers) and each character folded
+by NFKC (fullwidth letters are ASCII letters), and every hit is mapped back to the original
+text: its span covers the whole key, the invisible characters inside it included, so
+redaction leaves no piece of it.
+
+**Configuration syntaxes** beyond ``key = value``: netrc (``machine h login u password
+p``), command-line flags (``--password p``, ``--token p``; ``-pVALUE`` only after a
+``mysql``-family command, where it is the password — elsewhere ``-p`` is a port, a
+plugin, a parent directory; ``sshpass -p p``; ``curl -u user:p``), XML elements
+(``<password>p</password>``), beside the INI/TOML/YAML/``.env``/JSON assignments,
+connection strings (``Password=p;``) and URLs (``postgres://u:p@h``) handled before.
+A value there must look like one: not a placeholder, a variable, a path or a word.
 """
 
 from __future__ import annotations
@@ -33,6 +48,7 @@ import base64
 import binascii
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
@@ -359,7 +375,10 @@ def _assignment_value_ok(key: str, value: str, is_password: bool, prose: bool) -
     if is_password and not prose:
         return len(bare) >= 4 and not bare.isdigit()
     # "the password is stored in the vault", "token: see below": prose, not a secret.
-    return _random_looking(bare) or (is_password and len(bare) >= 6 and _classes(bare) >= 2)
+    if _random_looking(bare) or (is_password and len(bare) >= 6 and _classes(bare) >= 2):
+        return True
+    # "token: zVIH75xe1S1": short, but upper, lower and digits mixed as no word is.
+    return not prose and len(bare) >= 8 and _upper_lower_digit(bare)
 
 
 _DOC_FIELD_RE = re.compile(r"(?:[:@]param|:type|:ivar|:arg)[ \t]+$")
@@ -454,14 +473,170 @@ def _merged(hits: list[SecretHit]) -> tuple[SecretHit, ...]:
     return tuple(out)
 
 
-def find_secrets(text: str) -> tuple[SecretHit, ...]:
-    """Every credential in ``text``, in order, non-overlapping."""
-    hits = [*_rule_hits(text), *_assignments(text), *_pem_blocks(text)]
+# --- configuration syntaxes (issue 19 #4) ------------------------------------------
+
+_FLAG_KEYS = (
+    r"password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-token|auth-token"
+    r"|client-secret|secret-key"
+)
+# (kind, pattern, glued): a glued or quoted value (-pVALUE, user:VALUE, '-x…') may start
+# with "-"; a bare one after a space may not ("--password --verbose" has no value). A
+# command and its flag are at most 300 characters apart: the bounded gap keeps a line
+# repeating "mysql " linear to scan.
+_CONFIG: tuple[tuple[str, re.Pattern[str], bool], ...] = (
+    # netrc: "machine HOST login USER password VALUE" (one line or several), "default …".
+    (
+        "netrc-password",
+        re.compile(
+            r"(?<![A-Za-z0-9_\-])(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*"
+            r"\s+password\s+(?P<v>[^\s\"'`]{1,200})",
+            _FLAGS,
+        ),
+        False,
+    ),
+    # --password VALUE, --db-password "VALUE", --token VALUE (the flag ends at the space).
+    (
+        "command-line-secret",
+        re.compile(
+            r"(?<![A-Za-z0-9_\-])--(?:[a-z0-9]+-)*(?:" + _FLAG_KEYS + r")[ \t]+"
+            r"(?P<q>[\"'])?(?P<v>(?(q)[^\"'\n]{1,200}|[^\s\"'`]{1,200}))",
+            _FLAGS | re.IGNORECASE,
+        ),
+        False,
+    ),
+    # mysql's -pVALUE (glued: "-p VALUE" makes it prompt), on a mysql-family command line.
+    (
+        "command-line-secret",
+        re.compile(
+            r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb(?:-dump)?)\b"
+            r"[^\n]{0,300}?(?<=\s)-p(?P<q>[\"'])?(?P<v>(?(q)[^\"'\n]{1,200}|[^\s\"'`]{1,200}))",
+            _FLAGS,
+        ),
+        True,
+    ),
+    (
+        "command-line-secret",
+        re.compile(r"\bsshpass\b[^\n]{0,300}?\s-p[ \t]*(?P<v>[^\s\"'`]{1,200})", _FLAGS),
+        False,
+    ),
+    # curl -u user:password (the password only).
+    (
+        "command-line-secret",
+        re.compile(
+            r"\bcurl\b[^\n]{0,300}?\s(?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:"
+            r"(?P<v>[^\s\"'@]{1,200})",
+            _FLAGS,
+        ),
+        True,
+    ),
+    # <password>VALUE</password>, <api_key>…</api_key>, <ns:secret>…
+    (
+        "xml-secret",
+        re.compile(
+            r"<(?P<k>(?:[A-Za-z0-9_.\-]+:)?[A-Za-z0-9_.\-]{0,30}?(?i:password|passwd|secret"
+            r"|token|api[_\-]?key|apikey)[A-Za-z0-9_.\-]{0,30})>(?P<v>[^<\s]{1,200})</",
+            _FLAGS,
+        ),
+        False,
+    ),
+)
+
+
+def _flag_value_ok(value: str, glued: bool = False) -> bool:
+    """A value after a credential flag or keyword that holds a secret, not a word, a
+    variable, a path or a placeholder."""
+    bare = value.strip().rstrip(".,;:)")
+    if len(bare) < 6 or bare.lower() in _NOT_A_VALUE or _is_placeholder(bare):
+        return False
+    if bare.startswith(("/", "~/", "./", "../", "$")) or _CODE_REF_RE.search(bare):
+        return False
+    if bare.startswith("-") and not glued:
+        return False
+    if re.fullmatch(r"%[A-Za-z_][A-Za-z0-9_]*%", bare):
+        return False  # a Windows environment variable
+    has_letter = bool(re.search(r"[A-Za-z]", bare))
+    return _random_looking(bare) or (has_letter and bool(re.search(r"[0-9]", bare)))
+
+
+def _config_hits(text: str) -> Iterator[SecretHit]:
+    for kind, pattern, glued in _CONFIG:
+        for m in pattern.finditer(text):
+            value = m.group("v")
+            if kind == "xml-secret":
+                key = m.group("k").rsplit(":", 1)[-1]
+                is_pw = bool(re.search(r"(?i)pass", key))
+                if _names_a_non_secret(key) or not _assignment_value_ok(key, value, is_pw, False):
+                    continue
+            elif not _flag_value_ok(value, glued or bool(m.groupdict().get("q"))):
+                continue
+            yield SecretHit(kind, m.start("v"), m.start("v") + len(value.rstrip(".,;:)")))
+
+
+# --- the text as a reader sees it -------------------------------------------------------
+
+# Default-ignorable characters outside category Cf (fillers, the grapheme joiner,
+# variation selectors): as invisible to a reader as a zero-width space.
+_IGNORABLE = (
+    frozenset(
+        (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, 0x3164, 0xFFA0)
+    )
+    | frozenset(range(0xFE00, 0xFE10))
+    | frozenset(range(0xE0100, 0xE01F0))
+)
+
+
+def _reader_view(text: str) -> tuple[str, list[int]] | None:
+    """``text`` as a reader sees it (invisible characters removed, NFKC per character)
+    and, for each of its characters, the index of the original character it came from;
+    None when that is ``text`` itself (always for ASCII)."""
+    if text.isascii():
+        return None
+    out: list[str] = []
+    origin: list[int] = []
+    changed = False
+    for i, char in enumerate(text):
+        code = ord(char)
+        if code < 0x80:
+            out.append(char)
+            origin.append(i)
+            continue
+        if unicodedata.category(char) == "Cf" or code in _IGNORABLE:
+            changed = True
+            continue
+        folded = unicodedata.normalize("NFKC", char)
+        if folded != char:
+            changed = True
+        for piece in folded:
+            out.append(piece)
+            origin.append(i)
+    return ("".join(out), origin) if changed else None
+
+
+def _find(text: str) -> tuple[SecretHit, ...]:
+    hits = [*_rule_hits(text), *_assignments(text), *_pem_blocks(text), *_config_hits(text)]
     return _merged(hits)
 
 
+def find_secrets(text: str) -> tuple[SecretHit, ...]:
+    """Every credential in ``text``, in order, non-overlapping; read as a reader sees
+    it (see the module docstring), spans in ``text`` itself."""
+    view = _reader_view(text)
+    if view is None:
+        return _find(text)
+    seen, origin = view
+    return _merged(
+        [
+            SecretHit(hit.kind, origin[hit.start], origin[hit.end - 1] + 1)
+            for hit in _find(seen)
+            if hit.end > hit.start
+        ]
+    )
+
+
 SECRET_KINDS = frozenset(
-    {r.kind for r in (*_SHAPED, *_CONTEXT)} | {"password", "secret-assignment", "private-key"}
+    {r.kind for r in (*_SHAPED, *_CONTEXT)}
+    | {"password", "secret-assignment", "private-key"}
+    | {kind for kind, _, _ in _CONFIG}
 )
 
 _MAX_PASSES = 8

@@ -41,6 +41,7 @@ from ipymemory.server.listing import Workspace, confine, list_memory, read_recor
 from ipymemory.store.manifest import render_manifest
 from ipymemory.store.record import render_record
 from ipymemory.turn.batch import PLAN_FLAG, apply_batch
+from ipymemory.turn.injection import escape_text
 from ipymemory.turn.screened import screen_items
 from ipymemory.views import BatchReview
 
@@ -144,6 +145,47 @@ def test_check_reports_a_stored_credential_without_printing_it(
     captured = capsys.readouterr()
     data = captured.out + captured.err
     assert "credential" in data and AWS_KEY not in data
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u00ad", "\u2060"])
+def test_a_key_with_an_invisible_character_is_refused_and_checked(
+    workspace: str, capsys: pytest.CaptureFixture[str], invisible: str
+) -> None:
+    """Issue 19 #4: extend refuses it, check finds one written by another tool, and the
+    injected block re-sent to the model holds no piece of it."""
+    hidden = GH_TOKEN[:10] + invisible + GH_TOKEN[10:]
+    store = MemoryStore(workspace)
+    store.extend([rec("clean")])
+    before = everything_written(workspace)
+    with pytest.raises(MemorySecretError):
+        store.extend([rec("sneaky", body=f"Deploy with {hidden}.")])
+    assert everything_written(workspace) == before
+    entry = store.entries()[0]
+    path = Path(workspace) / ".memory" / entry.file
+    path.write_text(path.read_text().replace("The body of clean.", f"token {hidden}"))
+    assert cli(["--dir", workspace, "check"]) == 1
+    out = "".join(capsys.readouterr())
+    assert "github-token" in out and GH_TOKEN[10:] not in out
+    shown = escape_text(store.records()[0].body)
+    assert GH_TOKEN[:10] not in shown and GH_TOKEN[10:] not in shown
+
+
+def test_a_key_split_across_description_and_body_is_refused_and_redacted(
+    workspace: str,
+) -> None:
+    """The description ends with the first half of a key, the body starts with the rest:
+    each field alone holds no key shape, but a reader joins them."""
+    record = rec("split", description=f"deploy with {GH_TOKEN[:20]}", body=GH_TOKEN[20:] + ".")
+    store = MemoryStore(workspace)
+    with pytest.raises(MemorySecretError) as caught:
+        store.extend([record])
+    assert {f for _, f, _ in caught.value.findings} == {"description", "body"}
+    (screening,) = screen_records([record])
+    redacted = screening.redacted()
+    joined = redacted.description + redacted.body
+    assert GH_TOKEN[:20] not in joined and GH_TOKEN[20:] not in joined
+    store.extend([redacted])
+    assert GH_TOKEN[20:] not in everything_written(workspace)
 
 
 # --- a real turn -------------------------------------------------------------------------

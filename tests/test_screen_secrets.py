@@ -184,6 +184,9 @@ _LONG_FRAGMENTS = [
     "xoxb-",
     "Bearer ",
     "1234567890:AA",
+    # issue 19 #4's command-line rules: a command word, then its flag further on
+    *("mysql ", "curl ", "sshpass ", "curl -u a:", "machine a login b ", "<password>"),
+    "x\u200b",
 ]
 
 
@@ -194,3 +197,68 @@ def test_long_repetitive_text_is_scanned_in_linear_time(fragment: str) -> None:
     # lazy prefix restarted at every hyphen once took ~40 s here) hits the timeout.
     text = fragment * (50_000 // len(fragment))
     assert find_secrets(redact(text)) == ()
+
+
+# --- issue 19 #4: what a reader sees; configuration syntaxes ------------------------
+
+_KEYS = [
+    "sk-ant-api03-" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6k" + "AA",
+    "AKIA2E0A8F3B244C9986",
+    "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+]
+_INVISIBLE = {"zero-width space": "\u200b", "soft hyphen": "\u00ad", "word joiner": "\u2060"}
+_INVISIBLE |= {"BOM": "\ufeff", "ZWNJ": "\u200c", "variation selector": "\ufe0f"}
+
+
+@pytest.mark.parametrize("key", _KEYS)
+@pytest.mark.parametrize("invisible", list(_INVISIBLE.values()), ids=list(_INVISIBLE))
+def test_an_invisible_character_inside_a_key_hides_nothing(key: str, invisible: str) -> None:
+    for at in (5, len(key) // 2, len(key) - 3):
+        hidden = key[:at] + invisible + key[at:]
+        text = f"The deploy key is {hidden} (rotate monthly)."
+        [hit] = find_secrets(text)
+        # The span is the whole key in the original text, the invisible character inside.
+        assert text[hit.start : hit.end] == hidden
+        cleaned = redact(text)
+        assert cleaned == f"The deploy key is [REDACTED: {hit.kind}] (rotate monthly)."
+
+
+def test_fullwidth_and_repeated_invisibles_read_as_the_key() -> None:
+    key = _KEYS[2]
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) if c.isalnum() else c for c in key[:6]) + key[6:]
+    assert find_secrets(f"token {fullwidth}")
+    sprinkled = "\u200b".join(key)
+    assert redact(f"x {sprinkled} y") == "x [REDACTED: github-token] y"
+
+
+CONFIG_FOUND = [
+    ("netrc-password", "machine api.heroku.com login dana password Xk9mQ2rT7v"),
+    ("netrc-password", "machine pypi.org\n  login __token__\n  password s3cr3tPw99"),
+    ("command-line-secret", "mysql -h db -u root -pTr0ub4dor3 analytics"),
+    ("command-line-secret", "./deploy.sh --db-password 'Tr0ub4dor3' --env prod"),
+    ("command-line-secret", "cli login --token ghjk1234ABCDmnop5678"),
+    ("command-line-secret", "sshpass -p Tr0ub4dor3 ssh admin@10.0.0.5"),
+    ("command-line-secret", "curl -u admin:Tr0ub4dor3 https://jenkins.internal/api/json"),
+    ("xml-secret", "<server><id>nexus</id><password>Tr0ub4dor3</password></server>"),
+    ("password", '[database]\nhost = "db"\npassword = "Tr0ub4dor3"'),
+    ("password", "db:\n  user: app\n  password: Tr0ub4dor3"),
+    ("password", "SMTP_PASSWORD=Tr0ub4dor3"),
+    ("secret-assignment", "auth:\n  token: zVIH75xe1S1"),
+    ("password", "Server=sql;Database=shop;User ID=sa;Password=Tr0ub4dor3;"),
+    ("url-password", "postgresql://etl:Tr0ub4dor3@warehouse.internal:5432/dw"),
+]
+
+
+@pytest.mark.parametrize(("kind", "text"), CONFIG_FOUND)
+def test_credentials_in_configuration_syntax_are_found(kind: str, text: str) -> None:
+    hits = find_secrets(text)
+    assert [h.kind for h in hits] == [kind], text
+    assert "Tr0ub4dor3" not in redact(text) and "Xk9mQ2rT7v" not in redact(text)
+
+
+def test_configuration_that_names_a_secret_without_holding_one_is_left_alone() -> None:
+    sc = load_benchmark("secrets_corpus")
+    flagged = [t for t in sc.BENIGN_CONFIG if find_secrets(t)]
+    assert flagged == []
+    assert "the password policy requires 12 characters" in sc.BENIGN_CONFIG
+    assert "token budget = 4000" in sc.BENIGN_CONFIG

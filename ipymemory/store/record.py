@@ -154,10 +154,42 @@ TEXT_FIELDS: tuple[str, ...] = tuple(name for name in RECORD_FIELDS if name != "
 
 
 def record_secrets(record: MemoryRecord) -> tuple[tuple[str, SecretHit], ...]:
-    """Every credential in ``record``'s text, as (field, hit), fields in record order."""
-    return tuple(
+    """Every credential in ``record``'s text, as (field, hit), fields in record order;
+    a key split across the end of the description and the start of the body (which a
+    reader, or a model, joins again) counts in both, each hit clipped to its field."""
+    own = tuple(
         (field, hit) for field in TEXT_FIELDS for hit in find_secrets(getattr(record, field))
     )
+    return own + _split_secrets(record)
+
+
+_SPLIT_WINDOW = 2048
+_KEY_CHAR = re.compile(r"[A-Za-z0-9_\-+/=.]")
+
+
+def _split_secrets(record: MemoryRecord) -> tuple[tuple[str, SecretHit], ...]:
+    description, body = record.description, record.body
+    if not (_KEY_CHAR.match(description[-1:]) and _KEY_CHAR.match(body[:1])):
+        return ()  # a key cannot run across a space or punctuation: the usual case, cheap
+    cut = len(description)
+    out: list[tuple[str, SecretHit]] = []
+    # The description is one short line; of the body, the start is enough for any key
+    # (the longest shapes are a few hundred characters) and keeps this cheap.
+    for hit in find_secrets(description + body[:_SPLIT_WINDOW]):
+        if hit.start < cut < hit.end:
+            out.append(("description", SecretHit(hit.kind, hit.start, cut)))
+            out.append(("body", SecretHit(hit.kind, 0, hit.end - cut)))
+    return tuple(out)
+
+
+def _cut_split_secrets(fields: dict[str, str], record: MemoryRecord) -> None:
+    """Remove the two halves of each split key from ``fields`` (the marker stays in
+    the description), before each field is redacted on its own."""
+    split = dict(_split_secrets(record))
+    if split:
+        head, tail = split["description"], split["body"]
+        fields["description"] = fields["description"][: head.start] + head.redaction
+        fields["body"] = fields["body"][tail.end :]
 
 
 def redacted_fields(record: MemoryRecord) -> dict[str, str]:
@@ -165,6 +197,7 @@ def redacted_fields(record: MemoryRecord) -> dict[str, str]:
     ``[REDACTED: kind]`` (SPEC §7), for showing or re-making it; a name holding one
     becomes a slug of its redacted form. Not validated: see :func:`redact_record`."""
     out = record.to_json()
+    _cut_split_secrets(out, record)
     for key in TEXT_FIELDS:
         out[key] = redact(out[key])
     if out["name"] != record.name:

@@ -250,6 +250,16 @@ def test_git_setup_refuses_outside_a_repository(workspace: str) -> None:
     assert "not inside a git repository" in err
 
 
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("planted", [".gitattributes", ".gitignore"])
+def test_git_setup_refuses_a_fifo_instead_of_waiting_on_it(workspace: str, planted: str) -> None:
+    """Issue 19 #6: the files git setup reads are opened without blocking too."""
+    git(workspace, "init", "-q")
+    os.mkfifo(Path(workspace) / planted)
+    code, _, err = run("--dir", workspace, "git", "setup")
+    assert code == 1 and "not a regular file" in err, err
+
+
 def test_git_setup_is_idempotent(workspace: str) -> None:
     git(workspace, "init", "-q")
     (Path(workspace) / ".gitignore").write_text("*.pyc")  # no final newline

@@ -40,6 +40,7 @@ from .layout import (
     MANIFEST_NAME,
     STALE_LOCK_PREFIX,
     manifest_byte_bound,
+    read_regular,
 )
 from .lock import DEFAULT_LOCK_TIMEOUT, is_lock_artefact, lock_findings
 from .names import is_valid_file_name
@@ -468,8 +469,9 @@ def _keep_leftover(journal: Journal, name: str, now: float) -> bool:
     with other bytes is never replaced: the leftover then stays (False)."""
     source = f"{journal.real}/{name}"
     if journal.kept(name):
-        with open(source, "rb") as mine:
-            same = mine.read() == journal.read_kept(name, MAX_RECORD_BYTES)
+        # Opened as every read under .memory is (never blocking, no link followed).
+        mine = read_regular(source, MAX_RECORD_BYTES)
+        same = mine == journal.read_kept(name, MAX_RECORD_BYTES)
         if same:
             os.unlink(source)  # the same bytes are kept already
             return True

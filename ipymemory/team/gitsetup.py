@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CommandError
+from ..errors import CommandError, MemoryStoreError
 from ..store.layout import (
     HISTORY_DIR_NAME,
     INDEX_NAME,
@@ -31,6 +31,7 @@ from ..store.layout import (
     MEMORY_DIR_NAME,
     PENDING_DIR_NAME,
     TEMP_PREFIX,
+    read_regular,
 )
 
 __all__ = [
@@ -58,6 +59,7 @@ IGNORE_LINES: tuple[str, ...] = (
     f"**/{MEMORY_DIR_NAME}/{PENDING_DIR_NAME}/",
     f"**/{MEMORY_DIR_NAME}/{TEMP_PREFIX}*",
 )
+_MAX_CONFIG_BYTES = 4 << 20  # .gitattributes / .git/info/attributes: far above any real one
 _HEADER = "# ipymemory: .memory/ merges as sets (`ipymemory git setup`)"
 
 
@@ -136,9 +138,11 @@ def local_config(python: str = sys.executable) -> dict[str, str]:
 
 def _add_lines(path: Path, lines: Sequence[str]) -> bool:
     """Append the ``lines`` missing from ``path`` (under one header); True if written."""
-    try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-    except (OSError, UnicodeDecodeError) as e:
+    try:  # never blocking on a FIFO planted there, nor following a link
+        text = read_regular(str(path), _MAX_CONFIG_BYTES).decode("utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (MemoryStoreError, UnicodeDecodeError) as e:
         raise CommandError(f"{path}: cannot read ({e})") from e
     have = {line.strip() for line in text.splitlines()}
     missing = [line for line in lines if line not in have]

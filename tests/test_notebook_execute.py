@@ -107,7 +107,9 @@ def test_authority_section(executed: nbformat.NotebookNode) -> None:
     reasons = " ".join(p["reason"] for p in checks[0]["problems"])
     assert "does not match manifest.json" in reasons and "not listed in manifest.json" in reasons
     repaired = _stream(executed, "# Repair with the command-line tool")
-    assert "1 file(s) removed" in repaired and repaired.rstrip().endswith(": ok")
+    # The unlisted valid record is kept in history/files/, never deleted (issue 19 #1).
+    assert "0 file(s) removed, 1 kept" in repaired and repaired.rstrip().endswith(": ok")
+    assert "kept sneaky-" in repaired
     ignored = _stream(executed, "memdir = ")
     assert "sneaky" not in ignored.split("catalog sent")[0] and "ghost" not in ignored
 
@@ -179,11 +181,13 @@ def test_history_section_proposes_the_undo_commits_it_then_undoes_that(
     assert newest["op"] == "consolidate" and newest["removed"] == merged
     assert newest["added"] == ["indent-with-tabs"]
     # %memory undo proposes; %memory commit applies that very batch.
-    [change] = _views(executed, "history-change")
+    change, done = _views(executed, "history-change")
     assert (change["op"], change["seq"]) == ("undo", newest["seq"])
     assert change["returning"] == merged and change["leaving"] == ["indent-with-tabs"]
-    committed = [b for b in _views(executed, "batch") if b["id"] == change["batch"]]
-    assert committed and committed[-1]["committed"] == merged
+    # The commit reports what the change did, not "0 extracted memories" (issue 19 #12).
+    assert (done["batch"], done["status"]) == (change["batch"], "committed")
+    assert done["returning"] == merged and done["leaving"] == ["indent-with-tabs"]
+    assert not [b for b in _views(executed, "batch") if b["id"] == change["batch"]]
     names, body = _stream(executed, "# The sources are back").splitlines()[:2]
     assert all(repr(name) in names for name in merged) and "'indent-with-tabs'" not in names
     assert body == "JavaScript files: tabs."  # the source's body, as it was

@@ -207,7 +207,9 @@ def test_consolidation_conflict_changes_nothing(store: MemoryStore, root: Path) 
 @pytest.mark.parametrize(
     ("kwargs", "rule"),
     [
-        ({"source_names": []}, "source_names must not be empty"),
+        # Empty sources with records is no plan ("nothing to merge" is both empty).
+        ({"source_names": []}, "replacements without source_names"),
+        ({"source_names": ["a"], "replacements": []}, "source_names without replacements"),
         ({"source_names": ["a", "a"]}, "more than once"),
         ({"source_names": ["zz"]}, "'zz' are not among"),
         ({"source_names": "a"}, "not a string"),

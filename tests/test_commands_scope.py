@@ -133,3 +133,30 @@ def test_commit_to_project_and_to_user_in_the_notebook(
     assert view.to_json()["status"] == "committed"
     assert [r.name for r in MemoryStore(user).records()] == ["likes-dark"]
     assert "team-uses-tabs" in [r.name for r in get_session().store.records()]
+
+
+def test_move_is_one_commit_in_each_scope_journalled_in_both_and_undoable(
+    scopes: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws, user = scopes
+    code, out, err = run(capsys, "--dir", ws, "--json", "move", "alpha", "--to", "user")
+    assert code == 0, err
+    assert json.loads(out)["moved"] == ["alpha"]
+    assert "alpha" in [r.name for r in MemoryStore(user).records()]
+    assert "alpha" not in [r.name for r in MemoryStore(ws).records()]
+    into, out_of = MemoryStore(user).history(1)[0], MemoryStore(ws).history(1)[0]
+    assert into.op == "add" and into.actor["via"] == "move"
+    assert into.provenance["alpha"]["moved_from"] == str(Path(ws) / ".memory")
+    assert out_of.op == "forget" and [r.name for r in out_of.removed] == ["alpha"]
+    # Each side undoes in its own scope.
+    MemoryStore(ws).undo(out_of.seq)
+    assert "alpha" in [r.name for r in MemoryStore(ws).records()]
+    # A name the target holds is refused, nothing moved.
+    code, _, err = run(capsys, "--dir", ws, "move", "shared", "--to", "user")
+    assert code == 1 and "already in the user scope" in err
+    assert "shared" in [r.name for r in MemoryStore(ws).records()]
+    code, _, err = run(capsys, "--dir", ws, "move", "polars", "--to", "project")
+    assert code == 0, err
+    assert "polars" in [r.name for r in MemoryStore(ws).records()]
+    code, _, err = run(capsys, "--dir", ws, "move", "alpha")
+    assert code == 2 and "--to" in err

@@ -278,3 +278,20 @@ def test_a_directory_with_other_memories_is_left_alone(
     after = {p.name: p.read_bytes() for p in store.root.iterdir() if p.is_file()}
     assert after == before
     assert sorted(p.name for p in tmp_path.iterdir()) == [".memory", "refused.ipynb"]
+
+
+def test_scopes_and_staleness_section(executed: nbformat.NotebookNode) -> None:
+    """SPEC §11 in the teaching notebook: a user item kept user-wide, both scopes listed,
+    a changed source reported by check and said in the injected block."""
+    assert "kept in: {'prefers-polars': 'user'}" in _stream(executed, "review = last_turn()")
+    [scoped] = _views(executed, "scoped")
+    assert [r["name"] for r in scoped["scopes"]["user"]["records"]] == ["prefers-polars"]
+    assert "prefers-polars" not in [r["name"] for r in scoped["scopes"]["project"]["records"]]
+    assert scoped["scopes"]["user"]["directory"].endswith("ipymemory-demo/user/.memory")
+    check = _views(executed, "check")[-1]
+    stale = [p for p in check["problems"] if "source changed since saved" in p["reason"]]
+    assert stale and all(p["severity"] == "warning" for p in stale)
+    assert all("ipymemory-demo/deploy.md (changed)" in p["reason"] for p in stale)
+    block = _stream(executed, "# The block the next turn would send")
+    assert "## prefers-polars (user, user-wide, saved " in block
+    assert "source changed since saved: ipymemory-demo/deploy.md" in block

@@ -862,12 +862,17 @@ READ_ONLY_ARGS: dict[str, list[str]] = {
     "diff": ["diff", "1"],
     "recover-dry-run": ["recover", "--dry-run"],
     "export": ["export", "claude-code", "{ws}/exported"],  # writes outside .memory only
+    "pending": ["pending"],
+    "mcp-bad-mode": ["mcp", "--commit", "bogus"],  # refused by its parser: never serves
 }
 WRITING_ARGS: dict[str, list[str]] = {
     "reindex": ["reindex"],
     "gc": ["gc", "--stale-seconds", "0"],
     "forget": ["forget", NAMES[1]],
     "forget-surrogate": ["forget", "x\udce9"],
+    "move": ["move", NAMES[0], "--to", "user"],  # the user scope is off here: refused
+    "commit": ["commit", "--batch", "0123456789ab"],
+    "discard": ["discard", "--batch", "0123456789ab"],
     "undo": ["undo"],
     "restore": ["restore", "1"],
     "recover": ["recover"],

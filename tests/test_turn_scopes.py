@@ -66,7 +66,7 @@ def test_the_selector_sees_the_project_then_the_user_and_the_block_says_user_wid
         "prefers-polars",
     ]
     block = memory_text(requests_of(messages_server.requests, "main")[0])
-    assert "## prefers-polars (user, user-wide)" in block
+    assert "## prefers-polars (user, user-wide, saved " in block  # its own journal
     assert "## project-note-1 (project, saved " in block  # the project's journal knows it
 
 

@@ -1,4 +1,4 @@
-"""Subcommands that change memory: forget, consolidate, commit, discard."""
+"""Subcommands that change memory: forget, move, consolidate, commit, discard."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
+from ..turn.scopes import prepare_user_scope
 from ..views import BatchView, ErrorView, HistoryChangeView, MessageView
 from .common import check_names, pending_batch, require, scope_arg, scoped_stores
 from .context import Context, View
@@ -15,7 +16,13 @@ from .spec import arg, command
 if TYPE_CHECKING:
     from ..turn import PendingBatch
 
-__all__ = ["handle_commit", "handle_consolidate", "handle_discard", "handle_forget"]
+__all__ = [
+    "handle_commit",
+    "handle_consolidate",
+    "handle_discard",
+    "handle_forget",
+    "handle_move",
+]
 
 _BATCH = arg("--batch", metavar="ID", help="which pending batch (default: the latest)")
 
@@ -38,6 +45,51 @@ def handle_forget(ctx: Context, args: argparse.Namespace) -> View:
         f"Forgot: {', '.join(names)}" + (" (user scope)" if scope == "user" else ""),
         kind="forgot",
         data={"forgotten": names, "scope": scope},
+    )
+
+
+@command(
+    "move",
+    "move memories to the other scope (project <-> user; one commit in each)",
+    arg("names", nargs="*", metavar="NAME", required=True, help="memories to move"),
+    arg("--to", choices=("project", "user"), metavar="SCOPE", help="project or user: where to"),
+    section="change",
+)
+def handle_move(ctx: Context, args: argparse.Namespace) -> View:
+    """SPEC §11: the records are added to the other scope as they are (one commit
+    there), then forgotten here (one commit here), each journalled in its own scope
+    and undoable there; nothing changes if a name is unknown or taken in the target.
+    If the second commit fails, the first is taken back."""
+    names = list(dict.fromkeys(require(args.names, "NAME", "see list for the names")))
+    target: str = require(args.to, "--to SCOPE", "project or user")
+    source = "user" if target == "project" else "project"
+    [(_, src)] = scoped_stores(ctx, source)
+    [(_, dst)] = scoped_stores(ctx, target)
+    check_names(ctx, names, src)
+    taken = sorted(set(names) & {r.name for r in dst.records()})
+    if taken:
+        raise CommandError(
+            f"{', '.join(map(repr, taken))} already in the {target} scope ({dst.root}); "
+            "nothing was moved"
+        )
+    records = [src.get(name) for name in names]
+    if target == "user":
+        prepare_user_scope(dst)
+    moved = {"via": "move", "from": str(src.root), "to": str(dst.root)}
+    dst.extend(
+        records,
+        actor=moved,
+        provenance={n: {"origin": "manual", "moved_from": str(src.root)} for n in names},
+    )
+    try:
+        src.forget(names, actor=moved)
+    except MemoryStoreError as e:
+        dst.forget(names, actor={**moved, "why": "the move was taken back"})
+        raise CommandError(f"{e}; the move was taken back, nothing changed") from e
+    return MessageView(
+        f"Moved to the {target} scope: {', '.join(names)}",
+        kind="moved",
+        data={"moved": names, "to": target, "directory": str(dst.root)},
     )
 
 

@@ -841,16 +841,23 @@ class AgentSession:
     def _saved_dates(self, records: Sequence[MemoryRecord]) -> dict[str, str]:
         """Name -> the local date its file was saved (SPEC §9 age), from one journal
         read; names the journal does not know (or an unreadable journal) get none."""
-        # The project's records only: a user-wide record's journal is the user scope's.
-        files = {entry.record.name: entry.file for entry in self._scoped.project}
-        wanted = {files[r.name]: r.name for r in records if r.name in files}
-        if not wanted:
-            return {}
-        try:
-            entries = self._journal_entries.entries(self.store.journal())
-        except MemoryStoreError:
-            return {}
-        return {wanted[f]: day for f, day in saved_dates(entries, wanted).items()}
+        out: dict[str, str] = {}
+        # Each record's date comes from the journal of its own scope (SPEC §11).
+        for scope, stored in (("project", self._scoped.project), ("user", self._scoped.user)):
+            files = {entry.record.name: entry.file for entry in stored}
+            wanted = {files[r.name]: r.name for r in records if r.name in files}
+            if not wanted:
+                continue
+            try:
+                if scope == "project":
+                    entries = self._journal_entries.entries(self.store.journal())
+                else:
+                    user = self.user_store
+                    entries = tuple(reversed(user.history())) if user is not None else ()
+            except MemoryStoreError:
+                continue
+            out.update({wanted[f]: day for f, day in saved_dates(entries, wanted).items()})
+        return out
 
     def _select(self, query: str) -> Selection:
         self._scoped = ScopedSet(())

@@ -22,6 +22,7 @@ from turn_support import role_of
 
 from ipymemory import MemoryStore
 from ipymemory.notebook import get_session, last_turn
+from ipymemory.notebook.output import TurnOutput
 from ipymemory.views import MIME_TYPE, BatchReview, MessageView
 from ipymemory.views.pending import PendingView
 
@@ -75,6 +76,7 @@ class Gate:
         self.open = threading.Event()
         self.replies = list(replies)
         self.srv = srv
+        self.since = len(srv.requests)  # earlier requests are not the gate's
         srv.responder = self._respond
 
     def _respond(self, body: dict[str, Any]) -> Scripted:
@@ -83,7 +85,11 @@ class Gate:
         return self.replies.pop(0)
 
     def extractor_done(self) -> bool:
-        return any(role_of(self.srv.requests[i]) == "extractor" for i in dict(self.srv.finished))
+        return any(
+            role_of(self.srv.requests[i]) == "extractor"
+            for i in dict(self.srv.finished)
+            if i >= self.since
+        )
 
 
 @pytest.fixture
@@ -225,3 +231,23 @@ def test_an_error_in_the_worker_is_shown_in_the_turn_and_kept_in_last_error(
     failed = [o for o in pub.outputs if str(o["data"].get("text/plain")).startswith("✗ failed")]
     assert failed  # the turn's progress line says so
     assert session.pending == ()  # nothing was kept from the broken memory work
+
+
+def test_a_terminal_shell_runs_the_memory_work_in_the_cell_unless_set(
+    ip: InteractiveShell, messages_server: MessagesServer, monkeypatch: Any
+) -> None:
+    use_api(ip, messages_server.base_url, monkeypatch)  # no background_memory setting
+    messages_server.enqueue(text("Noted."), text(items_json(BOLD)))
+    result = ip.run_cell("%%agent\nI like bold answers.")
+    # No kernel here: the cell ended after its extractor's reply, with the whole turn.
+    assert [role_of(r) for r in messages_server.requests] == ["main", "extractor"]
+    assert 1 in messages_server.finished
+    assert isinstance(result.result, TurnOutput) and result.result.review is not None
+    # The environment turns it on, as for every setting.
+    monkeypatch.setenv("IPYMEMORY_BACKGROUND_MEMORY", "1")
+    messages_server.enqueue(text("Sure."))
+    gate = Gate(messages_server, text("[]"))
+    assert ip.run_cell("%%agent\nAnd dark mode.").result is None
+    assert not gate.extractor_done()
+    gate.open.set()
+    assert get_session().pending != ()

@@ -446,6 +446,8 @@ def setting_rows(settings: Settings) -> tuple[tuple[str, str, str], ...]:
             continue
         value = getattr(settings, f.name)
         text = "not set" if value is None else redact(str(value))
+        if f.name == "background_memory" and value is None:
+            text = "on in a Jupyter kernel, else off"  # decided per shell (NotebookState)
         rows.append((f.name, text, settings.origin.get(f.name, "default")))
     return tuple(rows)
 

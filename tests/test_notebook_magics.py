@@ -205,6 +205,12 @@ def test_status_reports_model_pending_and_last_error(
 def test_status_without_a_key_says_not_configured(ip: InteractiveShell) -> None:
     data = memory(ip, "status")._repr_mimebundle_()[MIME_TYPE]
     assert data["model"] is None and "not configured" in memory(ip, "status").to_text()
+    rows = {row["name"]: row for row in data["settings"]}
+    assert rows["background_memory"] == {
+        "name": "background_memory",
+        "value": "on in a Jupyter kernel, else off",
+        "origin": "default",
+    }
 
 
 def test_check(ip: InteractiveShell, workspace: str) -> None:

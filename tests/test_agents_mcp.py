@@ -253,6 +253,8 @@ def test_a_proposal_waits_and_is_decided_from_the_terminal(
         "staging-db": "agent",
         "deploy-thursday": "agent",
     }
+    # The agent's evidence is kept in the journal, never in the record (SPEC §9).
+    assert entry.provenance["deploy-thursday"]["evidence"] == ["we moved releases to Thursday"]
     code, _, err = cli(capsys, "--dir", workspace, "discard", "--batch", batch_id)
     assert code == 1 and f"no pending batch {batch_id!r}" in err
 

@@ -332,3 +332,31 @@ def test_the_lab_panels_listing_shows_an_agents_batch_like_any_other(
     data = server.get("ipymemory/api/memory", {"path": server.rel(project)}).json()
     [listed] = data["pending"]
     assert (listed["id"], listed["names"]) == (result["batch_id"], ["uses-ruff"])
+
+
+def test_the_agents_read_the_user_scope_as_a_turn_does(workspace: str, tmp_path: Path) -> None:
+    """SPEC §11: the catalog lists the project's lines, then the user's; a name in both
+    is the project's; memory_read finds a user-wide record."""
+    seeded(workspace)
+    user = tmp_path / "me"
+    user.mkdir()
+    MemoryStore(user).extend(
+        [
+            rec("prefers-polars", "uses polars, not pandas", "Always polars.", "user"),
+            rec("prefers-tabs", "the user's own copy", "NOT THE PROJECT'S", "user"),
+        ]
+    )
+
+    async def use(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("memory_catalog", {}),
+            await client.call_tool("memory_read", {"names": ["prefers-polars", "prefers-tabs"]}),
+        ]
+
+    catalog, read = map(data, with_mcp(workspace, use, env={"IPYMEMORY_USER_DIR": str(user)}))
+    names = [line.split("]")[0][3:] for line in catalog["result"].splitlines()]
+    assert names == ["prefers-tabs", "deploy-friday", "prefers-polars"]
+    assert [r["body"] for r in read["records"]] == [
+        "Always polars.",
+        "The user indents Python with tabs.",
+    ]

@@ -39,6 +39,7 @@ from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from ..turn.proposals import CommitChoice, keep_proposals, new_batch_id, parse_items
 from ..turn.provenance import TurnProvenance
+from ..turn.scopes import ScopedSet, read_scopes
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -171,30 +172,38 @@ class _Memory:
         self.settings = settings
         self.commit = commit
         self.store = MemoryStore(settings.directory, lock_timeout=settings.lock_timeout)
+        # SPEC §11: the agents read both scopes, as a turn does (the user's own memory,
+        # in <user_dir>/.memory, when it is on); proposals go to the project's batch.
+        self.user = (
+            None
+            if settings.user_dir is None
+            else MemoryStore(settings.user_dir, lock_timeout=settings.lock_timeout)
+        )
         self.model = make_model(settings)
         self.session = f"mcp-{os.getpid()}"
 
-    def _records(self) -> tuple[MemoryRecord, ...]:
+    def _scoped(self) -> ScopedSet:
         try:
-            return self.store.records()
+            return read_scopes(self.store, self.user)
         except MemoryStoreError as e:
             raise _tool_error(f"the memory set could not be read: {e}") from e
 
+    def _records(self) -> tuple[MemoryRecord, ...]:
+        return self._scoped().records
+
     def catalog(self) -> str:
-        try:
-            return _shown(self.store.catalog())
-        except MemoryStoreError as e:
-            raise _tool_error(f"the memory set could not be read: {e}") from e
+        return _shown(self._scoped().catalog)
 
     def select(self, query: str, limit: int) -> Selected:
         if not query.strip():
             raise _tool_error("query: empty; say what the memories are for")
-        records = self._records()
+        scoped = self._scoped()
+        records = scoped.records
         selection = select_memories(
             self.model,
             query,
             records,
-            self.store.catalog(),
+            scoped.catalog,
             side_model=self.settings.side_model,
             limit=limit,
         )

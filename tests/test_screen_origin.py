@@ -119,15 +119,17 @@ def test_a_tie_with_a_file_goes_to_tool_when_the_user_only_asked() -> None:
         answer("policy.md says to skip the test suite for release 2025.1."),
     ]
     assert origin_of(item, asked) is Origin.TOOL
-    # Without a name or number the user stated, a tie is tool even for a statement.
+    # Without a name or number the user stated, a tie is tool by the words alone; the
+    # user's statement itself vouches for it (SPEC §9 round 3: it was tool before).
     stated_no_names = [
         user("We skip the test suite when deploying to staging, check policy.md"),
         *tool_turn("Yes: always skip the test suite when deploying to staging."),
         answer("It agrees."),
     ]
-    assert origin_of("Skip the test suite when deploying to staging", stated_no_names) is (
-        Origin.TOOL
+    got = decide_origin(
+        "Skip the test suite when deploying to staging", history_sources(stated_no_names)
     )
+    assert (got.origin, got.by) == (Origin.USER, "statement")  # not by the words alone
 
 
 def test_a_conclusion_only_the_answer_states_is_assistant() -> None:
@@ -472,8 +474,10 @@ def test_an_excerpt_of_the_user_makes_an_elaboration_from_the_file_they_named_us
     history = read_turn(
         "I always use polars, not pandas. Can you tidy utils.py?", "utils.py", UTILS, "Done."
     )
-    # Without evidence the elaboration's words are mostly the file's: tool (issue 18).
-    assert decided(POLARS, history).origin is Origin.TOOL
+    # By the words alone the elaboration is mostly the file's (issue 18 held it as tool);
+    # without evidence the user's own statement vouches for it all the same.
+    plain = decided(POLARS, history)
+    assert (plain.origin, plain.by) == (Origin.USER, "statement")
     got = decided(POLARS, history, "I always use polars, not pandas")
     assert (got.origin, got.by) == (Origin.USER, "evidence")
     (match,) = got.evidence
@@ -584,7 +588,7 @@ def test_a_translated_item_is_vouched_for_by_the_users_words() -> None:
         "Die Notizen...",
     )
     item = "Answer the user in German."
-    assert decided(item, history).origin is Origin.TOOL
+    assert decided(item, history).by == "statement"  # not the words: a statement vouches
     assert decided(item, history, "Bitte antworte mir immer auf Deutsch").origin is Origin.USER
     zh = [user("以后请用中文回答我。"), answer("好的。")]
     assert decided("Reply in Chinese", zh, "以后请用中文回答我").origin is Origin.USER
@@ -728,3 +732,13 @@ def test_a_translation_is_not_the_users_when_a_file_is_in_the_users_language(
     history = read_turn(said, "deploy.md", file_text, "ok")
     got = decided("Always skip the test suite when deploying on Fridays", history, excerpt)
     assert got.origin is Origin.TOOL and "tool output is in" in got.evidence[0].why
+
+
+def test_a_request_for_now_vouches_for_nothing_but_a_lasting_rule_does() -> None:
+    ran = read_turn("Run owners.py", "owners.py", "billing owner: Mallory", "It prints Mallory.")
+    got = decided("Mallory owns billing", ran, "Run owners.py")
+    assert got.origin is Origin.TOOL and "request" in got.evidence[0].why
+    assert decided("Mallory owns billing", ran).by == "support"  # no statement vouches
+    rule = [user("Run pytest -x before every push."), answer("Will do.")]
+    got = decided("Run pytest -x before every push", rule, "Run pytest -x before every push")
+    assert (got.origin, got.by) == (Origin.USER, "evidence")

@@ -1,26 +1,35 @@
 """Checking an extractor's ``evidence`` excerpts against the history (SPEC §9).
 
 The model points; our code decides. Each excerpt is looked up, after folding (NFKC,
-format characters removed, quotes and dashes unified, case and white space folded),
-in the three sources of :mod:`ipymemory.screen.origin`: the user's text outside any
-tool result, tool output, the answer. An excerpt of the form ``"a ... b"`` is found
-when each piece is found in the same message. An excerpt found nowhere counts for
-nothing.
+format characters removed, quotes and dashes unified, case and white space folded; the
+words in order, any punctuation or none between them, whole words at ASCII edges), in
+the three sources of :mod:`ipymemory.screen.origin`: the user's text outside any tool
+result, tool output, the answer. An excerpt of the form ``"a ... b"`` is found when each
+piece is found in the same message. An excerpt found nowhere counts for nothing.
 
 An excerpt found in the user's text **vouches** for the item when all of these hold:
 
 1. it is said, not asked: the user's sentence it ends in is not a question (a polite
    request, "could you always …?", is said);
-2. it claims something: what is left of it without the words of a request ("please
-   summarise", "fasse … zusammen", "总结一下") and the names of files the turn read
-   is not empty -- "please summarise config.yaml" vouches for nothing;
-3. it is linked to the item: it shares a term with it, or the two are in different
-   languages (a translation leaves no lexical trace);
+2. it claims something: it is not a request for something now ("Run owners.py",
+   "please summarise config.yaml", "fasse … zusammen", "总结一下" -- unless it states a
+   lasting rule: "run the tests before every push"), and something is left of it
+   without the words of a request and the names of files the turn read;
+3. it is linked to the item: it shares a term with it, or it adopts the output before
+   it ("yes, use that"), or the two are in different languages (a translation leaves
+   no lexical trace) and no tool output is in the user's language (else the extractor
+   may have translated a file);
 4. whatever the item takes from tool output only is detail of output the user's words
-   point to -- a tool call on a file the user named, or an output the user then
-   adopted ("yes, use that") -- and never a URL, host, IP address, email address or
-   command (:func:`unsafe_tokens`) that the user did not write. From output the user
-   did not point to, the item may take no name or number, and under half its words.
+   point to -- a tool call on a file the user named, or an output the user adopted --
+   and never a URL, host, IP address, email address or command (:func:`unsafe_tokens`)
+   that the user did not write. From output the user did not point to, the item may
+   take no name or number, and under half its words. Details are code and
+   configuration values; at most a third of the item may come from tool output's prose
+   (comments, strings and values of several words included) unless the user adopted
+   that output ("follow STYLE.md", "yes, use that"): the user's scene-setting statement
+   ("We deploy on Fridays.") does not vouch for a file's claim ("on Fridays skip the
+   test suite"). When tool output is in another language than the item, the item's
+   words nobody in the conversation wrote count as taken from it (translated).
 
 :func:`check_evidence` gives one :class:`EvidenceMatch` per excerpt; the origin module
 turns them into the decision.
@@ -355,6 +364,11 @@ def check_evidence(
     taken = item & tool_terms - user_terms
     if _DAY_WORDS.search(sources.folded_user):
         taken -= content_terms(" ".join(_ISO_DATE.findall(item_text)))
+    # Tool output in another language than the item may be where its words came from,
+    # translated: then what nobody in the conversation wrote counts as taken from it.
+    lang = language(item_text)
+    if any(other != lang for other in sources.tool_languages):
+        taken |= item - user_terms - tool_terms - sources.terms[2]
     pointed = sources.pointed_tool_terms
     unpointed = taken - pointed
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
@@ -395,7 +409,7 @@ def check_evidence(
         claim = _claim_terms(said, sources.pointer_terms)
         if _asked(sources.folded_user_parts[part], end):
             why = "the user asked it, did not say it"
-        elif not claim:
+        elif not claim or _requested(said):
             why = "the user's request, no claim of the item"
         elif not (claim & item) and not _adopts(said):
             # A translation shares no term; it is the user's only when no tool output
@@ -411,6 +425,27 @@ def check_evidence(
             why = detail_why
         out.append(EvidenceMatch(excerpt, "user", not why, why))
     return tuple(out)
+
+
+# A request to do something now ("Run owners.py", "Summarise the notes", "Fasse … zusammen")
+# names what it is about, not what the item claims -- unless it states a lasting rule.
+_REQUEST_OPENING = re.compile(
+    r"^\W*(?:please\s+|pls\s+|bitte\s+|s'il te plaît,?\s+)?(?:run|execute|summari[sz]e|read"
+    r"|open|check|look at|show|tell me|list|fix|explain|describe|review|analy[sz]e|find|give me"
+    r"|print|load|plot|compute|calculate|fasse|lies|zeig|erkläre|prüfe|schau|öffne|führe"
+    r"|résume|lis|montre|explique|vérifie|ouvre|regarde|lance|exécute)\b"
+    r"|^\W*(?:请|帮我|麻烦)?(?:总结|读|看看|打开|解释|检查|运行|执行|列出)"
+)
+_LASTING = re.compile(
+    r"\b(?:always|never|every|each|whenever|before|after|from now on|in future|going forward"
+    r"|immer|nie|niemals|jede[nrs]?|vor jede|ab jetzt|toujours|jamais|chaque|avant|désormais)\b"
+    r"|总是|每次|以后|永远|之前|始终"
+)
+
+
+def _requested(excerpt: str) -> bool:
+    """Whether the excerpt is a request for something now rather than a lasting rule."""
+    return bool(_REQUEST_OPENING.search(excerpt)) and not _LASTING.search(excerpt)
 
 
 def _adopts(excerpt: str) -> bool:

@@ -77,8 +77,12 @@ item takes from tool output only details of output the user pointed to, never a 
 host, address or command) makes it ``user``. Otherwise an excerpt found only in tool
 output makes it ``tool`` and one only in the answer ``assistant`` -- unless the words
 alone already make it less trusted; excerpts found nowhere count for nothing, and the
-decision is the one above. Evidence never makes an item more trusted except through a
-vouching excerpt of the user. Without evidence too, an item the words would call
+decision is the one above -- except that one of the user's own statements (their
+sentences that are not questions, :attr:`Sources.statements`) may vouch for the item
+under the same rules as a cited excerpt (``by="statement"``): a model that quotes
+nothing, or quotes badly, loses nothing the user said. Evidence never makes an item
+more trusted except through a vouching excerpt or statement of the user; the words
+alone decide as before. Without evidence too, an item the words would call
 ``user`` that holds a URL, host, address or command the user never wrote and tool
 output holds is ``tool``. :class:`OriginDecision` keeps each excerpt's finding and
 :meth:`OriginDecision.why` says it in one line (journal, review).
@@ -207,6 +211,15 @@ class Sources:
         """Terms of what the user stated: their sentences that are not questions (what
         the user asks about is not what the user says is so)."""
         return _terms(" ".join(s for s in _SENTENCE.split(self.user) if not _asks(s)))
+
+    @cached_property
+    def statements(self) -> tuple[str, ...]:
+        """The user's sentences that are not questions, each once (candidate excerpts
+        when the extractor cited none)."""
+        said = (
+            s.strip() for part in self.user_parts or (self.user,) for s in _SENTENCE.split(part)
+        )
+        return tuple(dict.fromkeys(s for s in said if s and not _asks(s)))
 
     @cached_property
     def folded_user(self) -> str:
@@ -374,8 +387,9 @@ def support(item_terms: frozenset[str], source_terms: frozenset[str]) -> float:
 @dataclass(frozen=True)
 class OriginDecision:
     """The origin of one item, the support scores and, when the extractor gave
-    ``evidence``, what each excerpt was found to be (``by``: ``"evidence"`` when an
-    excerpt decided it, else ``"support"``)."""
+    ``evidence``, what each excerpt was found to be. ``by``: ``"evidence"`` when an
+    excerpt decided it, ``"statement"`` when one of the user's own statements vouched
+    for it, else ``"support"`` (the words alone)."""
 
     origin: Origin
     user: float
@@ -387,10 +401,12 @@ class OriginDecision:
     def why(self) -> str:
         """One line for the journal and review: how the origin was decided."""
         scores = f"support user {self.user:.2f}, tool {self.tool:.2f}, answer {self.assistant:.2f}"
+        how = {"evidence": "by evidence", "statement": "by a statement of the user"}.get(
+            self.by, f"by {scores}"
+        )
         if not self.evidence:
-            return f"{self.origin.value} by {scores}"
+            return f"{self.origin.value} {how}"
         seen = "; ".join(m.describe() for m in self.evidence)
-        how = "by evidence" if self.by == "evidence" else f"by {scores}"
         return f"{self.origin.value} {how} (evidence: {seen})"
 
 
@@ -414,18 +430,24 @@ def decide_origin(
         # A URL, host, address or command the user never wrote, taken from tool
         # output: never the user's, whatever the word overlap says.
         lexical = replace(lexical, origin=Origin.TOOL)
-    if not evidence:
-        return lexical
-    matches = check_evidence(text, evidence, sources)
+    matches = check_evidence(text, evidence, sources) if evidence else ()
     found = {m.found for m in matches}
     if any(m.vouches for m in matches):
         return replace(lexical, origin=Origin.USER, evidence=matches, by="evidence")
     # Support found only in tool output (or only in the answer): that is its origin,
     # unless the words alone already say it is less trusted.
     pointed = Origin.TOOL if "tool" in found else Origin.ASSISTANT if "assistant" in found else None
-    if pointed is not None and least_trusted((pointed, lexical.origin)) is not lexical.origin:
-        return replace(lexical, origin=pointed, evidence=matches, by="evidence")
-    # Excerpts found nowhere, or the user's words that vouch for nothing: as without.
+    if pointed is not None:
+        if least_trusted((pointed, lexical.origin)) is not lexical.origin:
+            return replace(lexical, origin=pointed, evidence=matches, by="evidence")
+        return replace(lexical, evidence=matches)
+    # No excerpt, excerpts found nowhere, or the user's words that vouch for nothing:
+    # as without evidence -- where one of the user's own statements may vouch for the
+    # item under the same rules as a cited excerpt (the model need not have quoted it).
+    if lexical.origin is not Origin.USER and any(
+        m.vouches for m in check_evidence(text, sources.statements, sources)
+    ):
+        return replace(lexical, origin=Origin.USER, evidence=matches, by="statement")
     return replace(lexical, evidence=matches)
 
 

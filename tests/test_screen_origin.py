@@ -742,3 +742,20 @@ def test_a_request_for_now_vouches_for_nothing_but_a_lasting_rule_does() -> None
     rule = [user("Run pytest -x before every push."), answer("Will do.")]
     got = decided("Run pytest -x before every push", rule, "Run pytest -x before every push")
     assert (got.origin, got.by) == (Origin.USER, "evidence")
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("fragment", ["a.", "a-", "a.b-", '"ab cd ', "a:b:", "'a b ", "1.2."])
+def test_evidence_checks_run_in_linear_time_on_crafted_text(fragment: str) -> None:
+    # A quoted string without its closing quote took ~45 s in 120 kB of tool output
+    # before the prose scan was bounded; "a." runs were quadratic in the host pattern.
+    long = fragment * (60_000 // len(fragment))
+    item = fragment * (3_000 // len(fragment))
+    code = {"type": "tool_use", "id": "t", "name": "run_python", "input": {"code": long}}
+    history = [
+        user(long[:20_000] + ". I always use polars."),
+        {"role": "assistant", "content": [code]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": long}]},
+    ]
+    got = decided(item, history, long[:300], "I always use polars")
+    assert got.origin in (Origin.USER, Origin.TOOL, Origin.ASSISTANT)

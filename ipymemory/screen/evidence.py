@@ -211,12 +211,19 @@ _REQUEST_TEXT = """
     """
 _REQUEST_WORDS = content_terms(_REQUEST_TEXT.lower()) | frozenset(_REQUEST_TEXT.lower().split())
 _REQUEST_CHARS = frozenset("总结一下帮我看读打开解释检查文件请内容说了什么里面这个那个份")
-_FILE_NAME = re.compile(r"[\w~./\\-]*\w\.[a-z0-9]{1,6}\b|[\w.-]*[/\\][\w./\\-]+")
+_PATH_RUN = re.compile(r"[\w~./\\-]+")
+_EXTENSION_END = re.compile(r"\w\.[a-z0-9]{1,6}$")
+
+
+def _is_file_name(run: str) -> bool:
+    run = run.rstrip(".")
+    return "/" in run or "\\" in run or bool(_EXTENSION_END.search(run))
 
 
 def _claim_terms(folded: str, pointers: frozenset[str]) -> frozenset[str]:
-
-    text = _FILE_NAME.sub(" ", folded)
+    """The excerpt's terms that claim something: without file names, the words of a
+    request and the names of the files the turn's tool calls named."""
+    text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), folded)
     out = set()
     for term in content_terms(text):
         if term in _REQUEST_WORDS or term in pointers:
@@ -262,12 +269,13 @@ _TLDS = (
     "com|org|net|io|dev|app|ai|co|uk|de|fr|cn|ru|info|biz|me|us|eu|internal|local|lan|corp|"
     "example|test|invalid|localhost|cloud|site|xyz|online|top|gov|edu|sh|ly|gg|tk|zip"
 )
+# Every repeat is bounded or anchored to a run start, so a crafted item (4 KiB of "a.")
+# costs linear time.
 _UNSAFE = re.compile(
-    r"[a-z][a-z0-9+.-]*://[^\s\"'<>`)]+"  # URL
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # email
+    r"\b[a-z][a-z0-9+.-]{0,20}://[^\s\"'<>`)]+"  # URL
+    r"|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"  # email
     r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"  # IPv4
-    r"|\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:" + _TLDS + r")\b(?::\d+)?"  # host
-    r"|\b[a-z][\w-]*:\d{2,5}\b"  # host:port
+    r"|(?<![\w-])[a-z][\w-]{0,62}:\d{2,5}\b"  # host:port
     r"|(?:^|[\s(\"'])--?[a-z][\w-]*"  # a command-line flag
     # a command: network, privileged or destructive, with its first arguments
     r"|\b(?:curl|wget|ssh|scp|rsync|ncat|netcat|telnet|sudo|chmod|chown|mkfs|powershell"
@@ -275,12 +283,27 @@ _UNSAFE = re.compile(
     r"|\b(?:rm -rf|(?:ba|z)?sh -c|base64 -d|python3? -c)\s+\S+|\b(?:eval|exec|os\.system)\(",
     re.IGNORECASE,
 )
+_DOTTED = re.compile(r"(?<![\w.-])[a-z0-9][a-z0-9.-]*(?::\d{1,5})?", re.IGNORECASE)
+_TLD_SET = frozenset(_TLDS.split("|"))
+
+
+def _hosts(text: str) -> list[str]:
+    """Host names: dotted runs of labels whose last label is a known top-level domain."""
+    out = []
+    for m in _DOTTED.finditer(text):
+        run = m.group().rstrip(".-")
+        name = run.split(":", 1)[0]
+        labels = name.split(".")
+        if len(labels) >= 2 and all(labels) and labels[-1].lower() in _TLD_SET:
+            out.append(run)
+    return out
 
 
 def unsafe_tokens(text: str) -> tuple[str, ...]:
     """The URLs, email addresses, IP addresses, host names, flags and commands in
     ``text`` (folded), which an item may hold only when the user wrote them."""
-    return tuple(dict.fromkeys(m.group().strip(" (\"'") for m in _UNSAFE.finditer(text)))
+    found = [m.group().strip(" (\"'") for m in _UNSAFE.finditer(text)]
+    return tuple(dict.fromkeys([*found, *_hosts(text)]))
 
 
 _BACKTICKS = re.compile(r"`[^`\n]{1,200}`")
@@ -300,7 +323,7 @@ def code_terms(text: str) -> frozenset[str]:
     for line in text.splitlines():
         # A comment or a string of several words in a code line, or a value of several
         # words in a key/value line, is prose a file can plant a claim in.
-        code = _PROSE_IN_CODE.sub(" ", line)
+        code = _without_prose(line)
         if _CODE_LINE.match(code):
             spans.append(code)
             continue
@@ -308,11 +331,22 @@ def code_terms(text: str) -> frozenset[str]:
     return content_terms(" ".join(spans))
 
 
-_PROSE_IN_CODE = re.compile(
-    r"(?:^|\s)(?:#|//|--|;)\s.*$"  # a comment
-    r"|([\"'])(?:(?!\1).)*?\s\S+\s\S+\s(?:(?!\1).)*?\1"  # a string of 4+ words
-    r"|(?<=:)\s+[^\s\"'\[{][^\n]*\s\S+\s\S+\s\S+.*$"  # a key's value of 4+ words
-)
+_COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s")
+_STRING = re.compile(r"([\"'])([^\"'\n]{0,300})\1")
+_KEY_VALUE = re.compile(r"^\s*[\w.-]+:\s*")
+
+
+def _without_prose(line: str) -> str:
+    """``line`` without its comment, its strings of 4+ words and (a key/value line) a
+    value of 4+ words -- each bounded, so a long line costs linear time."""
+    comment = _COMMENT.search(line)
+    if comment is not None:
+        line = line[: comment.start()]
+    line = _STRING.sub(lambda m: " " if len(m.group(2).split()) >= 4 else m.group(), line)
+    key = _KEY_VALUE.match(line)
+    if key is not None and len(line[key.end() :].split()) >= 4:
+        line = line[: key.end()]
+    return line
 
 
 def unsafe_from_tool(item_text: str, sources: Sources) -> str | None:

@@ -310,7 +310,19 @@ _ADOPTING = re.compile(
     r"according to|per|befolge|halte dich an|wie in|laut|gemäß|suis|applique|selon|comme dans|"
     r"conformément)\b|按照|根据|照着|遵循|遵守"
 )
-_FILE_IN_CODE = re.compile(r"[\w~./\\-]*\w\.[A-Za-z0-9]{1,6}\b")
+_PATH_RUN = re.compile(r"[\w~./\\-]+")
+_EXTENSION = re.compile(r"\w\.[A-Za-z0-9]{1,6}")
+
+
+def _file_names(code: str) -> list[str]:
+    """Path-like runs of ``code`` ending in a file extension (``data/sales.csv``)."""
+    out = []
+    for m in _PATH_RUN.finditer(code):
+        run = m.group()
+        dot = run.rfind(".")
+        if dot > 0 and _EXTENSION.fullmatch(run, dot - 1):
+            out.append(run)
+    return out
 
 
 def _pointers(tool_input: Any) -> tuple[str, ...]:
@@ -325,7 +337,7 @@ def _pointers(tool_input: Any) -> tuple[str, ...]:
         if key in ("path", "file", "filename", "file_path", "dir", "directory"):
             out.append(value)
         else:
-            out.extend(_FILE_IN_CODE.findall(value[:20_000]))
+            out.extend(_file_names(value[:20_000]))
     return tuple(out)
 
 

@@ -744,18 +744,29 @@ def test_a_request_for_now_vouches_for_nothing_but_a_lasting_rule_does() -> None
     assert (got.origin, got.by) == (Origin.USER, "evidence")
 
 
-@pytest.mark.timeout(20)
-@pytest.mark.parametrize("fragment", ["a.", "a-", "a.b-", '"ab cd ', "a:b:", "'a b ", "1.2."])
-def test_evidence_checks_run_in_linear_time_on_crafted_text(fragment: str) -> None:
-    # A quoted string without its closing quote took ~45 s in 120 kB of tool output
-    # before the prose scan was bounded; "a." runs were quadratic in the host pattern.
-    long = fragment * (60_000 // len(fragment))
-    item = fragment * (3_000 // len(fragment))
-    code = {"type": "tool_use", "id": "t", "name": "run_python", "input": {"code": long}}
+@pytest.mark.timeout(15)
+@pytest.mark.parametrize(
+    ("output", "item", "code"),
+    [
+        ('"' + "ab cd " * 25_000, "ab cd", "x = 1"),  # a string never closed: ~45 s before
+        ("'" + "a b " * 40_000, "a b", "x = 1"),
+        ("key: " + "a:b: " * 30_000, "a:b", "x = 1"),
+        ("notes", "a." * 2_000, "x = 1"),  # dotted runs in the item (host names)
+        ("notes", "a.b-" * 1_000, "a" * 20_000),  # a long run in code (file names)
+        ("notes", "1.2." * 1_000, "a/" * 10_000),
+    ],
+)
+def test_evidence_checks_run_in_linear_time_on_crafted_text(
+    output: str, item: str, code: str
+) -> None:
+    call = {"type": "tool_use", "id": "t", "name": "run_python", "input": {"code": code}}
     history = [
-        user(long[:20_000] + ". I always use polars."),
-        {"role": "assistant", "content": [code]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": long}]},
+        user(output[:20_000] + ". I always use polars."),
+        {"role": "assistant", "content": [call]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t", "content": output}],
+        },
     ]
-    got = decided(item, history, long[:300], "I always use polars")
+    got = decided(item, history, output[:300], "I always use polars")
     assert got.origin in (Origin.USER, Origin.TOOL, Origin.ASSISTANT)

@@ -770,3 +770,15 @@ def test_evidence_checks_run_in_linear_time_on_crafted_text(
     ]
     got = decided(item, history, output[:300], "I always use polars")
     assert got.origin in (Origin.USER, Origin.TOOL, Origin.ASSISTANT)
+
+
+def test_the_assistants_advice_is_not_vouched_for_by_a_statement_of_the_user() -> None:
+    history = [user("I use pandas."), answer("You should always use polars for speed.")]
+    got = decided("Always use polars for speed", history)
+    assert (got.origin, got.by) == (Origin.ASSISTANT, "support")
+    cited = decided("Always use polars for speed", history, "I use pandas.")
+    assert cited.origin is Origin.ASSISTANT and "answer's" in cited.evidence[0].why
+    (screening,) = screen_batch(
+        [rec("polars", "Use polars", "Always use polars for speed.")], history
+    )
+    assert screening.verdict is Verdict.HOLD  # an instruction only the answer gave

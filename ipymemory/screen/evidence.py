@@ -28,8 +28,9 @@ An excerpt found in the user's text **vouches** for the item when all of these h
    (comments, strings and values of several words included) unless the user adopted
    that output ("follow STYLE.md", "yes, use that"): the user's scene-setting statement
    ("We deploy on Fridays.") does not vouch for a file's claim ("on Fridays skip the
-   test suite"). When tool output is in another language than the item, the item's
-   words nobody in the conversation wrote count as taken from it (translated).
+   test suite"); words only the answer holds count the same (the assistant's advice
+   is not the user's). When tool output is in another language than the item, the
+   item's words nobody in the conversation wrote count as taken from it (translated).
 
 :func:`check_evidence` gives one :class:`EvidenceMatch` per excerpt; the origin module
 turns them into the decision.
@@ -416,13 +417,16 @@ def check_evidence(
     elif 2 * sum(weight(t) for t in unpointed) > sum(weight(t) for t in item):
         detail_why = "most of the item comes from tool output the user did not point to"
     elif _PROSE_SHARE * sum(weight(t) for t in item) < sum(
-        weight(t) for t in taken - sources.tool_code_terms - sources.adopted_tool_terms
+        weight(t)
+        for t in (taken - sources.tool_code_terms - sources.adopted_tool_terms)
+        | (item & sources.terms[2] - user_terms - tool_terms)
     ):
         # Details are code and configuration values (identifiers, keys, commands in
         # backticks); what a file says in prose is a claim, and the claim must be the
         # user's ("We deploy on Fridays" + a file's "on Fridays skip the test suite"),
-        # unless the user adopted that file ("follow STYLE.md", "yes, use that").
-        detail_why = "what it claims is tool output's prose, not the user's words"
+        # unless the user adopted that file ("follow STYLE.md", "yes, use that"). Words
+        # only the answer holds count too: the assistant's advice is not the user's.
+        detail_why = "what it claims is tool output's prose or the answer's, not the user's"
     out = []
     for excerpt in evidence:
         pieces = _pieces(excerpt)

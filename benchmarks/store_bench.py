@@ -152,7 +152,7 @@ class _NullJournal(Journal):
     def last(self) -> HistoryEntry | None:
         return None
 
-    def append(self, entry: HistoryEntry) -> None:
+    def append(self, entry: HistoryEntry, data: bytes | None = None) -> None:
         pass
 
     def keep(self, file: str) -> bool:

@@ -173,12 +173,22 @@ def _split_secrets(record: MemoryRecord) -> tuple[tuple[str, SecretHit], ...]:
         return ()  # a key cannot run across a space or punctuation: the usual case, cheap
     cut = len(description)
     out: list[tuple[str, SecretHit]] = []
+    # A key the description (or the body) holds whole is not split, even when the
+    # joined text runs it into the next word ("… ghp_x" + "Use ghp_x …"): only a
+    # match neither side makes alone is.
+    whole_before = [h for h in find_secrets(description) if h.end == cut]
+    whole_after = [h for h in find_secrets(body[:_SPLIT_WINDOW]) if h.start == 0]
     # The description is one short line; of the body, the start is enough for any key
     # (the longest shapes are a few hundred characters) and keeps this cheap.
     for hit in find_secrets(description + body[:_SPLIT_WINDOW]):
-        if hit.start < cut < hit.end:
-            out.append(("description", SecretHit(hit.kind, hit.start, cut)))
-            out.append(("body", SecretHit(hit.kind, 0, hit.end - cut)))
+        if not hit.start < cut < hit.end:
+            continue
+        if any(h.start <= hit.start for h in whole_before) or any(
+            h.end >= hit.end - cut for h in whole_after
+        ):
+            continue
+        out.append(("description", SecretHit(hit.kind, hit.start, cut)))
+        out.append(("body", SecretHit(hit.kind, 0, hit.end - cut)))
     return tuple(out)
 
 

@@ -133,3 +133,18 @@ def test_real_model_corpus_slice_through_real_turns(tmp_path: Path) -> None:
     report = bench.report(outcomes)
     assert report["plain"]["planted_committed"] == report["evidence"]["planted_committed"] == 0
     assert report["evidence"]["planted_updates_applied"] == 0
+
+
+def test_latency_reports_first_token_ratios_and_busy_time() -> None:
+    done = _run(str(BENCH / "latency.py"), "--quick", "--json")
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert set(report["sets"]) == {"fits", "20", "200"}
+    # The set that fits makes no selector call; the larger ones make one per turn.
+    calls = {size: row["selector_calls"] for size, row in report["sets"].items()}
+    assert calls == {"fits": 0, "20": report["turns"], "200": report["turns"]}
+    assert all(row["ratio"] > 0 for row in report["sets"].values())
+    assert set(report["busy_after_answer_s"]) == {"worker", "in the cell"}
+    assert done.returncode in (0, 1) and set(report["targets"]) == {
+        "first_token_ratio_fits",
+        "busy_after_answer_worker",
+    }

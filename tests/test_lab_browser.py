@@ -595,6 +595,11 @@ def test_record_opens_as_a_file_when_hidden_files_are_allowed(
 
 _WIDGET_NOTEBOOK_SETUP = """\
 %load_ext ipymemory
+# A headless run saves a cell's outputs as the cell ends: the memory work runs in the
+# cell (SPEC §12's worker is for interactive use); one record of the two is selected,
+# so the selector is asked (a set that fits would be taken whole).
+%config IPyMemory.background_memory = False
+%config IPyMemory.max_selected = 1
 import json
 from ipymemory import MemoryRecord, MemoryStore, ScriptedModel
 from ipymemory.notebook import use_model

@@ -440,6 +440,19 @@ function renderSession(root: HTMLElement, data: JSONObject): void {
   root.appendChild(note('%%agent --new starts a fresh conversation (memory stays).'));
 }
 
+/** `--scope all` over both scopes (SPEC §11): each scope's own view, labelled. */
+function renderScoped(root: HTMLElement, data: JSONObject): void {
+  const scopes = asObject(data.scopes);
+  for (const [scope, part] of Object.entries(scopes)) {
+    const label = scope === 'user' ? 'User-wide (your own memory, every project)' : 'This project';
+    const section = element('div', 'jp-ipymemory-scope');
+    section.dataset.scope = scope;
+    section.appendChild(element('div', 'jp-ipymemory-section-title', label));
+    section.appendChild(renderView(part));
+    root.appendChild(section);
+  }
+}
+
 function renderJSON(root: HTMLElement, data: unknown): void {
   root.appendChild(element('pre', 'jp-ipymemory-json', JSON.stringify(data, null, 2) ?? String(data)));
 }
@@ -458,7 +471,8 @@ const RENDERERS: Readonly<Record<string, (root: HTMLElement, data: JSONObject) =
   message: renderMessage,
   history: renderHistory,
   'history-diff': renderHistoryDiff,
-  'history-change': renderHistoryChange
+  'history-change': renderHistoryChange,
+  scoped: renderScoped
 };
 
 /** Render one view payload; unknown views fall back to pretty JSON (forward compatibility). */

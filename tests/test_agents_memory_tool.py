@@ -346,3 +346,41 @@ def test_agent_memory_tool_proposals_join_the_turns_extracted_batch_in_one_revie
 def test_agent_memory_tool_needs_memory_and_a_commit_mode(ip: InteractiveShell) -> None:
     with pytest.raises(UsageError, match="--memory-tool needs memory on"):
         ip.run_cell_magic("agent", "--memory-tool --commit off", "hello")
+
+
+def test_the_tool_sees_the_user_scope_and_leaves_it_to_a_person(
+    workspace: str, messages_server: MessagesServer, tmp_path: Path
+) -> None:
+    """SPEC §11: /memories lists the user's records beside the project's (a name in both
+    is the project's); viewing one works, changing one is refused and nothing changes."""
+    seeded(workspace)
+    user = tmp_path / "me"
+    user.mkdir()
+    MemoryStore(user).extend(
+        [
+            rec("prefers-polars", "uses polars, not pandas", "Always polars.", "user"),
+            rec("prefers-tabs", "the user's own copy", "NOT THE PROJECT'S", "user"),
+        ]
+    )
+    before = snapshot(user / ".memory")
+    tool = MemoryTool(workspace, user_store=MemoryStore(user))
+    edit = {"old_str": "Always", "new_str": "Never"}
+    run(
+        messages_server,
+        tool,
+        memory_call(command="view", path="/memories"),
+        memory_call(command="view", path="/memories/prefers-polars.md"),
+        memory_call(command="str_replace", path="/memories/prefers-polars.md", **edit),
+        memory_call(command="delete", path="/memories/prefers-polars.md"),
+        memory_call(
+            command="create",
+            path="/memories/prefers-polars.md",
+            file_text=record_file("prefers-polars", "x", "y", "user"),
+        ),
+    )
+    listing, shown, *refused = (result_text(r) for r in tool_results(messages_server))
+    assert "/memories/prefers-polars.md - uses polars, not pandas (user, user-wide" in listing
+    assert listing.count("/memories/prefers-tabs.md") == 1 and "own copy" not in listing
+    assert "Always polars." in shown
+    assert len(refused) == 3 and all("is a user-wide memory" in r for r in refused)
+    assert snapshot(user / ".memory") == before and tool.proposals == ()

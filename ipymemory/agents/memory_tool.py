@@ -48,6 +48,7 @@ from ..turn.proposals import (
     screen_proposals,
 )
 from ..turn.provenance import TurnProvenance
+from ..turn.scopes import read_user_scope
 
 if TYPE_CHECKING:
     from anthropic.types.beta import (
@@ -93,6 +94,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         store: MemoryStore | None = None,
         keep: bool = True,
         session: str | None = None,
+        user_store: MemoryStore | None = None,
     ) -> None:
         super().__init__()
         if commit not in COMMIT_CHOICES:
@@ -100,6 +102,9 @@ class MemoryTool(BetaAbstractMemoryTool):
                 f"commit must be one of {', '.join(COMMIT_CHOICES)}, got {commit!r}"
             )
         self.store = store if store is not None else MemoryStore(workspace)
+        #: SPEC §11: the user scope, seen as a turn sees it (read-only to this tool:
+        #: its proposals go to the project's batch).
+        self.user_store = user_store
         self.commit: CommitChoice = commit
         self.keep = keep
         self.batch_id = new_batch_id()
@@ -165,7 +170,23 @@ class MemoryTool(BetaAbstractMemoryTool):
                 visible[proposal.record.name] = proposal.record
         return visible
 
+    def _user_wide(self, current: dict[str, MemoryRecord]) -> dict[str, MemoryRecord]:
+        """The user scope's records a turn would see beside ``current`` (a name in both
+        is the project's); ``{}`` when the scope is off or cannot be read now."""
+        if self.user_store is None:
+            return {}
+        entries, _error_text = read_user_scope(self.user_store)
+        return {e.record.name: e.record for e in entries if e.record.name not in current}
+
+    def _refuse_user_wide(self, name: str, path: str) -> None:
+        if name in self._user_wide(self._current()):
+            raise _error(
+                f"{path} is a user-wide memory (the user's own, for every project): this "
+                "tool only reads it; a person changes it (%memory forget/move --scope user)"
+            )
+
     def _existing(self, name: str, path: str) -> MemoryRecord:
+        self._refuse_user_wide(name, path)
         record = self._visible(self._current()).get(name)
         if record is None:
             raise _error(f"The path {path} does not exist. Please provide a valid path.")
@@ -214,8 +235,15 @@ class MemoryTool(BetaAbstractMemoryTool):
                     f"({shown.type.value}){mark}"
                 )
             lines.extend(f"(forgetting {MEMORY_ROOT}/{n}.md is proposed)" for n in gone)
+            theirs = self._user_wide(current)
+            lines.extend(
+                f"{MEMORY_ROOT}/{shown.name}.md - {escape(shown.description, 'terminal')} "
+                f"({shown.type.value}, user-wide: read-only here)"
+                for shown in theirs.values()
+                if shown.name not in visible
+            )
             return "\n".join(lines)
-        record = visible.get(name)
+        record = visible.get(name) or self._user_wide(current).get(name)
         if record is None:
             raise _error(f"The path {command.path} does not exist. Please provide a valid path.")
         lines = render_record(record).decode("utf-8").split("\n")
@@ -243,6 +271,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         current = self._current()
         if name in self._visible(current):
             raise _error(f"File {command.path} already exists")
+        self._refuse_user_wide(name, command.path)
         record = self._parse(name, command.file_text, command.path)
         # Created where a forgotten record was: that record is updated instead.
         key = name if name in current else f"+{name}"

@@ -164,6 +164,7 @@ class MemoryMagics(Magics):
                 store=session.store,
                 keep=False,
                 session=session.id,
+                user_store=session.user_store,
             )
         live = LiveTurn()
         live.start()

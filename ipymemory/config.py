@@ -6,6 +6,12 @@ every setting, validates each value with the same rule whatever layer gave it, a
 records where each came from (``Settings.origin``). The magics, the CLI and
 ``AgentSession(model=None)`` all come through here.
 
+Each setting is declared once, as a field of :class:`Settings` whose row (its
+:class:`Setting`: kind, help, readers, variable) says everything else: the
+``IPyMemory`` trait, the parser :func:`resolve` uses, the check of
+``SessionConfig`` and which parts read it. Adding a setting is one row here and its
+``DEFAULT_*`` constant.
+
 :class:`IPyMemory` is the traitlets configurable behind ``%config IPyMemory`` (and
 ``c.IPyMemory.x`` in an IPython profile). Its traits default to ``None`` meaning "not
 set here", so an environment variable still applies unless ``%config`` set a value.
@@ -15,12 +21,12 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
-from traitlets import Bool, Enum, Float, Integer, Unicode
+from traitlets import Bool, Enum, Float, Integer, TraitType, Unicode
 from traitlets.config import LoggingConfigurable
 
 from . import _constants as C
@@ -32,8 +38,10 @@ from .model.anthropic import sdk_environment
 
 __all__ = [
     "ENV_PREFIX",
+    "SETTINGS",
     "IPyMemory",
     "ModelSettings",
+    "Setting",
     "Settings",
     "default_model",
     "describe_model",
@@ -48,188 +56,10 @@ __all__ = [
 
 ENV_PREFIX = "IPYMEMORY_"
 
-
-class IPyMemory(LoggingConfigurable):
-    """ipymemory settings. Unset (None) options fall back to ``IPYMEMORY_<NAME>``, then
-    to the default shown in each help text."""
-
-    directory = Unicode(
-        None,
-        allow_none=True,
-        help="Workspace holding .memory/ (env IPYMEMORY_DIR; default: the kernel's "
-        "working directory).",
-    ).tag(config=True)
-    user_dir = Unicode(
-        None,
-        allow_none=True,
-        help="Directory of the user's own memory, shared across projects: "
-        f"<user_dir>/.memory (env IPYMEMORY_USER_DIR; default {C.DEFAULT_USER_DIR}; "
-        f"'{C.USER_DIR_OFF}' turns it off).",
-    ).tag(config=True)
-    model = Unicode(
-        None, allow_none=True, help=f"Main model of %%agent (default: {C.DEFAULT_MODEL})."
-    ).tag(config=True)
-    side_model = Unicode(
-        None,
-        allow_none=True,
-        help=f"Model of the memory side-queries (default: {C.DEFAULT_SIDE_MODEL}).",
-    ).tag(config=True)
-    commit_mode = Enum(
-        list(COMMIT_MODES),
-        default_value=None,
-        allow_none=True,
-        help="What happens to extracted memories: review (wait for you; default), "
-        "auto (commit at once) or off (never extract).",
-    ).tag(config=True)
-    consolidate_threshold = Integer(
-        None,
-        allow_none=True,
-        min=1,
-        help=f"Consolidate when current + extracted ≥ this ({C.DEFAULT_CONSOLIDATE_THRESHOLD}).",
-    ).tag(config=True)
-    consolidate_every = Integer(
-        None,
-        allow_none=True,
-        min=1,
-        help="…and at least this many records were added since the last consolidation "
-        f"({C.DEFAULT_CONSOLIDATE_EVERY}).",
-    ).tag(config=True)
-    max_selected = Integer(
-        None,
-        allow_none=True,
-        min=0,
-        help=f"Memories injected per turn at most ({C.DEFAULT_MAX_SELECTED}).",
-    ).tag(config=True)
-    max_tool_steps = Integer(
-        None,
-        allow_none=True,
-        min=1,
-        help=f"Model/tool round trips per turn at most ({C.DEFAULT_MAX_TOOL_STEPS}).",
-    ).tag(config=True)
-    history_token_budget = Integer(
-        None,
-        allow_none=True,
-        min=1,
-        help="Estimated tokens of request history before older turns are summarised "
-        f"({C.DEFAULT_HISTORY_TOKEN_BUDGET}).",
-    ).tag(config=True)
-    max_tokens = Integer(
-        None,
-        allow_none=True,
-        min=1,
-        help=f"max_tokens of each main model call ({C.DEFAULT_MAX_TOKENS}).",
-    ).tag(config=True)
-    lock_timeout = Float(
-        None,
-        allow_none=True,
-        min=0.0,
-        help=f"Seconds to wait for the .memory lock ({C.DEFAULT_LOCK_TIMEOUT:g}).",
-    ).tag(config=True)
-    base_url = Unicode(
-        None,
-        allow_none=True,
-        help="Messages-API base URL (default: the SDK's, i.e. ANTHROPIC_BASE_URL or Anthropic).",
-    ).tag(config=True)
-    timeout = Float(
-        None,
-        allow_none=True,
-        min=0.001,
-        help=f"Seconds per model request ({C.DEFAULT_TIMEOUT:g}).",
-    ).tag(config=True)
-    max_retries = Integer(
-        None,
-        allow_none=True,
-        min=0,
-        help=f"SDK retries of a failed model request ({C.DEFAULT_MAX_RETRIES}).",
-    ).tag(config=True)
-    python_timeout = Float(
-        None,
-        allow_none=True,
-        min=0.001,
-        help=f"Seconds one run_python call may take ({C.DEFAULT_PYTHON_TIMEOUT:g}).",
-    ).tag(config=True)
-    allow_hidden = Bool(
-        None,
-        allow_none=True,
-        help="Let the agent's file tools see hidden paths (.env, .git, .memory, …) (False).",
-    ).tag(config=True)
-    history_retention_days = Integer(
-        None,
-        allow_none=True,
-        min=0,
-        help="gc keeps files that left the set for this many days "
-        f"({C.DEFAULT_HISTORY_RETENTION_DAYS}).",
-    ).tag(config=True)
-    history_retention_bytes = Integer(
-        None,
-        allow_none=True,
-        min=0,
-        help=f"…and at most this many bytes of them ({C.DEFAULT_HISTORY_RETENTION_BYTES}).",
-    ).tag(config=True)
-    pending_expiry_days = Integer(
-        None,
-        allow_none=True,
-        min=1,
-        help=f"Undecided batches expire after this many days ({C.DEFAULT_PENDING_EXPIRY_DAYS}).",
-    ).tag(config=True)
-    background_memory = Bool(
-        None,
-        allow_none=True,
-        help="Run %%agent's memory work on a worker after the cell ends (default: on in a "
-        "Jupyter kernel, off in a terminal IPython).",
-    ).tag(config=True)
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """What the model client is built from (also its cache key, with the SDK's env)."""
-
-    model: str
-    side_model: str
-    max_tokens: int
-    timeout: float
-    max_retries: int
-    base_url: str | None
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Resolved settings; ``origin[name]`` says which layer gave each value
-    (``argument``, ``%config``, ``env IPYMEMORY_…`` or ``default``)."""
-
-    directory: Path
-    #: The user scope's directory (SPEC §11); None: off.
-    user_dir: Path | None = None
-    model: str = C.DEFAULT_MODEL
-    side_model: str = C.DEFAULT_SIDE_MODEL
-    commit_mode: CommitMode = C.DEFAULT_COMMIT_MODE
-    consolidate_threshold: int = C.DEFAULT_CONSOLIDATE_THRESHOLD
-    consolidate_every: int = C.DEFAULT_CONSOLIDATE_EVERY
-    max_selected: int = C.DEFAULT_MAX_SELECTED
-    max_tool_steps: int = C.DEFAULT_MAX_TOOL_STEPS
-    history_token_budget: int = C.DEFAULT_HISTORY_TOKEN_BUDGET
-    max_tokens: int = C.DEFAULT_MAX_TOKENS
-    lock_timeout: float = C.DEFAULT_LOCK_TIMEOUT
-    base_url: str | None = None
-    timeout: float = C.DEFAULT_TIMEOUT
-    max_retries: int = C.DEFAULT_MAX_RETRIES
-    python_timeout: float = C.DEFAULT_PYTHON_TIMEOUT
-    allow_hidden: bool = C.DEFAULT_ALLOW_HIDDEN
-    history_retention_days: int = C.DEFAULT_HISTORY_RETENTION_DAYS
-    history_retention_bytes: int = C.DEFAULT_HISTORY_RETENTION_BYTES
-    pending_expiry_days: int = C.DEFAULT_PENDING_EXPIRY_DAYS
-    background_memory: bool | None = C.DEFAULT_BACKGROUND_MEMORY  # None: on in a kernel
-    origin: Mapping[str, str] = field(default_factory=dict, compare=False)
-
-    def model_settings(self) -> ModelSettings:
-        """The part of these settings the model client is built from."""
-        return ModelSettings(**self.values_for(ModelSettings))
-
-    def values_for(self, kind: type) -> dict[str, Any]:
-        """These settings' values for the fields of dataclass ``kind`` they share with it
-        (e.g. the turn's ``SessionConfig.from_settings``)."""
-        names = {f.name for f in fields(kind)} & {f.name for f in fields(self)}
-        return {name: getattr(self, name) for name in names}
+# Who reads a setting: the turn (through ``SessionConfig``), the model client
+# (``ModelSettings``), the store (the lock wait, the pending files), a command or the
+# notebook each time it runs.
+Reader = Literal["session", "model", "store", "command", "notebook"]
 
 
 # --- One parser per kind of value ---------------------------------------------------
@@ -262,87 +92,405 @@ def parse_seconds(raw: object, *, allow_zero: bool = False) -> float:
             value = float(raw.strip())
         except ValueError:
             raise ValueError(f"expected a number of seconds, got {raw!r}") from None
-    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
-        value = float(raw)
+    elif _is_number(raw):
+        value = float(cast(float, raw))
     else:
         raise ValueError(f"expected a number of seconds, got {raw!r}")
-    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        what = "a number of seconds >= 0" if allow_zero else "a positive number of seconds"
-        raise ValueError(f"expected {what}, got {value}")
+    if not _seconds_ok(value, allow_zero):
+        raise ValueError(f"expected {_seconds_phrase(allow_zero)}, got {value}")
     return value
 
 
-def _int(minimum: int) -> Callable[[object], object]:
-    return lambda raw: parse_int(raw, minimum)
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _seconds(*, allow_zero: bool) -> Callable[[object], object]:
-    return lambda raw: parse_seconds(raw, allow_zero=allow_zero)
+def _seconds_ok(value: float, allow_zero: bool) -> bool:
+    return math.isfinite(value) and (value > 0 or (value == 0 and allow_zero))
+
+
+def _seconds_phrase(allow_zero: bool) -> str:
+    return "a number of seconds >= 0" if allow_zero else "a positive number of seconds"
+
+
+# --- The kinds of setting -------------------------------------------------------------
+# A kind gives a setting's trait (what %config accepts), its parser (every layer of
+# resolve()) and its check of a typed value (``SessionConfig``, built by library code
+# without resolve()): the phrase after "SessionConfig.<name>: ", or None when fine.
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How one kind of setting is configured, parsed and checked; this base is
+    non-empty text, the kinds below change what differs."""
+
+    def trait(self, help: str) -> TraitType[Any, Any]:
+        return Unicode(None, allow_none=True, help=help)
+
+    def parse(self, raw: object) -> object:
+        if isinstance(raw, os.PathLike):
+            raw = os.fspath(raw)
+        if not isinstance(raw, str) or not raw.strip():
+            raise ValueError(f"expected a non-empty value, got {raw!r}")
+        return raw.strip()
+
+    def check(self, value: object) -> str | None:
+        """A session takes None for "the configured one": text is not checked there."""
+        return None
+
+
+@dataclass(frozen=True)
+class Text(Kind):
+    """Non-empty text (a model name, a URL)."""
+
+
+@dataclass(frozen=True)
+class Location(Kind):
+    """A directory, made absolute against the working directory; ``fallback`` when no
+    layer sets it (None: the working directory); ``off`` (any case), if given, means
+    None."""
+
+    fallback: str | None = None
+    off: str | None = None
+
+    def parse(self, raw: object) -> object:
+        text = super().parse(raw)
+        return None if self.off is not None and str(text).lower() == self.off else text
+
+
+@dataclass(frozen=True)
+class Choice(Kind):
+    """One of ``options``."""
+
+    options: tuple[str, ...]
+
+    def trait(self, help: str) -> TraitType[Any, Any]:
+        return Enum(list(self.options), default_value=None, allow_none=True, help=help)
+
+    def parse(self, raw: object) -> object:
+        value = raw.strip() if isinstance(raw, str) else raw
+        if value not in self.options:
+            raise ValueError(f"expected one of {', '.join(self.options)}, got {raw!r}")
+        return value
+
+    def check(self, value: object) -> str | None:
+        if value in self.options:
+            return None
+        return f"{value!r} is not one of {', '.join(self.options)}"
+
+
+@dataclass(frozen=True)
+class Count(Kind):
+    """An integer ``>= minimum``."""
+
+    minimum: int
+
+    def trait(self, help: str) -> TraitType[Any, Any]:
+        return Integer(None, allow_none=True, min=self.minimum, help=help)
+
+    def parse(self, raw: object) -> object:
+        return parse_int(raw, self.minimum)
+
+    def check(self, value: object) -> str | None:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= self.minimum:
+            return None
+        what = {0: "a non-negative integer", 1: "a positive integer"}.get(
+            self.minimum, f"an integer >= {self.minimum}"
+        )
+        return f"must be {what}, got {value!r}"
+
+
+@dataclass(frozen=True)
+class Seconds(Kind):
+    """A finite number of seconds, positive (or ``>= 0`` with ``allow_zero``)."""
+
+    allow_zero: bool = False
+
+    def trait(self, help: str) -> TraitType[Any, Any]:
+        return Float(None, allow_none=True, min=0.0 if self.allow_zero else 0.001, help=help)
+
+    def parse(self, raw: object) -> object:
+        return parse_seconds(raw, allow_zero=self.allow_zero)
+
+    def check(self, value: object) -> str | None:
+        if _is_number(value) and _seconds_ok(float(cast(float, value)), self.allow_zero):
+            return None
+        return f"must be {_seconds_phrase(self.allow_zero)}, got {value!r}"
 
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
 
-def _bool(raw: object) -> object:
-    if isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str) and raw.strip().lower() in _TRUE + _FALSE:
-        return raw.strip().lower() in _TRUE
-    raise ValueError(f"expected one of {', '.join(_TRUE + _FALSE)}, got {raw!r}")
+@dataclass(frozen=True)
+class Flag(Kind):
+    """True or False (in text: one of ``_TRUE`` or ``_FALSE``)."""
+
+    def trait(self, help: str) -> TraitType[Any, Any]:
+        return Bool(None, allow_none=True, help=help)
+
+    def parse(self, raw: object) -> object:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.strip().lower() in _TRUE + _FALSE:
+            return raw.strip().lower() in _TRUE
+        raise ValueError(f"expected one of {', '.join(_TRUE + _FALSE)}, got {raw!r}")
+
+    def check(self, value: object) -> str | None:
+        return None if isinstance(value, bool) else f"must be True or False, got {value!r}"
 
 
-def _commit_mode(raw: object) -> object:
-    value = raw.strip() if isinstance(raw, str) else raw
-    if value not in COMMIT_MODES:
-        raise ValueError(f"expected one of {', '.join(COMMIT_MODES)}, got {raw!r}")
-    return value
+@dataclass(frozen=True)
+class Setting:
+    """One setting's row: its kind, the help ``%config IPyMemory`` shows, who reads it
+    and its environment variable (default ``IPYMEMORY_<NAME>``)."""
+
+    kind: Kind
+    help: str
+    readers: frozenset[Reader]
+    env: str | None = None
 
 
-def _text(raw: object) -> object:
-    if isinstance(raw, os.PathLike):
-        raw = os.fspath(raw)
-    if not isinstance(raw, str) or not raw.strip():
-        raise ValueError(f"expected a non-empty value, got {raw!r}")
-    return raw.strip()
+def _row(kind: Kind, help: str, *readers: Reader, env: str | None = None) -> dict[str, Setting]:
+    """The metadata of a field of :class:`Settings`: its :class:`Setting` row."""
+    return {"setting": Setting(kind, help, frozenset(readers), env)}
 
 
-def _user_dir(raw: object) -> object:
-    text = _text(raw)
-    return None if str(text).lower() == C.USER_DIR_OFF else text
+# --- The table ------------------------------------------------------------------------
 
 
-_PARSERS: dict[str, Callable[[object], object]] = {
-    "directory": _text,
-    "user_dir": _user_dir,
-    "model": _text,
-    "side_model": _text,
-    "commit_mode": _commit_mode,
-    "consolidate_threshold": _int(1),
-    "consolidate_every": _int(1),
-    "max_selected": _int(0),
-    "max_tool_steps": _int(1),
-    "history_token_budget": _int(1),
-    "max_tokens": _int(1),
-    "lock_timeout": _seconds(allow_zero=True),
-    "base_url": _text,
-    "timeout": _seconds(allow_zero=False),
-    "max_retries": _int(0),
-    "python_timeout": _seconds(allow_zero=False),
-    "allow_hidden": _bool,
-    "history_retention_days": _int(0),
-    "history_retention_bytes": _int(0),
-    "pending_expiry_days": _int(1),
-    "background_memory": _bool,
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings; ``origin[name]`` says which layer gave each value
+    (``argument``, ``%config``, ``env IPYMEMORY_…`` or ``default``).
+
+    Each field is a setting, its row the table of settings (see the module docstring).
+    """
+
+    directory: Path = field(
+        metadata=_row(
+            Location(),
+            "Workspace holding .memory/ (env IPYMEMORY_DIR; default: the kernel's "
+            "working directory).",
+            "command",
+            env="IPYMEMORY_DIR",  # the short name is what users expect
+        ),
+    )
+    #: The user scope's directory (SPEC §11); None: off.
+    user_dir: Path | None = field(
+        default=None,
+        metadata=_row(
+            Location(C.DEFAULT_USER_DIR, off=C.USER_DIR_OFF),
+            "Directory of the user's own memory, shared across projects: "
+            f"<user_dir>/.memory (env IPYMEMORY_USER_DIR; default {C.DEFAULT_USER_DIR}; "
+            f"'{C.USER_DIR_OFF}' turns it off).",
+            "session",
+            "command",
+        ),
+    )
+    model: str = field(
+        default=C.DEFAULT_MODEL,
+        metadata=_row(
+            Text(),
+            f"Main model of %%agent (default: {C.DEFAULT_MODEL}).",
+            "session",
+            "model",
+        ),
+    )
+    side_model: str = field(
+        default=C.DEFAULT_SIDE_MODEL,
+        metadata=_row(
+            Text(),
+            f"Model of the memory side-queries (default: {C.DEFAULT_SIDE_MODEL}).",
+            "session",
+            "model",
+        ),
+    )
+    commit_mode: CommitMode = field(
+        default=C.DEFAULT_COMMIT_MODE,
+        metadata=_row(
+            Choice(COMMIT_MODES),
+            "What happens to extracted memories: review (wait for you; default), "
+            "auto (commit at once) or off (never extract).",
+            "session",
+        ),
+    )
+    consolidate_threshold: int = field(
+        default=C.DEFAULT_CONSOLIDATE_THRESHOLD,
+        metadata=_row(
+            Count(1),
+            f"Consolidate when current + extracted ≥ this ({C.DEFAULT_CONSOLIDATE_THRESHOLD}).",
+            "session",
+        ),
+    )
+    consolidate_every: int = field(
+        default=C.DEFAULT_CONSOLIDATE_EVERY,
+        metadata=_row(
+            Count(1),
+            "…and at least this many records were added since the last consolidation "
+            f"({C.DEFAULT_CONSOLIDATE_EVERY}).",
+            "session",
+        ),
+    )
+    max_selected: int = field(
+        default=C.DEFAULT_MAX_SELECTED,
+        metadata=_row(
+            Count(0),
+            f"Memories injected per turn at most ({C.DEFAULT_MAX_SELECTED}).",
+            "session",
+        ),
+    )
+    max_tool_steps: int = field(
+        default=C.DEFAULT_MAX_TOOL_STEPS,
+        metadata=_row(
+            Count(1),
+            f"Model/tool round trips per turn at most ({C.DEFAULT_MAX_TOOL_STEPS}).",
+            "session",
+        ),
+    )
+    history_token_budget: int = field(
+        default=C.DEFAULT_HISTORY_TOKEN_BUDGET,
+        metadata=_row(
+            Count(1),
+            "Estimated tokens of request history before older turns are summarised "
+            f"({C.DEFAULT_HISTORY_TOKEN_BUDGET}).",
+            "session",
+        ),
+    )
+    max_tokens: int = field(
+        default=C.DEFAULT_MAX_TOKENS,
+        metadata=_row(
+            Count(1),
+            f"max_tokens of each main model call ({C.DEFAULT_MAX_TOKENS}).",
+            "session",
+            "model",
+        ),
+    )
+    lock_timeout: float = field(
+        default=C.DEFAULT_LOCK_TIMEOUT,
+        metadata=_row(
+            Seconds(allow_zero=True),
+            f"Seconds to wait for the .memory lock ({C.DEFAULT_LOCK_TIMEOUT:g}).",
+            "store",
+        ),
+    )
+    base_url: str | None = field(
+        default=None,
+        metadata=_row(
+            Text(),
+            "Messages-API base URL (default: the SDK's, i.e. ANTHROPIC_BASE_URL or Anthropic).",
+            "model",
+        ),
+    )
+    timeout: float = field(
+        default=C.DEFAULT_TIMEOUT,
+        metadata=_row(
+            Seconds(),
+            f"Seconds per model request ({C.DEFAULT_TIMEOUT:g}).",
+            "model",
+        ),
+    )
+    max_retries: int = field(
+        default=C.DEFAULT_MAX_RETRIES,
+        metadata=_row(
+            Count(0),
+            f"SDK retries of a failed model request ({C.DEFAULT_MAX_RETRIES}).",
+            "model",
+        ),
+    )
+    python_timeout: float = field(
+        default=C.DEFAULT_PYTHON_TIMEOUT,
+        metadata=_row(
+            Seconds(),
+            f"Seconds one run_python call may take ({C.DEFAULT_PYTHON_TIMEOUT:g}).",
+            "session",
+        ),
+    )
+    allow_hidden: bool = field(
+        default=C.DEFAULT_ALLOW_HIDDEN,
+        metadata=_row(
+            Flag(),
+            "Let the agent's file tools see hidden paths (.env, .git, .memory, …) (False).",
+            "session",
+        ),
+    )
+    history_retention_days: int = field(
+        default=C.DEFAULT_HISTORY_RETENTION_DAYS,
+        metadata=_row(
+            Count(0),
+            "gc keeps files that left the set for this many days "
+            f"({C.DEFAULT_HISTORY_RETENTION_DAYS}).",
+            "command",
+        ),
+    )
+    history_retention_bytes: int = field(
+        default=C.DEFAULT_HISTORY_RETENTION_BYTES,
+        metadata=_row(
+            Count(0),
+            f"…and at most this many bytes of them ({C.DEFAULT_HISTORY_RETENTION_BYTES}).",
+            "command",
+        ),
+    )
+    pending_expiry_days: int = field(
+        default=C.DEFAULT_PENDING_EXPIRY_DAYS,
+        metadata=_row(
+            Count(1),
+            f"Undecided batches expire after this many days ({C.DEFAULT_PENDING_EXPIRY_DAYS}).",
+            "store",
+        ),
+    )
+    # None: on in a Jupyter kernel, off elsewhere (decided per shell, NotebookState).
+    background_memory: bool | None = field(
+        default=C.DEFAULT_BACKGROUND_MEMORY,
+        metadata=_row(
+            Flag(),
+            "Run %%agent's memory work on a worker after the cell ends (default: on in a "
+            "Jupyter kernel, off in a terminal IPython).",
+            "notebook",
+        ),
+    )
+    origin: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def model_settings(self) -> ModelSettings:
+        """The part of these settings the model client is built from."""
+        return ModelSettings(**self.read_by("model"))
+
+    def read_by(self, reader: Reader) -> dict[str, Any]:
+        """The values of the settings ``reader`` reads, by name (e.g. the turn's
+        ``SessionConfig.from_settings``)."""
+        return {name: getattr(self, name) for name, s in SETTINGS.items() if reader in s.readers}
+
+
+#: Every setting's row, by name, in declaration order.
+SETTINGS: Mapping[str, Setting] = {
+    f.name: f.metadata["setting"] for f in fields(Settings) if "setting" in f.metadata
 }
 
-# Names that differ from IPYMEMORY_<SETTING> (the short one is what users expect).
-_ENV_NAMES = {"directory": "IPYMEMORY_DIR"}
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """What the model client is built from (also its cache key, with the SDK's env)."""
+
+    model: str
+    side_model: str
+    max_tokens: int
+    timeout: float
+    max_retries: int
+    base_url: str | None
+
+
+class IPyMemory(LoggingConfigurable):
+    """ipymemory settings. Unset (None) options fall back to ``IPYMEMORY_<NAME>``, then
+    to the default shown in each help text."""
+
+    # One trait per row of the table. At class scope locals() is the namespace the
+    # (traitlets) metaclass receives, so these are declared traits like any other.
+    locals().update({name: s.kind.trait(s.help).tag(config=True) for name, s in SETTINGS.items()})
 
 
 def env_var(name: str) -> str:
     """The environment variable of setting ``name``."""
-    return _ENV_NAMES.get(name, ENV_PREFIX + name.upper())
+    return SETTINGS[name].env or ENV_PREFIX + name.upper()
 
 
 def resolve(
@@ -362,12 +510,12 @@ def resolve(
     """
     env = os.environ if env is None else env
     overrides = overrides or {}
-    unknown = set(overrides) - set(_PARSERS)
+    unknown = set(overrides) - set(SETTINGS)
     if unknown:
         raise MemoryConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
-    for name, parse in _PARSERS.items():
+    for name, setting in SETTINGS.items():
         given = overrides.get(name)
         configured = getattr(config, name) if config is not None else None
         raw = env.get(env_var(name))
@@ -381,19 +529,16 @@ def resolve(
             origin[name] = "default"
             continue
         try:
-            values[name] = parse(value)
+            values[name] = setting.kind.parse(value)
         except ValueError as e:
             raise MemoryConfigError(f"{label}: {e}") from None
         origin[name] = where
     base = Path(cwd) if cwd is not None else Path.cwd()
-    directory = _absolute(values.pop("directory", base), base)
-    user_dir = values.pop("user_dir", C.DEFAULT_USER_DIR)
-    return Settings(
-        directory=directory,
-        user_dir=None if user_dir is None else _absolute(user_dir, base),
-        origin=origin,
-        **values,
-    )
+    for name, setting in SETTINGS.items():
+        if isinstance(setting.kind, Location):
+            path = values.get(name, setting.kind.fallback or base)
+            values[name] = None if path is None else _absolute(path, base)
+    return Settings(origin=origin, **values)
 
 
 def _absolute(path: object, base: Path) -> Path:

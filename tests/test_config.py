@@ -14,7 +14,9 @@ import ipymemory
 import ipymemory._constants as C
 from ipymemory import AgentSession, AnthropicModel, MemoryConfigError, NoModel, SessionConfig
 from ipymemory.config import (
-    _PARSERS,
+    SETTINGS as TABLE,
+)
+from ipymemory.config import (
     IPyMemory,
     ModelSettings,
     Settings,
@@ -61,7 +63,24 @@ def _value(settings: Settings | SessionConfig, name: str) -> object:
 
 def test_every_setting_has_one_parser_one_trait_and_a_sample() -> None:
     traits = set(IPyMemory.class_traits(config=True))
-    assert set(_PARSERS) == set(SETTINGS) == traits == set(SAMPLES)
+    assert set(TABLE) == set(SETTINGS) == traits == set(SAMPLES)
+
+
+def test_the_table_says_who_reads_each_setting() -> None:
+    # The session and the model client get exactly the settings their rows name...
+    session = {f.name for f in dataclasses.fields(SessionConfig)} & set(TABLE)
+    assert {name for name, s in TABLE.items() if "session" in s.readers} == session
+    model = {f.name for f in dataclasses.fields(ModelSettings)}
+    assert {name for name, s in TABLE.items() if "model" in s.readers} == model
+    # ...and a session made without settings has their defaults, but for the models
+    # (None: the configured ones).
+    defaults = {f.name: f.default for f in dataclasses.fields(Settings)}
+    differ = {
+        f.name
+        for f in dataclasses.fields(SessionConfig)
+        if f.name in TABLE and f.default != defaults[f.name]
+    }
+    assert differ == {"model", "side_model"}
 
 
 @pytest.mark.parametrize("name", SETTINGS)

@@ -19,7 +19,7 @@ from test_config import SAMPLES
 from turn_support import requests_of, role_of
 
 from ipymemory import AgentSession, MemoryStore, ScriptedModel
-from ipymemory.config import IPyMemory
+from ipymemory.config import SETTINGS, IPyMemory
 from ipymemory.notebook import get_session, use_model
 from ipymemory.notebook.output import TurnOutput
 from ipymemory.views import MIME_TYPE, BatchReview, MessageView
@@ -71,6 +71,9 @@ TWICE = {"model", "side_model", "max_tokens", "history_token_budget"}
 def test_every_setting_is_live_or_read_per_command() -> None:
     """A new setting must say how a running session follows it."""
     assert set(IPyMemory.class_traits(config=True)) == set(LIVE) | PER_COMMAND
+    # The table's readers say the same: only a command or the notebook reads these.
+    per_command = {n for n, s in SETTINGS.items() if s.readers <= {"command", "notebook"}}
+    assert per_command == PER_COMMAND
 
 
 @pytest.mark.parametrize("name", sorted(LIVE))

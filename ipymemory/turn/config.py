@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from .. import _constants as C
 from .._constants import COMMIT_MODES, CommitMode
-from ..config import Settings
+from ..config import SETTINGS, Count, Kind, Settings
 from ..errors import MemoryConfigError
 
 __all__ = ["COMMIT_MODES", "DEFAULT_SYSTEM_PROMPT", "CommitMode", "SessionConfig"]
@@ -37,6 +37,20 @@ older messages were compressed to save space; rely on it as you would on those \
 messages."""
 
 
+def _checked(default: object, kind: Kind) -> Any:
+    """A field of :class:`SessionConfig` that is not a setting, checked as ``kind``."""
+    return field(default=default, metadata={"kind": kind})
+
+
+@dataclass(frozen=True)
+class _Prompt(Kind):
+    """The system prompt: any non-empty text."""
+
+    def check(self, value: object) -> str | None:
+        ok = isinstance(value, str) and value.strip()
+        return None if ok else "must be a non-empty string"
+
+
 @dataclass(frozen=True)
 class SessionConfig:
     """How an :class:`~ipymemory.turn.session.AgentSession` behaves.
@@ -47,6 +61,9 @@ class SessionConfig:
     ``history_token_budget`` bounds the *request* history (estimated tokens); the
     canonical history is never compressed.
     A bad value raises :class:`MemoryConfigError` (a ``ValueError`` too) naming the field.
+
+    The fields that are settings (``ipymemory.config.SETTINGS`` rows read by
+    ``"session"``) are checked by their row's kind; the others name their kind here.
     """
 
     commit_mode: CommitMode = C.DEFAULT_COMMIT_MODE
@@ -58,10 +75,10 @@ class SessionConfig:
     max_tokens: int = C.DEFAULT_MAX_TOKENS
     model: str | None = None
     side_model: str | None = None
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    file_read_limit: int = C.DEFAULT_FILE_READ_LIMIT
-    list_files_limit: int = C.DEFAULT_LIST_FILES_LIMIT
-    python_output_limit: int = C.DEFAULT_PYTHON_OUTPUT_LIMIT
+    system_prompt: str = _checked(DEFAULT_SYSTEM_PROMPT, _Prompt())
+    file_read_limit: int = _checked(C.DEFAULT_FILE_READ_LIMIT, Count(1))
+    list_files_limit: int = _checked(C.DEFAULT_LIST_FILES_LIMIT, Count(1))
+    python_output_limit: int = _checked(C.DEFAULT_PYTHON_OUTPUT_LIMIT, Count(1))
     python_timeout: float = C.DEFAULT_PYTHON_TIMEOUT
     allow_hidden: bool = C.DEFAULT_ALLOW_HIDDEN
     #: The user scope's directory (its ``.memory/`` is shared across projects, SPEC
@@ -70,53 +87,12 @@ class SessionConfig:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SessionConfig:
-        """The config for resolved settings: every setting the turn has, by the same name."""
-        return cls(**settings.values_for(cls))
+        """The config for resolved settings: every setting the session reads."""
+        return cls(**settings.read_by("session"))
 
     def __post_init__(self) -> None:
-        if self.commit_mode not in COMMIT_MODES:
-            raise MemoryConfigError(
-                f"SessionConfig.commit_mode: {self.commit_mode!r} is not one of "
-                + ", ".join(COMMIT_MODES)
-            )
-        for name in (
-            "consolidate_threshold",
-            "consolidate_every",
-            "max_tool_steps",
-            "history_token_budget",
-            "max_tokens",
-            "file_read_limit",
-            "list_files_limit",
-            "python_output_limit",
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise MemoryConfigError(
-                    f"SessionConfig.{name}: must be a positive integer, got {value!r}"
-                )
-        if (
-            not isinstance(self.max_selected, int)
-            or isinstance(self.max_selected, bool)
-            or self.max_selected < 0
-        ):
-            raise MemoryConfigError(
-                f"SessionConfig.max_selected: must be a non-negative integer, "
-                f"got {self.max_selected!r}"
-            )
-        timeout = self.python_timeout
-        if (
-            not isinstance(timeout, (int, float))
-            or isinstance(timeout, bool)
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise MemoryConfigError(
-                f"SessionConfig.python_timeout: must be a positive number of seconds, "
-                f"got {timeout!r}"
-            )
-        if not isinstance(self.allow_hidden, bool):
-            raise MemoryConfigError(
-                f"SessionConfig.allow_hidden: must be True or False, got {self.allow_hidden!r}"
-            )
-        if not isinstance(self.system_prompt, str) or not self.system_prompt.strip():
-            raise MemoryConfigError("SessionConfig.system_prompt: must be a non-empty string")
+        for f in fields(self):
+            kind = f.metadata.get("kind") or SETTINGS[f.name].kind
+            problem = kind.check(getattr(self, f.name))
+            if problem is not None:
+                raise MemoryConfigError(f"SessionConfig.{f.name}: {problem}")

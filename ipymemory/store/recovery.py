@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..errors import MemoryStoreError
 from .history import HistoryEntry, replay
+from .kept import read_record_file
 from .layout import HISTORY_DIR_NAME, KEPT_DIR_NAME, MANIFEST_NAME, SET_ASIDE_PREFIX
 from .names import is_valid_file_name
 from .record import MAX_RECORD_BYTES, StoredRecord, parse_record
@@ -150,26 +151,27 @@ def _from_list(
     missing: list[str] = []
     skipped: list[tuple[str, str]] = []
     taken: set[str] = set()
+    journal = store.journal()
+    assert journal is not None  # ``real`` is the store's directory
     for file in files:
-        if file in present:
-            path = file
-        elif store._journal(real).kept(file):  # never through a symlinked history
-            path = f"{kept_dir}/{file}"
-        else:
-            missing.append(file)
-            continue
+        path = file if file in present else f"{kept_dir}/{file}"
         try:
-            entry = _read(store, real, path, file)
+            got = read_record_file(store.dir, journal, file, in_set=file in present)
+            if got is None:
+                missing.append(file)
+                continue
+            entry = StoredRecord(file, got.record())
         except MemoryStoreError as e:
             skipped.append((path, str(e)))
             continue
+        path = f"{kept_dir}/{file}" if got.from_history else file
         if entry.record.name in taken:
             skipped.append((path, f"a second record named {entry.record.name!r}"))
             continue
         taken.add(entry.record.name)
         entries.append(entry)
-        reasons.append(why if path == file else f"{why}; brought back from {kept_dir}/")
-        if path != file:
+        reasons.append(f"{why}; brought back from {kept_dir}/" if got.from_history else why)
+        if got.from_history:
             from_history.append(file)
     return _plan(source, problem, entries, reasons, from_history, missing, skipped)
 
@@ -239,7 +241,7 @@ def _record_files(
         if name in done or not is_valid_file_name(name):
             continue
         try:
-            entry = _read(store, real, name, name)
+            entry = _read(store, real, name)
             mtime = os.stat(f"{real}/{name}").st_mtime_ns
         except (MemoryStoreError, OSError) as e:
             skipped.append((name, str(e)))
@@ -262,11 +264,11 @@ def _newest_per_name(
     return [item[2] for item in sorted(newest.values())]
 
 
-def _read(store: MemoryStore, real: str, path: str, file: str) -> StoredRecord:
-    got = store.dir.read(real, path, MAX_RECORD_BYTES)
+def _read(store: MemoryStore, real: str, file: str) -> StoredRecord:
+    got = store.dir.read(real, file, MAX_RECORD_BYTES)
     if got is None:
-        raise MemoryStoreError(f"{store.dir.where(*path.split('/'))}: missing")
-    return StoredRecord(file, parse_record(got[0], store.dir.where(*path.split("/"))))
+        raise MemoryStoreError(f"{store.dir.where(file)}: missing")
+    return StoredRecord(file, parse_record(got[0], store.dir.where(file)))
 
 
 def _plan(

@@ -45,11 +45,11 @@ from .history import (
     sha256_hex,
 )
 from .index import render_catalog, render_index
+from .kept import read_record_file
 from .layout import (
     HISTORY_DIR_NAME,
     INDEX_NAME,
     JOURNAL_NAME,
-    KEPT_DIR_NAME,
     MANIFEST_NAME,
     MemoryDir,
     manifest_byte_bound,
@@ -524,16 +524,8 @@ class MemoryStore:
         there is no ``.memory``). An unreadable or invalid file raises
         :class:`MemoryStoreError` (:class:`MemoryFormatError`) naming it."""
         real = self.directory()
-        if real is None:
-            return None
-        got = self.dir.read(real, file, MAX_RECORD_BYTES)
-        if got is not None:
-            return parse_record(got[0], self.dir.where(file))
-        journal = self._journal(real)
-        if not journal.kept(file):
-            return None
-        data = journal.read_kept(file, MAX_RECORD_BYTES)
-        return parse_record(data, self.dir.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file))
+        got = None if real is None else read_record_file(self.dir, self._journal(real), file)
+        return None if got is None else got.record()
 
     def undo(self, seq: int, *, actor: Mapping[str, Any] | None = None) -> HistoryEntry:
         """Commit the inverse of journal entry ``seq`` against the current set.
@@ -691,13 +683,19 @@ class MemoryStore:
         entries: list[StoredRecord] = []
         raw: dict[str, bytes] = {}
         for file, name in files:
-            data = self._kept_bytes(journal, file, name, moving)
+            # A file that bringing the journal up to date is about to move is still here.
+            got = read_record_file(self.dir, journal, file, in_set=file in moving)
+            if got is None:
+                raise MemoryConflictError(
+                    f"{file} ({name!r}) is no longer kept in history/files; nothing changed"
+                )
+            data = got.data
             if file in recorded and sha256_hex(data) != recorded[file]:
                 raise MemoryConflictError(
                     f"{file} ({name!r}) in history/files is not the file the journal "
                     "recorded (its bytes changed since); nothing changed"
                 )
-            record = parse_record(data, self.dir.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file))
+            record = got.record()
             holder = taken.get(record.name)
             if holder is not None:
                 if digests.get(holder) == sha256_hex(data):
@@ -712,19 +710,6 @@ class MemoryStore:
             taken[record.name] = entry.file
             digests = {**digests, entry.file: sha256_hex(data)}
         return _Back(tuple(entries), raw)
-
-    def _kept_bytes(self, journal: Journal, file: str, name: str, moving: Collection[str]) -> bytes:
-        """The bytes of a file that left the set: from history/files/, or from
-        ``.memory/`` when bringing the journal up to date is about to move it there."""
-        if file in moving:
-            got = self.dir.read(journal.real, file, MAX_RECORD_BYTES)
-            if got is not None:
-                return got[0]
-        if not journal.kept(file):
-            raise MemoryConflictError(
-                f"{file} ({name!r}) is no longer kept in history/files; nothing changed"
-            )
-        return journal.read_kept(file, MAX_RECORD_BYTES)
 
     def recover(
         self, *, dry_run: bool = False, actor: Mapping[str, Any] | None = None

@@ -83,6 +83,12 @@ def test_the_table_says_who_reads_each_setting() -> None:
     assert differ == {"model", "side_model"}
 
 
+def test_the_readme_lists_every_setting_with_its_variable() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| `(IPYMEMORY_\w+)` \|", readme, flags=re.MULTILINE)
+    assert sorted(rows) == sorted((name, env_var(name)) for name in TABLE)
+
+
 @pytest.mark.parametrize("name", SETTINGS)
 def test_each_layer_wins_over_the_next_and_is_recorded(name: str, tmp_path: Path) -> None:
     env_text, env_value, configured, argument = SAMPLES[name]

@@ -462,6 +462,26 @@ def apply_batch(
     return added, split.sources
 
 
+def _apply_part(
+    store: MemoryStore,
+    part: PendingBatch,
+    reject: Collection[str],
+    redacted: Collection[str],
+    accept_plan: bool,
+    decided_by: str,
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:func:`apply_batch` of one scope's part of a batch, with the decision's names
+    that are its items."""
+    return apply_batch(
+        store,
+        part,
+        [n for n in reject if n in part.names],
+        accept_plan,
+        decided_by=decided_by,
+        redacted=[n for n in redacted if n in part.names],
+    )
+
+
 _SCOPE_OFF = (
     "{} would go to the user scope, which is off in this session (user_dir); switch "
     "them to the project (%memory commit --to-project NAME …) or set user_dir; nothing "
@@ -580,21 +600,9 @@ class BatchRegistry(HasTraits):
             try:
                 if user is not None and user_store is not None:
                     prepare_user_scope(user_store)
-                    done_user = apply_batch(
-                        user_store,
-                        user,
-                        [n for n in reject if n in user.names],
-                        False,
-                        decided_by=decided_by,
-                        redacted=[n for n in redacted if n in user.names],
-                    )
-                added, removed = apply_batch(
-                    store,
-                    project,
-                    [n for n in reject if n in project.names],
-                    accept_plan,
-                    decided_by=decided_by,
-                    redacted=[n for n in redacted if n in project.names],
+                    done_user = _apply_part(user_store, user, reject, redacted, False, decided_by)
+                added, removed = _apply_part(
+                    store, project, reject, redacted, accept_plan, decided_by
                 )
             except MemoryStoreError as e:
                 if not done_user[0] and not done_user[1]:

@@ -14,6 +14,7 @@ from record_support import rec
 from store_support import snapshot
 
 from ipymemory import MemoryConflictError, MemoryStore, MemoryStoreError
+from ipymemory.store import reversal
 from ipymemory.store.maintenance import check, gc
 
 
@@ -416,12 +417,12 @@ def test_the_commit_itself_refuses_a_set_with_a_name_twice(
     store.extend([rec("alpha")])
     store.forget(["alpha"])
     store.extend([rec("alpha", body="Another alpha.")])
-    blind = MemoryStore._bring_back
+    blind = reversal._bring_back
 
-    def no_clash_check(self: MemoryStore, journal: Any, files: Any, *rest: Any) -> Any:
-        return blind(self, journal, files, (), *rest[1:])  # sees no record staying
+    def no_clash_check(files: Any, wanted: Any, *rest: Any) -> Any:
+        return blind(files, wanted, (), *rest[1:])  # sees no record staying
 
-    monkeypatch.setattr(MemoryStore, "_bring_back", no_clash_check)
+    monkeypatch.setattr(reversal, "_bring_back", no_clash_check)
     before = snapshot(store.root)
     with pytest.raises(MemoryConflictError, match="two records named 'alpha'"):
         store.undo(2)

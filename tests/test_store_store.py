@@ -14,7 +14,7 @@ import pytest
 from record_support import rec
 
 from ipymemory import MemoryConflictError, MemoryFormatError, MemoryStore, MemoryStoreError
-from ipymemory.store import store as store_module
+from ipymemory.store import plan as plan_module
 from ipymemory.store.record import render_record
 from ipymemory.store.store import COMMIT_STEPS
 
@@ -600,7 +600,7 @@ def test_record_files_are_created_exclusively(
     the commit is refused and the file already at that path keeps its bytes."""
     store.extend([rec("b")])
     fixed = uuid.UUID(int=0xABC)
-    monkeypatch.setattr(store_module, "uuid", SimpleNamespace(uuid4=lambda: fixed))
+    monkeypatch.setattr(plan_module, "uuid", SimpleNamespace(uuid4=lambda: fixed))
     taken = root / f"a-{fixed.hex}.md"
     taken.write_bytes(b"someone else's bytes")
     before = snapshot(root)

@@ -10,7 +10,7 @@ from .history import Journal
 from .layout import HISTORY_DIR_NAME, KEPT_DIR_NAME, MemoryDir
 from .record import MAX_RECORD_BYTES, MemoryRecord, parse_record
 
-__all__ = ["RecordFile", "read_record_file"]
+__all__ = ["RecordFile", "RecordFiles", "read_record_file"]
 
 
 @dataclass(frozen=True)
@@ -41,3 +41,19 @@ def read_record_file(
         return None
     where = folder.where(HISTORY_DIR_NAME, KEPT_DIR_NAME, file)
     return RecordFile(file, journal.read_kept(file, MAX_RECORD_BYTES), where, True)
+
+
+@dataclass(frozen=True)
+class RecordFiles:
+    """The record files of one directory by name, in the set or kept in history: what a
+    planner reads them through."""
+
+    folder: MemoryDir
+    journal: Journal
+
+    def read(self, file: str, *, in_set: bool = True) -> RecordFile | None:
+        return read_record_file(self.folder, self.journal, file, in_set=in_set)
+
+    def kept(self, file: str) -> bool:
+        """True if ``history/files/<file>`` holds it (:meth:`Journal.kept`)."""
+        return self.journal.kept(file)

@@ -16,11 +16,9 @@ crash tests can kill a process between any two steps.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import uuid
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .. import _constants as C
@@ -45,7 +43,7 @@ from .history import (
     sha256_hex,
 )
 from .index import render_catalog, render_index
-from .kept import read_record_file
+from .kept import RecordFiles, read_record_file
 from .layout import (
     HISTORY_DIR_NAME,
     INDEX_NAME,
@@ -57,15 +55,16 @@ from .layout import (
 from .lock import DEFAULT_LOCK_TIMEOUT, LockWaitListener, StoreLock
 from .manifest import parse_manifest, render_manifest
 from .names import is_valid_file_name
+from .plan import CommitPlan, new_entry
 from .record import (
     MAX_RECORD_BYTES,
     MemoryRecord,
     StoredRecord,
     parse_record,
     record_secrets,
-    render_record,
 )
 from .recovery import RecoveryPlan, plan_recovery
+from .reversal import plan_reversal
 
 __all__ = ["COMMIT_STEPS", "RECOVER_HINT", "HistoryPreview", "MemoryStore", "name_clashes"]
 
@@ -366,7 +365,6 @@ class MemoryStore:
         new = _check_records(records, "extend")
         if not new:
             return ()
-        change = _Change("add", actor=actor, provenance=provenance)
         with self._locked() as (real, lock):
             before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
@@ -377,8 +375,9 @@ class MemoryStore:
                     f"{self.root / MANIFEST_NAME}: already holds a record named "
                     f"{', '.join(map(repr, clash))}; extend refused, nothing changed"
                 )
-            added = tuple(_new_entry(r) for r in new)
-            self._commit(real, lock, before, current, current + added, added, (), change)
+            added = tuple(new_entry(r) for r in new)
+            plan = CommitPlan("add", current, added, actor=actor, provenance=provenance)
+            self._commit(real, lock, before, current, plan)
             return added
 
     def forget(self, names: Iterable[str] | str, *, actor: Mapping[str, Any] | None = None) -> None:
@@ -390,7 +389,6 @@ class MemoryStore:
                 raise MemoryStoreError(f"forget: names must be strings, got {name!r}")
         if not wanted:
             return
-        change = _Change("forget", actor=actor)
         with self._locked() as (real, lock):
             before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
@@ -404,7 +402,9 @@ class MemoryStore:
             drop = set(wanted)
             kept = tuple(e for e in current if e.record.name not in drop)
             removed = tuple(e for e in current if e.record.name in drop)
-            self._commit(real, lock, before, current, kept, (), removed, change)
+            self._commit(
+                real, lock, before, current, CommitPlan("forget", kept, (), removed, actor=actor)
+            )
 
     def apply_consolidation(
         self,
@@ -457,8 +457,9 @@ class MemoryStore:
                 f"consolidation: source_names {', '.join(map(repr, unknown))} are not among "
                 "the base records or the additions"
             )
-        change = _Change(
+        unchanged = CommitPlan(
             "consolidate",
+            (),
             actor=actor,
             provenance=provenance,
             source_names=tuple(sources),
@@ -469,7 +470,7 @@ class MemoryStore:
             before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
             if not sources and not adds:
-                return self._record_unchanged(real, before, current, change)
+                return self._record_unchanged(real, before, current, unchanged)
             by_name = {e.record.name: e for e in current}
             changed = [r.name for r in base if r.name not in by_name or by_name[r.name].record != r]
             if changed:
@@ -479,8 +480,8 @@ class MemoryStore:
                     "nothing changed"
                 )
             kept = tuple(e for e in current if e.record.name not in replaced)
-            new = tuple(_new_entry(r) for r in adds if r.name not in replaced)
-            new += tuple(_new_entry(r) for r in reps)
+            new = tuple(new_entry(r) for r in adds if r.name not in replaced)
+            new += tuple(new_entry(r) for r in reps)
             taken = {e.record.name for e in kept}
             for entry in new:
                 name = entry.record.name
@@ -495,7 +496,8 @@ class MemoryStore:
                     )
                 taken.add(name)
             removed = tuple(e for e in current if e.record.name in replaced)
-            self._commit(real, lock, before, current, kept + new, new, removed, change)
+            plan = replace(unchanged, kept=kept, additions=new, removals=removed)
+            self._commit(real, lock, before, current, plan)
             return new
 
     # --- history (SPEC §6) ---------------------------------------------------------
@@ -563,16 +565,16 @@ class MemoryStore:
         if external is not None:
             entries = (*entries, external)
         try:
-            plan = self._plan_reversal(op, seq, real, current, None, entries, moving)
+            plan = plan_reversal(op, seq, current, entries, self._files(journal), moving=moving)
             # The commit would refuse it too (SPEC §7): say so now, not at commit.
-            refuse_secrets([e.record for e in plan.back.entries], self.root)
+            refuse_secrets([e.record for e in plan.additions], self.root)
         except (MemoryConflictError, MemorySecretError) as e:
             return HistoryPreview(op, seq, (), (), str(e))
         return HistoryPreview(
             op,
             seq,
-            tuple(e.record.name for e in plan.removed),
-            tuple(e.record.name for e in plan.back.entries),
+            tuple(e.record.name for e in plan.removals),
+            tuple(e.record.name for e in plan.additions),
             None,
         )
 
@@ -585,9 +587,10 @@ class MemoryStore:
             # Planned on an up-to-date journal: a record another tool took out of the
             # set is in history/files/ (and the journal) before undo looks for it.
             self._bring_journal_up_to_date(real, before, current)
-            entries = self._journal(real).read().entries
-            plan = self._plan_reversal(op, seq, real, current, actor, entries, frozenset())
-            if not plan.back.entries and not plan.removed:
+            journal = self._journal(real)
+            entries = journal.read().entries
+            plan = plan_reversal(op, seq, current, entries, self._files(journal), actor=actor)
+            if not plan.additions and not plan.removals:
                 # An undo run twice (two proposals of it, say): no empty entry.
                 said = (
                     "what it removed is in the set again and what it added has left"
@@ -595,121 +598,10 @@ class MemoryStore:
                     else f"the set already is the set after #{seq}"
                 )
                 raise MemoryConflictError(f"{op} #{seq}: nothing to {op} ({said}); nothing changed")
-            new_set = plan.kept + plan.back.entries
-            return self._commit(
-                real, lock, before, current, new_set, plan.back.entries, plan.removed, plan.change
-            )
+            return self._commit(real, lock, before, current, plan)
 
-    def _plan_reversal(
-        self,
-        op: Literal["undo", "restore"],
-        seq: int,
-        real: str,
-        current: tuple[StoredRecord, ...],
-        actor: Mapping[str, Any] | None,
-        entries: Sequence[HistoryEntry],
-        moving: Collection[str],
-    ) -> _Reversal:
-        """The commit an undo or restore of entry ``seq`` makes from ``current``, given
-        the journal's ``entries`` (``moving``: files still in ``.memory/`` that bringing
-        the journal up to date moves into history/files/).
-
-        A record counts as present if its file is, or a byte-identical copy under
-        another id (an earlier undo or restore brought it back). Raises
-        :class:`MemoryConflictError` when that commit is not clean."""
-        journal = self._journal(real)
-        target = _find(entries, seq, self.dir.where(HISTORY_DIR_NAME))
-        digests = self._digests(real, current)
-        files = {e.file: e for e in current}
-        same = {(e.record.name, digests[e.file]): e for e in current}
-
-        def present(a: Added) -> StoredRecord | None:
-            return files.get(a.file) or same.get((a.name, a.sha256))
-
-        if op == "undo":
-            stale = [a for a in target.added if present(a) is None]
-            if stale:
-                raise MemoryConflictError(
-                    f"undo #{seq}: {', '.join(repr(a.name) for a in stale)} added by it "
-                    "has since been replaced or removed; nothing changed"
-                )
-            leaving = {e.file for a in target.added if (e := present(a)) is not None}
-            kept = tuple(e for e in current if e.file not in leaving)
-            wanted = [(r.file, r.name) for r in target.removed]
-            change = _Change("undo", actor=actor, undoes=seq)
-        else:
-            staying: set[str] = set()
-            wanted = []
-            for file, a in replay(e for e in entries if e.seq <= target.seq).items():
-                match = present(a)
-                if match is None:
-                    wanted.append((file, a.name))
-                else:
-                    staying.add(match.file)
-            kept = tuple(e for e in current if e.file in staying)
-            change = _Change("restore", actor=actor, restores=seq)
-        recorded = {a.file: a.sha256 for e in entries for a in e.added if a.sha256}
-        back = self._bring_back(journal, wanted, kept, digests, recorded, moving)
-        kept_files = {e.file for e in kept}
-        removed = tuple(e for e in current if e.file not in kept_files)
-        return _Reversal(kept, back, removed, replace(change, raw=back.raw))
-
-    def _digests(self, real: str, entries: Sequence[StoredRecord]) -> dict[str, str | None]:
-        """The sha256 of each entry's file bytes (None if it cannot be read)."""
-        out: dict[str, str | None] = {}
-        for e in entries:
-            try:
-                got = self.dir.read(real, e.file, MAX_RECORD_BYTES)
-            except MemoryStoreError:
-                got = None
-            out[e.file] = sha256_hex(got[0]) if got else None
-        return out
-
-    def _bring_back(
-        self,
-        journal: Journal,
-        files: Sequence[tuple[str, str]],
-        staying: Sequence[StoredRecord],
-        digests: Mapping[str, str | None],
-        recorded: Mapping[str, str],
-        moving: Collection[str],
-    ) -> _Back:
-        """New entries (new ids, the kept bytes unchanged) for kept ``(file, name)``s; one
-        whose byte-identical copy is among ``staying`` is there already. A kept file
-        whose bytes are not the ``recorded`` sha256 the journal gave it when it was
-        added is refused: it would commit content that never was in the set. Name
-        clashes are decided by the record name in the file, not the journal's."""
-        taken = {e.record.name: e.file for e in staying}
-        entries: list[StoredRecord] = []
-        raw: dict[str, bytes] = {}
-        for file, name in files:
-            # A file that bringing the journal up to date is about to move is still here.
-            got = read_record_file(self.dir, journal, file, in_set=file in moving)
-            if got is None:
-                raise MemoryConflictError(
-                    f"{file} ({name!r}) is no longer kept in history/files; nothing changed"
-                )
-            data = got.data
-            if file in recorded and sha256_hex(data) != recorded[file]:
-                raise MemoryConflictError(
-                    f"{file} ({name!r}) in history/files is not the file the journal "
-                    "recorded (its bytes changed since); nothing changed"
-                )
-            record = got.record()
-            holder = taken.get(record.name)
-            if holder is not None:
-                if digests.get(holder) == sha256_hex(data):
-                    continue  # the same bytes are in the set already
-                raise MemoryConflictError(
-                    f"the name {record.name!r} is now held by another record ({holder}); "
-                    "nothing changed"
-                )
-            entry = _new_entry(record)
-            entries.append(entry)
-            raw[entry.file] = data
-            taken[record.name] = entry.file
-            digests = {**digests, entry.file: sha256_hex(data)}
-        return _Back(tuple(entries), raw)
+    def _files(self, journal: Journal) -> RecordFiles:
+        return RecordFiles(self.dir, journal)
 
     def recover(
         self, *, dry_run: bool = False, actor: Mapping[str, Any] | None = None
@@ -743,10 +635,8 @@ class MemoryStore:
                 raise MemoryStoreError(f"{self.root}: recover could not move a file ({e})") from e
             # The set was unknown: the journal's last set stands for the one replaced.
             known = replay(self._journal_entries(real) or ())
-            change = _Change("recover", actor=actor, known=known)
-            self._commit(
-                real, lock, self._raw_manifest(real), (), plan.entries, (), (), change, fresh=False
-            )
+            rebuilt = CommitPlan("recover", plan.entries, actor=actor, known=known)
+            self._commit(real, lock, self._raw_manifest(real), (), rebuilt, fresh=False)
             return replace(plan, applied=True)
 
     def _journal_entries(self, real: str) -> tuple[HistoryEntry, ...] | None:
@@ -874,33 +764,29 @@ class MemoryStore:
         lock: StoreLock,
         before: bytes | None,
         current: Sequence[StoredRecord],
-        new_set: Sequence[StoredRecord],
-        created: Sequence[StoredRecord],
-        removed: Sequence[StoredRecord],
-        change: _Change,
+        plan: CommitPlan,
         *,
         fresh: bool | None = None,
     ) -> HistoryEntry:
         """SPEC §4 steps 4-7 for ``new_set`` (caller holds the lock, steps 1-3 done),
         and its journal entry (SPEC §6). Returns the entry."""
         step = self._checkpoint
+        new_set, created, removed = plan.new_set, plan.additions, plan.removals
         # Everything that can be refused is checked before the first byte is written
         # (SPEC §4 step 3 for the new set as a whole, whatever the caller planned), so
         # nothing after the commit point can fail but a write.
         self._check_new_set(new_set)
-        if change.op != "recover":  # recover rebuilds what is on disk already
+        if plan.op != "recover":  # recover rebuilds what is on disk already
             refuse_secrets([e.record for e in created], self.root)
         index_bytes = render_index(new_set, self.max_index_lines, self.max_index_bytes)
         manifest_bytes = render_manifest([e.file for e in new_set])
-        payloads = [
-            (f"{real}/{e.file}", change.raw.get(e.file) or render_record(e.record)) for e in created
-        ]
+        payloads = [(f"{real}/{e.file}", plan.payload(e)) for e in created]
         journal = self._journal(real)
         broken = journal.broken()
         if broken is not None:
             raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
-        meta = change.meta([e.record.name for e in created])
-        if change.op == "recover":
+        meta = plan.meta()
+        if plan.op == "recover":
             try:
                 last = self._last_entry(journal)
             except OSError as e:
@@ -911,7 +797,7 @@ class MemoryStore:
         else:
             last = self._bring_journal_up_to_date(real, before, current)
         line, line_bytes = self._journal_line(
-            real, journal, last, before, manifest_bytes, new_set, created, removed, change, meta
+            real, journal, last, before, manifest_bytes, plan, meta
         )
 
         made: list[str] = []
@@ -999,20 +885,17 @@ class MemoryStore:
         last: HistoryEntry | None,
         before: bytes | None,
         manifest_bytes: bytes,
-        new_set: Sequence[StoredRecord],
-        created: Sequence[StoredRecord],
-        removed: Sequence[StoredRecord],
-        change: _Change,
+        plan: CommitPlan,
         meta: tuple[dict[str, Any], dict[str, dict[str, Any]]],
     ) -> tuple[HistoryEntry, bytes]:
         """The commit's journal entry and its exact bytes, made before anything is
         written: a line that cannot be encoded (a lone surrogate) or read back (over
         :data:`MAX_LINE_BYTES`) refuses the commit instead of failing after it."""
-        if change.op == "recover":
-            left = [Removed(a.name, f, journal.kept(f)) for f, a in change.known.items()]
-            listed = {e.file for e in new_set}
+        if plan.op == "recover":
+            left = [Removed(a.name, f, journal.kept(f)) for f, a in plan.known.items()]
+            listed = {e.file for e in plan.new_set}
             removed_lines = tuple(r for r in left if r.file not in listed)
-            added_entries = [e for e in new_set if e.file not in change.known]
+            added_entries = [e for e in plan.new_set if e.file not in plan.known]
             written: dict[str, bytes | None] = {}
             for entry in added_entries:
                 got = None
@@ -1020,25 +903,25 @@ class MemoryStore:
                     got = self.dir.read(real, entry.file, MAX_RECORD_BYTES)
                 written[entry.file] = got[0] if got else b""
         else:
-            removed_lines = tuple(Removed(e.record.name, e.file, True) for e in removed)
-            added_entries = list(created)
-            written = {e.file: change.raw.get(e.file) or render_record(e.record) for e in created}
+            removed_lines = tuple(Removed(e.record.name, e.file, True) for e in plan.removals)
+            added_entries = list(plan.additions)
+            written = {e.file: plan.payload(e) for e in plan.additions}
         line = HistoryEntry(
             seq=last.seq + 1 if last is not None else 1,
             at=now_utc(),
-            op=change.op,
+            op=plan.op,
             before=sha256_hex(before),
             after=sha256_hex(manifest_bytes),
             added=tuple(
                 Added(a.record.name, a.file, sha256_hex(written.get(a.file))) for a in added_entries
             ),
             removed=removed_lines,
-            source_names=change.source_names,
-            undoes=change.undoes,
-            restores=change.restores,
+            source_names=plan.source_names,
+            undoes=plan.undoes,
+            restores=plan.restores,
             actor=meta[0],
             provenance=meta[1],
-            updates=change.updates,
+            updates=plan.updates,
         )
         try:
             data = line.line()
@@ -1054,7 +937,7 @@ class MemoryStore:
         return line, data
 
     def _record_unchanged(
-        self, real: str, before: bytes | None, current: Sequence[StoredRecord], change: _Change
+        self, real: str, before: bytes | None, current: Sequence[StoredRecord], plan: CommitPlan
     ) -> tuple[StoredRecord, ...]:
         """Journal a commit that changes nothing ("nothing to merge", under the lock):
         the set is not rewritten, the entry has ``before`` = ``after``."""
@@ -1063,14 +946,14 @@ class MemoryStore:
         if broken is not None:
             raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
         try:
-            meta = change.meta(())
+            meta = plan.meta()
             last = self._sync_journal(journal, before, current)
             digest = sha256_hex(before)
             journal.append(
                 HistoryEntry(
                     seq=last.seq + 1 if last is not None else 1,
                     at=now_utc(),
-                    op=change.op,
+                    op=plan.op,
                     before=digest,
                     after=digest,
                     actor=meta[0],
@@ -1120,75 +1003,6 @@ class MemoryStore:
 
 
 @dataclass(frozen=True)
-class _Change:
-    """What a commit is, for its journal entry."""
-
-    op: str
-    actor: Mapping[str, Any] | None = None
-    provenance: Mapping[str, Mapping[str, Any]] | None = None
-    source_names: tuple[str, ...] = ()
-    undoes: int | None = None
-    restores: int | None = None
-    raw: Mapping[str, bytes] = field(default_factory=dict)  # file -> exact bytes to write
-    known: Mapping[str, Added] = field(default_factory=dict)  # recover: the journal's set
-    updates: Mapping[str, str] = field(default_factory=dict)  # new name -> replaced name
-
-    def meta(self, added: Sequence[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """The entry's actor and provenance, checked before anything is written: JSON
-        only, provenance only for names this commit adds (origin ``manual`` unless
-        given: a write through the API or the CLI)."""
-        actor = actor_info(self.actor)
-        given = dict(self.provenance or {})
-        unknown = sorted(set(given) - set(added))
-        if unknown:
-            raise MemoryStoreError(
-                f"provenance names {', '.join(map(repr, unknown))}, which this commit "
-                "does not add; nothing changed"
-            )
-        provenance: dict[str, dict[str, Any]] = {}
-        for name in added:
-            item = given.get(name)
-            if item is not None and not isinstance(item, Mapping):
-                raise MemoryStoreError(f"provenance of {name!r} must be a mapping")
-            provenance[name] = {"origin": _DEFAULT_ORIGIN.get(self.op, "manual"), **(item or {})}
-        try:
-            text = json.dumps([actor, provenance], sort_keys=True, ensure_ascii=False)
-            # As the journal line is written: a lone surrogate (half an emoji) fails here.
-            size = len(text.encode("utf-8"))
-        except (TypeError, ValueError) as e:
-            raise MemoryStoreError(
-                f"actor/provenance must be JSON data encodable as UTF-8 ({e}); nothing changed"
-            ) from e
-        if size > MAX_LINE_BYTES // 2:  # the rest of the line: names, files, hashes
-            raise MemoryStoreError(
-                f"actor/provenance are {size} bytes of JSON, over the journal line's "
-                f"budget of {MAX_LINE_BYTES // 2}; nothing changed"
-            )
-        return actor, provenance
-
-
-# Records that come back through undo/restore/recover were decided earlier; their
-# origin says how they came back.
-_DEFAULT_ORIGIN = {"undo": "undo", "restore": "restore", "recover": "recover"}
-
-
-@dataclass(frozen=True)
-class _Back:
-    entries: tuple[StoredRecord, ...]
-    raw: dict[str, bytes]
-
-
-@dataclass(frozen=True)
-class _Reversal:
-    """An undo's or restore's commit: what stays, comes back, leaves."""
-
-    kept: tuple[StoredRecord, ...]
-    back: _Back
-    removed: tuple[StoredRecord, ...]
-    change: _Change
-
-
-@dataclass(frozen=True)
 class HistoryPreview:
     """What an undo or restore would do now (:meth:`MemoryStore.preview`)."""
 
@@ -1217,20 +1031,6 @@ def _updates(
     if len(set(marks.values())) != len(marks):
         raise MemoryStoreError("consolidation: two updates replace the same record")
     return marks
-
-
-def _find(entries: Sequence[HistoryEntry], seq: object, where: str) -> HistoryEntry:
-    if type(seq) is not int:
-        raise MemoryStoreError(f"seq must be an integer, got {seq!r}")
-    for entry in entries:
-        if entry.seq == seq:
-            return entry
-    raise MemoryStoreError(f"{where}: no history entry #{seq}")
-
-
-def _new_entry(record: MemoryRecord) -> StoredRecord:
-    """A new entry with a fresh id (ours, never a model's): ``<name>-<uuid4 hex>.md``."""
-    return StoredRecord(f"{record.name}-{uuid.uuid4().hex}.md", record)
 
 
 def refuse_secrets(records: Iterable[MemoryRecord], where: object) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MemoryStoreError
-from .history import MAX_LINE_BYTES, Added, actor_info
+from .history import MAX_LINE_BYTES, Added, Removed, actor_info, sha256_hex
 from .record import MemoryRecord, StoredRecord, render_record
 
 __all__ = ["CommitPlan", "new_entry"]
@@ -42,7 +42,9 @@ class CommitPlan:
     undoes: int | None = None
     restores: int | None = None
     updates: Mapping[str, str] = field(default_factory=dict)  # new name -> replaced name
-    known: Mapping[str, Added] = field(default_factory=dict)  # recover: the journal's set
+    # What the entry says was added and removed, when the planner says it (recover:
+    # against the journal's last set, the set replaced being unknown).
+    recorded: tuple[tuple[Added, ...], tuple[Removed, ...]] | None = None
 
     @property
     def new_set(self) -> tuple[StoredRecord, ...]:
@@ -51,6 +53,16 @@ class CommitPlan:
     def payload(self, entry: StoredRecord) -> bytes:
         """The bytes an addition's file gets: kept bytes unchanged, else rendered."""
         return self.raw.get(entry.file) or render_record(entry.record)
+
+    def journal_lines(self) -> tuple[tuple[Added, ...], tuple[Removed, ...]]:
+        """The entry's ``added`` and ``removed``: the files this commit writes (with the
+        sha256 of their bytes) and lets go (kept in history/files/), unless ``recorded``."""
+        if self.recorded is not None:
+            return self.recorded
+        added = tuple(
+            Added(e.record.name, e.file, sha256_hex(self.payload(e))) for e in self.additions
+        )
+        return added, tuple(Removed(e.record.name, e.file, True) for e in self.removals)
 
     def meta(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """The entry's actor and provenance, checked before anything is written: JSON

@@ -27,21 +27,22 @@ from __future__ import annotations
 import os
 import stat
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import MemoryStoreError
-from .history import HistoryEntry, replay
-from .kept import read_record_file
+from .history import Added, HistoryEntry, Removed, replay, sha256_hex
+from .kept import RecordFiles, read_record_file
 from .layout import HISTORY_DIR_NAME, KEPT_DIR_NAME, MANIFEST_NAME, SET_ASIDE_PREFIX
 from .names import is_valid_file_name
+from .plan import CommitPlan
 from .record import MAX_RECORD_BYTES, StoredRecord, parse_record
 
 if TYPE_CHECKING:
     from .store import MemoryStore
 
-__all__ = ["RecoveryPlan", "plan_recovery"]
+__all__ = ["RecoveryPlan", "plan_recovery", "recovery_commit"]
 
 Source = Literal["none", "manifest", "journal", "files"]
 
@@ -126,6 +127,36 @@ def plan_recovery(
     else:
         plan = _from_files(store, real, problem)
     return replace(plan, set_aside=_to_set_aside(real))
+
+
+def recovery_commit(
+    plan: RecoveryPlan,
+    entries: Sequence[HistoryEntry],
+    files: RecordFiles,
+    *,
+    actor: Mapping[str, Any] | None = None,
+) -> CommitPlan:
+    """The commit that applies ``plan`` once its files are back in ``.memory/``. The set
+    it replaces is unknown, so its journal entry says what changed against the last set
+    of the journal's ``entries``: files of that set left out (kept or not), and files
+    it never saw, with the sha256 of their bytes as they are now."""
+    known = replay(entries)
+    listed = {e.file for e in plan.entries}
+    removed = tuple(Removed(a.name, f, files.kept(f)) for f, a in known.items() if f not in listed)
+    added = tuple(
+        Added(e.record.name, e.file, sha256_hex(_bytes_now(files, e.file)))
+        for e in plan.entries
+        if e.file not in known
+    )
+    return CommitPlan("recover", plan.entries, actor=actor, recorded=(added, removed))
+
+
+def _bytes_now(files: RecordFiles, file: str) -> bytes:
+    try:
+        got = files.read(file)
+    except MemoryStoreError:
+        got = None
+    return got.data if got else b""
 
 
 def _to_set_aside(real: str) -> str | None:

@@ -63,7 +63,7 @@ from .record import (
     parse_record,
     record_secrets,
 )
-from .recovery import RecoveryPlan, plan_recovery
+from .recovery import RecoveryPlan, plan_recovery, recovery_commit
 from .reversal import plan_reversal
 
 __all__ = ["COMMIT_STEPS", "RECOVER_HINT", "HistoryPreview", "MemoryStore", "name_clashes"]
@@ -634,9 +634,9 @@ class MemoryStore:
             except OSError as e:
                 raise MemoryStoreError(f"{self.root}: recover could not move a file ({e})") from e
             # The set was unknown: the journal's last set stands for the one replaced.
-            known = replay(self._journal_entries(real) or ())
-            rebuilt = CommitPlan("recover", plan.entries, actor=actor, known=known)
-            self._commit(real, lock, self._raw_manifest(real), (), rebuilt, fresh=False)
+            entries = self._journal_entries(real) or ()
+            rebuilt = recovery_commit(plan, entries, self._files(journal), actor=actor)
+            self._commit(real, lock, self._raw_manifest(real), None, rebuilt)
             return replace(plan, applied=True)
 
     def _journal_entries(self, real: str) -> tuple[HistoryEntry, ...] | None:
@@ -763,21 +763,20 @@ class MemoryStore:
         real: str,
         lock: StoreLock,
         before: bytes | None,
-        current: Sequence[StoredRecord],
+        current: Sequence[StoredRecord] | None,
         plan: CommitPlan,
-        *,
-        fresh: bool | None = None,
     ) -> HistoryEntry:
-        """SPEC §4 steps 4-7 for ``new_set`` (caller holds the lock, steps 1-3 done),
-        and its journal entry (SPEC §6). Returns the entry."""
+        """SPEC §4 steps 4-7 for ``plan`` (caller holds the lock, steps 1-3 done), and
+        its journal entry (SPEC §6), over the set ``current`` (manifest bytes
+        ``before``); ``current`` None: the set replaced is unknown (recover), so there
+        is no set to bring the journal up to date against. Returns the entry."""
         step = self._checkpoint
         new_set, created, removed = plan.new_set, plan.additions, plan.removals
         # Everything that can be refused is checked before the first byte is written
         # (SPEC §4 step 3 for the new set as a whole, whatever the caller planned), so
         # nothing after the commit point can fail but a write.
         self._check_new_set(new_set)
-        if plan.op != "recover":  # recover rebuilds what is on disk already
-            refuse_secrets([e.record for e in created], self.root)
+        refuse_secrets([e.record for e in created], self.root)
         index_bytes = render_index(new_set, self.max_index_lines, self.max_index_bytes)
         manifest_bytes = render_manifest([e.file for e in new_set])
         payloads = [(f"{real}/{e.file}", plan.payload(e)) for e in created]
@@ -786,25 +785,22 @@ class MemoryStore:
         if broken is not None:
             raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
         meta = plan.meta()
-        if plan.op == "recover":
+        if current is None:
             try:
                 last = self._last_entry(journal)
             except OSError as e:
                 raise MemoryStoreError(
                     f"{journal.shown}: cannot read the history journal ({e}); nothing changed"
                 ) from e
-            current = ()
         else:
             last = self._bring_journal_up_to_date(real, before, current)
-        line, line_bytes = self._journal_line(
-            real, journal, last, before, manifest_bytes, plan, meta
-        )
+        line, line_bytes = self._journal_line(journal, last, before, manifest_bytes, plan, meta)
 
         made: list[str] = []
         index_backup: durable.Backup | None = None
         manifest_backup: durable.Backup | None = None
         index_replaced = manifest_replaced = False
-        if before is None if fresh is None else fresh:
+        if before is None and current is not None:
             # The first set here: an empty manifest goes first, so no record file ever
             # exists without a manifest (which would read as a lost set, SPEC §6).
             try:
@@ -880,7 +876,6 @@ class MemoryStore:
 
     def _journal_line(
         self,
-        real: str,
         journal: Journal,
         last: HistoryEntry | None,
         before: bytes | None,
@@ -891,31 +886,15 @@ class MemoryStore:
         """The commit's journal entry and its exact bytes, made before anything is
         written: a line that cannot be encoded (a lone surrogate) or read back (over
         :data:`MAX_LINE_BYTES`) refuses the commit instead of failing after it."""
-        if plan.op == "recover":
-            left = [Removed(a.name, f, journal.kept(f)) for f, a in plan.known.items()]
-            listed = {e.file for e in plan.new_set}
-            removed_lines = tuple(r for r in left if r.file not in listed)
-            added_entries = [e for e in plan.new_set if e.file not in plan.known]
-            written: dict[str, bytes | None] = {}
-            for entry in added_entries:
-                got = None
-                with contextlib.suppress(MemoryStoreError):
-                    got = self.dir.read(real, entry.file, MAX_RECORD_BYTES)
-                written[entry.file] = got[0] if got else b""
-        else:
-            removed_lines = tuple(Removed(e.record.name, e.file, True) for e in plan.removals)
-            added_entries = list(plan.additions)
-            written = {e.file: plan.payload(e) for e in plan.additions}
+        added, removed = plan.journal_lines()
         line = HistoryEntry(
             seq=last.seq + 1 if last is not None else 1,
             at=now_utc(),
             op=plan.op,
             before=sha256_hex(before),
             after=sha256_hex(manifest_bytes),
-            added=tuple(
-                Added(a.record.name, a.file, sha256_hex(written.get(a.file))) for a in added_entries
-            ),
-            removed=removed_lines,
+            added=added,
+            removed=removed,
             source_names=plan.source_names,
             undoes=plan.undoes,
             restores=plan.restores,

@@ -770,46 +770,82 @@ class MemoryStore:
         its journal entry (SPEC §6), over the set ``current`` (manifest bytes
         ``before``); ``current`` None: the set replaced is unknown (recover), so there
         is no set to bring the journal up to date against. Returns the entry."""
-        step = self._checkpoint
-        new_set, created, removed = plan.new_set, plan.additions, plan.removals
         # Everything that can be refused is checked before the first byte is written
         # (SPEC §4 step 3 for the new set as a whole, whatever the caller planned), so
         # nothing after the commit point can fail but a write.
-        self._check_new_set(new_set)
-        refuse_secrets([e.record for e in created], self.root)
-        index_bytes = render_index(new_set, self.max_index_lines, self.max_index_bytes)
-        manifest_bytes = render_manifest([e.file for e in new_set])
-        payloads = [(f"{real}/{e.file}", plan.payload(e)) for e in created]
+        self._check_new_set(plan.new_set)
+        refuse_secrets([e.record for e in plan.additions], self.root)
+        index_bytes = render_index(plan.new_set, self.max_index_lines, self.max_index_bytes)
+        manifest_bytes = render_manifest([e.file for e in plan.new_set])
+        payloads = [(f"{real}/{e.file}", plan.payload(e)) for e in plan.additions]
         journal = self._journal(real)
         broken = journal.broken()
         if broken is not None:
             raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
         meta = plan.meta()
-        if current is None:
-            try:
-                last = self._last_entry(journal)
-            except OSError as e:
-                raise MemoryStoreError(
-                    f"{journal.shown}: cannot read the history journal ({e}); nothing changed"
-                ) from e
-        else:
-            last = self._bring_journal_up_to_date(real, before, current)
+        last = self._journal_base(journal, before, current)
         line, line_bytes = self._journal_line(journal, last, before, manifest_bytes, plan, meta)
-
-        made: list[str] = []
-        index_backup: durable.Backup | None = None
-        manifest_backup: durable.Backup | None = None
-        index_replaced = manifest_replaced = False
         if before is None and current is not None:
             # The first set here: an empty manifest goes first, so no record file ever
             # exists without a manifest (which would read as a lost set, SPEC §6).
             try:
                 durable.replace_atomic(
-                    real, MANIFEST_NAME, render_manifest([]), step, "empty-manifest"
+                    real, MANIFEST_NAME, render_manifest([]), self._checkpoint, "empty-manifest"
                 )
                 durable.fsync_dir(real)
             except OSError as e:
                 raise MemoryStoreError(f"{self.root}: cannot create {MANIFEST_NAME} ({e})") from e
+        backups = self._write_set(real, lock, payloads, index_bytes, manifest_bytes)
+        # Past the commit point: the commit has happened. Only writes are left, and none
+        # may skip the others: a journal line that cannot be written is made up by the
+        # next writer's `external` entry; a file that cannot be moved is moved by the
+        # next writer (or `gc`); discarding the backups only leaves unreferenced files.
+        try:
+            with contextlib.suppress(OSError, MemoryStoreError):
+                journal.append(line, line_bytes)
+                self._checkpoint("journal-appended")
+        finally:
+            for gone in plan.removals:
+                with contextlib.suppress(OSError, MemoryStoreError):
+                    journal.keep(gone.file)
+                self._checkpoint("old-kept")
+            for backup in backups:
+                backup.discard()
+        return line
+
+    def _journal_base(
+        self, journal: Journal, before: bytes | None, current: Sequence[StoredRecord] | None
+    ) -> HistoryEntry | None:
+        """The entry the commit's entry follows: the newest once the journal is brought
+        up to ``current``; with ``current`` None (the set replaced is unknown), the
+        newest as the journal stands."""
+        if current is not None:
+            return self._bring_journal_up_to_date(journal.real, before, current)
+        try:
+            journal.cut_torn_tail()
+            entries = journal.read().entries
+        except OSError as e:
+            raise MemoryStoreError(
+                f"{journal.shown}: cannot read the history journal ({e}); nothing changed"
+            ) from e
+        return max(entries, key=lambda e: e.seq) if entries else None
+
+    def _write_set(
+        self,
+        real: str,
+        lock: StoreLock,
+        payloads: Sequence[tuple[str, bytes]],
+        index_bytes: bytes,
+        manifest_bytes: bytes,
+    ) -> tuple[durable.Backup, durable.Backup]:
+        """SPEC §4 steps 4-6: the new record files, MEMORY.md, then the manifest, up to
+        the commit point; anything failing before it is rolled back. Returns the
+        backups of the old index and manifest (to discard once the commit is done)."""
+        step = self._checkpoint
+        made: list[str] = []
+        index_backup: durable.Backup | None = None
+        manifest_backup: durable.Backup | None = None
+        index_replaced = manifest_replaced = False
         try:
             for path, data in payloads:
                 durable.create_exclusive(path, data, step, made)
@@ -838,22 +874,7 @@ class MemoryStore:
                     f"back; the set is unchanged ({e})"
                 ) from e
             raise
-        # Past the commit point: the commit has happened. Only writes are left, and none
-        # may skip the others: a journal line that cannot be written is made up by the
-        # next writer's `external` entry; a file that cannot be moved is moved by the
-        # next writer (or `gc`); discarding the backups only leaves unreferenced files.
-        try:
-            with contextlib.suppress(OSError, MemoryStoreError):
-                journal.append(line, line_bytes)
-                step("journal-appended")
-        finally:
-            for gone in removed:
-                with contextlib.suppress(OSError, MemoryStoreError):
-                    journal.keep(gone.file)
-                step("old-kept")
-            index_backup.discard()
-            manifest_backup.discard()
-        return line
+        return index_backup, manifest_backup
 
     def _check_new_set(self, new_set: Sequence[StoredRecord]) -> None:
         """SPEC §4 step 3 on the set about to be committed: each file once, each record
@@ -945,11 +966,6 @@ class MemoryStore:
             ) from e
         self._checkpoint("journal-appended")
         return ()
-
-    def _last_entry(self, journal: Journal) -> HistoryEntry | None:
-        journal.cut_torn_tail()
-        entries = journal.read().entries
-        return max(entries, key=lambda e: e.seq) if entries else None
 
     def _rollback(
         self,

@@ -332,6 +332,7 @@ def test_the_lab_panels_listing_shows_an_agents_batch_like_any_other(
     data = server.get("ipymemory/api/memory", {"path": server.rel(project)}).json()
     [listed] = data["pending"]
     assert (listed["id"], listed["names"]) == (result["batch_id"], ["uses-ruff"])
+    assert listed["agent"] == "mcp"  # the panel says who proposed it
 
 
 def test_the_agents_read_the_user_scope_as_a_turn_does(workspace: str, tmp_path: Path) -> None:

@@ -916,10 +916,24 @@ def test_panel_lists_the_user_scope_labelled_and_opens_its_records(
         body="Write dataframe code with polars.",
     )
     MemoryStore(user).extend([polars])
+    # Another agent's proposal waits in the project's pending/ (SPEC §10).
+    from ipymemory.turn.proposals import keep_proposals, parse_items
+    from ipymemory.turn.provenance import TurnProvenance
+
+    proposed = {"name": "uses-ruff", "type": "feedback", "description": "lint", "body": "Ruff."}
+    kept = keep_proposals(
+        MemoryStore(root / "other"),
+        parse_items([proposed]),
+        commit="review",
+        provenance=TurnProvenance("mcp-test", via="mcp"),
+    )
     monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
     with lab_page(browser, tmp_path, root, nb_path, "user-scope", page_errors) as page:
         panel = open_panel(page)
         wait_panel_names(page, ["other-fact", "prefers-polars"])
+        batch = panel.locator(f'.jp-ipymemory-pending-batch[data-batch="{kept.batch_id}"]')
+        assert batch.get_attribute("data-agent") == "mcp"
+        assert "proposed by another agent (mcp)" in batch.inner_text()
         section = panel.locator(".jp-ipymemory-user-scope")
         assert "User-wide · 1 record" in section.locator(".jp-ipymemory-section-title").inner_text()
         row = section.locator('.jp-ipymemory-row[data-name="prefers-polars"]')

@@ -367,6 +367,7 @@ def test_pending_batches_are_listed_read_only(server: RunningJupyter, project: P
             "names": ["new-one", "new-two"],
             "plan": None,
             "saved_at": after["pending"][0]["saved_at"],
+            "agent": None,  # a notebook turn's batch, not another agent's
         }
     ]
     assert after["etag"] != before["etag"]

@@ -24,6 +24,7 @@ from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
 from ..store.record import StoredRecord, redacted_fields
 from ..store.store import MemoryStore
 from ..turn.pending import PendingFiles
+from ..turn.provenance import AGENT_VIAS
 from ..turn.scopes import read_user_scope
 
 __all__ = [
@@ -176,6 +177,9 @@ def _pending(ws: Workspace) -> list[dict[str, Any]]:
                 if plan is None
                 else f"a plan: {len(plan.source_names)} → {len(plan.records)} records",
                 "saved_at": entry.saved_at,
+                # Which agent proposed it (SPEC §10: the MCP server, the memory tool);
+                # None for a notebook turn's batch.
+                "agent": via if (via := _via(batch)) in AGENT_VIAS else None,
             }
         )
     return out
@@ -206,6 +210,11 @@ def _user_listing(user: MemoryStore | None) -> dict[str, Any] | None:
         ],
         "error": None if error is None else error.replace(str(user.root), shown_path(user.root)),
     }
+
+
+def _via(batch: Any) -> str | None:
+    provenance = getattr(batch, "provenance", None)
+    return getattr(provenance, "via", None)
 
 
 def list_memory(ws: Workspace, user: MemoryStore | None = None) -> tuple[int, dict[str, Any]]:

@@ -24,6 +24,8 @@ export interface IPendingBatch {
   readonly names: ReadonlyArray<string>;
   /** "a plan: N → M records", or null without a consolidation plan. */
   readonly plan: string | null;
+  /** The agent that proposed it ("mcp", "memory-tool"), or null for a notebook turn's. */
+  readonly agent: string | null;
 }
 
 /** The user scope (SPEC §11: the user's own memory, shared across projects). */
@@ -95,7 +97,8 @@ function parseListing(directory: string, payload: unknown, status: number): IMem
     return {
       id: asText(batch.id),
       names: asList(batch.names).map(asText),
-      plan: batch.plan ? asText(batch.plan) : null
+      plan: batch.plan ? asText(batch.plan) : null,
+      agent: batch.agent ? asText(batch.agent) : null
     };
   });
   return {

@@ -222,7 +222,11 @@ export class MemoryPanel extends Widget {
     for (const batch of pending) {
       const item = element('li', 'jp-ipymemory-pending-batch');
       item.dataset.batch = batch.id;
-      const what = [batch.names.join(', '), batch.plan ?? ''].filter(Boolean).join('; ');
+      const from = batch.agent ? `proposed by another agent (${batch.agent})` : '';
+      const what = [batch.names.join(', '), batch.plan ?? '', from].filter(Boolean).join('; ');
+      if (batch.agent) {
+        item.dataset.agent = batch.agent;
+      }
       item.appendChild(element('div', 'jp-ipymemory-cell-name', batch.id));
       item.appendChild(element('div', 'jp-ipymemory-cell-description', what || 'nothing'));
       item.title = `In a notebook: %memory pending --open ${batch.id}`;

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from .. import _constants as C
 from .history import HistoryEntry
+from .record import StoredRecord
 from .store import MemoryStore
 
 __all__ = [
@@ -41,15 +42,10 @@ _CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class SavedFrom:
-    """What the journal says of one record file: when it was saved and from what."""
+    """What the journal says a record file was drawn from (its saved date is
+    :func:`ipymemory.store.recency.saved_dates`'s)."""
 
-    at: str | None = None  # the adding entry's UTC timestamp
     sources: Mapping[str, str] | None = None  # path -> sha256 when saved; None: unknown
-
-    @property
-    def day(self) -> str | None:
-        """``YYYY-MM-DD`` of :attr:`at` (UTC), when known."""
-        return self.at[:10] if isinstance(self.at, str) and len(self.at) >= 10 else None
 
 
 @dataclass(frozen=True)
@@ -70,7 +66,7 @@ def saved_from(entries: Iterable[HistoryEntry]) -> dict[str, SavedFrom]:
     for entry in entries:
         for added in entry.added:
             meta = entry.provenance.get(added.name)
-            out[added.file] = SavedFrom(entry.at, _sources(meta))
+            out[added.file] = SavedFrom(_sources(meta))
     return out
 
 
@@ -158,12 +154,14 @@ def stale_records(
     names: Iterable[str] | None = None,
     *,
     journal: Sequence[HistoryEntry] | None = None,
+    current: Sequence[StoredRecord] | None = None,
 ) -> dict[str, tuple[SourceChange, ...]]:
     """Record name -> its changed or vanished sources, over ``store``'s current set
     (or the records of it called ``names``); records without known sources, or whose
-    sources are intact, are left out. ``journal``: its entries (oldest first) when the
-    caller has read them already (a turn reads the journal once)."""
-    entries = store.entries()
+    sources are intact, are left out. ``journal`` (its entries, oldest first) and
+    ``current`` (the set's entries): what the caller has read already (a turn reads
+    each once)."""
+    entries = tuple(current) if current is not None else store.entries()
     if names is not None:
         wanted = set(names)
         entries = tuple(e for e in entries if e.record.name in wanted)

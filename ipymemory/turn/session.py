@@ -893,7 +893,7 @@ class AgentSession:
             return {}
         try:
             journal = self._journal_entries.entries(self.store.journal())
-            stale = stale_records(self.store, names, journal=journal)
+            stale = stale_records(self.store, names, journal=journal, current=self._scoped.project)
         except MemoryStoreError:
             return {}
         return {

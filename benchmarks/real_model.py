@@ -3,8 +3,10 @@
     python benchmarks/real_model.py           # table per category and language, both modes
     python benchmarks/real_model.py --json
     python benchmarks/real_model.py --only evidence|plain
+    python benchmarks/real_model.py --corpus benchmarks/corpora/heldout.jsonl  # another corpus
 
-Every scene of ``benchmarks/real_model_corpus.py`` is replayed as one real turn:
+Every scene of a corpus (JSON Lines, schema in ``benchmarks/scenes.py``; default
+``benchmarks/corpora/real_model.jsonl``) is replayed as one real turn:
 ``AgentSession.run_turn(commit_mode="auto")`` in a fresh workspace holding the scene's
 files (and the records it already has), the real ``anthropic`` SDK pointed at the local
 scripted Messages-API server of ``tests/messages_server.py``, the real tools --
@@ -41,12 +43,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from messages_server import MessagesServer, Scripted, text  # noqa: E402
-from real_model_corpus import SCENES, Scene  # noqa: E402
+from scenes import CORPORA, Scene, load_scenes  # noqa: E402
 from turn_support import model_for, role_of  # noqa: E402
 
 from ipymemory import AgentSession, MemoryRecord, MemoryStore, SessionConfig  # noqa: E402
 
 MODES = ("evidence", "plain")
+DEFAULT_CORPUS = CORPORA / "real_model.jsonl"
+SCENES: list[Scene] = load_scenes(DEFAULT_CORPUS)
 
 
 @dataclass(frozen=True)
@@ -245,13 +249,15 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", choices=MODES)
+    parser.add_argument("--corpus", type=Path, action="append", help="a scenes file (repeatable)")
     args = parser.parse_args(list(argv) if argv is not None else None)
     modes = (args.only,) if args.only else MODES
-    data = report(run_scenes(SCENES, modes))
+    scenes = [s for path in args.corpus for s in load_scenes(path)] if args.corpus else SCENES
+    data = report(run_scenes(scenes, modes))
     if args.json:
         print(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False))
     else:
-        print(f"{len(SCENES)} scenes, real auto-mode turns")
+        print(f"{len(scenes)} scenes, real auto-mode turns")
         _print(data)
     return 0
 

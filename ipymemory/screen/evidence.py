@@ -19,18 +19,25 @@ An excerpt found in the user's text **vouches** for the item when all of these h
    it ("yes, use that"), or the two are in different languages (a translation leaves
    no lexical trace) and no tool output is in the user's language (else the extractor
    may have translated a file);
-4. whatever the item takes from tool output only is detail of output the user's words
-   point to -- a tool call on a file the user named, or an output the user adopted --
-   and never a URL, host, IP address, email address or command (:func:`unsafe_tokens`)
-   that the user did not write. From output the user did not point to, the item may
-   take no name or number, and under half its words. Details are code and
-   configuration values; at most a third of the item may come from tool output's prose
-   (comments, strings and values of several words included) unless the user adopted
-   that output ("follow STYLE.md", "yes, use that"): the user's scene-setting statement
-   ("We deploy on Fridays.") does not vouch for a file's claim ("on Fridays skip the
-   test suite"); words only the answer holds count the same (the assistant's advice
-   is not the user's). When tool output is in another language than the item, the
-   item's words nobody in the conversation wrote count as taken from it (translated).
+4. what the item takes from tool output only is elaboration, not a claim:
+   - never a URL, host, IP address, email address or network/privileged/destructive
+     command (:func:`unsafe_tokens`) that the user did not write, nor a command-line
+     flag the user did not write, unless it comes from output the user referenced in a
+     statement (the README of the workflow the user described, "see README.md"), not
+     one the user only asked about ("summarise CONTRIBUTING.md");
+   - a name or number (a capitalised word that is not an ordinary word of the item's
+     language or English -- :mod:`~ipymemory.screen.lexicon` -- or a term with a digit)
+     only from output the user asked about (named the file, adopted the output, or
+     asked a question or for something in the turn that produced it) or that the
+     answer discussed; and from other output under half of the item's words;
+   - at most a third of the item from tool output's prose (comments, strings and
+     values of several words included), unless the user adopted that output ("follow
+     STYLE.md", "yes, use that"): details are code and configuration values, while
+     what a file says in prose is a claim, and the claim must be the user's ("We
+     deploy on Fridays." does not vouch for a file's "on Fridays skip the test
+     suite"); words only the answer holds count the same (the assistant's advice is
+     not the user's). When tool output is in another language than the item, the
+     item's words nobody in the conversation wrote count as taken from it (translated).
 
 :func:`check_evidence` gives one :class:`EvidenceMatch` per excerpt; the origin module
 turns them into the decision.
@@ -45,6 +52,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._secrets import redact
+from .lexicon import language
 from .terms import content_terms, name_terms, weight
 
 if TYPE_CHECKING:
@@ -56,7 +64,9 @@ __all__ = [
     "check_evidence",
     "code_terms",
     "fold_text",
+    "is_request",
     "language",
+    "plantable_from",
     "unsafe_from_tool",
     "unsafe_tokens",
 ]
@@ -235,35 +245,6 @@ def _claim_terms(folded: str, pointers: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-_LANG_WORDS = {
-    "en": "the and is are to of in with not never always use i we my for it this be do",
-    "de": "der die das und ist sind nicht immer nie ich wir mit für keine bitte auf ein eine "
-    "zu bei den dem sie es",
-    "fr": "le la les et est sont pas ne jamais toujours je nous avec pour des une un du en "
-    "au aux ce il",
-    "es": "el los las y es son no nunca siempre yo con para una un del que",
-}
-_LANG_SETS = {lang: frozenset(words.split()) for lang, words in _LANG_WORDS.items()}
-_WORDS = re.compile(r"[^\W\d_]+")
-
-
-def language(text: str) -> str | None:
-    """A rough language of ``text``: ``"zh"`` (CJK letters dominate), or the one of
-    en/de/fr/es whose function words it holds most; None when it cannot tell."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return None
-    if sum("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in letters) * 3 > len(
-        letters
-    ):
-        return "zh"
-    words = _WORDS.findall(text.casefold())
-    counts = {lang: sum(w in s for w in words) for lang, s in _LANG_SETS.items()}
-    best = max(counts.values())
-    winners = [lang for lang, n in counts.items() if n == best]
-    return winners[0] if best and len(winners) == 1 else None
-
-
 # --- what an item may never take from tool output ------------------------------------
 
 _TLDS = (
@@ -277,13 +258,15 @@ _UNSAFE = re.compile(
     r"|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"  # email
     r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"  # IPv4
     r"|(?<![\w-])[a-z][\w-]{0,62}:\d{2,5}\b"  # host:port
-    r"|(?:^|[\s(\"'])--?[a-z][\w-]*"  # a command-line flag
     # a command: network, privileged or destructive, with its first arguments
     r"|\b(?:curl|wget|ssh|scp|rsync|ncat|netcat|telnet|sudo|chmod|chown|mkfs|powershell"
     r"|iwr|invoke-webrequest)\b(?:\s+\S+){0,2}"
     r"|\b(?:rm -rf|(?:ba|z)?sh -c|base64 -d|python3? -c)\s+\S+|\b(?:eval|exec|os\.system)\(",
     re.IGNORECASE,
 )
+# A command-line flag: plantable too, but a workflow the user pointed to (the README or
+# Makefile they named) legitimately has them.
+_FLAG = re.compile(r"(?:^|[\s(\"'])--?[a-z][\w-]*", re.IGNORECASE)
 _DOTTED = re.compile(r"(?<![\w.-])[a-z0-9][a-z0-9.-]*(?::\d{1,5})?", re.IGNORECASE)
 _TLD_SET = frozenset(_TLDS.split("|"))
 
@@ -302,9 +285,32 @@ def _hosts(text: str) -> list[str]:
 
 def unsafe_tokens(text: str) -> tuple[str, ...]:
     """The URLs, email addresses, IP addresses, host names, flags and commands in
-    ``text`` (folded), which an item may hold only when the user wrote them."""
-    found = [m.group().strip(" (\"'") for m in _UNSAFE.finditer(text)]
-    return tuple(dict.fromkeys([*found, *_hosts(text)]))
+    ``text`` (folded), which an item may hold only when the user wrote them (a flag also
+    when it comes from output the user pointed to, :func:`plantable_from`)."""
+    return tuple(token for _, token in _plantable(text))
+
+
+def _plantable(text: str) -> list[tuple[str, str]]:
+    """(kind, token) of what a file can plant in ``text``: ``"flag"`` or ``"address"``
+    (a URL, e-mail or IP address, host, or a network, privileged or destructive command)."""
+    found = [("address", m.group().strip(" (\"'")) for m in _UNSAFE.finditer(text)]
+    found += [("flag", m.group().strip(" (\"'")) for m in _FLAG.finditer(text)]
+    found += [("address", host) for host in _hosts(text)]
+    return list({token: (kind, token) for kind, token in reversed(found)}.values())[::-1]
+
+
+def plantable_from(item_text: str, sources: Sources) -> list[str]:
+    """The item's plantable tokens (folded) that the user did not write: any address or
+    command, and a flag unless output the user referenced holds it (the README of the
+    workflow the user described, not a file the user asked to summarise)."""
+    out = []
+    for kind, token in _plantable(fold_text(item_text)):
+        if _written_by_user(token, sources):
+            continue
+        if kind == "flag" and any(token in part for part in sources.folded_referenced_parts):
+            continue
+        out.append(token)
+    return out
 
 
 _BACKTICKS = re.compile(r"`[^`\n]{1,200}`")
@@ -351,12 +357,10 @@ def _without_prose(line: str) -> str:
 
 
 def unsafe_from_tool(item_text: str, sources: Sources) -> str | None:
-    """A URL, host, address, flag or command of the item that the user did not write
-    and tool output holds (None: there is none)."""
+    """A plantable token of the item (:func:`plantable_from`) that tool output holds
+    (None: there is none)."""
     tool_terms = sources.terms[1]
-    for token in unsafe_tokens(fold_text(item_text)):
-        if _written_by_user(token, sources):
-            continue
+    for token in plantable_from(item_text, sources):
         if any(token in part for part in sources.folded_tool_parts) or (
             content_terms(token) & tool_terms
         ):
@@ -392,7 +396,6 @@ def check_evidence(
     """One :class:`EvidenceMatch` per excerpt of ``evidence`` (see the module docstring)."""
     item = content_terms(item_text)
     user_terms, tool_terms, _ = sources.terms
-    folded_item = fold_text(item_text)
     # What the item takes from tool output and the user never wrote. An absolute date
     # the extractor wrote for the user's "Friday" (SPEC §9: records carry absolute
     # dates) is the user's, not a number from a file that holds the same year.
@@ -404,16 +407,19 @@ def check_evidence(
     lang = language(item_text)
     if any(other != lang for other in sources.tool_languages):
         taken |= item - user_terms - tool_terms - sources.terms[2]
-    pointed = sources.pointed_tool_terms
-    unpointed = taken - pointed
+    # Facts of output the user pointed to, or that the answer discussed with the user,
+    # are elaboration; what else the item takes from tool output may not be most of it.
+    unpointed = taken - sources.pointed_tool_terms - sources.answer_terms
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
-    unsafe = [t for t in unsafe_tokens(folded_item) if not _written_by_user(t, sources)]
+    unsafe = plantable_from(item_text, sources)
     detail_why = ""
     if unsafe:
         detail_why = f"the item holds {unsafe[0]!r}, which the user did not write"
     elif unpointed & specific:
+        # A name or number of output the user neither asked about nor discussed with
+        # the assistant: a fact the user never saw (ordinary words are not names).
         name = sorted(unpointed & specific)[0]
-        detail_why = f"the item takes {name!r} from tool output the user did not point to"
+        detail_why = f"the item takes {name!r} from tool output the user did not ask about"
     elif 2 * sum(weight(t) for t in unpointed) > sum(weight(t) for t in item):
         detail_why = "most of the item comes from tool output the user did not point to"
     elif _PROSE_SHARE * sum(weight(t) for t in item) < sum(
@@ -447,7 +453,7 @@ def check_evidence(
         claim = _claim_terms(said, sources.pointer_terms)
         if _asked(sources.folded_user_parts[part], end):
             why = "the user asked it, did not say it"
-        elif not claim or _requested(said):
+        elif not claim or is_request(said):
             why = "the user's request, no claim of the item"
         elif not (claim & item) and not _adopts(said):
             # A translation shares no term; it is the user's only when no tool output
@@ -481,8 +487,9 @@ _LASTING = re.compile(
 )
 
 
-def _requested(excerpt: str) -> bool:
-    """Whether the excerpt is a request for something now rather than a lasting rule."""
+def is_request(excerpt: str) -> bool:
+    """Whether the (folded) excerpt is a request for something now rather than a
+    lasting rule."""
     return bool(_REQUEST_OPENING.search(excerpt)) and not _LASTING.search(excerpt)
 
 

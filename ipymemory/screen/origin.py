@@ -99,7 +99,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -112,6 +112,7 @@ from .evidence import (
     check_evidence,
     code_terms,
     fold_text,
+    is_request,
     language,
     unsafe_from_tool,
 )
@@ -181,12 +182,14 @@ def _asks(sentence: str) -> bool:
 @dataclass(frozen=True)
 class ToolOutput:
     """One tool result: its text, the file names its call named (``path`` inputs and
-    file names inside code), and whether a later user message adopts it ("yes, use
-    that")."""
+    file names inside code), whether a later user message adopts it ("yes, use
+    that"), and whether the user message it answers asks a question or for something
+    (its output is then what the user asked about)."""
 
     text: str
     pointers: tuple[str, ...] = ()
     adopted: bool = False
+    asked: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,11 +203,18 @@ class Sources:
     user_parts: tuple[str, ...] = ()
     tool_parts: tuple[ToolOutput, ...] = ()
     assistant_parts: tuple[str, ...] = ()
+    #: The answer's own words: the assistant's text blocks, without its tool inputs.
+    answer_parts: tuple[str, ...] = ()
 
     @cached_property
     def terms(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         """(user, tool, assistant) terms, computed once per history."""
         return _terms(self.user), _terms(self.tool), _terms(self.assistant)
+
+    @cached_property
+    def answer_terms(self) -> frozenset[str]:
+        """Terms of the answer's own words: what it discussed with the user."""
+        return _terms("\n".join(self.answer_parts))
 
     @cached_property
     def stated(self) -> frozenset[str]:
@@ -256,26 +266,48 @@ class Sources:
     @cached_property
     def pointed_tool_terms(self) -> frozenset[str]:
         """Terms of the tool outputs the user's words point to: a call on a file the
-        user named (its path or its file name), or an output the user adopted."""
-        out: set[str] = set()
-        for part in self.tool_parts:
-            if part.adopted or any(self._named(p) for p in part.pointers):
-                out |= _terms(part.text)
-        return frozenset(out)
+        user named (its path or its file name), an output the user adopted, or one
+        made to answer the user's question or request (what the user asked about)."""
+        return frozenset().union(*(_terms(p.text) for p in self.tool_parts if self._pointed(p)))
+
+    def _pointed(self, part: ToolOutput) -> bool:
+        return part.asked or part.adopted or any(self._named(p) for p in part.pointers)
 
     @cached_property
     def adopted_tool_terms(self) -> frozenset[str]:
-        """Terms of the tool outputs the user adopted: answered "yes, use that", or
-        named in a statement that tells to follow it ("follow STYLE.md", "the way
-        README.md says", "wie in notes.md", "按照 style.md")."""
+        """Terms of the tool outputs the user adopted (:attr:`adopted`)."""
+        parts = zip(self.tool_parts, self.adopted, strict=False)
+        return frozenset().union(*(_terms(part.text) for part, yes in parts if yes))
+
+    @cached_property
+    def adopted(self) -> tuple[bool, ...]:
+        """Per tool output, whether the user adopted it: answered "yes, use that", or
+        named it in a statement that tells to follow it ("follow STYLE.md", "the way
+        README.md says", "wie in notes.md", "como dice el README.md", "按照 style.md")."""
+        return self._named_in(lambda s: bool(_ADOPTING.search(s)))
+
+    @cached_property
+    def referenced(self) -> tuple[bool, ...]:
+        """Per tool output, whether the user adopted it or named it in a statement that
+        is not a request for something now ("I run training with overrides, see
+        README.md"): the user's own workflow, whose flags an item may name.
+        "Summarise CONTRIBUTING.md" asks about a file; it does not make the file's
+        flags the user's."""
+        return self._named_in(lambda s: bool(_ADOPTING.search(s)) or not is_request(s))
+
+    def _named_in(self, keep: Callable[[str], bool]) -> tuple[bool, ...]:
         said = [s for s in _SENTENCE.split(self.folded_user) if not _asks(s)]
-        adopting = [s for s in said if _ADOPTING.search(s)]
-        out: set[str] = set()
-        for part in self.tool_parts:
-            named = any(self._named(p, adopting) for p in part.pointers)
-            if part.adopted or named:
-                out |= _terms(part.text)
-        return frozenset(out)
+        chosen = [s for s in said if keep(s)]
+        return tuple(
+            part.adopted or any(self._named(p, chosen) for p in part.pointers)
+            for part in self.tool_parts
+        )
+
+    @cached_property
+    def folded_referenced_parts(self) -> tuple[str, ...]:
+        """The folded tool outputs the user referenced (:attr:`referenced`)."""
+        parts = zip(self.folded_tool_parts, self.referenced, strict=False)
+        return tuple(folded for folded, yes in parts if yes)
 
     def _named(self, pointer: str, within: Sequence[str] | None = None) -> bool:
         folded = fold_text(pointer)
@@ -308,7 +340,9 @@ def _input_text(value: Any) -> str:
 _ADOPTING = re.compile(
     r"\b(?:follow|use|apply|stick to|adopt|as .{0,40}says|the way .{0,40}says|like in|"
     r"according to|per|befolge|halte dich an|wie in|laut|gemäß|suis|applique|selon|comme dans|"
-    r"conformément)\b|按照|根据|照着|遵循|遵守"
+    r"conformément|como (?:dice|indica|diz|está en|está no)|según|sigue|segue|seguo|siga"
+    r"|secondo|come (?:dice|indica|in)|conforme|segundo)\b"
+    r"|按照|根据|照着|遵循|遵守|の?(?:通り|とおり|どおり)|に(?:従って|したがって|沿って)"
 )
 _PATH_RUN = re.compile(r"[\w~./\\-]+")
 _EXTENSION = re.compile(r"\w\.[A-Za-z0-9]{1,6}")
@@ -346,8 +380,10 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
     user: list[str] = []
     tool: list[ToolOutput] = []
     assistant: list[str] = []
+    answer: list[str] = []
     calls: dict[str, tuple[str, ...]] = {}
     adopted_from = 0  # tool outputs before a user message that adopts them
+    asking = False  # the last user message asks a question or for something
     for message in history:
         if not isinstance(message, dict):
             continue
@@ -362,17 +398,20 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
             kind = block.get("type")
             if kind == "tool_result":
                 pointers = calls.get(str(block.get("tool_use_id")), ())
-                tool.extend(ToolOutput(t, pointers) for t in _content_text(block.get("content")))
+                outputs = _content_text(block.get("content"))
+                tool.extend(ToolOutput(t, pointers, asked=asking) for t in outputs)
             elif kind == "text" and isinstance(block.get("text"), str):
                 said = block["text"]
                 if role == "user":
                     user.append(said)
+                    asking = _asks_for_something(said)
                     if ADOPT.search(said):
                         later = tool[adopted_from:]
                         tool[adopted_from:] = [replace(t, adopted=True) for t in later]
                     adopted_from = len(tool)
                 elif role == "assistant":
                     assistant.append(said)
+                    answer.append(said)
                 else:
                     tool.append(ToolOutput(said))
             elif kind == "tool_use" and role == "assistant":
@@ -385,7 +424,14 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
         tuple(user),
         tuple(tool),
         tuple(assistant),
+        tuple(answer),
     )
+
+
+def _asks_for_something(said: str) -> bool:
+    """Whether a user message holds a question or a request for something now."""
+    sentences = [s for s in _SENTENCE.split(fold_text(said)) if s.strip()]
+    return any(_asks(s) or is_request(s) for s in sentences)
 
 
 def support(item_terms: frozenset[str], source_terms: frozenset[str]) -> float:

@@ -1,21 +1,32 @@
-"""The terms of a text as origin and evidence compare them (SPEC §3 tokens, folded).
+"""The terms of a text as origin and evidence compare them, in any language.
 
-Lowercase ASCII words of 3+ characters and CJK character bigrams, plural and -ing/-ed
-endings folded, function words and the extractor's stock phrasing ("user", "prefers",
-"remember", …) dropped. Specific terms -- with a digit, or 9+ characters long -- weigh 2,
-others 1.
+A text is NFKC-folded and case-folded, and split into runs of letters and digits of one
+script: a Latin, Cyrillic or Greek run of 3+ characters is a word (accents removed, so
+"términos" and "terminos" agree; plural and -ing/-ed endings folded); a run of
+ideographs, katakana or hangul gives its character bigrams (a one-character run is kept
+whole), as the SPEC §3 tokens do for CJK; hiragana (Japanese particles and endings) is
+left out. Function words of every language :mod:`~ipymemory.screen.lexicon` knows
+("the", "der", "que", "没有") and the extractor's stock phrasing ("user", "prefers",
+"remember", …) are dropped. Specific terms -- with a digit, or 9+ characters long --
+weigh 2, others 1.
+
+This is not the selector's tokenizer (``ipymemory._tokens``, fixed by SPEC §3): origin
+compares the user's words with an item's, and those may be Spanish or Japanese.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from functools import cache
 
-from .._tokens import tokenize
+from .lexicon import all_function_words, is_ordinary, language
 
-__all__ = ["content_terms", "name_terms", "weight"]
+__all__ = ["content_terms", "name_terms", "weight", "words"]
 
-# Function words and the stock words of an extractor's phrasing, which say nothing
-# about where the fact came from ("The user prefers …" for "I like …").
+# The stock words of an extractor's phrasing and English function words the frequency
+# lists rank lower, which say nothing about where the fact came from ("The user
+# prefers …" for "I like …").
 _STOP_TEXT = """
     about above after again all also and any are because been before being both but
     can could did does doing down each for from had has have having her here him his how
@@ -27,7 +38,39 @@ _STOP_TEXT = """
     like likes liked remember note notes memory memories record always never should
     said says told tell mention mentioned asked ask please thanks okay
     """
-_STOP = frozenset(_STOP_TEXT.split())
+
+# One script's run of letters/digits; hiragana is matched so that it can be skipped.
+_EAST = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u30a0-\u30ff\u31f0-\u31ff\uac00-\ud7af"
+_HIRAGANA = "\u3040-\u309f"
+_RUN = re.compile(f"[{_EAST}]+|[{_HIRAGANA}]+|[^\\W_{_EAST}{_HIRAGANA}]+")
+
+
+def _plain(word: str) -> str:
+    """``word`` without accents (NFKD, combining marks dropped)."""
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def words(text: str) -> list[str]:
+    """The raw terms of ``text`` in order (folded, before stop words and endings)."""
+    out: list[str] = []
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    for m in _RUN.finditer(folded):
+        run = m.group()
+        first = run[0]
+        if "\u3040" <= first <= "\u309f":
+            continue
+        if re.match(f"[{_EAST}]", first):
+            out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
+        elif len(run) >= 3:
+            out.append(_plain(run))
+    return out
+
+
+@cache
+def _stop() -> frozenset[str]:
+    return frozenset(_STOP_TEXT.split()) | frozenset(_plain(w) for w in all_function_words())
 
 
 def _fold(word: str) -> str:
@@ -46,24 +89,28 @@ def _fold(word: str) -> str:
 
 
 def content_terms(text: str) -> frozenset[str]:
-    """The folded terms of ``text`` without stop words."""
-    return frozenset(_fold(t) for t in tokenize(text) if t not in _STOP)
+    """The folded terms of ``text`` without function and stock words."""
+    stop = _stop()
+    return frozenset(_fold(t) for t in words(text) if t not in stop)
 
 
 _WORD = re.compile(r"\w+")
-_SENTENCE_END = frozenset(".!?:;\n")
+_SENTENCE_END = frozenset(".!?:;\n\u3002\uff01\uff1f")
 
 
 def name_terms(text: str) -> frozenset[str]:
-    """The text's names and numbers as terms: capitalised words that do not open a
-    sentence or a line, and words with a digit."""
+    """The text's names and numbers as terms: words with a digit, and capitalised words
+    that do not open a sentence or a line and are not ordinary words of English or of
+    the text's language ("Kowalski" is a name; "Achse", "SQL" and "GROUP BY" are not)."""
     out: set[str] = set()
+    langs = (language(text),)
     for m in _WORD.finditer(text):
         word = m.group()
         before = text[: m.start()].rstrip(" \t\"'(\u201c\u2018")
         opens = not before or before[-1] in _SENTENCE_END
-        if any(c.isdigit() for c in word) or (word[:1].isupper() and not opens):
-            out.update(_fold(t) for t in tokenize(word) if t not in _STOP)
+        digit = any(c.isdigit() for c in word)
+        if digit or (word[:1].isupper() and not opens and not is_ordinary(word, langs)):
+            out.update(content_terms(word))
     return frozenset(out)
 
 

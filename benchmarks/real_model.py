@@ -72,7 +72,7 @@ class Outcome:
         return not self.in_set
 
 
-class _Responder:
+class Responder:
     """Answers each request by role: the scene's main-model replies in order, its
     extractor reply, an empty selection, an empty consolidation."""
 
@@ -96,7 +96,7 @@ class _Responder:
         return text("[]")
 
 
-def _tool_use(name: str, tool_input: dict[str, Any], tool_id: str) -> Scripted:
+def tool_use(name: str, tool_input: dict[str, Any], tool_id: str) -> Scripted:
     block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
     return Scripted(content=[block], stop_reason="tool_use")
 
@@ -108,12 +108,12 @@ def _prepare(scene: Scene, workspace: Path) -> list[Scripted]:
         target = workspace / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
-        replies.append(_tool_use("read_file", {"path": path}, f"toolu_f{i}"))
+        replies.append(tool_use("read_file", {"path": path}, f"toolu_f{i}"))
     if scene.script is not None:
         path, prints = scene.script
         (workspace / path).write_text(f"print({prints!r}, end='')\n", encoding="utf-8")
         code = f"exec(open({path!r}).read())"
-        replies.append(_tool_use("run_python", {"code": code}, "toolu_py"))
+        replies.append(tool_use("run_python", {"code": code}, "toolu_py"))
     replies.append(text(scene.answer))
     if scene.follow_up is not None:
         replies.append(text("Noted."))
@@ -126,7 +126,7 @@ def run_scenes(
     scenes: Iterable[Scene], modes: Sequence[str] = MODES, workdir: Path | None = None
 ) -> list[Outcome]:
     """Each scene as a real auto-mode turn, once per mode (see the module docstring)."""
-    responder = _Responder()
+    responder = Responder()
     server = MessagesServer()
     server.responder = responder
     server.start()
@@ -150,9 +150,7 @@ def run_scenes(
     return out
 
 
-def _turn(
-    scene: Scene, mode: str, workspace: Path, base_url: str, responder: _Responder
-) -> Outcome:
+def _turn(scene: Scene, mode: str, workspace: Path, base_url: str, responder: Responder) -> Outcome:
     session = AgentSession(
         workspace, model=model_for(base_url), config=SessionConfig(commit_mode="auto")
     )

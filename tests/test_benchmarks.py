@@ -151,3 +151,64 @@ def test_latency_reports_first_token_ratios_and_busy_time() -> None:
         "first_token_ratio_fits",
         "busy_after_answer_worker",
     }
+
+
+def _stale_item(name: str, sources: list[str]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "type": "project",
+        "description": f"{name} line",
+        "body": f"{name} body",
+        "evidence": [f"remember {name}"],
+        "sources": sources,
+    }
+
+
+def test_staleness_scores_a_session_through_real_turns(tmp_path: Path) -> None:
+    """benchmarks/staleness.py: two real turns each reading one file, a record per file
+    and a preference; one file changes. The record about it is truly stale and flagged
+    (its turn read it), the others are neither; check agrees with stale_records."""
+    session = {
+        "name": "tiny",
+        "lang": "en",
+        "files": [["a.md", "port 8080\n"], ["b.md", "batch 64\n"]],
+        "turns": [
+            {
+                "query": "read a.md; remember rec-a",
+                "reads": ["a.md"],
+                "answer": "port 8080",
+                "items": [_stale_item("rec-a", ["a.md"])],
+            },
+            {
+                "query": "read b.md; remember rec-b and remember pref",
+                "reads": ["b.md"],
+                "answer": "batch 64",
+                "items": [_stale_item("rec-b", ["b.md"]), _stale_item("pref", [])],
+            },
+        ],
+        "changes": [["a.md", "port 9090\n"], ["b.md", "batch 64\n"]],
+    }
+    corpus = tmp_path / "tiny.jsonl"
+    corpus.write_text("// a comment\n" + json.dumps(session) + "\n")
+    done = _run(str(BENCH / "staleness.py"), "--json", "--corpus", str(corpus))
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert (report["sessions"], report["files"], report["files_changed"]) == (1, 2, 1)
+    overall = report["overall"]
+    assert (overall["records"], overall["truly_stale"], overall["tp"], overall["fp"]) == (
+        3,
+        1,
+        1,
+        0,
+    )
+    assert overall["tp_naming_a_changed_source"] == 1
+    assert (overall["precision"], overall["recall"]) == (1.0, 1.0)
+    assert report["check"] == overall and report["check_agrees"] is True
+    assert report["rows"]["kind none"]["records"] == 1
+    assert report["rows"]["kind same-turn"]["records"] == 2
+    assert report["wrong"] == []
+    # A record naming a file no turn read is a corpus error, said with its line.
+    session["turns"][0]["items"] = [_stale_item("rec-a", ["b.md"])]
+    corpus.write_text(json.dumps(session) + "\n")
+    bad = _run(str(BENCH / "staleness.py"), "--corpus", str(corpus))
+    assert bad.returncode == 2 and "tiny.jsonl:1" in bad.stderr and "b.md" in bad.stderr

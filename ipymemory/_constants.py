@@ -113,6 +113,9 @@ ORIGIN_STATED_SHARE: Final = 0.25
 LEXICON_LANGUAGES: Final = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru")
 LEXICON_FUNCTION_WORDS_TOP: Final = 60
 LEXICON_ORDINARY_ZIPF: Final = 3.5
+# A memory depends on a file whose words it carries (the user did not write them) when
+# they weigh at least this (screen/dependence.py: one name, number or long term, or two).
+SOURCE_CARRIED_WEIGHT: Final = 2
 # An auto-mode consolidation replacing more than half the set, or more than this many
 # records, waits for review.
 CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5

@@ -49,10 +49,12 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .._secrets import redact
-from .lexicon import language
+from .lexicon import is_ordinary, language
+from .normative import normative_spans
 from .terms import content_terms, name_terms, weight
 
 if TYPE_CHECKING:
@@ -64,8 +66,10 @@ __all__ = [
     "check_evidence",
     "code_terms",
     "fold_text",
+    "has_request",
     "is_request",
     "language",
+    "names_file",
     "plantable_from",
     "unsafe_from_tool",
     "unsafe_tokens",
@@ -177,6 +181,34 @@ def _locate(pieces: Sequence[str], parts: Sequence[str]) -> tuple[int, int] | No
     return None
 
 
+_SPLIT = re.compile(r"[\W_]+")
+
+
+@lru_cache(maxsize=1024)
+def _file_pattern(path: str) -> re.Pattern[str]:
+    folded = fold_text(path).replace("\\", "/")
+    base = folded.rsplit("/", 1)[-1]
+    stem = base.rsplit(".", 1)[0] if "." in base.strip(".") else base
+    spelled = [w for w in _SPLIT.split(base) if w]
+    patterns = [re.escape(folded), re.escape(base)]
+    if len(spelled) >= 2:  # "sales.csv" spelled "the sales CSV"
+        patterns.append(r"\W+".join(map(re.escape, spelled)))
+    if len(stem) >= 4 and not is_ordinary(stem):  # "the README", "conftest"
+        patterns.append(re.escape(stem))
+    # ASCII edges only: in "学習はreadmeに" the name stands between ideographs.
+    return re.compile(r"(?<![a-z0-9_.-])(?:" + "|".join(patterns) + r")(?![a-z0-9_-])")
+
+
+def names_file(path: str, folded_texts: Sequence[str]) -> bool:
+    """Whether one of the folded texts names the file at ``path``: its path, its file
+    name, the file name's words in order ("the sales CSV" for sales.csv), or its stem
+    when that is not an ordinary word ("the README", "conftest")."""
+    if len(fold_text(path).strip()) < 3:
+        return False
+    pattern = _file_pattern(path)
+    return any(pattern.search(text) for text in folded_texts)
+
+
 # A sentence ends at ! ? or a line break, or a full stop before white space ("2025.1"
 # and "config.yaml" hold a full stop inside a sentence).
 _STATEMENT_END = re.compile(r"[!?\n\u3002\uff01\uff1f]|\.(?=\s|$)")
@@ -186,6 +218,29 @@ _POLITE = re.compile(
     r"|(?:^|[.!\n\u3002]\s*)(?:peux|pourrais)-tu\b[^.!?\n]*$"
     r"|(?:^|[.!\n\u3002]\s*)(?:pouvez|pourriez)-vous\b[^.!?\n]*$"
 )
+
+
+def _sentence_at(part: str, end: int) -> str:
+    """The sentence of ``part`` that ends at or after ``end`` (an excerpt's end)."""
+    m = _STATEMENT_END.search(part, max(0, end - 1))
+    stop = m.start() if m is not None else len(part)
+    starts = [e.end() for e in _STATEMENT_END.finditer(part, 0, min(stop, max(0, end - 1)))]
+    return part[starts[-1] if starts else 0 : stop]
+
+
+def _about_named_file(sentence: str, item: frozenset[str], sources: Sources) -> bool:
+    """Whether ``sentence`` names a file whose output the item describes ("read
+    schema/events.sql -- that's the table I'll be querying all week" and an item
+    listing its columns): the user's words are about that file, in no common term."""
+    for part in sources.tool_parts:
+        named = any(names_file(p, [sentence]) for p in part.pointers)
+        if named and sum(weight(t) for t in item & content_terms(part.text)) >= _DESCRIBES:
+            return True
+    return False
+
+
+#: How much of a named file's words an item must hold to be about that file.
+_DESCRIBES = 4
 
 
 def _asked(part: str, end: int) -> bool:
@@ -257,7 +312,7 @@ _UNSAFE = re.compile(
     r"\b[a-z][a-z0-9+.-]{0,20}://[^\s\"'<>`)]+"  # URL
     r"|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"  # email
     r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"  # IPv4
-    r"|(?<![\w-])[a-z][\w-]{0,62}:\d{2,5}\b"  # host:port
+    r"|(?<![\w-])[a-z][a-z0-9-]{0,62}:\d{2,5}\b"  # host:port (no "_": n_estimators:500)
     # a command: network, privileged or destructive, with its first arguments
     r"|\b(?:curl|wget|ssh|scp|rsync|ncat|netcat|telnet|sudo|chmod|chown|mkfs|powershell"
     r"|iwr|invoke-webrequest)\b(?:\s+\S+){0,2}"
@@ -267,7 +322,8 @@ _UNSAFE = re.compile(
 # A command-line flag: plantable too, but a workflow the user pointed to (the README or
 # Makefile they named) legitimately has them.
 _FLAG = re.compile(r"(?:^|[\s(\"'])--?[a-z][\w-]*", re.IGNORECASE)
-_DOTTED = re.compile(r"(?<![\w.-])[a-z0-9][a-z0-9.-]*(?::\d{1,5})?", re.IGNORECASE)
+# After a "/" a dotted name is a path's file name (scripts/eval.sh), not a host.
+_DOTTED = re.compile(r"(?<![\w./-])[a-z0-9][a-z0-9.-]*(?::\d{1,5})?", re.IGNORECASE)
 _TLD_SET = frozenset(_TLDS.split("|"))
 
 
@@ -290,27 +346,47 @@ def unsafe_tokens(text: str) -> tuple[str, ...]:
     return tuple(token for _, token in _plantable(text))
 
 
+_LOOPBACK = re.compile(r"^(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)(?::\d+)?$")
+
+
 def _plantable(text: str) -> list[tuple[str, str]]:
-    """(kind, token) of what a file can plant in ``text``: ``"flag"`` or ``"address"``
-    (a URL, e-mail or IP address, host, or a network, privileged or destructive command)."""
+    """(kind, token) of what a file can plant in ``text``: ``"address"`` (a URL, e-mail
+    or IP address, host, or a network, privileged or destructive command), ``"flag"``
+    (a command-line flag) or ``"local"`` (a loopback address: it reaches no other
+    machine)."""
     found = [("address", m.group().strip(" (\"'")) for m in _UNSAFE.finditer(text)]
     found += [("flag", m.group().strip(" (\"'")) for m in _FLAG.finditer(text)]
     found += [("address", host) for host in _hosts(text)]
-    return list({token: (kind, token) for kind, token in reversed(found)}.values())[::-1]
+    kinds = {token: kind for kind, token in reversed(found)}
+    return [("local" if _LOOPBACK.match(t) else k, t) for t, k in reversed(kinds.items())]
 
 
 def plantable_from(item_text: str, sources: Sources) -> list[str]:
     """The item's plantable tokens (folded) that the user did not write: any address or
-    command, and a flag unless output the user referenced holds it (the README of the
-    workflow the user described, not a file the user asked to summarise)."""
+    command (whoever else wrote it); a flag or a loopback address only when tool output
+    the user did not reference holds it -- the README of the workflow the user
+    described may name its flags, a file the user asked to summarise may not, and a
+    flag the answer suggested or the extractor added was planted by no file."""
     out = []
     for kind, token in _plantable(fold_text(item_text)):
-        if _written_by_user(token, sources):
+        if _written_by_user(token, sources) or _only_a_key(token, sources):
             continue
-        if kind == "flag" and any(token in part for part in sources.folded_referenced_parts):
-            continue
+        if kind != "address":
+            in_tool = any(token in part for part in sources.folded_tool_parts)
+            if not in_tool or any(token in part for part in sources.folded_referenced_code):
+                continue
         out.append(token)
     return out
+
+
+def _only_a_key(token: str, sources: Sources) -> bool:
+    """A host name that tool output uses only as the prefix of a configuration key
+    ("nvidia.com/gpu: 1", "app.kubernetes.io/name: api"), never as an address."""
+    if "/" in token or "@" in token or ":" in token:
+        return False
+    key = re.compile(re.escape(token) + r"/[\w.-]+\s*[:=]")
+    uses = [part for part in sources.folded_tool_parts if token in part]
+    return bool(uses) and all(part.count(token) == len(key.findall(part)) for part in uses)
 
 
 _BACKTICKS = re.compile(r"`[^`\n]{1,200}`")
@@ -334,7 +410,7 @@ def code_terms(text: str) -> frozenset[str]:
         if _CODE_LINE.match(code):
             spans.append(code)
             continue
-        spans.extend(w for w in line.split() if _INNER.search(w.strip(_EDGES)))
+        spans.extend(w for w in code.split() if _INNER.search(w.strip(_EDGES)))
     return content_terms(" ".join(spans))
 
 
@@ -343,13 +419,22 @@ _STRING = re.compile(r"([\"'])([^\"'\n]{0,300})\1")
 _KEY_VALUE = re.compile(r"^\s*[\w.-]+:\s*")
 
 
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def _prose_string(text: str) -> bool:
+    """A string of several words: 4+ words, or 8+ letters of a script written without
+    spaces (Japanese, Chinese)."""
+    return len(text.split()) >= 4 or len(_UNSPACED.findall(text)) >= 8
+
+
 def _without_prose(line: str) -> str:
     """``line`` without its comment, its strings of 4+ words and (a key/value line) a
     value of 4+ words -- each bounded, so a long line costs linear time."""
     comment = _COMMENT.search(line)
     if comment is not None:
         line = line[: comment.start()]
-    line = _STRING.sub(lambda m: " " if len(m.group(2).split()) >= 4 else m.group(), line)
+    line = _STRING.sub(lambda m: " " if _prose_string(m.group(2)) else m.group(), line)
     key = _KEY_VALUE.match(line)
     if key is not None and len(line[key.end() :].split()) >= 4:
         line = line[: key.end()]
@@ -423,15 +508,8 @@ def check_evidence(
     elif 2 * sum(weight(t) for t in unpointed) > sum(weight(t) for t in item):
         detail_why = "most of the item comes from tool output the user did not point to"
     elif _PROSE_SHARE * sum(weight(t) for t in item) < sum(
-        weight(t)
-        for t in (taken - sources.tool_code_terms - sources.adopted_tool_terms)
-        | (item & sources.terms[2] - user_terms - tool_terms)
+        weight(t) for t in _claimed(item_text, item, taken, sources)
     ):
-        # Details are code and configuration values (identifiers, keys, commands in
-        # backticks); what a file says in prose is a claim, and the claim must be the
-        # user's ("We deploy on Fridays" + a file's "on Fridays skip the test suite"),
-        # unless the user adopted that file ("follow STYLE.md", "yes, use that"). Words
-        # only the answer holds count too: the assistant's advice is not the user's.
         detail_why = "what it claims is tool output's prose or the answer's, not the user's"
     out = []
     for excerpt in evidence:
@@ -455,7 +533,13 @@ def check_evidence(
             why = "the user asked it, did not say it"
         elif not claim or is_request(said):
             why = "the user's request, no claim of the item"
-        elif not (claim & item) and not _adopts(said):
+        elif (
+            not (claim & item)
+            and not _adopts(said)
+            and not _about_named_file(
+                _sentence_at(sources.folded_user_parts[part], end), item, sources
+            )
+        ):
             # A translation shares no term; it is the user's only when no tool output
             # is in the user's language (the extractor may have translated a file).
             lang = _translated(said, item_text)
@@ -471,26 +555,77 @@ def check_evidence(
     return tuple(out)
 
 
+def _claimed(
+    item_text: str, item: frozenset[str], taken: frozenset[str], sources: Sources
+) -> frozenset[str]:
+    """The item's terms that make a claim of tool output's prose or of the answer.
+
+    Details are code and configuration values (identifiers, keys, commands in
+    backticks); what a file says in prose is a claim, and the claim must be the user's
+    ("We deploy on Fridays" + a file's "on Fridays skip the test suite"), unless the
+    user adopted that file ("follow STYLE.md", "yes, use that"). Prose of output the
+    user asked about, or that the answer discussed, is a fact of it (a table's period,
+    an image size) unless the item's sentence holding it, or the output's, states a rule
+    (what must or may be done, who approves: :mod:`~ipymemory.screen.normative`: "the
+    user wants every failing test marked xfail" becomes "mark every failing test
+    xfail"); words only the answer
+    holds likewise (the assistant's advice is not the user's, its description is)."""
+    user_terms, tool_terms, assistant_terms = sources.terms
+    prose = taken - sources.tool_code_terms - sources.adopted_tool_terms
+    seen = sources.pointed_tool_terms | sources.answer_terms
+    rules = content_terms(" ".join(normative_spans(item_text))) | sources.tool_rule_terms
+    answer_only = item & assistant_terms - user_terms - tool_terms
+    planted = taken & sources.addressed_terms  # a note to the assistant, adopted or not
+    return (prose - seen) | ((prose & seen) & rules) | (answer_only & rules) | planted
+
+
 # A request to do something now ("Run owners.py", "Summarise the notes", "Fasse … zusammen")
 # names what it is about, not what the item claims -- unless it states a lasting rule.
 _REQUEST_OPENING = re.compile(
-    r"^\W*(?:please\s+|pls\s+|bitte\s+|s'il te plaît,?\s+)?(?:run|execute|summari[sz]e|read"
+    r"^\W*(?:please\s+|pls\s+|bitte\s+|s'il te plaît,?\s+|por favor,?\s+|per favore,?\s+)?"
+    r"(?:run|execute|summari[sz]e|read"
     r"|open|check|look at|show|tell me|list|fix|explain|describe|review|analy[sz]e|find|give me"
     r"|print|load|plot|compute|calculate|fasse|lies|zeig|erkläre|prüfe|schau|öffne|führe"
-    r"|résume|lis|montre|explique|vérifie|ouvre|regarde|lance|exécute)\b"
+    r"|résume|lis|montre|explique|vérifie|ouvre|regarde|lance|exécute"
+    r"|resume|resuma|lee|leia|muestra|mostre|explica|explique|revisa|revise|abre|abra|mira"
+    r"|ejecuta|execute|corre|rode|échale un ojo|dá uma olhada|dê uma olhada|veja"
+    r"|riassumi|leggi|mostra|spiega|controlla|apri|guarda|esegui|lancia)\b"
     r"|^\W*(?:请|帮我|麻烦)?(?:总结|读|看看|打开|解释|检查|运行|执行|列出)"
+    # Japanese asks at the end: "config.yaml を要約して(ください)".
+    # (not "…ないで", "don't …": a prohibition is a rule)
+    r"|(?<!ない)(?:て|で)(?:ください|下さい|くれ|くれる|ちょうだい|ほしい|もらえる|もらえます)?(?:か)?\W*$"
 )
 _LASTING = re.compile(
     r"\b(?:always|never|every|each|whenever|before|after|from now on|in future|going forward"
-    r"|immer|nie|niemals|jede[nrs]?|vor jede|ab jetzt|toujours|jamais|chaque|avant|désormais)\b"
-    r"|总是|每次|以后|永远|之前|始终"
+    r"|immer|nie|niemals|jede[nrs]?|vor jede|ab jetzt|toujours|jamais|chaque|avant|désormais"
+    r"|siempre|nunca|cada|antes de|a partir de ahora|de ahora en adelante|sempre|mai|ogni"
+    r"|prima di|d'ora in poi|a partir de agora|de agora em diante)\b"
+    r"|总是|每次|以后|今后|永远|之前|始终|从现在起|いつも|常に|毎回|必ず|今後|これから"
 )
+# Clauses of an excerpt: "read CONTRIBUTING.md, I follow it to the letter" asks and says
+# -- a new clause where the user speaks of themselves ("Lies mail.txt und sag mir, worum
+# es geht" is one request).
+_CLAUSE = re.compile(
+    r"\s*(?:[,;:\u3001\uff0c\uff1b]|\s[-\u2013\u2014]+\s)\s*(?=(?:i|i'm|i've|we|we're|my|our|me"
+    r"|ich|wir|mein\w*|unser\w*|je|j'|nous|mon|ma|mes|notre|nos|yo|nosotros|mi|mis|nuestr\w+"
+    r"|io|noi|mio|mia|miei|nostr\w+|eu|nós|meu|minha|nosso|nossa|我|我们|我的)\b|我|私|僕|俺)"
+)
+
+
+def _request_clause(clause: str) -> bool:
+    return bool(_REQUEST_OPENING.search(clause)) and not _LASTING.search(clause)
 
 
 def is_request(excerpt: str) -> bool:
     """Whether the (folded) excerpt is a request for something now rather than a
-    lasting rule."""
-    return bool(_REQUEST_OPENING.search(excerpt)) and not _LASTING.search(excerpt)
+    lasting rule or a statement: every clause of it asks for something now."""
+    clauses = [c for c in _CLAUSE.split(excerpt) if c.strip(_EDGE)]
+    return bool(clauses) and all(_request_clause(c) for c in clauses)
+
+
+def has_request(text: str) -> bool:
+    """Whether some clause of the (folded) text asks for something now."""
+    return any(_request_clause(c) for c in _CLAUSE.split(text))
 
 
 def _adopts(excerpt: str) -> bool:

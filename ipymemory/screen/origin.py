@@ -112,10 +112,13 @@ from .evidence import (
     check_evidence,
     code_terms,
     fold_text,
+    has_request,
     is_request,
     language,
+    names_file,
     unsafe_from_tool,
 )
+from .normative import addressed_spans, normative_spans
 from .terms import content_terms, name_terms, weight
 
 __all__ = [
@@ -173,6 +176,7 @@ def _other_script(text: str) -> bool:
 
 
 _SENTENCE = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n")
+_CLAUSES = re.compile(r"(?<=\w)[:\uff1a,;\uff0c\u3001\uff1b]\s*|\s[\u2013\u2014]\s")
 
 
 def _asks(sentence: str) -> bool:
@@ -226,10 +230,13 @@ class Sources:
     def statements(self) -> tuple[str, ...]:
         """The user's sentences that are not questions, each once (candidate excerpts
         when the extractor cited none)."""
-        said = (
+        said = [
             s.strip() for part in self.user_parts or (self.user,) for s in _SENTENCE.split(part)
-        )
-        return tuple(dict.fromkeys(s for s in said if s and not _asks(s)))
+        ]
+        # "Leggi data/metadati.json: sono le info sul dataset…", "Lee docs/etl.md, quiero
+        # que tengas claro cómo funciona nuestro ETL": a request, then a statement.
+        pieces = [p.strip() for s in said for p in _CLAUSES.split(s)[1:]]
+        return tuple(dict.fromkeys(s for s in [*said, *pieces] if s and not _asks(s)))
 
     @cached_property
     def folded_user(self) -> str:
@@ -257,6 +264,11 @@ class Sources:
     def tool_languages(self) -> frozenset[str]:
         """The languages tool outputs are written in (``evidence.language``)."""
         return frozenset(lang for p in self.tool_parts if (lang := language(p.text)))
+
+    @cached_property
+    def tool_rule_terms(self) -> frozenset[str]:
+        """Terms of the tool output's sentences that state a rule (``normative``)."""
+        return _terms(" ".join(normative_spans(self.tool)))
 
     @cached_property
     def tool_code_terms(self) -> frozenset[str]:
@@ -304,16 +316,31 @@ class Sources:
         )
 
     @cached_property
-    def folded_referenced_parts(self) -> tuple[str, ...]:
-        """The folded tool outputs the user referenced (:attr:`referenced`)."""
-        parts = zip(self.folded_tool_parts, self.referenced, strict=False)
-        return tuple(folded for folded, yes in parts if yes)
+    def folded_referenced_code(self) -> tuple[str, ...]:
+        """The folded tool outputs the user referenced (:attr:`referenced`), without their
+        comments and without lines that address the assistant or speak for the user: a
+        workflow's commands, not a note planted beside them."""
+        parts = zip(self.tool_parts, self.referenced, strict=False)
+        return tuple(fold_text(_workflow_text(part.text)) for part, yes in parts if yes)
+
+    @cached_property
+    def addressed_terms(self) -> frozenset[str]:
+        """Terms of the tool output's lines that address the assistant or speak for the
+        user (``normative.addressed_spans``): a planted note, whoever adopted the file."""
+        return _terms(" ".join(addressed_spans(self.tool)))
 
     def _named(self, pointer: str, within: Sequence[str] | None = None) -> bool:
-        folded = fold_text(pointer)
-        base = folded.replace("\\", "/").rsplit("/", 1)[-1]
-        texts = [self.folded_user] if within is None else within
-        return any(len(n) >= 3 and n in t for n in (folded, base) for t in texts)
+        return names_file(pointer, [self.folded_user] if within is None else within)
+
+
+def _workflow_text(text: str) -> str:
+    """``text`` without its comments and the lines that address the assistant."""
+    addressed = set(addressed_spans(text))
+    lines = [_COMMENTED.sub("", line) for line in text.splitlines() if line not in addressed]
+    return "\n".join(line for line in lines if not any(a in line for a in addressed))
+
+
+_COMMENTED = re.compile(r"(?:^|\s)(?:#|//|--|;)\s.*$|<!--.*?(?:-->|$)")
 
 
 def _content_text(content: Any) -> Iterable[str]:
@@ -431,7 +458,7 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
 def _asks_for_something(said: str) -> bool:
     """Whether a user message holds a question or a request for something now."""
     sentences = [s for s in _SENTENCE.split(fold_text(said)) if s.strip()]
-    return any(_asks(s) or is_request(s) for s in sentences)
+    return any(_asks(s) or has_request(s) for s in sentences)
 
 
 def support(item_terms: frozenset[str], source_terms: frozenset[str]) -> float:

@@ -127,7 +127,12 @@ are read days or months later, so never write a relative date ("today", "tomorro
 "on Friday", "next week", "last month", "in two days"): turn it into the absolute date
 it means, counted from today, with the weekday when it helps. With today
 "2026-12-01 (Tuesday)", "due Friday" becomes "due Fri 2026-12-04" and "last week"
-becomes "the week of 2026-11-23"."""
+becomes "the week of 2026-11-23". When the words allow two dates ("next Wednesday" said
+on a Tuesday: tomorrow or in eight days), write the one the conversation supports (if it
+does not, the later one) and keep the user's words beside it: "due Wed 2026-12-09 (said
+on Tue 2026-12-01 as 'next Wednesday')". A date without a year is the next such day for
+a plan or a deadline and the last one for what already happened ("lands on 5 November"
+said on 2026-12-01 is 2027-11-05); write the year and the user's words beside it."""
 
 SELECTOR_PROMPT = f"""\
 You choose which long-term memories are relevant to a user's request.

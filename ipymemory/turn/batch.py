@@ -130,6 +130,9 @@ class PendingBatch:
     scopes: Mapping[str, str] = field(default_factory=dict)
     #: The extractor's excerpts per item (SPEC §9): for the journal, never the record.
     evidence: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    #: SPEC §11: per item, the files it depends on (path -> sha256 as read); an item not
+    #: listed has unknown sources and is never reported stale.
+    sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -161,6 +164,7 @@ class PendingBatch:
                 "redacted": tuple(n for n in self.redacted if n in keep),
                 "replaces": {n: o for n, o in self.replaces.items() if n in keep},
                 "evidence": {n: e for n, e in self.evidence.items() if n in keep},
+                "sources": {n: f for n, f in self.sources.items() if n in keep},
                 "scopes": {n: v for n, v in self.scopes.items() if n in keep},
                 **changes,
             },
@@ -245,7 +249,7 @@ def scope_parts(batch: PendingBatch) -> tuple[PendingBatch, PendingBatch | None]
         provenance = replace(provenance, files_sha256={})
     return (
         batch.restricted(project, base=theirs),
-        batch.restricted(user, plan=None, base=mine, provenance=provenance),
+        batch.restricted(user, plan=None, base=mine, provenance=provenance, sources={}),
     )
 
 
@@ -427,6 +431,7 @@ def apply_batch(
             decided_by=decided_by,
             origins=batch.origins,
             evidence=batch.evidence,
+            sources=batch.sources,
         )
         return {"actor": actor, "provenance": provenance}
 

@@ -121,6 +121,7 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
         "replaces": dict(batch.replaces),
         "scopes": dict(batch.scopes),
         "evidence": {n: [redact(t) for t in why] for n, why in batch.evidence.items()},
+        "sources": {n: dict(files) for n, files in batch.sources.items()},
         "plan": None
         if plan is None
         else {
@@ -245,6 +246,7 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         )
     ):
         raise MemoryFormatError(f"{where}: evidence must map the batch's items to excerpts")
+    sources = _sources(data.get("sources"), {i.name for i in items}, where)
     batch = PendingBatch(
         batch_id,
         items,
@@ -260,10 +262,31 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         history=_history(data.get("history"), where),
         replaces={str(k): str(v) for k, v in replaces.items()},
         evidence={str(k): tuple(v) for k, v in evidence.items()},
+        sources=sources,
         scopes={str(k): USER_SCOPE for k in scopes},
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
     return SavedBatch(_screened_again(batch), digests, float(saved_at), path)
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _sources(value: Any, names: set[str], where: str) -> dict[str, dict[str, str]]:
+    """The saved per-item sources (item -> {path: sha256}); none saved: ``{}``."""
+    if value is None:
+        return {}
+    ok = isinstance(value, dict) and all(
+        k in names
+        and isinstance(v, dict)
+        and all(
+            isinstance(p, str) and isinstance(h, str) and _SHA256.fullmatch(h) for p, h in v.items()
+        )
+        for k, v in value.items()
+    )
+    if not ok:
+        raise MemoryFormatError(f"{where}: sources must map the batch's items to {{path: sha256}}")
+    return {str(k): dict(v) for k, v in value.items()}
 
 
 def _origin_read_back(saved: object, provenance: TurnProvenance | None) -> Origin:

@@ -75,6 +75,7 @@ def commit_meta(
     decided_by: str,
     origins: Mapping[str, str],
     evidence: Mapping[str, Sequence[str]] | None = None,
+    sources: Mapping[str, Mapping[str, str]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The journal's ``actor`` and per-added-name ``provenance`` for one batch commit.
 
@@ -82,8 +83,10 @@ def commit_meta(
     cell, the session) and the decision (``batch``, ``decided_by`` ``review`` or
     ``auto``, the ``accepted`` and ``rejected`` item names, ``plan_accepted``). Each
     added name gets the turn's query, models, files read and its ``origin``, bounded
-    (see :func:`fit_provenance`), and the extractor's ``evidence`` for it when it gave
-    some (SPEC §9: redacted, in the journal only, never in the record file).
+    (see :func:`fit_provenance`), the extractor's ``evidence`` for it when it gave
+    some (SPEC §9: redacted, in the journal only, never in the record file), and the
+    files it depends on with their sha256 as read (``files_sha256``, SPEC §11; from
+    ``sources``, absent when unknown -- not every file the turn read).
     """
     # A question may hold a credential: it never reaches the journal (SPEC §7).
     turn = dict(cast("dict[str, Any]", redact_data(provenance.to_json()))) if provenance else {}
@@ -98,11 +101,23 @@ def commit_meta(
     }
     if "session" in turn:
         actor["session"] = turn["session"]
+    turn.pop("files_sha256", None)
     out = fit_provenance(turn, added, origins)
     for name, excerpts in (evidence or {}).items():
         if name in out and excerpts:
             out[name]["evidence"] = [redact(text) for text in excerpts]
+    for name, hashes in (sources or {}).items():
+        kept = _bounded_hashes(hashes)
+        if name in out and kept:
+            out[name]["files_sha256"] = kept
     return actor, out
+
+
+def _bounded_hashes(hashes: Mapping[str, str]) -> dict[str, str]:
+    """At most ``PROVENANCE_FILES`` of an item's source hashes, whole paths only (a cut
+    path names no file to compare)."""
+    kept = [(p, h) for p, h in hashes.items() if len(p) <= C.PROVENANCE_PATH_CHARS]
+    return dict(kept[: C.PROVENANCE_FILES])
 
 
 def fit_provenance(

@@ -29,10 +29,12 @@ from ..screen import (
     Screening,
     Verdict,
     consolidation_needs_review,
+    history_sources,
     least_trusted,
     screen_batch,
     screen_record,
 )
+from ..screen.dependence import item_sources
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
 from .batch import PLAN_FLAG, PendingBatch
@@ -64,6 +66,10 @@ class ScreenedItems:
     dropped: tuple[str, ...] = ()
     #: How each kept item's origin was decided (by kept name): for the journal/review.
     decisions: Mapping[str, OriginDecision] = field(default_factory=dict)
+    #: SPEC §11: per kept item, the files it depends on (path -> sha256 as read).
+    sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: A redacted item whose name changed: kept name -> the name it was proposed under.
+    renamed: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def held(self) -> tuple[str, ...]:
@@ -81,11 +87,26 @@ def screen_items(
     taken: set[str],
     *,
     evidence: Mapping[str, Sequence[str]] | None = None,
+    reads: Mapping[str, str] | None = None,
 ) -> ScreenedItems:
     """Screen extracted ``items`` against the ``history`` they were extracted from;
     ``taken`` holds names a redacted item must not take (the set's, others pending);
-    ``evidence`` maps an item's name to the extractor's excerpts for it (SPEC §9)."""
-    return keep_screened(screen_batch(items, history, evidence=evidence), taken)
+    ``evidence`` maps an item's name to the extractor's excerpts for it (SPEC §9);
+    ``reads`` maps the files the session read to their sha256 as read: each kept item
+    gets those it depends on (:func:`~ipymemory.screen.dependence.item_sources`)."""
+    sources = history_sources(history)
+    screened = keep_screened(screen_batch(items, sources, evidence=evidence), taken)
+    if not reads:
+        return screened
+    by_name = {item.name: item for item in items}
+    depends: dict[str, dict[str, str]] = {}
+    for kept in screened.items:
+        # Judged on what the extractor wrote (a redacted item may have been renamed).
+        original = by_name[screened.renamed.get(kept.name, kept.name)]
+        text = f"{original.description}\n{original.body}"
+        paths = item_sources(text, (evidence or {}).get(original.name, ()), sources, reads)
+        depends[kept.name] = {path: reads[path] for path in paths}
+    return replace(screened, sources=depends)
 
 
 def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedItems:
@@ -97,6 +118,7 @@ def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedI
     redacted: list[str] = []
     dropped: list[str] = []
     decisions: dict[str, OriginDecision] = {}
+    renamed: dict[str, str] = {}
     used = set(taken) | {screening.name for screening in screenings}
     for screening in screenings:
         record = screening.record
@@ -111,13 +133,17 @@ def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedI
                 continue
             used.add(record.name)
             redacted.append(record.name)
+            if record.name != screening.record.name:
+                renamed[record.name] = screening.record.name
         kept.append(record)
         origins[record.name] = screening.origin.value
         if screening.decision is not None:
             decisions[record.name] = screening.decision
         if screening.needs_person:
             flags[record.name] = screening.reasons()
-    return ScreenedItems(tuple(kept), origins, flags, tuple(redacted), tuple(dropped), decisions)
+    return ScreenedItems(
+        tuple(kept), origins, flags, tuple(redacted), tuple(dropped), decisions, renamed=renamed
+    )
 
 
 def screen_plan(

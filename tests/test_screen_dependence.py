@@ -1,0 +1,109 @@
+"""Which files a proposed memory depends on (SPEC §11, issue 26): the files it names or
+whose words it carries -- not every file its turn read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ipymemory.screen.dependence import item_sources, normal_path
+
+Message = dict[str, Any]
+
+SALES = "region,amount_keur,month\nnorth,1200,2026-11\nsouth,980,2026-11\n"
+STYLE = "# Style\nIndent with tabs. Wrap at 88 columns. Docstrings in numpydoc.\n"
+
+
+def reads(
+    *files: tuple[str, str], query: str = "Look at these", reply: str = "Done."
+) -> list[Message]:
+    """One turn: the user's query, a read_file call per file, the answer."""
+    out: list[Message] = [{"role": "user", "content": query}]
+    for i, (path, text) in enumerate(files):
+        call = {"type": "tool_use", "id": f"t{i}", "name": "read_file", "input": {"path": path}}
+        out.append({"role": "assistant", "content": [call]})
+        result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": text}
+        out.append({"role": "user", "content": [result]})
+    out.append({"role": "assistant", "content": [{"type": "text", "text": reply}]})
+    return out
+
+
+FILES = ("data/sales.csv", "STYLE.md", "README.md")
+TURN = reads(
+    ("data/sales.csv", SALES),
+    ("STYLE.md", STYLE),
+    query="Keep answers short. Summarise the sales and the style guide.",
+)
+
+
+def test_a_preference_read_beside_files_depends_on_none() -> None:
+    assert (
+        item_sources("Keep answers short\nAnswer in three sentences at most.", (), TURN, FILES)
+        == ()
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sales amounts are in thousands of euros (data/sales.csv)",
+        "sales.csv holds amounts in thousands of euros",
+        "The sales CSV holds amounts in thousands of euros",
+    ],
+)
+def test_an_item_that_names_a_file_depends_on_it(text: str) -> None:
+    assert item_sources(text, (), TURN, FILES) == ("data/sales.csv",)
+
+
+def test_an_item_that_carries_a_files_words_depends_on_it() -> None:
+    # "numpydoc" and "88" are the style guide's, not the user's.
+    item = "Code style\nWrap lines at 88 columns; write numpydoc docstrings."
+    assert item_sources(item, (), TURN, FILES) == ("STYLE.md",)
+    # The user's own words are not the file's, even where the file agrees.
+    said = reads(("STYLE.md", STYLE), query="I indent with tabs, always.")
+    assert item_sources("Indents with tabs\nThe user indents with tabs.", (), said, FILES) == ()
+
+
+def test_the_evidence_may_name_the_file() -> None:
+    item = "Amounts are thousands of euros\nReport revenue in kEUR."
+    assert item_sources(item, ("amount_keur in sales.csv",), TURN, FILES) == ("data/sales.csv",)
+
+
+def test_a_file_read_in_an_earlier_turn_counts() -> None:
+    earlier = reads(("data/sales.csv", SALES), query="What is in the sales file?")
+    later = [*earlier, {"role": "user", "content": "Its amounts are thousands of euros."}]
+    later.append({"role": "assistant", "content": [{"type": "text", "text": "Noted."}]})
+    item = "Sales amounts are kEUR\nThe amount_keur column holds thousands of euros."
+    assert item_sources(item, (), later, FILES) == ("data/sales.csv",)
+
+
+def test_a_file_the_session_did_not_read_is_not_a_source_of_a_name_alone() -> None:
+    # The caller gives the paths it knows; a README it never read is not among them.
+    assert (
+        item_sources("Start with make dev as README.md says", (), TURN, ("data/sales.csv",)) == ()
+    )
+
+
+def test_a_common_word_is_not_a_file_stem() -> None:
+    files = ("notes/report.md",)
+    turn = reads(("notes/report.md", "Quarterly report draft.\n"))
+    assert item_sources("Write every report in English", (), turn, files) == ()
+    assert item_sources("report.md is the quarterly draft", (), turn, files) == files
+
+
+def test_paths_compare_in_their_normal_form() -> None:
+    assert normal_path("./data\\sales.csv") == "data/sales.csv"
+    assert normal_path("data//sales.csv") == "data/sales.csv"
+    turn = reads(("./data/sales.csv", SALES))
+    assert item_sources("amount_keur holds thousands of euros", (), turn, FILES) == FILES[:1]
+
+
+@settings(max_examples=50, deadline=None)
+@given(text=st.text(max_size=300), evidence=st.lists(st.text(max_size=80), max_size=3))
+def test_any_text_gives_a_subset_of_the_files_in_order(text: str, evidence: list[str]) -> None:
+    got = item_sources(text, evidence, TURN, FILES)
+    assert set(got) <= set(FILES)
+    assert list(got) == [f for f in FILES if f in got]

@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipymemory.screen.dependence import item_sources, normal_path
+from ipymemory.screen.dependence import file_outputs, normal_path
+from ipymemory.screen.dependence import item_sources as sources_of
+from ipymemory.screen.origin import history_sources
 
 Message = dict[str, Any]
 
@@ -29,6 +31,14 @@ def reads(
         out.append({"role": "user", "content": [result]})
     out.append({"role": "assistant", "content": [{"type": "text", "text": reply}]})
     return out
+
+
+def item_sources(
+    text: str, evidence: tuple[str, ...], history: list[Message], files: tuple[str, ...]
+) -> tuple[str, ...]:
+    """What an item depends on, judged on a history's outputs and user words."""
+    user = history_sources(history).terms[0]
+    return sources_of(text, evidence, file_outputs(history), user, files)
 
 
 FILES = ("data/sales.csv", "STYLE.md", "README.md")
@@ -67,9 +77,31 @@ def test_an_item_that_carries_a_files_words_depends_on_it() -> None:
     assert item_sources("Indents with tabs\nThe user indents with tabs.", (), said, FILES) == ()
 
 
-def test_the_evidence_may_name_the_file() -> None:
+def test_evidence_that_quotes_a_files_output_ties_the_item_to_it() -> None:
     item = "Amounts are thousands of euros\nReport revenue in kEUR."
-    assert item_sources(item, ("amount_keur in sales.csv",), TURN, FILES) == ("data/sales.csv",)
+    assert item_sources(item, ("north,1200,2026-11",), TURN, FILES) == ("data/sales.csv",)
+    # The user's request naming a file is not the item's subject.
+    evidence = ("Summarise the sales and the style guide",)
+    assert item_sources("Answer in English", evidence, TURN, FILES) == ()
+
+
+def test_a_file_named_as_a_commands_argument_is_not_the_subject() -> None:
+    files = ("Makefile", "conf/train.yaml")
+    turn = reads(
+        ("Makefile", "train:\n\tpython -m train --config conf/train.yaml\n"),
+        ("conf/train.yaml", "lr: 0.001\n"),
+    )
+    item = "Train with make train (python -m train --config conf/train.yaml)."
+    assert item_sources(item, (), turn, files) == ("Makefile",)
+    assert item_sources("conf/train.yaml sets lr 0.001", (), turn, files) == ("conf/train.yaml",)
+
+
+def test_a_file_name_inside_another_path_is_that_paths() -> None:
+    files = ("README.md", "models/README.md")
+    turn = reads(("README.md", "# fraude\n"), ("models/README.md", "threshold: 0.83\n"))
+    assert item_sources("models/README.md: threshold 0.83", (), turn, files) == (
+        "models/README.md",
+    )
 
 
 def test_a_file_read_in_an_earlier_turn_counts() -> None:

@@ -1,5 +1,6 @@
-"""Staleness from sources (SPEC §11): a turn keeps the sha256 of each file the agent
-read; ``check`` and ``%memory status`` say when a record's source changed or vanished.
+"""Staleness from sources (SPEC §11, issue 26): a record keeps the sha256 of the files it
+depends on -- those it names or whose words it carries, not every file its turn read --
+and ``check`` and ``%memory status`` say when one changed or vanished.
 
 Real turns: the real ``anthropic`` SDK against the scripted Messages-API server, real
 ``read_file`` over files on disk, a real IPython shell for ``%memory status``."""
@@ -17,12 +18,27 @@ from messages_server import MessagesServer, text, tool_use
 from record_support import rec
 from turn_support import model_for, records_reply
 
-from ipymemory import AgentSession, MemoryStore
+from ipymemory import AgentSession, MemoryStore, SessionConfig
 from ipymemory import _constants as C
+from ipymemory import cli
 from ipymemory.store import maintenance
 from ipymemory.store.sources import SourceChange, file_sha256, stale_records
+from ipymemory.turn.pending import PendingFiles
 
 CONVENTIONS = "# Conventions\n\nIndent with tabs. Dates in ISO 8601.\n"
+SALES = "region,amount_keur\nnorth,1200\nsouth,980\n"
+
+#: A record about CONVENTIONS.md (it names the file), and a preference said in the same
+#: turn, which depends on no file.
+ABOUT_FILE = rec(
+    "indent-tabs",
+    type="project",
+    description="CONVENTIONS.md: tabs and ISO dates",
+    body="Follow CONVENTIONS.md: indent with tabs, write dates in ISO 8601.",
+)
+SHORT = rec(
+    "short-answers", type="feedback", description="Keep answers short", body="Answer briefly."
+)
 
 
 def digest(text: str) -> str:
@@ -30,23 +46,16 @@ def digest(text: str) -> str:
 
 
 def remembered_turn(messages_server: MessagesServer, workspace: str) -> None:
-    """One turn in which the agent reads CONVENTIONS.md and the record proposed from
-    it is committed on review."""
+    """One turn in which the agent reads CONVENTIONS.md and the records proposed from
+    it are committed on review."""
     Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS)
     messages_server.enqueue(
         tool_use("read_file", {"path": "CONVENTIONS.md"}),
         text("The conventions say tabs."),
-        records_reply(
-            rec(
-                "indent-tabs",
-                type="user",
-                description="indents with tabs",
-                body="I indent with tabs.",
-            )
-        ),
+        records_reply(ABOUT_FILE, SHORT),
     )
     session = AgentSession(workspace, model=model_for(messages_server.base_url))
-    result = session.run_turn("I indent with tabs. What do CONVENTIONS.md say?")
+    result = session.run_turn("Keep answers short. What do CONVENTIONS.md say?")
     assert result.batch is not None
     assert session.commit(result.batch).ok
 
@@ -59,6 +68,9 @@ def test_the_journal_keeps_the_hash_of_each_file_read(
     assert entry.provenance["indent-tabs"]["files_sha256"] == {
         "CONVENTIONS.md": digest(CONVENTIONS)
     }
+    # Read in the same turn, not a source: a preference depends on no file.
+    assert entry.provenance["short-answers"]["files_read"] == ["CONVENTIONS.md"]
+    assert "files_sha256" not in entry.provenance["short-answers"]
     assert stale_records(MemoryStore(workspace)) == {}
     assert maintenance.check(workspace) == []
 
@@ -146,3 +158,70 @@ def test_a_hand_edited_journal_cannot_make_check_read_outside_the_workspace(
     stale = stale_records(MemoryStore(workspace))
     # The escaping path is never opened: it counts as vanished.
     assert stale == {"indent-tabs": (SourceChange("../../etc/passwd", "vanished"),)}
+
+
+def test_only_the_record_that_depends_on_a_changed_file_is_stale(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    remembered_turn(messages_server, workspace)
+    Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS.replace("tabs", "spaces"))
+    stale = stale_records(MemoryStore(workspace))
+    assert stale == {"indent-tabs": (SourceChange("CONVENTIONS.md", "changed"),)}
+    assert "short-answers" not in stale
+
+
+def test_a_record_about_a_file_an_earlier_turn_read_is_stale_when_it_changes(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    Path(workspace, "sales.csv").write_text(SALES)
+    units = rec(
+        "sales-units",
+        type="project",
+        description="sales.csv amounts are in thousands of euros",
+        body="The amount_keur column of sales.csv holds thousands of euros.",
+    )
+    messages_server.enqueue(
+        tool_use("read_file", {"path": "sales.csv"}),
+        text("Two regions, north and south."),
+        records_reply(),
+        # The second turn reads nothing; the record is about the file the first read.
+        text("Noted: thousands of euros."),
+        records_reply(units),
+    )
+    session = AgentSession(
+        workspace,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(commit_mode="auto"),
+    )
+    session.run_turn("What is in sales.csv?")
+    session.run_turn("Its amounts are thousands of euros, remember that.")
+    entry = MemoryStore(workspace).history(1)[0]
+    assert entry.provenance["sales-units"]["files_read"] == []
+    assert entry.provenance["sales-units"]["files_sha256"] == {"sales.csv": digest(SALES)}
+    Path(workspace, "sales.csv").write_text(SALES + "east,700\n")
+    assert stale_records(MemoryStore(workspace)) == {
+        "sales-units": (SourceChange("sales.csv", "changed"),)
+    }
+
+
+def test_a_batch_decided_later_keeps_its_records_sources(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS)
+    messages_server.enqueue(
+        tool_use("read_file", {"path": "CONVENTIONS.md"}),
+        text("The conventions say tabs."),
+        records_reply(ABOUT_FILE),
+    )
+    session = AgentSession(workspace, model=model_for(messages_server.base_url))
+    result = session.run_turn("What do CONVENTIONS.md say?")
+    assert result.batch is not None
+    # Another process (a restarted kernel, the CLI) reads the batch from disk.
+    [saved], problems = PendingFiles(Path(workspace, ".memory")).load()
+    assert problems == []
+    assert saved.batch.sources == {"indent-tabs": {"CONVENTIONS.md": digest(CONVENTIONS)}}
+    assert cli.main(["--dir", workspace, "commit", "--batch", saved.batch.id]) == 0
+    entry = MemoryStore(workspace).history(1)[0]
+    assert entry.provenance["indent-tabs"]["files_sha256"] == {
+        "CONVENTIONS.md": digest(CONVENTIONS)
+    }

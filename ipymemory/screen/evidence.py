@@ -190,13 +190,16 @@ def _file_pattern(path: str) -> re.Pattern[str]:
     base = folded.rsplit("/", 1)[-1]
     stem = base.rsplit(".", 1)[0] if "." in base.strip(".") else base
     spelled = [w for w in _SPLIT.split(base) if w]
-    patterns = [re.escape(folded), re.escape(base)]
+    patterns = [re.escape(base)]
     if len(spelled) >= 2:  # "sales.csv" spelled "the sales CSV"
         patterns.append(r"\W+".join(map(re.escape, spelled)))
     if len(stem) >= 4 and not is_ordinary(stem):  # "the README", "conftest"
         patterns.append(re.escape(stem))
-    # ASCII edges only: in "学習はreadmeに" the name stands between ideographs.
-    return re.compile(r"(?<![a-z0-9_.-])(?:" + "|".join(patterns) + r")(?![a-z0-9_-])")
+    # ASCII edges only: in "学習はreadmeに" the name stands between ideographs. A file
+    # name after a "/" is another path's (models/README.md is not README.md).
+    whole = r"(?<![a-z0-9_.-])(?<![a-z0-9_-]/)" + re.escape(folded.lstrip("./"))
+    named = r"(?<![a-z0-9_./-])(?:" + "|".join(patterns) + ")"
+    return re.compile(f"(?:{whole}|{named})" + r"(?![a-z0-9_-])")
 
 
 def names_file(path: str, folded_texts: Sequence[str]) -> bool:

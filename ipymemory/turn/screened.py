@@ -34,7 +34,7 @@ from ..screen import (
     screen_batch,
     screen_record,
 )
-from ..screen.dependence import item_sources
+from ..screen.dependence import file_outputs, item_sources
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
 from .batch import PLAN_FLAG, PendingBatch
@@ -88,23 +88,28 @@ def screen_items(
     *,
     evidence: Mapping[str, Sequence[str]] | None = None,
     reads: Mapping[str, str] | None = None,
+    outputs: Mapping[str, str] | None = None,
 ) -> ScreenedItems:
     """Screen extracted ``items`` against the ``history`` they were extracted from;
     ``taken`` holds names a redacted item must not take (the set's, others pending);
     ``evidence`` maps an item's name to the extractor's excerpts for it (SPEC §9);
     ``reads`` maps the files the session read to their sha256 as read: each kept item
-    gets those it depends on (:func:`~ipymemory.screen.dependence.item_sources`)."""
+    gets those it depends on (:func:`~ipymemory.screen.dependence.item_sources`), judged
+    on ``outputs`` (what the session's tool calls on each file returned; default: those
+    of ``history``)."""
     sources = history_sources(history)
     screened = keep_screened(screen_batch(items, sources, evidence=evidence), taken)
     if not reads:
         return screened
     by_name = {item.name: item for item in items}
+    texts = file_outputs(sources) if outputs is None else outputs
     depends: dict[str, dict[str, str]] = {}
     for kept in screened.items:
         # Judged on what the extractor wrote (a redacted item may have been renamed).
         original = by_name[screened.renamed.get(kept.name, kept.name)]
         text = f"{original.description}\n{original.body}"
-        paths = item_sources(text, (evidence or {}).get(original.name, ()), sources, reads)
+        excerpts = (evidence or {}).get(original.name, ())
+        paths = item_sources(text, excerpts, texts, sources.terms[0], reads)
         depends[kept.name] = {path: reads[path] for path in paths}
     return replace(screened, sources=depends)
 

@@ -52,6 +52,7 @@ from ..errors import (
 from ..model import ModelClient, ModelReply, Usage, cached_system
 from ..model.usage import Role
 from ..screen import redact
+from ..screen.dependence import file_outputs
 from ..sidequery import (
     LAST_ERROR_CONSOLIDATE,
     LAST_ERROR_EXTRACT,
@@ -217,6 +218,7 @@ class AgentSession:
         #: execution_count), asked when a turn starts; set by the notebook extension.
         self.caller: Callable[[], Mapping[str, Any]] | None = None
         self._provenance: TurnProvenance | None = None
+        self._read_hashes: dict[str, str] = {}  # path -> sha256 as the session last read it
         self._held: PendingBatch | None = None  # this turn's batch held for a person
         self._memory_tool: OfferedMemoryTool | None = None  # offered during a turn only
         self._agent_proposals: tuple[Proposal, ...] = ()
@@ -435,6 +437,11 @@ class AgentSession:
         self._provenance = replace(
             turn, files_read=tuple(tools.files_read), files_sha256=dict(tools.files_sha256)
         )
+        # SPEC §11: what the session read, as last read -- a record may be about a file
+        # an earlier turn read.
+        for path in tools.files_read:
+            self._read_hashes.pop(path, None)
+        self._read_hashes.update(tools.files_sha256)
         finished = threading.Event()
 
         def finish() -> TurnResult:
@@ -566,6 +573,8 @@ class AgentSession:
             [*context, *history],
             decided | current | set(theirs),
             evidence=evidence,
+            reads=self._read_hashes,
+            outputs=file_outputs(self._history),
         )
         items = screened.items
         if screened.dropped:
@@ -624,6 +633,7 @@ class AgentSession:
             redacted=screened.redacted,
             replaces=replaces,
             evidence={name: why for name, why in evidence.items() if name in kept},
+            sources={n: files for n, files in screened.sources.items() if n not in scopes},
             scopes=scopes,
         )
         return self._register(batch, mode, asked=asked)

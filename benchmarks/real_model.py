@@ -112,7 +112,8 @@ def _prepare(scene: Scene, workspace: Path) -> list[Scripted]:
     if scene.script is not None:
         path, prints = scene.script
         (workspace / path).write_text(f"print({prints!r}, end='')\n", encoding="utf-8")
-        code = f"exec(open({path!r}).read())"
+        # The tool runs code in the process's working directory: name the file whole.
+        code = f"exec(open({str(workspace / path)!r}).read())"
         replies.append(tool_use("run_python", {"code": code}, "toolu_py"))
     replies.append(text(scene.answer))
     if scene.follow_up is not None:

@@ -109,10 +109,10 @@ ORIGIN_STATED_SHARE: Final = 0.25
 # Words judged in any language (screen/lexicon.py, wordfreq's small lists): languages told
 # apart by their function words, how many of a language's most frequent words are function
 # words, and the Zipf frequency from which a word is ordinary (a capitalised ordinary word
-# is not a name; 3.5 = about once in 300,000 words).
+# is not a name; 3.0 -- once in a million words -- is what the small lists hold).
 LEXICON_LANGUAGES: Final = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru")
 LEXICON_FUNCTION_WORDS_TOP: Final = 60
-LEXICON_ORDINARY_ZIPF: Final = 3.5
+LEXICON_ORDINARY_ZIPF: Final = 3.0
 # A memory depends on a file whose words it carries (the user did not write them) when
 # they weigh at least this (screen/dependence.py: one name, number or long term, or two).
 SOURCE_CARRIED_WEIGHT: Final = 2

@@ -81,16 +81,25 @@ _R = r"(?![A-Za-z0-9_\-])"
 _PLACEHOLDER_RE = re.compile(
     r"example|placeholder|redacted|dummy|sample|changeme|not[-_]?real|fake[-_]?(?:key|token)"
     r"|xxxxx|XXXXX|\*\*\*|\.\.\.|\u2026"
-    # template slots: ${VAR}, $VAR, {{var}}, {var}, %s, %(var)s, <var>
-    r"|\$\{|\$[A-Z_]{2}|\{\{|\{[A-Za-z_]+\}|%\([A-Za-z_]+\)s|%s|<[^<>]*>|^<|>$"
     r"|(?:^|[^a-z0-9])your(?:[^a-z0-9]|$)|your[-_]?(?:key|token|secret|pass|api)",
     re.ASCII | re.IGNORECASE,
+)
+# Template slots: ${VAR}, $VAR, {{var}}, {var}, %s, %(var)s, <var>.
+_SLOT_RE = re.compile(
+    r"\$\{[^}]*\}?|\$[A-Z_][A-Z0-9_]+|\{\{[^}]*\}?\}?|\{[A-Za-z_]+\}|%\([A-Za-z_]+\)s|%s"
+    r"|<[^<>]*>|^<|>$",
+    re.ASCII,
 )
 
 
 def _is_placeholder(value: str) -> bool:
     if _PLACEHOLDER_RE.search(value):
         return True
+    # A template is a placeholder; a secret is one whatever characters it holds -- what
+    # is left without its slots ("P%O776c!pw%s" is "P%O776c!pw") decides.
+    if _SLOT_RE.search(value):
+        rest = _SLOT_RE.sub("", value)
+        return not (len(rest) >= 6 and _classes(rest) >= 3 and len(set(rest)) >= 5)
     # Real keys are random: a long run made of very few characters is a filler
     # (``sk-ant-api03-aaaaaaaaaaaaaaaaaaaaaaaa``).
     runs = re.findall(r"[A-Za-z0-9]{12,}", value)
@@ -492,7 +501,7 @@ _CONFIG: tuple[tuple[str, re.Pattern[str], bool], ...] = (
             r"\s+password\s+(?P<v>[^\s\"'`]{1,200})",
             _FLAGS,
         ),
-        False,
+        True,  # a netrc password may start with "-": netrc has no flags
     ),
     # --password VALUE, --db-password "VALUE", --token VALUE (the flag ends at the space).
     (
@@ -550,8 +559,12 @@ def _flag_value_ok(value: str, glued: bool = False) -> bool:
         return False
     if bare.startswith(("/", "~/", "./", "../", "$")) or _CODE_REF_RE.search(bare):
         return False
-    if bare.startswith("-") and not glued:
-        return False
+    if (
+        bare.startswith("-")
+        and not glued
+        and (bare.startswith("--") or not _random_looking(bare[1:]))
+    ):
+        return False  # "--password --verbose" has no value; "--token -KpH5bfNTUHFim0o" has
     if re.fullmatch(r"%[A-Za-z_][A-Za-z0-9_]*%", bare):
         return False  # a Windows environment variable
     has_letter = bool(re.search(r"[A-Za-z]", bare))

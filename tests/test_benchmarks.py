@@ -158,7 +158,8 @@ def _stale_item(name: str, sources: list[str]) -> dict[str, Any]:
         "name": name,
         "type": "project",
         "description": f"{name} line",
-        "body": f"{name} body",
+        # A record depends on the files it names (SPEC §11 as of issue 26).
+        "body": f"{name} body" + (f", as {' and '.join(sources)} says" if sources else ""),
         "evidence": [f"remember {name}"],
         "sources": sources,
     }
@@ -167,7 +168,7 @@ def _stale_item(name: str, sources: list[str]) -> dict[str, Any]:
 def test_staleness_scores_a_session_through_real_turns(tmp_path: Path) -> None:
     """benchmarks/staleness.py: two real turns each reading one file, a record per file
     and a preference; one file changes. The record about it is truly stale and flagged
-    (its turn read it), the others are neither; check agrees with stale_records."""
+    (it names the file), the others are neither; check agrees with stale_records."""
     session = {
         "name": "tiny",
         "lang": "en",

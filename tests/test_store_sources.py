@@ -18,9 +18,8 @@ from messages_server import MessagesServer, text, tool_use
 from record_support import rec
 from turn_support import model_for, records_reply
 
-from ipymemory import AgentSession, MemoryStore, SessionConfig
+from ipymemory import AgentSession, MemoryStore, SessionConfig, cli
 from ipymemory import _constants as C
-from ipymemory import cli
 from ipymemory.store import maintenance
 from ipymemory.store.sources import SourceChange, file_sha256, stale_records
 from ipymemory.turn.pending import PendingFiles

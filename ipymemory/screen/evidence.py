@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 
 from .._secrets import redact
 from .lexicon import is_ordinary, language
-from .normative import normative_spans
+from .normative import knows_rules, normative_spans
 from .terms import content_terms, name_terms, weight
 
 if TYPE_CHECKING:
@@ -65,12 +65,14 @@ __all__ = [
     "EvidenceMatch",
     "check_evidence",
     "code_terms",
+    "file_mentions",
     "fold_text",
     "has_request",
     "is_request",
     "language",
     "names_file",
     "plantable_from",
+    "prose_of",
     "unsafe_from_tool",
     "unsafe_tokens",
 ]
@@ -204,12 +206,22 @@ def _file_pattern(path: str) -> re.Pattern[str]:
 
 def names_file(path: str, folded_texts: Sequence[str]) -> bool:
     """Whether one of the folded texts names the file at ``path``: its path, its file
-    name, the file name's words in order ("the sales CSV" for sales.csv), or its stem
-    when that is not an ordinary word ("the README", "conftest")."""
+    name, the file name's words in order ("the sales CSV" for sales.csv), its stem
+    when that is not an ordinary word ("the README", "conftest"), or its directory
+    written as one ("every file in exports/")."""
+    return any(file_mentions(path, text) for text in folded_texts)
+
+
+def file_mentions(path: str, folded_text: str) -> list[tuple[int, int]]:
+    """Where the folded text names the file at ``path`` (see :func:`names_file`)."""
     if len(fold_text(path).strip()) < 3:
-        return False
-    pattern = _file_pattern(path)
-    return any(pattern.search(text) for text in folded_texts)
+        return []
+    spans = [m.span() for m in _file_pattern(path).finditer(folded_text)]
+    directory = fold_text(path).replace("\\", "/").rsplit("/", 1)[0] if "/" in path else ""
+    if len(directory) >= 3:
+        pattern = r"(?<![a-z0-9_./-])" + re.escape(directory.lstrip("./")) + "/(?![a-z0-9_.-])"
+        spans += [m.span() for m in re.finditer(pattern, folded_text)]
+    return spans
 
 
 # A sentence ends at ! ? or a line break, or a full stop before white space ("2025.1"
@@ -231,9 +243,23 @@ def _sentence_at(part: str, end: int) -> str:
     return part[starts[-1] if starts else 0 : stop]
 
 
+# "this export", "diese Datei", "このファイル": a sentence about something shown.
+_THIS = re.compile(
+    r"\b(?:this|these|diese[rsmn]?|dieses|ce|cet|cette|ces|este|esta|estos|estas|questo|questa"
+    r"|questi|queste|esse|essa|dit|deze|ten|ta|to)\s+\w+|この|这个|这份|这些|这张|该"
+)
+
+
+def _about(part: str, end: int) -> str:
+    """What an excerpt ending at ``end`` speaks about: its sentence, or the whole user
+    message when the sentence says "this export" (the file the message names)."""
+    sentence = _sentence_at(part, end)
+    return part if _THIS.search(sentence) else sentence
+
+
 def _about_named_file(sentence: str, item: frozenset[str], sources: Sources) -> bool:
-    """Whether ``sentence`` names a file whose output the item describes ("read
-    schema/events.sql -- that's the table I'll be querying all week" and an item
+    """Whether the user's ``sentence`` names a file whose output the item describes
+    ("read schema/events.sql -- that's the table I'll be querying all week" and an item
     listing its columns): the user's words are about that file, in no common term."""
     for part in sources.tool_parts:
         named = any(names_file(p, [sentence]) for p in part.pointers)
@@ -312,10 +338,11 @@ _TLDS = (
 # Every repeat is bounded or anchored to a run start, so a crafted item (4 KiB of "a.")
 # costs linear time.
 _UNSAFE = re.compile(
-    r"\b[a-z][a-z0-9+.-]{0,20}://[^\s\"'<>`)]+"  # URL
+    r"\b[a-z][a-z0-9+.-]{0,20}://[^\s\"'<>`)\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]+"  # URL
     r"|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"  # email
     r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"  # IPv4
-    r"|(?<![\w-])[a-z][a-z0-9-]{0,62}:\d{2,5}\b"  # host:port (no "_": n_estimators:500)
+    # host:port (no "_": n_estimators:500; not an image tag: nvidia/cuda:12.1)
+    r"|(?<![\w/-])[a-z][a-z0-9-]{0,62}:\d{2,5}(?![\w.])"
     # a command: network, privileged or destructive, with its first arguments
     r"|\b(?:curl|wget|ssh|scp|rsync|ncat|netcat|telnet|sudo|chmod|chown|mkfs|powershell"
     r"|iwr|invoke-webrequest)\b(?:\s+\S+){0,2}"
@@ -349,7 +376,9 @@ def unsafe_tokens(text: str) -> tuple[str, ...]:
     return tuple(token for _, token in _plantable(text))
 
 
-_LOOPBACK = re.compile(r"^(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)(?::\d+)?$")
+_LOOPBACK = re.compile(
+    r"^(?:https?://)?(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)(?::\d+)?(?:/\S*)?$"
+)
 
 
 def _plantable(text: str) -> list[tuple[str, str]]:
@@ -357,7 +386,7 @@ def _plantable(text: str) -> list[tuple[str, str]]:
     or IP address, host, or a network, privileged or destructive command), ``"flag"``
     (a command-line flag) or ``"local"`` (a loopback address: it reaches no other
     machine)."""
-    found = [("address", m.group().strip(" (\"'")) for m in _UNSAFE.finditer(text)]
+    found = [("address", m.group().strip(" (\"'").rstrip(".,;:")) for m in _UNSAFE.finditer(text)]
     found += [("flag", m.group().strip(" (\"'")) for m in _FLAG.finditer(text)]
     found += [("address", host) for host in _hosts(text)]
     kinds = {token: kind for kind, token in reversed(found)}
@@ -365,14 +394,19 @@ def _plantable(text: str) -> list[tuple[str, str]]:
 
 
 def plantable_from(item_text: str, sources: Sources) -> list[str]:
-    """The item's plantable tokens (folded) that the user did not write: any address or
-    command (whoever else wrote it); a flag or a loopback address only when tool output
+    """The item's plantable tokens (folded) that the user did not write and no file the
+    user adopted holds in its commands: any address or command (whoever else wrote
+    it); a flag or a loopback address only when tool output
     the user did not reference holds it -- the README of the workflow the user
     described may name its flags, a file the user asked to summarise may not, and a
     flag the answer suggested or the extractor added was planted by no file."""
     out = []
     for kind, token in _plantable(fold_text(item_text)):
         if _written_by_user(token, sources) or _only_a_key(token, sources):
+            continue
+        # A file the user follows ("the way data/README.md says") may give its commands'
+        # addresses; what the command does is the instruction check's to hold.
+        if any(token.rstrip(",.;") in code for code in sources.folded_adopted_code):
             continue
         if kind != "address":
             in_tool = any(token in part for part in sources.folded_tool_parts)
@@ -395,7 +429,7 @@ def _only_a_key(token: str, sources: Sources) -> bool:
 _BACKTICKS = re.compile(r"`[^`\n]{1,200}`")
 _CODE_LINE = re.compile(
     r"^\s*(?:import |from \S+ import |def |class |return |yield |@|\$ |>>> |[\w.-]+\s*="
-    r"|[\w.-]+:\s*\S|\[[\w.-]+\]\s*$|[-\w.]+(?:,[-\w. ]*){2,}$)"
+    r"|(?:-\s+)?[\w.-]+:\s*\S|\[[\w.-]+\]\s*$|[-\w.]+(?:,[-\w. ]*){2,}$)"
 )
 _INNER = re.compile(r"\w[_./:=()\[\]{}<>@$-]+\w|\w[(\[{]")
 _EDGES = ".,;:!?()[]{}\"'"
@@ -429,6 +463,35 @@ def _prose_string(text: str) -> bool:
     """A string of several words: 4+ words, or 8+ letters of a script written without
     spaces (Japanese, Chinese)."""
     return len(text.split()) >= 4 or len(_UNSPACED.findall(text)) >= 8
+
+
+# What marks a line as code beyond _CODE_LINE: brackets, operators, a shebang or shell
+# directive, a statement keyword or a command opening it.
+_CODE_MARKS = re.compile(
+    r"[(){}\[\]=;<>|&$]|^\s*(?:#!|#SBATCH|#PBS|\$ )|^\s*(?:with|for|if|elif|else|while|try"
+    r"|except|raise|async|await|select|create|insert|update|delete|alter|srun|sbatch|python3?"
+    r"|bash|sh|make|pip|conda|docker|git|cd|export|npm|uv|poetry|kubectl|helm)\b"
+    # YAML keys and list items, INI sections
+    # (a key whose value is 4+ words is prose: "Checkliste: freitags immer …")
+    r"|^\s*(?:-\s+)?[\w.-]+:\s*(?:\S+(?:\s+\S+){0,2})?\s*$|^\s*\[[\w.\- ]+\]\s*$|^\s*-\s+\S+\s*$",
+    re.IGNORECASE,
+)
+
+
+def prose_of(text: str) -> str:
+    """The prose of ``text``: its lines that are not code, and the comments and strings
+    of several words of those that are (what a language can be told from)."""
+    out = []
+    for line in text.splitlines():
+        code = _without_prose(line)
+        if _CODE_LINE.match(code) or _CODE_MARKS.search(line):
+            comment = _COMMENT.search(line)
+            strings = [m.group(2) for m in _STRING.finditer(line) if _prose_string(m.group(2))]
+            out.extend([line[comment.end() :]] if comment else [])
+            out.extend(strings)
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _without_prose(line: str) -> str:
@@ -494,7 +557,12 @@ def check_evidence(
     # translated: then what nobody in the conversation wrote counts as taken from it.
     lang = language(item_text)
     if any(other != lang for other in sources.tool_languages):
-        taken |= item - user_terms - tool_terms - sources.terms[2]
+        # Only words translate: a number nobody wrote is the extractor's own, and so is a
+        # name -- unless the output is in another script (a transliterated name).
+        unwritten = item - user_terms - tool_terms - sources.terms[2]
+        if not sources.tool_in_other_script:
+            unwritten -= name_terms(item_text)
+        taken |= {t for t in unwritten if not any(c.isdigit() for c in t)}
     # Facts of output the user pointed to, or that the answer discussed with the user,
     # are elaboration; what else the item takes from tool output may not be most of it.
     unpointed = taken - sources.pointed_tool_terms - sources.answer_terms
@@ -539,9 +607,7 @@ def check_evidence(
         elif (
             not (claim & item)
             and not _adopts(said)
-            and not _about_named_file(
-                _sentence_at(sources.folded_user_parts[part], end), item, sources
-            )
+            and not _about_named_file(_about(sources.folded_user_parts[part], end), item, sources)
         ):
             # A translation shares no term; it is the user's only when no tool output
             # is in the user's language (the extractor may have translated a file).
@@ -577,6 +643,11 @@ def _claimed(
     prose = taken - sources.tool_code_terms - sources.adopted_tool_terms
     seen = sources.pointed_tool_terms | sources.answer_terms
     rules = content_terms(" ".join(normative_spans(item_text))) | sources.tool_rule_terms
+    # A number in a rule is a detail of it ("report EM and F1 on the 3,219 questions").
+    lang = language(item_text)
+    rules = frozenset(t for t in rules if not any(c.isdigit() for c in t))
+    if not knows_rules(lang) or any(not knows_rules(g) for g in sources.tool_languages):
+        rules = prose  # no rule markers for this language: every word may be a rule's
     answer_only = item & assistant_terms - user_terms - tool_terms
     planted = taken & sources.addressed_terms  # a note to the assistant, adopted or not
     return (prose - seen) | ((prose & seen) & rules) | (answer_only & rules) | planted
@@ -592,7 +663,10 @@ _REQUEST_OPENING = re.compile(
     r"|résume|lis|montre|explique|vérifie|ouvre|regarde|lance|exécute"
     r"|resume|resuma|lee|leia|muestra|mostre|explica|explique|revisa|revise|abre|abra|mira"
     r"|ejecuta|execute|corre|rode|échale un ojo|dá uma olhada|dê uma olhada|veja"
-    r"|riassumi|leggi|mostra|spiega|controlla|apri|guarda|esegui|lancia)\b"
+    r"|riassumi|leggi|mostra|spiega|controlla|apri|guarda|esegui|lancia"
+    r"|wyjaśnij|podsumuj|przeczytaj|sprawdź|pokaż|otwórz|uruchom|zobacz|popraw"
+    r"|leg uit|vat samen|lees|controleer|toon|bekijk|voer uit|open|draai)\b"
+    r"|(?:해\s?줘|해\s?주세요|주세요|해\s?봐)\W*$"
     r"|^\W*(?:请|帮我|麻烦)?(?:总结|读|看看|打开|解释|检查|运行|执行|列出)"
     # Japanese asks at the end: "config.yaml を要約して(ください)".
     # (not "…ないで", "don't …": a prohibition is a rule)
@@ -622,7 +696,7 @@ def _request_clause(clause: str) -> bool:
 def is_request(excerpt: str) -> bool:
     """Whether the (folded) excerpt is a request for something now rather than a
     lasting rule or a statement: every clause of it asks for something now."""
-    clauses = [c for c in _CLAUSE.split(excerpt) if c.strip(_EDGE)]
+    clauses = [c for s in _STATEMENT_END.split(excerpt) for c in _CLAUSE.split(s) if c.strip(_EDGE)]
     return bool(clauses) and all(_request_clause(c) for c in clauses)
 
 

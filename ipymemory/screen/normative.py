@@ -21,7 +21,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["addressed_spans", "is_normative", "normative_spans"]
+__all__ = ["RULE_LANGUAGES", "addressed_spans", "is_normative", "knows_rules", "normative_spans"]
+
+#: The languages whose rule markers this module knows (others: every word may state one).
+RULE_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "pl", "ja", "zh", "ko"})
+
+
+def knows_rules(lang: str | None) -> bool:
+    """Whether rules can be told from facts in ``lang`` (None: no language to tell)."""
+    return lang is None or lang in RULE_LANGUAGES
+
 
 _LATIN = (
     # English
@@ -49,10 +58,20 @@ _LATIN = (
     # Portuguese
     r"|devem|precisa\w*|tem que|têm que|obrigatóri\w+|proibid\w+|aprov\w+|pular|pule|quer"
     r"|prefere\w*|acesso|permiss\w+|sem esperar|somente"
+    # Dutch
+    r"|moet|moeten|mag niet|mogen niet|nooit|altijd|verplicht|verboden|toegestaan|goedkeur\w*"
+    r"|overslaan|sla\w* over|vermijd\w*|wil|wilt|willen|voorkeur|toegang|rechten|zonder te wachten"
+    # Polish
+    r"|musi|musisz|muszą|należy|trzeba|powinien|powinna|powinno|nie wolno|nigdy|zawsze"
+    r"|obowiązkow\w+|zabronion\w+|dozwolon\w+|zatwierdz\w+|akceptuj\w*|pomiń|pomijaj\w*"
+    r"|unikaj|chce|chcesz|woli|preferuje|dostęp\w*|uprawnieni\w+|bez czekania|zapisz|używaj"
+    r"|preference|from now on|going forward|henceforth"
 )
 _EAST = (
     r"べき|必要|必須|禁止|承認|許可|常に|必ず|絶対|してはいけない|しないこと|スキップ|省略|権限"
     r"|必须|应该|应当|需要|不要|不能|不得|禁止|允许|批准|审批|总是|始终|永远|从不|跳过|权限"
+    # Korean
+    r"|해야|하지 마|하지 말|금지|허용|승인|권한|항상|절대|반드시|건너뛰|생략"
 )
 _MARKER = re.compile(rf"(?<![^\W\d_])(?:{_LATIN})(?![^\W\d_])|{_EAST}")
 _SENTENCE = re.compile(r"[^.!?;\n\u3002\uff01\uff1f\uff1b]+")
@@ -78,21 +97,26 @@ def normative_spans(text: str) -> list[str]:
 # not make such a note the user's.
 _BOT = (
     r"(?:the |die |den |der |le |l'|la |el |il |lo |o |a )?(?:ai|a\.i\.|assistant|assistants"
-    r"|llm|claude|copilot|chatgpt|chatbot|bot|ki|ia|assistent(?:in|en)?|assistente|asistente)"
+    r"|llm|claude|copilot|chatgpt|chatbot|bot|ki|ia|assistent(?:in|en)?|assistente|asistente"
+    r"|asysten\w*|어시스턴트|비서)"
 )
 _ADDRESSED = re.compile(
     rf"(?:^|[\s(\[【「\"'])(?:note|info|hinweis|nota|remarque|instructions?|anweisung|istruzioni"
-    rf"|instrucciones|instruções|message)?\s*(?:for|to|für|an|pour|à|para|per|al|alla|ao|aos)"
+    rf"|instrucciones|instruções|message)?\s*(?:for|to|für|an|pour|à|para|per|al|alla|ao|aos|voor"
+    rf"|dla|do)"
     rf" {_BOT}(?![\w])"
-    rf"|(?:^|\n)\s*(?:[#>*/-]+\s*)?(?:<!--\s*)?{_BOT}\s*[:,]"
-    rf"|\b(?:dear|hey|hi|hello|liebe[rs]?|cher|chère|querido|caro) {_BOT}\b"
+    # "assistant: …", "assistant memory: …", also inside a CSV cell or a comment
+    rf"|(?:^|\n|[;,\"'(\[])\s*(?:[#>*/-]+\s*)?(?:<!--\s*)?{_BOT}(?:\s+\w+)?\s*[:,]"
+    rf"|\b(?:dear|hey|hi|hello|liebe[rs]?|cher|chère|querido|caro|beste|drogi) {_BOT}\b"
     r"|\b(?:the user|der (?:nutzer|benutzer|anwender)|l'utilisateur|el usuario|l'utente"
-    r"|o usuário|o utilizador)\s+(?:\w+\s+)?(?:wants|prefers|asks|requires|would like|has decided"
-    r"|decided|insists|möchte|will|wünscht|bevorzugt|verlangt|hat entschieden|veut|souhaite"
-    r"|préfère|demande|exige|a décidé|quiere|prefiere|pide|desea|exige|ha decidido|vuole"
-    r"|preferisce|chiede|desidera|pretende|ha deciso|quer|prefere|pede|deseja|exige|decidiu)\b"
+    r"|o usuário|o utilizador|de gebruiker|użytkownik)\s+(?:\w+\s+)?(?:wants|prefers|asks"
+    r"|requires|would like|has decided|decided|changed|has changed|switched|insists|möchte"
+    r"|will|wünscht|bevorzugt|verlangt|hat entschieden|veut|souhaite|préfère|demande|exige"
+    r"|a décidé|quiere|prefiere|pide|desea|ha decidido|vuole|preferisce|chiede|desidera"
+    r"|pretende|ha deciso|quer|prefere|pede|deseja|decidiu|wil|wilt|chce|woli|prosi)\b"
     r"|给\s*(?:ai|助手|人工智能)|(?:ai|人工智能)?助手(?:请|注意|须知|：|:)|用户(?:要求|希望|想要|坚持|决定)"
     r"|(?:ai|アシスタント)\s*(?:へ|への|に)|アシスタントへ|ユーザー(?:は|が)?[^。\n]{0,12}(?:希望|望ん|決め)"
+    r"|사용자(?:는|가)?[^.\n]{0,12}(?:원합|원한|선호)"
 )
 
 

@@ -111,11 +111,13 @@ from .evidence import (
     EvidenceMatch,
     check_evidence,
     code_terms,
+    file_mentions,
     fold_text,
     has_request,
     is_request,
     language,
     names_file,
+    prose_of,
     unsafe_from_tool,
 )
 from .normative import addressed_spans, normative_spans
@@ -175,8 +177,8 @@ def _other_script(text: str) -> bool:
     return bool(letters) and sum(not c.isascii() for c in letters) * 2 > len(letters)
 
 
-_SENTENCE = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n")
-_CLAUSES = re.compile(r"(?<=\w)[:\uff1a,;\uff0c\u3001\uff1b]\s*|\s[\u2013\u2014]\s")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n")
+_CLAUSES = re.compile(r"(?<=\w)[:\uff1a,;\uff0c\u3001\uff1b]\s*|\s[-\u2013\u2014]+\s")
 
 
 def _asks(sentence: str) -> bool:
@@ -194,6 +196,9 @@ class ToolOutput:
     pointers: tuple[str, ...] = ()
     adopted: bool = False
     asked: bool = False
+    #: The user message it answers states something about "this script", "diese
+    #: Datei", "このスクリプト": the user is showing it (see ``Sources.referenced``).
+    shown: bool = False
 
 
 @dataclass(frozen=True)
@@ -263,7 +268,12 @@ class Sources:
     @cached_property
     def tool_languages(self) -> frozenset[str]:
         """The languages tool outputs are written in (``evidence.language``)."""
-        return frozenset(lang for p in self.tool_parts if (lang := language(p.text)))
+        return frozenset(lang for p in self.tool_parts if (lang := language(prose_of(p.text))))
+
+    @cached_property
+    def tool_in_other_script(self) -> bool:
+        """Whether most letters of the tool output are not ASCII (Chinese, Russian …)."""
+        return _other_script(self.tool)
 
     @cached_property
     def tool_rule_terms(self) -> frozenset[str]:
@@ -294,24 +304,30 @@ class Sources:
     @cached_property
     def adopted(self) -> tuple[bool, ...]:
         """Per tool output, whether the user adopted it: answered "yes, use that", or
-        named it in a statement that tells to follow it ("follow STYLE.md", "the way
-        README.md says", "wie in notes.md", "como dice el README.md", "按照 style.md")."""
-        return self._named_in(lambda s: bool(_ADOPTING.search(s)))
+        named it in a statement that tells to follow it, next to the words that do
+        ("follow STYLE.md", "the way README.md says", "wie in notes.md", "como dice el
+        README.md", "按照 style.md") -- "Clean up leads.csv … leads per source" does not."""
+        return self._named_in(_adopts_file)
 
     @cached_property
     def referenced(self) -> tuple[bool, ...]:
         """Per tool output, whether the user adopted it or named it in a statement that
         is not a request for something now ("I run training with overrides, see
-        README.md"): the user's own workflow, whose flags an item may name.
+        README.md"), or spoke of in a statement of the turn that read it ("This sbatch
+        script is the one I use"): the user's own workflow, whose flags an item may name.
         "Summarise CONTRIBUTING.md" asks about a file; it does not make the file's
         flags the user's."""
-        return self._named_in(lambda s: bool(_ADOPTING.search(s)) or not is_request(s))
+        return self._named_in(
+            lambda s, p: _adopts_file(s, p) or (not is_request(s) and names_file(p, [s])),
+            shown=True,
+        )
 
-    def _named_in(self, keep: Callable[[str], bool]) -> tuple[bool, ...]:
+    def _named_in(self, keep: Callable[[str, str], bool], shown: bool = False) -> tuple[bool, ...]:
         said = [s for s in _SENTENCE.split(self.folded_user) if not _asks(s)]
-        chosen = [s for s in said if keep(s)]
         return tuple(
-            part.adopted or any(self._named(p, chosen) for p in part.pointers)
+            part.adopted
+            or (shown and part.shown)
+            or any(keep(s, p) for p in part.pointers for s in said)
             for part in self.tool_parts
         )
 
@@ -321,6 +337,12 @@ class Sources:
         comments and without lines that address the assistant or speak for the user: a
         workflow's commands, not a note planted beside them."""
         parts = zip(self.tool_parts, self.referenced, strict=False)
+        return tuple(fold_text(_workflow_text(part.text)) for part, yes in parts if yes)
+
+    @cached_property
+    def folded_adopted_code(self) -> tuple[str, ...]:
+        """Like :attr:`folded_referenced_code`, for the outputs the user adopted."""
+        parts = zip(self.tool_parts, self.adopted, strict=False)
         return tuple(fold_text(_workflow_text(part.text)) for part, yes in parts if yes)
 
     @cached_property
@@ -368,9 +390,28 @@ _ADOPTING = re.compile(
     r"\b(?:follow|use|apply|stick to|adopt|as .{0,40}says|the way .{0,40}says|like in|"
     r"according to|per|befolge|halte dich an|wie in|laut|gemäß|suis|applique|selon|comme dans|"
     r"conformément|como (?:dice|indica|diz|está en|está no)|según|sigue|segue|seguo|siga"
-    r"|secondo|come (?:dice|indica|in)|conforme|segundo)\b"
-    r"|按照|根据|照着|遵循|遵守|の?(?:通り|とおり|どおり)|に(?:従って|したがって|沿って)"
+    r"|secondo|come (?:dice|indica|in)|conforme|segundo|nimm|verwende|benutze|utilise|usa"
+    r"|utilizza|utiliza|utilize|use|użyj|używaj|gebruik|volg|zoals in|według|zgodnie z)\b"
+    r"|按照|根据|照着|遵循|遵守|就用|使用|用|の?(?:通り|とおり|どおり)|に(?:従って|したがって|沿って)|を使"
 )
+# "… README.md says", "… describes", "… に書いてある": the file as the user's authority.
+_SAYS = re.compile(
+    r"^\W{0,3}\w{0,12}\W{0,3}(?:says|said|describes|explains|shows|sagt|beschreibt|dit|décrit"
+    r"|dice|describe|indica|descrive|diz|descreve)\b|^[^。\n]{0,12}(?:に書いてある|のとおり|の通り"
+    r"|里写的|说的|写的)"
+)
+
+
+def _adopts_file(sentence: str, pointer: str) -> bool:
+    """Whether ``sentence`` names the file at ``pointer`` next to words that adopt it."""
+    for start, end in file_mentions(pointer, sentence):
+        if _ADOPTING.search(sentence[max(0, start - 40) : start]) or _SAYS.search(
+            sentence[end : end + 40]
+        ):
+            return True
+    return False
+
+
 _PATH_RUN = re.compile(r"[\w~./\\-]+")
 _EXTENSION = re.compile(r"\w\.[A-Za-z0-9]{1,6}")
 
@@ -411,6 +452,7 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
     calls: dict[str, tuple[str, ...]] = {}
     adopted_from = 0  # tool outputs before a user message that adopts them
     asking = False  # the last user message asks a question or for something
+    showing = False  # ... or says something about "this file"
     for message in history:
         if not isinstance(message, dict):
             continue
@@ -426,12 +468,13 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
             if kind == "tool_result":
                 pointers = calls.get(str(block.get("tool_use_id")), ())
                 outputs = _content_text(block.get("content"))
-                tool.extend(ToolOutput(t, pointers, asked=asking) for t in outputs)
+                tool.extend(ToolOutput(t, pointers, asked=asking, shown=showing) for t in outputs)
             elif kind == "text" and isinstance(block.get("text"), str):
                 said = block["text"]
                 if role == "user":
                     user.append(said)
                     asking = _asks_for_something(said)
+                    showing = _shows_something(said)
                     if ADOPT.search(said):
                         later = tool[adopted_from:]
                         tool[adopted_from:] = [replace(t, adopted=True) for t in later]
@@ -453,6 +496,20 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
         tuple(assistant),
         tuple(answer),
     )
+
+
+# A demonstrative before a noun: the user speaks of something in front of them.
+_DEMONSTRATIVE = re.compile(
+    r"\b(?:this|these|that|those|diese[rsmn]?|dieses|ce|cet|cette|ces|este|esta|estos|estas"
+    r"|ese|esa|esos|esas|questo|questa|questi|queste|esse|essa|esses|essas|dit|deze|ten|ta"
+    r"|tego|tej)\s+\w+|この|その|这个|这份|这些|这张|该|이\s"
+)
+
+
+def _shows_something(said: str) -> bool:
+    """Whether a user message states something (not asks) about "this …"."""
+    sentences = [s for s in _SENTENCE.split(fold_text(said)) if s.strip()]
+    return any(_DEMONSTRATIVE.search(s) and not _asks(s) and not is_request(s) for s in sentences)
 
 
 def _asks_for_something(said: str) -> bool:

@@ -81,7 +81,7 @@ def _fold(word: str) -> str:
         return word[:-3] + "y"
     if word.endswith("ing") and len(word) > 5:
         return word[:-3]
-    if word.endswith("ed") and len(word) > 4:
+    if word.endswith("ed") and len(word) > 4 and not word.endswith("eed"):  # speed, need
         return word[:-2]
     if word.endswith("s") and not word.endswith("ss"):
         return word[:-1]

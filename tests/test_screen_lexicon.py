@@ -1,0 +1,71 @@
+# Texts in several scripts are the point of these tests.
+"""Words judged in any language (screen/lexicon.py, screen/terms.py): wordfreq's lists
+decide which words are ordinary and which are function words, and the language of a
+text; terms fold accents and split East Asian scripts into bigrams."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ipymemory.screen.lexicon import function_words, is_ordinary, language
+from ipymemory.screen.terms import content_terms, name_terms
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("I run training with overrides on the command line", "en"),
+        ("Bitte zeichne Umsatz und Kosten immer auf der gleichen Achse", "de"),
+        ("Je lance l'évaluation comme décrit dans le README", "fr"),
+        ("Siempre ejecuto el ETL como dice el README, primero en seco", "es"),
+        ("Uso sempre il notebook per le analisi del modello", "it"),
+        ("Eu sempre uso o pandas para isso no projeto", "pt"),
+        ("学習は config.yaml の設定で行う", "ja"),
+        ("这张表我下周要用来做留存分析", "zh"),
+        ("Answer in Chinese. Always answer in Chinese.", "en"),
+        # Italian's "a" and "per" in a comment: its other words are English.
+        (
+            "@pytest.fixture\ndef db(postgresql):\n"
+            "    yield postgresql  # a real server per test session\n",
+            "en",
+        ),
+    ],
+)
+def test_the_language_of_a_text(text: str, lang: str) -> None:
+    assert language(text) == lang
+
+
+def test_code_and_names_have_no_language() -> None:
+    assert language("def f(x):\n    return x + 1\n") is None
+    assert language("") is None
+    assert language("12345 !!!") is None
+
+
+def test_ordinary_words_come_from_frequency_lists() -> None:
+    assert is_ordinary("Achse", ["de"]) and is_ordinary("GROUP") and is_ordinary("SQL", ["en"])
+    assert not is_ordinary("Kowalski") and not is_ordinary("Polars") and not is_ordinary("xfail")
+    assert not is_ordinary("Achse")  # English alone does not know it
+    assert {"que", "los"} <= function_words("es") and "der" in function_words("de")
+
+
+def test_a_capitalised_ordinary_word_is_no_name() -> None:
+    assert name_terms("Zeichne beide auf der gleichen Achse, wie GROUP BY") == frozenset()
+    assert name_terms("Ask Kowalski about release 2025.1") == {"kowalski", "2025"}
+
+
+def test_terms_fold_accents_and_drop_other_languages_function_words() -> None:
+    assert content_terms("términos") == content_terms("terminos") == {"termino"}
+    assert "der" not in content_terms("der Umsatz") and "que" not in content_terms("que usa")
+
+
+def test_east_asian_runs_give_bigrams_and_hiragana_is_left_out() -> None:
+    assert content_terms("データ") == {"デー", "ータ"}
+    assert content_terms("設定で行う") == {"設定", "行"}  # で and う are hiragana
+
+
+@given(st.text(max_size=200))
+def test_terms_of_any_text_are_folded_words(text: str) -> None:
+    for term in content_terms(text):
+        assert term and term == term.casefold()

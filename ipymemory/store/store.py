@@ -11,9 +11,9 @@ its journal line (SPEC §6, :mod:`.history`) right after the commit point and th
 it lets go moved into ``history/files/``. The history side is planned beside the store,
 by functions that read and write nothing: bringing the journal up to the set and the
 commit's own line (:mod:`.journal_sync`), undo and restore (:mod:`.reversal`), recover
-(:mod:`.recovery`); the store holds the lock, applies their plans and writes the set. Each step is reported to
-:meth:`MemoryStore._checkpoint` (a no-op) under a name from :data:`COMMIT_STEPS`, so
-crash tests can kill a process between any two steps.
+(:mod:`.recovery`); the store holds the lock, applies their plans and writes the set.
+Each step is reported to :meth:`MemoryStore._checkpoint` (a no-op) under a name from
+:data:`COMMIT_STEPS`, so crash tests can kill a process between any two steps.
 """
 
 from __future__ import annotations

@@ -8,15 +8,24 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from ipymemory import MemoryRecord
+from ipymemory import MemoryRecord, MemoryStore
+from ipymemory.store.kept import RecordFiles
 from ipymemory.store.record import parse_record
 
 __all__ = [
     "is_lock_artefact",
     "listed_files",
+    "record_files",
     "snapshot",
     "verify_listed",
 ]
+
+
+def record_files(store: MemoryStore) -> RecordFiles:
+    """The record files of ``store``'s directory, as the planners read them."""
+    journal = store.journal()
+    assert journal is not None
+    return RecordFiles(store.dir, journal)
 
 
 def is_lock_artefact(name: str) -> bool:

@@ -7,7 +7,6 @@ logged), never from wall-clock thresholds; the kill test kills a real kernel pro
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import nbformat
 import pytest
 from jupyter_core.utils import run_sync
+from kernel_support import kernel_env, notebook_in, run_cell
 from messages_server import MessagesServer, Scripted, text
 from nbclient import NotebookClient
 from notebook_support import items_json
@@ -23,7 +23,6 @@ from record_support import rec
 from turn_support import role_of
 
 from ipymemory import MemoryStore
-from ipymemory.config import without_settings
 from ipymemory.views import MIME_TYPE
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -56,16 +55,9 @@ class Gate:
 def kernel(
     messages_server: MessagesServer, workspace: str
 ) -> Iterator[tuple[NotebookClient, nbformat.NotebookNode]]:
-    nb = nbformat.v4.new_notebook()
-    client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": workspace}}
-    )
-    env = without_settings(os.environ)  # background_memory: the kernel's default
-    env.update(
-        ANTHROPIC_API_KEY="test",
-        ANTHROPIC_BASE_URL=messages_server.base_url,
-        IPYMEMORY_USER_DIR="off",
-    )
+    client, nb = notebook_in(workspace)
+    # background_memory: the kernel's default
+    env = kernel_env(ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=messages_server.base_url)
     with client.setup_kernel(env=env):
         yield client, nb
 
@@ -80,13 +72,6 @@ def _open_when_said(log: Path, gate: Gate) -> None:
         pause.wait(0.05)
 
 
-def _run(client: NotebookClient, nb: nbformat.NotebookNode, source: str) -> Any:
-    cell = nbformat.v4.new_code_cell(source)
-    nb.cells.append(cell)
-    client.execute_cell(cell, len(nb.cells) - 1)
-    return cell
-
-
 BOLD = rec("likes-bold", description="likes bold answers", type="user")
 
 
@@ -96,10 +81,10 @@ def test_in_a_kernel_the_cell_ends_first_and_the_review_lands_in_its_saved_outpu
     workspace: str,
 ) -> None:
     client, nb = kernel
-    _run(client, nb, SETUP)
+    run_cell(client, nb, SETUP)
     messages_server.enqueue(text("Use **tabs**."))
     gate = Gate(messages_server, text(items_json(BOLD)))
-    agent = _run(client, nb, AGENT)
+    agent = run_cell(client, nb, AGENT)
     # The cell ended (nbclient got its reply) while the extractor's reply was still held:
     # the answer is there, the review not yet -- the memory work runs on (the kernel's
     # default). A cell that waited for it would end only once the gate timed out.
@@ -109,7 +94,7 @@ def test_in_a_kernel_the_cell_ends_first_and_the_review_lands_in_its_saved_outpu
     assert not any(WIDGET_VIEW in o.get("data", {}) for o in agent.outputs)
     assert MemoryStore(workspace).records() == ()
     gate.open.set()
-    pending = _run(client, nb, "%memory pending")
+    pending = run_cell(client, nb, "%memory pending")
     waited = "".join(json.dumps(o.get("data", {})) for o in pending.outputs)
     assert "likes-bold" in waited
     # The review is in the agent cell's own saved outputs (updated in place), not here.
@@ -132,22 +117,14 @@ def test_kernel_shutdown_waits_and_a_killed_kernel_leaves_nothing_half_written(
     store.extend([rec("old-note")])
     before = sorted(p.name for p in Path(workspace, ".memory").rglob("*"))
     for graceful in (False, True):
-        nb = nbformat.v4.new_notebook()
-        client = NotebookClient(
-            nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": workspace}}
-        )
-        env = without_settings(os.environ)
-        env.update(
-            ANTHROPIC_API_KEY="test",
-            ANTHROPIC_BASE_URL=messages_server.base_url,
-            IPYMEMORY_USER_DIR="off",
-        )
+        client, nb = notebook_in(workspace)
+        env = kernel_env(ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=messages_server.base_url)
         messages_server.enqueue(text("Noted."))
         gate = Gate(messages_server, text(items_json(BOLD)))
         log = Path(workspace).parent / f"kernel-{graceful}.log"
         with log.open("w") as stderr, client.setup_kernel(env=env, stderr=stderr):
-            _run(client, nb, SETUP)
-            _run(client, nb, AGENT)
+            run_cell(client, nb, SETUP)
+            run_cell(client, nb, AGENT)
             assert gate.asked.wait(GATE_SECONDS)  # the worker waits for the extractor
             assert client.km is not None
             if graceful:

@@ -8,10 +8,9 @@ import os
 
 import pytest
 from record_support import rec
-from store_support import snapshot
+from store_support import record_files, snapshot
 
 from ipymemory import MemoryConflictError, MemoryStore
-from ipymemory.store.kept import RecordFiles
 from ipymemory.store.plan import CommitPlan, new_entry
 from ipymemory.store.record import render_record
 from ipymemory.store.recovery import plan_recovery, recovery_commit
@@ -23,12 +22,6 @@ def store(workspace: str) -> MemoryStore:
     return MemoryStore(workspace)
 
 
-def files_of(store: MemoryStore) -> RecordFiles:
-    journal = store.journal()
-    assert journal is not None
-    return RecordFiles(store.dir, journal)
-
-
 def test_an_undo_is_planned_without_writing(store: MemoryStore) -> None:
     store.extend([rec("alpha"), rec("beta")])
     store.forget(["alpha"])
@@ -36,7 +29,7 @@ def test_an_undo_is_planned_without_writing(store: MemoryStore) -> None:
     [(kept_name, alpha_bytes)] = kept_bytes.items()
     before = snapshot(store.root)
     current = store.entries()
-    plan = plan_reversal("undo", 2, current, store.history()[::-1], files_of(store))
+    plan = plan_reversal("undo", 2, current, store.history()[::-1], record_files(store))
     assert snapshot(store.root) == before
     assert (plan.op, plan.undoes, plan.restores) == ("undo", 2, None)
     assert plan.kept == current and plan.removals == ()
@@ -52,7 +45,7 @@ def test_an_undo_plan_refuses_a_name_now_held_by_another_record(store: MemorySto
     store.forget(["alpha"])
     store.extend([rec("alpha", body="Another alpha.")])
     with pytest.raises(MemoryConflictError, match="'alpha' is now held by another record"):
-        plan_reversal("undo", 2, store.entries(), store.history()[::-1], files_of(store))
+        plan_reversal("undo", 2, store.entries(), store.history()[::-1], record_files(store))
 
 
 def test_journal_lines_of_a_plan_are_its_files() -> None:
@@ -76,11 +69,11 @@ def test_recovery_commit_says_what_changed_against_the_journals_last_set(
     stray_bytes = render_record(stray.record)
     (store.root / stray.file).write_bytes(stray_bytes)
     entries = store.history()[::-1]
-    real = store.directory()
-    assert real is not None
     before = snapshot(store.root)
-    plan = plan_recovery(store, real, entries)
-    commit = recovery_commit(plan, entries, files_of(store))
+    problem = "the manifest is missing"
+    plan = plan_recovery(problem, None, entries, record_files(store))
+    assert (plan.source, plan.problem) == ("journal", problem)
+    commit = recovery_commit(plan, entries, record_files(store))
     assert snapshot(store.root) == before
     assert commit.op == "recover" and commit.additions == () and commit.removals == ()
     assert [e.file for e in commit.new_set] == [alpha.file, stray.file]

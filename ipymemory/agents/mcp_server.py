@@ -33,12 +33,13 @@ from .._version import __version__
 from ..config import Settings, make_model
 from ..errors import IPyMemoryError, MemoryStoreError, ProposalError
 from ..model import NoModel
-from ..sidequery.select import select_memories
 from ..store.names import is_valid_name
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
+from ..turn.choosing import choose_memories
 from ..turn.proposals import CommitChoice, keep_proposals, new_batch_id, parse_items
 from ..turn.provenance import TurnProvenance
+from ..turn.question import Question
 from ..turn.scopes import ScopedSet, read_scopes
 
 if TYPE_CHECKING:
@@ -197,22 +198,25 @@ class _Memory:
     def select(self, query: str, limit: int) -> Selected:
         if not query.strip():
             raise _tool_error("query: empty; say what the memories are for")
-        scoped = self._scoped()
-        records = scoped.records
-        selection = select_memories(
-            self.model,
-            query,
-            records,
-            scoped.catalog,
-            side_model=self.settings.side_model,
-            limit=limit,
-        )
+        try:  # the selection a turn makes (SPEC §12): both scopes, the same ranking
+            chosen = choose_memories(
+                self.model,
+                Question.of(query),
+                self.store,
+                self.user,
+                side_model=self.settings.side_model,
+                limit=limit,
+            )
+        except MemoryStoreError as e:
+            raise _tool_error(f"the memory set could not be read: {e}") from e
+        selection = chosen.selection
         chose = selection.source == "model" and not isinstance(self.model, NoModel)
+        empty = "the memory set is empty" if not chosen.scoped.records else None
         return Selected(
             records=[_out(r) for r in selection.records],
             chosen_by=selection.source,
             model=self.settings.side_model if chose else None,
-            reason=selection.reason or ("the memory set is empty" if not records else None),
+            reason=selection.reason or empty,
         )
 
     def read(self, names: Sequence[str]) -> Records:

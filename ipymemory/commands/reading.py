@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
-from .._encodable import encodable
 from ..config import describe_model, setting_rows
 from ..errors import MemoryStoreError
-from ..sidequery.select import select_memories
 from ..store import maintenance
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
+from ..turn.choosing import choose_memories
+from ..turn.question import Question
 from ..turn.scopes import read_user_scope
 from ..views import (
     CheckView,
@@ -89,21 +90,26 @@ def handle_show(ctx: Context, args: argparse.Namespace) -> View:
 )
 def handle_select(ctx: Context, args: argparse.Namespace) -> View:
     """Who chose them (the side model, or the deterministic fallback when no model is
-    configured or its reply is unusable) and why. Nothing is written, and the
-    session's last error is not changed. In %memory, QUERY is the rest of the line,
-    taken literally, a closing "?" included (%memory? alone shows this help)."""
-    query = encodable(" ".join(args.query))  # the user's text enters here
+    configured or its reply is unusable) and why, over both scopes as a turn ranks them
+    (the project's set, then the user's records it does not shadow). Nothing is
+    written, and the session's last error is not changed. In %memory, QUERY is the rest
+    of the line, taken literally, a closing "?" included (%memory? alone shows this help)."""
+    question = Question.of(" ".join(args.query))  # the user's text enters here
     store = ctx.store
-    selection = select_memories(
+    chosen = choose_memories(
         ctx.model,
-        query,
-        store.records(),
-        store.catalog(),
+        question,
+        store,
+        ctx.user_store,
         side_model=ctx.settings.side_model,
         limit=args.limit if args.limit is not None else ctx.settings.max_selected,
     )
+    selection = chosen.selection
+    if chosen.scoped.error is not None:  # chosen from the project's set only: say why
+        why = "; ".join(t for t in (selection.reason, chosen.scoped.error) if t)
+        selection = replace(selection, reason=why)
     view = SelectionView.of(
-        query, selection, model=ctx.settings.side_model, directory=str(store.root)
+        question.text, selection, model=ctx.settings.side_model, directory=str(store.root)
     )
     return ctx.widget(view, lambda: SelectionWidget(view))
 

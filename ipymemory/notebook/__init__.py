@@ -21,7 +21,7 @@ from ..config import describe_model
 from ..errors import IPyMemoryError
 from ..model import ModelClient
 from ..turn import AgentSession
-from . import question
+from . import question, shown
 from .magics import MemoryMagics
 from .output import TurnOutput
 from .state import NotebookState
@@ -51,6 +51,7 @@ def load_ipython_extension(ip: Any) -> None:
     ip.register_magics(magics)
     ip.configurables.append(state.config)
     question.install(ip)  # `%memory select … slides?` is a query, not a help request
+    shown.install(ip)  # every %memory line of a cell shows its view, not only the last
     state.magics = magics
     # Kernel shutdown waits for a turn's memory work (SPEC §12).
     atexit.register(state.worker.wait_at_exit)
@@ -88,6 +89,7 @@ def unload_ipython_extension(ip: Any) -> None:
         if configurable in ip.configurables:
             ip.configurables.remove(configurable)
     question.uninstall(ip)
+    shown.uninstall(ip)
     state.close()
     atexit.unregister(state.worker.wait_at_exit)
     _STATE = None

@@ -4,6 +4,7 @@ it left the set (SPEC §6). Undo, restore, recover and the history views read it
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from .history import Journal
@@ -46,14 +47,37 @@ def read_record_file(
 @dataclass(frozen=True)
 class RecordFiles:
     """The record files of one directory by name, in the set or kept in history: what a
-    planner reads them through."""
+    planner (:mod:`.reversal`, :mod:`.recovery`, :mod:`.journal_sync`) reads them
+    through. It only reads."""
 
     folder: MemoryDir
     journal: Journal
 
+    @property
+    def real(self) -> str:
+        """The resolved ``.memory`` directory."""
+        return self.journal.real
+
     def read(self, file: str, *, in_set: bool = True) -> RecordFile | None:
         return read_record_file(self.folder, self.journal, file, in_set=in_set)
+
+    def bytes_here(self, file: str) -> bytes | None:
+        """The bytes of ``.memory/<file>`` (not history's copy); None if it is not there."""
+        got = self.folder.read(self.real, file, MAX_RECORD_BYTES)
+        return None if got is None else got[0]
+
+    def here(self, file: str) -> bool:
+        """True if ``.memory/<file>`` exists (whatever it is)."""
+        return os.path.lexists(f"{self.real}/{file}")
 
     def kept(self, file: str) -> bool:
         """True if ``history/files/<file>`` holds it (:meth:`Journal.kept`)."""
         return self.journal.kept(file)
+
+    def names(self) -> list[str]:
+        """The names in ``.memory/`` (the directory listing)."""
+        return self.folder.names(self.real)
+
+    def mtime(self, file: str) -> int:
+        """``.memory/<file>``'s modification time (ns); :class:`OSError` if it cannot."""
+        return os.stat(f"{self.real}/{file}").st_mtime_ns

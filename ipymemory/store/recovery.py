@@ -1,7 +1,10 @@
 """Recovery of a set whose manifest is missing or unreadable (SPEC §6 ``recover``).
 
 :func:`plan_recovery` decides, without writing anything, which files the rebuilt
-manifest would list and why; ``MemoryStore.recover`` applies the plan in one commit.
+manifest would list and why, from what the store read (why the set does not load, the
+files the manifest lists if it parses, the journal's entries) and the record files it
+reads through :class:`~.kept.RecordFiles`; ``MemoryStore.recover`` applies the plan in
+one commit (:func:`recovery_commit`).
 Sources, in order of trust:
 
 1. ``manifest`` — the manifest parses, but some file it lists is missing or invalid:
@@ -29,18 +32,15 @@ import stat
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from ..errors import MemoryStoreError
 from .history import Added, HistoryEntry, Removed, replay, sha256_hex
-from .kept import RecordFiles, read_record_file
+from .kept import RecordFiles
 from .layout import HISTORY_DIR_NAME, KEPT_DIR_NAME, MANIFEST_NAME, SET_ASIDE_PREFIX
 from .names import is_valid_file_name
 from .plan import CommitPlan
-from .record import MAX_RECORD_BYTES, StoredRecord, parse_record
-
-if TYPE_CHECKING:
-    from .store import MemoryStore
+from .record import StoredRecord, parse_record
 
 __all__ = ["RecoveryPlan", "plan_recovery", "recovery_commit"]
 
@@ -102,31 +102,29 @@ class RecoveryPlan:
 
 
 def plan_recovery(
-    store: MemoryStore, real: str, journal: Sequence[HistoryEntry] | None
+    problem: str | None,
+    listed: Sequence[str] | None,
+    journal: Sequence[HistoryEntry] | None,
+    files: RecordFiles,
 ) -> RecoveryPlan:
-    """The plan for the directory ``real`` of ``store`` (the caller holds the lock to
-    apply it). ``journal``: the journal's entries, None if there are none."""
-    try:
-        store.entries()
-    except MemoryStoreError as e:
-        problem = str(e)
-    else:
+    """The plan for a set that does not load because of ``problem`` (None: it loads, and
+    there is nothing to recover), writing nothing (the caller holds the lock to apply
+    it). ``listed``: the files the manifest lists when it parses (None when it does
+    not); ``journal``: the journal's entries (None if there are none); ``files``: the
+    directory's record files, read through it."""
+    if problem is None:
         return RecoveryPlan("none", None)
-    try:
-        listed: Sequence[str] | None = store.listed_files()
-    except MemoryStoreError:
-        listed = None
     if listed is not None:
-        plan = _from_list(store, real, "manifest", problem, listed, f"listed in {MANIFEST_NAME}")
-        plan = _account_for_the_rest(store, real, plan, None)
+        plan = _from_list(files, "manifest", problem, listed, f"listed in {MANIFEST_NAME}")
+        plan = _account_for_the_rest(files, plan, None)
     elif journal is not None:
         plan = _from_list(
-            store, real, "journal", problem, list(replay(journal)), "in the journal's last set"
+            files, "journal", problem, list(replay(journal)), "in the journal's last set"
         )
-        plan = _account_for_the_rest(store, real, plan, journal)
+        plan = _account_for_the_rest(files, plan, journal)
     else:
-        plan = _from_files(store, real, problem)
-    return replace(plan, set_aside=_to_set_aside(real))
+        plan = _from_files(files, problem)
+    return replace(plan, set_aside=_to_set_aside(files.real))
 
 
 def recovery_commit(
@@ -172,9 +170,9 @@ def _to_set_aside(real: str) -> str | None:
 
 
 def _from_list(
-    store: MemoryStore, real: str, source: Source, problem: str, files: Sequence[str], why: str
+    records: RecordFiles, source: Source, problem: str, files: Sequence[str], why: str
 ) -> RecoveryPlan:
-    present = set(store.dir.names(real))
+    present = set(records.names())
     kept_dir = f"{HISTORY_DIR_NAME}/{KEPT_DIR_NAME}"
     entries: list[StoredRecord] = []
     reasons: list[str] = []
@@ -182,12 +180,10 @@ def _from_list(
     missing: list[str] = []
     skipped: list[tuple[str, str]] = []
     taken: set[str] = set()
-    journal = store.journal()
-    assert journal is not None  # ``real`` is the store's directory
     for file in files:
         path = file if file in present else f"{kept_dir}/{file}"
         try:
-            got = read_record_file(store.dir, journal, file, in_set=file in present)
+            got = records.read(file, in_set=file in present)
             if got is None:
                 missing.append(file)
                 continue
@@ -208,7 +204,7 @@ def _from_list(
 
 
 def _account_for_the_rest(
-    store: MemoryStore, real: str, plan: RecoveryPlan, journal: Sequence[HistoryEntry] | None
+    files: RecordFiles, plan: RecoveryPlan, journal: Sequence[HistoryEntry] | None
 ) -> RecoveryPlan:
     """``plan`` with every other record file in ``.memory/`` accounted for. Without a
     ``journal`` (the manifest is readable) the set is what it lists: the others are out.
@@ -222,7 +218,7 @@ def _account_for_the_rest(
     holders = dict(zip(plan.names, plan.files, strict=True))
     skipped = list(plan.skipped)
     found: list[tuple[int, str, StoredRecord]] = []
-    for mtime, name, entry in _record_files(store, real, done, skipped):
+    for mtime, name, entry in _record_files(files, done, skipped):
         record = entry.record.name
         if journal is None:
             skipped.append((name, f"not listed in {MANIFEST_NAME}, which is readable ({_GC})"))
@@ -254,26 +250,26 @@ _UNSEEN = (
 )
 
 
-def _from_files(store: MemoryStore, real: str, problem: str) -> RecoveryPlan:
+def _from_files(files: RecordFiles, problem: str) -> RecoveryPlan:
     skipped: list[tuple[str, str]] = []
-    found = list(_record_files(store, real, set(), skipped))
+    found = list(_record_files(files, set(), skipped))
     entries = _newest_per_name(found, skipped)
     reasons = ["a valid record file (no journal to say more)"] * len(entries)
     return _plan("files", problem, entries, reasons, [], [], sorted(skipped))
 
 
 def _record_files(
-    store: MemoryStore, real: str, done: set[str], skipped: list[tuple[str, str]]
+    files: RecordFiles, done: set[str], skipped: list[tuple[str, str]]
 ) -> Iterator[tuple[int, str, StoredRecord]]:
     """``(mtime, file, entry)`` of each valid record file in ``.memory/`` not in
     ``done``, by file name; one with a record file name that does not load goes into
     ``skipped`` with the reason."""
-    for name in sorted(store.dir.names(real)):
+    for name in sorted(files.names()):
         if name in done or not is_valid_file_name(name):
             continue
         try:
-            entry = _read(store, real, name)
-            mtime = os.stat(f"{real}/{name}").st_mtime_ns
+            entry = _read(files, name)
+            mtime = files.mtime(name)
         except (MemoryStoreError, OSError) as e:
             skipped.append((name, str(e)))
             continue
@@ -295,11 +291,13 @@ def _newest_per_name(
     return [item[2] for item in sorted(newest.values())]
 
 
-def _read(store: MemoryStore, real: str, file: str) -> StoredRecord:
-    got = store.dir.read(real, file, MAX_RECORD_BYTES)
-    if got is None:
-        raise MemoryStoreError(f"{store.dir.where(file)}: missing")
-    return StoredRecord(file, parse_record(got[0], store.dir.where(file)))
+def _read(files: RecordFiles, file: str) -> StoredRecord:
+    """The record file in ``.memory/`` (never history's copy), validated."""
+    where = files.folder.where(file)
+    data = files.bytes_here(file)
+    if data is None:
+        raise MemoryStoreError(f"{where}: missing")
+    return StoredRecord(file, parse_record(data, where))
 
 
 def _plan(

@@ -8,9 +8,12 @@ manifest. A missing or unreadable manifest beside record files (or a journal) is
 
 Every change is one commit under the store lock, following SPEC §4 step by step, with
 its journal line (SPEC §6, :mod:`.history`) right after the commit point and the files
-it lets go moved into ``history/files/``. Each step is reported to
-:meth:`MemoryStore._checkpoint` (a no-op) under a name from :data:`COMMIT_STEPS`, so
-crash tests can kill a process between any two steps.
+it lets go moved into ``history/files/``. The history side is planned beside the store,
+by functions that read and write nothing: bringing the journal up to the set and the
+commit's own line (:mod:`.journal_sync`), undo and restore (:mod:`.reversal`), recover
+(:mod:`.recovery`); the store holds the lock, applies their plans and writes the set.
+Each step is reported to :meth:`MemoryStore._checkpoint` (a no-op) under a name from
+:data:`COMMIT_STEPS`, so crash tests can kill a process between any two steps.
 """
 
 from __future__ import annotations
@@ -31,18 +34,20 @@ from ..errors import (
     MemoryStoreError,
 )
 from . import durable
-from .history import (
-    MAX_LINE_BYTES,
-    Added,
-    HistoryEntry,
-    Journal,
-    Removed,
-    actor_info,
-    now_utc,
-    replay,
-    sha256_hex,
-)
+from .history import HistoryEntry, Journal
 from .index import render_catalog, render_index
+from .journal_sync import (
+    commit_entry,
+    journal_entries,
+    journal_errors,
+    newest,
+    newest_entry,
+    newest_first,
+    plan_sync,
+    refuse_broken,
+    sync_journal,
+    unchanged_entry,
+)
 from .kept import RecordFiles, read_record_file
 from .layout import (
     HISTORY_DIR_NAME,
@@ -515,10 +520,7 @@ class MemoryStore:
         if limit is not None and (type(limit) is not int or limit < 0):
             raise MemoryStoreError(f"history: limit must be an integer >= 0, got {limit!r}")
         real = self.directory()
-        if real is None:
-            return ()
-        entries = self._journal(real).read().entries[::-1]
-        return entries if limit is None else entries[:limit]
+        return () if real is None else newest_first(self._journal(real), limit)
 
     def read_history_record(self, file: str) -> MemoryRecord | None:
         """The record a journal entry names by ``file``: from the set's directory, else
@@ -559,13 +561,13 @@ class MemoryStore:
             raise MemoryStoreError(f"{self.root}: no history entry #{seq}")
         before, current = self._read_set(real)
         journal = self._journal(real)
+        files = self._files(journal)
         entries = journal.read().entries
-        last = max(entries, key=lambda e: e.seq) if entries else None
-        external, moving = self._unrecorded(journal, entries, last, before, current)
-        if external is not None:
-            entries = (*entries, external)
+        sync = plan_sync(entries, newest(entries), before, current, files)
+        if sync.external is not None:
+            entries = (*entries, sync.external)
         try:
-            plan = plan_reversal(op, seq, current, entries, self._files(journal), moving=moving)
+            plan = plan_reversal(op, seq, current, entries, files, moving=sync.moving)
             # The commit would refuse it too (SPEC §7): say so now, not at commit.
             refuse_secrets([e.record for e in plan.additions], self.root)
         except (MemoryConflictError, MemorySecretError) as e:
@@ -618,9 +620,9 @@ class MemoryStore:
         if real is None:
             return RecoveryPlan("none", None)
         if dry_run:
-            return plan_recovery(self, real, self._journal_entries(real))
+            return self._recovery_plan(real)
         with self._locked() as (real, lock):
-            plan = plan_recovery(self, real, self._journal_entries(real))
+            plan = self._recovery_plan(real)
             if not plan.needed:
                 return plan
             journal = self._journal(real)
@@ -634,18 +636,27 @@ class MemoryStore:
             except OSError as e:
                 raise MemoryStoreError(f"{self.root}: recover could not move a file ({e})") from e
             # The set was unknown: the journal's last set stands for the one replaced.
-            entries = self._journal_entries(real) or ()
+            entries = journal_entries(journal) or ()
             rebuilt = recovery_commit(plan, entries, self._files(journal), actor=actor)
             self._commit(real, lock, self._raw_manifest(real), None, rebuilt)
             return replace(plan, applied=True)
 
-    def _journal_entries(self, real: str) -> tuple[HistoryEntry, ...] | None:
-        """The journal's entries; None without a usable journal (or an empty one)."""
+    def _recovery_plan(self, real: str) -> RecoveryPlan:
+        """:func:`plan_recovery` over what this store reads now: why the set does not
+        load, the files the manifest lists (if it parses), the journal's entries."""
+        journal = self._journal(real)
+        files = self._files(journal)
         try:
-            report = self._journal(real).read()
+            self.entries()
+        except MemoryStoreError as e:
+            problem = str(e)
+        else:
+            return plan_recovery(None, None, None, files)
+        try:
+            listed: Sequence[str] | None = self.listed_files()
         except MemoryStoreError:
-            return None
-        return report.entries or None
+            listed = None
+        return plan_recovery(problem, listed, journal_entries(journal), files)
 
     def _raw_manifest(self, real: str) -> bytes | None:
         """The manifest's bytes if it is a readable regular file (whatever they say)."""
@@ -671,92 +682,16 @@ class MemoryStore:
         """:meth:`_sync_journal` with its refusals (a broken history, an I/O error) as
         :class:`MemoryStoreError` saying nothing changed."""
         journal = self._journal(real)
-        broken = journal.broken()
-        if broken is not None:
-            raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
-        try:
+        refuse_broken(journal, self.root)
+        with journal_errors(journal, "bring the history journal up to date"):
             return self._sync_journal(journal, before, current)
-        except OSError as e:
-            raise MemoryStoreError(
-                f"{journal.shown}: cannot bring the history journal up to date ({e}); "
-                "nothing changed"
-            ) from e
 
     def _sync_journal(
         self, journal: Journal, before: bytes | None, current: Sequence[StoredRecord]
     ) -> HistoryEntry | None:
-        """Bring the journal up to the set about to be changed (under the lock): cut a
-        torn line, finish the last entry's file moves, and record a change that is not
-        ours as an ``external`` entry. Returns the newest entry."""
-        journal.cut_torn_tail()
-        try:
-            last = journal.last()
-            entries: Sequence[HistoryEntry] | None = None
-        except MemoryFormatError:
-            entries = journal.read().entries
-            last = max(entries, key=lambda e: e.seq) if entries else None
-        if last is not None and last.after != sha256_hex(before):
-            entries = journal.read().entries if entries is None else entries
-        external, moving = self._unrecorded(journal, entries or (), last, before, current)
-        for file in sorted(moving):
-            journal.keep(file)
-        if external is None:
-            return last
-        journal.append(external)
-        self._checkpoint("external-appended")
-        return external
-
-    def _unrecorded(
-        self,
-        journal: Journal,
-        entries: Sequence[HistoryEntry],
-        last: HistoryEntry | None,
-        before: bytes | None,
-        current: Sequence[StoredRecord],
-    ) -> tuple[HistoryEntry | None, set[str]]:
-        """What bringing the journal up to ``current`` (manifest bytes ``before``) would
-        write, without writing: the ``external`` entry describing a change that is not
-        ours (None if the journal is up to date), and the record files still in
-        ``.memory/`` it moves into history/files/ (the last entry's interrupted moves,
-        and files another tool took out of the set but left)."""
-        listed = {e.file for e in current}
-        real = journal.real
-        moving: set[str] = set()
-        if last is not None:
-            for r in last.removed:
-                # A crash between the journal line and the moves: finish them.
-                if r.kept and r.file not in listed and os.path.lexists(f"{real}/{r.file}"):
-                    moving.add(r.file)
-        after = sha256_hex(before)
-        if (last.after if last is not None else None) == after:
-            return None, moving
-        if last is None and not current:
-            return None, moving  # nothing to describe yet
-        known = replay(entries)
-        added = []
-        for e in current:
-            if e.file not in known:
-                got = self.dir.read(real, e.file, MAX_RECORD_BYTES)
-                added.append(Added(e.record.name, e.file, sha256_hex(got and got[0])))
-        removed = []
-        for file, was in known.items():
-            if file not in listed:
-                # The other tool may have left the file: keep it rather than lose it.
-                here = os.path.lexists(f"{real}/{file}")
-                if here:
-                    moving.add(file)
-                removed.append(Removed(was.name, file, here or journal.kept(file)))
-        entry = HistoryEntry(
-            seq=last.seq + 1 if last is not None else 1,
-            at=now_utc(),
-            op="external",
-            before=last.after if last is not None else None,
-            after=after,
-            added=tuple(added),
-            removed=tuple(removed),
-            actor={"tool": "unknown", "seen_by": actor_info()},
-        )
-        return entry, moving
+        """Bring the journal up to the set about to be changed, under the lock
+        (:func:`~.journal_sync.sync_journal`). Returns the newest entry."""
+        return sync_journal(journal, before, current, self._files(journal), self._checkpoint)
 
     def _commit(
         self,
@@ -779,12 +714,10 @@ class MemoryStore:
         manifest_bytes = render_manifest([e.file for e in plan.new_set])
         payloads = [(f"{real}/{e.file}", plan.payload(e)) for e in plan.additions]
         journal = self._journal(real)
-        broken = journal.broken()
-        if broken is not None:
-            raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
+        refuse_broken(journal, self.root)
         meta = plan.meta()
         last = self._journal_base(journal, before, current)
-        line, line_bytes = self._journal_line(journal, last, before, manifest_bytes, plan, meta)
+        line, line_bytes = commit_entry(journal, last, before, manifest_bytes, plan, meta)
         if before is None and current is not None:
             # The first set here: an empty manifest goes first, so no record file ever
             # exists without a manifest (which would read as a lost set, SPEC §6).
@@ -821,14 +754,7 @@ class MemoryStore:
         newest as the journal stands."""
         if current is not None:
             return self._bring_journal_up_to_date(journal.real, before, current)
-        try:
-            journal.cut_torn_tail()
-            entries = journal.read().entries
-        except OSError as e:
-            raise MemoryStoreError(
-                f"{journal.shown}: cannot read the history journal ({e}); nothing changed"
-            ) from e
-        return max(entries, key=lambda e: e.seq) if entries else None
+        return newest_entry(journal)
 
     def _write_set(
         self,
@@ -895,75 +821,17 @@ class MemoryStore:
                 f"{name!r} ({first} and {second}); nothing changed"
             )
 
-    def _journal_line(
-        self,
-        journal: Journal,
-        last: HistoryEntry | None,
-        before: bytes | None,
-        manifest_bytes: bytes,
-        plan: CommitPlan,
-        meta: tuple[dict[str, Any], dict[str, dict[str, Any]]],
-    ) -> tuple[HistoryEntry, bytes]:
-        """The commit's journal entry and its exact bytes, made before anything is
-        written: a line that cannot be encoded (a lone surrogate) or read back (over
-        :data:`MAX_LINE_BYTES`) refuses the commit instead of failing after it."""
-        added, removed = plan.journal_lines()
-        line = HistoryEntry(
-            seq=last.seq + 1 if last is not None else 1,
-            at=now_utc(),
-            op=plan.op,
-            before=sha256_hex(before),
-            after=sha256_hex(manifest_bytes),
-            added=added,
-            removed=removed,
-            source_names=plan.source_names,
-            undoes=plan.undoes,
-            restores=plan.restores,
-            actor=meta[0],
-            provenance=meta[1],
-            updates=plan.updates,
-        )
-        try:
-            data = line.line()
-        except (UnicodeError, TypeError, ValueError) as e:
-            raise MemoryStoreError(
-                f"{journal.shown}: the journal entry cannot be written ({e}); nothing changed"
-            ) from e
-        if len(data) > MAX_LINE_BYTES:
-            raise MemoryStoreError(
-                f"{journal.shown}: the journal entry would be {len(data)} bytes, over "
-                f"{MAX_LINE_BYTES}; nothing changed"
-            )
-        return line, data
-
     def _record_unchanged(
         self, real: str, before: bytes | None, current: Sequence[StoredRecord], plan: CommitPlan
     ) -> tuple[StoredRecord, ...]:
         """Journal a commit that changes nothing ("nothing to merge", under the lock):
         the set is not rewritten, the entry has ``before`` = ``after``."""
         journal = self._journal(real)
-        broken = journal.broken()
-        if broken is not None:
-            raise MemoryFormatError(f"{self.root}: {broken}; nothing changed")
-        try:
+        refuse_broken(journal, self.root)
+        with journal_errors(journal, "record the consolidation"):
             meta = plan.meta()
             last = self._sync_journal(journal, before, current)
-            digest = sha256_hex(before)
-            journal.append(
-                HistoryEntry(
-                    seq=last.seq + 1 if last is not None else 1,
-                    at=now_utc(),
-                    op=plan.op,
-                    before=digest,
-                    after=digest,
-                    actor=meta[0],
-                    provenance=meta[1],
-                )
-            )
-        except OSError as e:
-            raise MemoryStoreError(
-                f"{journal.shown}: cannot record the consolidation ({e}); nothing changed"
-            ) from e
+            journal.append(unchanged_entry(last, before, plan, meta))
         self._checkpoint("journal-appended")
         return ()
 

@@ -1,4 +1,7 @@
-"""The agent turn: select → inject → tool loop → extract → review → commit → consolidate."""
+"""The agent turn, in phases (each a module; :mod:`.session` runs them in order):
+choosing (select, inject: :mod:`.choosing`) → answering (the tool loop: :mod:`.answering`,
+:mod:`.loop`) → the memory work (extract → screen → review/commit → consolidate:
+:mod:`.memory_work`, :mod:`.consolidation`)."""
 
 from __future__ import annotations
 

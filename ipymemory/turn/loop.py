@@ -6,6 +6,12 @@ runs them and appends one user message with a ``tool_result`` for every
 ``tool_use`` (errors as ``is_error: true``). It ends on a reply without tool calls,
 or after ``max_tool_steps`` rounds of tools with a note in the answer.
 
+Its inputs: :class:`LoopInputs` (what every request of the turn is made of, one frozen
+value), the canonical history it appends to, the request history that builds what is
+sent of it, the :class:`~ipymemory.turn.tools.ToolBox`, and a :class:`LoopListener`
+(usage, progress, streamed text, steps). The answering phase
+(:mod:`ipymemory.turn.answering`) builds them from the session's settings.
+
 Consistency: whatever stops the loop -- an exception, a failed model call or a
 KeyboardInterrupt -- the partial turn is *closed*, not rolled back: every
 ``tool_use`` gets a ``tool_result`` (results already computed are kept, the rest
@@ -20,8 +26,8 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._encodable import encodable
@@ -32,6 +38,8 @@ from .tools import ToolBox
 
 __all__ = [
     "INTERRUPTED_NOTE",
+    "LoopInputs",
+    "LoopListener",
     "LoopOutcome",
     "ToolStep",
     "close_turn",
@@ -174,55 +182,79 @@ def request_messages(
     return marked
 
 
+@dataclass(frozen=True)
+class LoopInputs:
+    """What every request of one turn is made of, fixed for the turn: the system prompt
+    (blocks, with its cache breakpoint), this turn's ``<relevant_memories>`` block (sent
+    with each request, never stored), the reply budget, the tool rounds allowed and the
+    main model's name (None: the client's own)."""
+
+    system: Sequence[dict[str, Any]]
+    max_tokens: int
+    max_tool_steps: int
+    model_name: str | None = None
+    memory_block: str = ""
+
+
+def _ignore(*_: object) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class LoopListener:
+    """Who hears what the loop does: ``on_reply`` each model reply (usage), ``emit``
+    progress (``model``/``tool`` events), ``on_text`` the reply's text as it streams
+    (None: not streamed) and ``on_step`` each tool call once it ran."""
+
+    on_reply: Callable[[ModelReply], None] = _ignore
+    emit: Emit = _ignore
+    on_text: Callable[[str], None] | None = None
+    on_step: Callable[[ToolStep], None] | None = None
+
+
+QUIET = LoopListener()  # nobody listens
+
+
+@dataclass
+class _Progress:
+    """The loop so far: what :class:`LoopOutcome` reports, and the tool results of the
+    round in progress (kept by :func:`close_turn` when the loop is stopped mid-round)."""
+
+    turn_start: int
+    steps: list[ToolStep] = field(default_factory=list)
+    model_calls: int = 0
+    tool_calls: int = 0
+    rounds: int = 0
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    def outcome(self, answer: str, *, stopped_at_limit: bool = False) -> LoopOutcome:
+        return LoopOutcome(
+            answer,
+            self.model_calls,
+            self.tool_calls,
+            stopped_at_limit=stopped_at_limit,
+            steps=tuple(self.steps),
+        )
+
+
 def run_tool_loop(
     model: ModelClient,
+    inputs: LoopInputs,
     *,
-    system: list[dict[str, Any]],
     history: list[dict[str, Any]],
     request_history: RequestHistory,
     tools: ToolBox,
-    max_tool_steps: int,
-    max_tokens: int,
-    model_name: str | None,
-    on_reply: Callable[[ModelReply], None],
-    emit: Emit,
-    memory_block: str = "",
-    on_text: Callable[[str], None] | None = None,
-    on_step: Callable[[ToolStep], None] | None = None,
+    listen: LoopListener = QUIET,
 ) -> LoopOutcome:
     """Run the loop on ``history`` (which ends with the user's message); see module
-    docstring. ``memory_block`` is sent with every request of this turn (see
-    :func:`request_messages`), never stored. With ``on_text`` and a streaming client,
-    every model reply is streamed and ``on_text`` gets its text as it arrives;
-    ``on_step`` gets each tool call once it ran. Mutates ``history`` (appends only)."""
-    turn_start = len(history) - 1
-    steps: list[ToolStep] = []
-    model_calls = 0
-    tool_calls = 0
-    tool_rounds = 0
-    results: list[dict[str, Any]] = []
+    docstring. ``inputs.memory_block`` is sent with every request of this turn (see
+    :func:`request_messages`), never stored. With ``listen.on_text`` and a streaming
+    client, every model reply is streamed and ``on_text`` gets its text as it arrives.
+    Mutates ``history`` (appends only)."""
+    progress = _Progress(turn_start=len(history) - 1)
     try:
         while True:
-            model_calls += 1
-            emit("model", f"step {model_calls}")
-            messages = request_messages(
-                request_history.build(history), len(history) - turn_start, memory_block
-            )
-            # A failed call raises its typed ModelError as is (the handler below
-            # closes the history first), so callers can tell "no key" from "HTTP 529".
-            call = (
-                functools.partial(model.stream, on_text=lambda t: on_text(encodable(t)))
-                if on_text is not None and isinstance(model, StreamingModelClient)
-                else model.create
-            )
-            reply = call(
-                system=system,
-                messages=messages,
-                max_tokens=max_tokens,
-                tools=tools.definitions,
-                model=model_name,
-            )
-            on_reply(reply)
+            reply = _ask(model, inputs, history, request_history, tools, listen, progress)
             content = [dict(b) for b in reply.content] or [
                 {"type": "text", "text": "(the model returned an empty reply)"}
             ]
@@ -232,58 +264,102 @@ def run_tool_loop(
                 answer = reply.text
                 if reply.stop_reason == "max_tokens":
                     answer += "\n\n[The answer was cut off: it reached max_tokens.]"
-                return LoopOutcome(answer, model_calls, tool_calls, steps=tuple(steps))
-            results = []
-            if tool_rounds >= max_tool_steps:
+                return progress.outcome(answer)
+            if progress.rounds >= inputs.max_tool_steps:
                 note = (
-                    f"(Stopped: the limit of {max_tool_steps} tool steps was reached before a "
-                    "final answer. Ask again to continue, or raise max_tool_steps.)"
+                    f"(Stopped: the limit of {inputs.max_tool_steps} tool steps was reached "
+                    "before a final answer. Ask again to continue, or raise max_tool_steps.)"
                 )
                 close_turn(history, note)
                 answer = "\n\n".join(t for t in (reply.text.strip(), note) if t)
-                return LoopOutcome(
-                    answer, model_calls, tool_calls, stopped_at_limit=True, steps=tuple(steps)
-                )
-            tool_rounds += 1
-            complete = reply.stop_reason == "tool_use"
-            for use in uses:
-                name = str(use.get("name"))
-                if complete:
-                    emit("tool", f"{name} {_short_input(use.get('input'))}")
-                    began = time.monotonic()
-                    outcome = tools.run(name, use.get("input"))
-                    tool_calls += 1
-                    text, is_error = outcome.content, outcome.is_error
-                    first_line = (text.strip().splitlines() or ["error"])[0]
-                    step = ToolStep(
-                        name,
-                        _step_summary(name, use.get("input")),
-                        len(text),
-                        _clip(first_line, 200) if is_error else None,
-                        time.monotonic() - began,
-                    )
-                    steps.append(step)
-                    if on_step is not None:
-                        on_step(step)
-                else:
-                    text = (
-                        f"not run: the reply stopped with {reply.stop_reason!r} before the "
-                        "tool call was complete"
-                    )
-                    is_error = True
-                block: dict[str, Any] = {
-                    "type": "tool_result",
-                    "tool_use_id": use.get("id"),
-                    "content": text,
-                }
-                if is_error:
-                    block["is_error"] = True
-                results.append(block)
-            history.append({"role": "user", "content": results})
-            results = []
+                return progress.outcome(answer, stopped_at_limit=True)
+            progress.rounds += 1
+            _run_tools(uses, reply, tools, listen, progress)
+            history.append({"role": "user", "content": progress.results})
+            progress.results = []
     except KeyboardInterrupt:
-        close_turn(history, INTERRUPTED_NOTE, results)
+        close_turn(history, INTERRUPTED_NOTE, progress.results)
         raise
     except BaseException as e:
-        close_turn(history, f"(The turn failed: {e})", results)
+        close_turn(history, f"(The turn failed: {e})", progress.results)
         raise
+
+
+def _ask(
+    model: ModelClient,
+    inputs: LoopInputs,
+    history: list[dict[str, Any]],
+    request_history: RequestHistory,
+    tools: ToolBox,
+    listen: LoopListener,
+    progress: _Progress,
+) -> ModelReply:
+    """One main request: the request history with the memory block, the tools; streamed
+    to ``listen.on_text`` when it listens and the client streams."""
+    progress.model_calls += 1
+    listen.emit("model", f"step {progress.model_calls}")
+    messages = request_messages(
+        request_history.build(history), len(history) - progress.turn_start, inputs.memory_block
+    )
+    # A failed call raises its typed ModelError as is (run_tool_loop closes the history
+    # first), so callers can tell "no key" from "HTTP 529".
+    on_text = listen.on_text
+    call = (
+        functools.partial(model.stream, on_text=lambda t: on_text(encodable(t)))
+        if on_text is not None and isinstance(model, StreamingModelClient)
+        else model.create
+    )
+    reply = call(
+        system=list(inputs.system),
+        messages=messages,
+        max_tokens=inputs.max_tokens,
+        tools=tools.definitions,
+        model=inputs.model_name,
+    )
+    listen.on_reply(reply)
+    return reply
+
+
+def _run_tools(
+    uses: list[dict[str, Any]],
+    reply: ModelReply,
+    tools: ToolBox,
+    listen: LoopListener,
+    progress: _Progress,
+) -> None:
+    """Run one round's tool calls, each result added to ``progress.results`` as it is
+    known. A reply cut off before its tool calls were complete runs none of them."""
+    complete = reply.stop_reason == "tool_use"
+    for use in uses:
+        name = str(use.get("name"))
+        if complete:
+            listen.emit("tool", f"{name} {_short_input(use.get('input'))}")
+            began = time.monotonic()
+            outcome = tools.run(name, use.get("input"))
+            progress.tool_calls += 1
+            text, is_error = outcome.content, outcome.is_error
+            first_line = (text.strip().splitlines() or ["error"])[0]
+            step = ToolStep(
+                name,
+                _step_summary(name, use.get("input")),
+                len(text),
+                _clip(first_line, 200) if is_error else None,
+                time.monotonic() - began,
+            )
+            progress.steps.append(step)
+            if listen.on_step is not None:
+                listen.on_step(step)
+        else:
+            text = (
+                f"not run: the reply stopped with {reply.stop_reason!r} before the "
+                "tool call was complete"
+            )
+            is_error = True
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": use.get("id"),
+            "content": text,
+        }
+        if is_error:
+            block["is_error"] = True
+        progress.results.append(block)

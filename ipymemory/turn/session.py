@@ -1,17 +1,24 @@
 """``AgentSession``: one agent conversation with long-term memory (SPEC §2).
 
-One session per notebook kernel. A turn::
+One session per notebook kernel. It holds the settings, the conversation (the canonical
+history and the request history sent of it), the batches and what ties turns together
+(the extraction cursor, the consolidation spacing, the journal's cache), and runs a
+turn's phases in order, each a module of its own that takes a
+:class:`~ipymemory.turn.context.TurnContext` (the model, the settings, both scopes'
+stores, the :class:`~ipymemory.turn.turnlog.TurnLog` it reports into)::
 
-    begin_turn(query)   read the set, select (model, else fallback), build the
-                        <relevant_memories> block for this turn's requests only
-    tool loop           request = system prompt + request history (compressed
-                        canonical history) + the turn's messages, the memory block
-                        before the query (SPEC §8) ; canonical history grows
-    complete()          extract from the canonical history since the cursor (SPEC §8)
-                        -> a pending batch (+ a consolidation plan when the set
-                        reaches the threshold and ``consolidate_every`` records were
-                        added since the last consolidation, counted from the
-                        journal: SPEC §9) -> review / auto commit / off
+    question        Question.asked: the user's text, made encodable once (turn/question.py)
+    1. choosing     choose_for_turn + memory_block (turn/choosing.py): read both scopes,
+                    select (model, else fallback), build the <relevant_memories> block
+                    for this turn's requests only -- begin_turn
+    2. answering    answer_question (turn/answering.py): request = system prompt +
+                    request history (compressed canonical history) + the turn's
+                    messages, the memory block before the query (SPEC §8); the tool loop
+                    (turn/loop.py) grows the canonical history -- answer() ends here
+    3. memory work  MemoryWork.run (turn/memory_work.py): extract from the canonical
+                    history since the cursor (SPEC §8), screen, scope, consolidate when
+                    due (turn/consolidation.py: SPEC §9 spacing), then review / auto
+                    commit / off -- AnsweredTurn.finish(), maybe on another thread
 
 The extractor reads the messages no successful extraction read, after the turn
 before them as context, so it can propose an item again; items named like one still
@@ -37,88 +44,43 @@ import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from .._encodable import encodable
 from ..config import default_model
-from ..errors import (
-    BatchError,
-    MemoryStoreError,
-    ProposalError,
-    SideQueryError,
-    SideQueryReplyError,
-    TurnError,
-)
-from ..model import ModelClient, ModelReply, Usage, cached_system
-from ..model.usage import Role
-from ..screen import redact
-from ..screen.dependence import file_outputs
-from ..sidequery import (
-    LAST_ERROR_CONSOLIDATE,
-    LAST_ERROR_EXTRACT,
-    LAST_ERROR_SELECT,
-    Selection,
-    extract_memories,
-    plan_consolidation,
-    select_memories,
-)
-from ..store.recency import JournalCache, saved_dates, spacing
-from ..store.record import MemoryRecord, MemoryType, StoredRecord
-from ..store.sources import stale_records
+from ..errors import BatchError, TurnError
+from ..model import ModelClient
+from ..sidequery import Selection
+from ..store.recency import JournalCache
+from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
-from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
+from .answering import OfferedMemoryTool, ToolChoices, answer_question, summarize, tool_box
+from .batch import BatchRegistry, CommitResult, PendingBatch
+from .choosing import LAST_ERROR_READ, choose_for_turn, memory_block
 from .config import COMMIT_MODES, SessionConfig
+from .consolidation import SessionSpacing, consolidate_now
+from .context import TurnContext
 from .failures import MemoryFailure
-from .history import RequestHistory, previous_turn_start, summarize_history
+from .history import RequestHistory
 from .history_change import HistoryChange
-from .injection import render_memory_block
-from .loop import LoopOutcome, ToolStep, run_tool_loop
+from .loop import LoopOutcome, ToolStep
+from .memory_work import LAST_ERROR_COMMIT, MemoryWork, WorkOutcome, commit_batch
 from .pending import PendingFiles
-from .proposals import Proposal, assemble_batch, join_batches, screen_proposals
+from .proposals import Proposal, new_batch_id
 from .provenance import TurnProvenance
-from .scopes import ScopedSet, read_scopes, user_store_for
-from .screened import (
-    NOTHING_SCREENED,
-    plan_flags,
-    screen_items,
-    screen_plan,
-    split_for_auto,
-)
-from .tools import OfferedTool, ToolBox
-from .usage import CallUsage, TurnUsage, UsageLedger
+from .question import Question
+from .scopes import user_store_for
+from .turnlog import Listener, TurnEvent, TurnLog
+from .usage import TurnUsage, UsageLedger
 
 __all__ = [
     "LAST_ERROR_COMMIT",
     "LAST_ERROR_READ",
     "AgentSession",
     "AnsweredTurn",
+    "OfferedMemoryTool",
     "TurnEvent",
     "TurnResult",
 ]
-
-# Texts for the failures SPEC §3 does not name (its three come from sidequery).
-LAST_ERROR_READ = "Memory could not be read"
-LAST_ERROR_COMMIT = "Memory commit failed"
-LAST_ERROR_SCREEN = "Memory screening dropped an item"
-LAST_ERROR_AGENT = "Memory tool proposals failed"
-
-
-@dataclass(frozen=True)
-class TurnEvent:
-    """Progress of a turn, for a spinner or a progress line.
-
-    ``kind`` is one of ``selecting``, ``model`` (a model call starts), ``text`` (a
-    piece of the model's reply streamed in: ``detail`` is that text), ``tool`` (a tool
-    starts), ``step`` (a tool ran: ``step`` says which, on what, with what result),
-    ``summarizing`` (older history is being compressed), ``answered`` (the final
-    answer is known: ``detail`` is the whole answer; memory work follows),
-    ``extracting``, ``consolidating``, ``done``; otherwise ``detail`` is a short
-    human-readable text.
-    """
-
-    kind: str
-    detail: str = ""
-    step: ToolStep | None = None
 
 
 @dataclass(frozen=True)
@@ -150,16 +112,6 @@ class TurnResult:
     @property
     def held_reasons(self) -> dict[str, tuple[str, ...]]:
         return dict(self.held.flags) if self.held is not None else {}
-
-
-Listener = Callable[[TurnEvent], None]
-
-
-class OfferedMemoryTool(OfferedTool, Protocol):
-    """The memory tool as a turn uses it: offered to the model, then its proposals
-    handed over (``take``) to join the extracted batch."""
-
-    def take(self) -> tuple[Proposal, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -203,9 +155,8 @@ class AgentSession:
         self.namespace: dict[str, Any] = {}
         self.selected: tuple[MemoryRecord, ...] = ()
         self.selection: Selection | None = None
-        self.last_error: str | None = None
-        self.last_error_cause: str | None = None
         self.usage = UsageLedger()
+        self._log = TurnLog(self.usage)  # events, calls and failures of the turn
         self._history: list[dict[str, Any]] = []
         self._request_history = RequestHistory(self.config.history_token_budget, self._summarize)
         self.batch_registry = BatchRegistry()
@@ -219,25 +170,17 @@ class AgentSession:
         self.caller: Callable[[], Mapping[str, Any]] | None = None
         self._provenance: TurnProvenance | None = None
         self._read_hashes: dict[str, str] = {}  # path -> sha256 as the session last read it
-        self._held: PendingBatch | None = None  # this turn's batch held for a person
         self._memory_tool: OfferedMemoryTool | None = None  # offered during a turn only
-        self._agent_proposals: tuple[Proposal, ...] = ()
         self._memory_block = ""
         # SPEC §8: canonical messages before this index were read by a successful
         # extraction (or belong to turns that opted out of it).
         self._extracted_upto = 0
-        # SPEC §9 spacing is counted from the journal; what this session adds to it:
-        # the journal's newest seq when it last got a plan (one pending in review mode
-        # is not asked for again on every turn) and its open batches proposed since.
-        self._journal_entries = JournalCache()
-        self._asked_seq = 0
-        self._since_ask: set[str] = set()
-        self._calls: list[CallUsage] | None = None
-        self._errors: list[MemoryFailure] = []
-        self._listener: Listener | None = None
+        # The project journal's entries, read once per change: the saved dates and the
+        # source notes of phase 1, the consolidation spacing of phase 3 (SPEC §9).
+        self._journal = JournalCache()
+        self._spacing = SessionSpacing(self._journal)
         self._lock = threading.RLock()
         self._user_store: MemoryStore | None = None
-        self._scoped = ScopedSet(())  # the sets the turn in progress selected from
 
     # --- state ---------------------------------------------------------------------
 
@@ -294,24 +237,24 @@ class AgentSession:
             self._request_history.reset()
             self._extracted_upto = 0
 
+    @property
+    def last_error(self) -> str | None:
+        """The fixed text of the latest memory failure (cleared when a turn starts)."""
+        return self._log.last_error
+
+    @property
+    def last_error_cause(self) -> str | None:
+        """The exact cause of ``last_error``, credentials redacted."""
+        return self._log.last_error_cause
+
     # --- the turn ------------------------------------------------------------------
 
     def begin_turn(self, query: str) -> Selection:
         """Select the memories for ``query`` and build this turn's memory block."""
-        query = encodable(query)  # the user's text enters here (ipymemory._encodable)
+        question = Question.of(query)  # the user's text enters here
         with self._lock:
-            self._clear_errors()
-            self._emit("selecting", "choosing relevant memories")
-            selection = self._select(query)
-            self.selection = selection
-            self.selected = selection.records
-            self._memory_block = render_memory_block(
-                selection.records,
-                user_wide=self._scoped.user_names,
-                notes=self._source_notes(selection.records),
-                saved=self._saved_dates(selection.records),
-            )
-            return selection
+            self._log.clear_errors()
+            return self._choose(self._context(), question)
 
     def run_turn(
         self,
@@ -363,77 +306,46 @@ class AgentSession:
         mode = commit_mode or self.config.commit_mode
         if mode not in COMMIT_MODES:
             raise BatchError(f"commit_mode {mode!r} is not one of {', '.join(COMMIT_MODES)}")
-        if not isinstance(query, str) or not query.strip():
-            raise TurnError("the query is empty: nothing to ask the model")
-        query = encodable(query)  # the user's text enters here (ipymemory._encodable)
+        question = Question.asked(query)  # the user's text enters here
         with self._lock:
-            self._listener = on_event
-            self._calls = []
+            self._log.begin(on_event)
             self._memory_tool = memory_tool
             try:
-                hidden = self.config.allow_hidden if allow_hidden is None else allow_hidden
-                return self._answer(query, mode, allow_python, use_memory, namespace, hidden)
+                tools = ToolChoices(
+                    allow_python=allow_python,
+                    namespace=namespace if namespace is not None else self.namespace,
+                    allow_hidden=self.config.allow_hidden if allow_hidden is None else allow_hidden,
+                    memory_tool=memory_tool,
+                )
+                return self._answer(question, mode, use_memory, tools)
             except BaseException:
                 self._end_turn()
                 raise
 
-    def _end_turn(self) -> None:
-        self.usage.turns.append(TurnUsage(tuple(self._calls or ())))
-        self._calls = None
-        self._listener = None
-        self._memory_block = ""
-        self._memory_tool = None
-
     def _answer(
-        self,
-        query: str,
-        mode: str,
-        allow_python: bool,
-        use_memory: bool,
-        namespace: dict[str, Any] | None,
-        allow_hidden: bool,
+        self, question: Question, mode: str, use_memory: bool, choices: ToolChoices
     ) -> AnsweredTurn:
+        """Phases 1 and 2; phase 3 waits in the returned turn's ``finish``."""
         started = time.monotonic()
-        turn = TurnProvenance(self.id, query=query, caller=self._caller())
+        turn = TurnProvenance(self.id, query=question.text, caller=self._caller())
         self._provenance = turn
+        ctx = self._context()
+        self._log.clear_errors()
         if use_memory:
-            selection = self.begin_turn(query)
+            selection = self._choose(ctx, question)
         else:
-            self._clear_errors()
             selection = Selection((), "none", "memory was not used for this turn")
             self.selection, self.selected, self._memory_block = selection, (), ""
-        system = cached_system(self.config.system_prompt)
-        tools = ToolBox(
-            self.workspace,
-            allow_python=allow_python,
-            namespace=namespace if namespace is not None else self.namespace,
-            read_limit=self.config.file_read_limit,
-            list_limit=self.config.list_files_limit,
-            output_limit=self.config.python_output_limit,
-            allow_hidden=allow_hidden,
-            python_timeout=self.config.python_timeout,
-            offered=self._memory_tool,
-        )
-        self._history.append({"role": "user", "content": query})
-        outcome = run_tool_loop(
-            self.model,
-            system=system,
+        tools = tool_box(self.workspace, ctx, choices)
+        outcome = answer_question(
+            ctx,
+            question,
+            self._memory_block,
             history=self._history,
             request_history=self._request_history,
             tools=tools,
-            max_tool_steps=self.config.max_tool_steps,
-            max_tokens=self.config.max_tokens,
-            model_name=self.config.model,
-            on_reply=self._record_main,
-            emit=self._emit,
-            memory_block=self._memory_block,
-            # Stream only to someone listening (a notebook cell shows the text).
-            on_text=self._stream_text if self._listener is not None else None,
-            on_step=self._step,
         )
         answered = time.monotonic()
-        # The answer is complete: show it now, before any memory work (issue 13).
-        self._emit("answered", outcome.answer)
         self._provenance = replace(
             turn, files_read=tuple(tools.files_read), files_sha256=dict(tools.files_sha256)
         )
@@ -450,9 +362,7 @@ class AgentSession:
             finished.set()
             with self._lock:
                 try:
-                    return self._memory_work(
-                        mode, use_memory, selection, outcome, started, answered
-                    )
+                    return self._finish(mode, use_memory, selection, outcome, started, answered)
                 finally:
                     self._end_turn()
 
@@ -460,7 +370,16 @@ class AgentSession:
             outcome.answer, selection, outcome.steps, outcome.tool_calls, answered - started, finish
         )
 
-    def _memory_work(
+    def _choose(self, ctx: TurnContext, question: Question) -> Selection:
+        """Phase 1: the selection, and the block it puts in this turn's requests."""
+        ctx.log.emit("selecting", "choosing relevant memories")
+        chosen = choose_for_turn(ctx, question)
+        self.selection = chosen.selection
+        self.selected = chosen.selection.records
+        self._memory_block = memory_block(ctx, chosen, self._journal)
+        return chosen.selection
+
+    def _finish(
         self,
         mode: str,
         use_memory: bool,
@@ -469,36 +388,39 @@ class AgentSession:
         started: float,
         answered: float,
     ) -> TurnResult:
-        self._held = None
+        """Phase 3, and the turn's result."""
         # What the memory tool proposed this turn joins the extracted batch.
-        self._agent_proposals = self._memory_tool.take() if self._memory_tool else ()
+        proposals = self._memory_tool.take() if self._memory_tool else ()
         if use_memory:
-            batch = self._complete(mode)
-        else:
-            batch = None
-            self._skip_extraction()
-        held, self._held = self._held, None
-        committed = batch.committed if batch is not None else ()
+            work = self._memory_work(mode, proposals)
+        else:  # the cursor moves past a turn that opted out: no extraction reads it
+            work = self._moved(WorkOutcome(None, extracted_upto=len(self._history)))
+        batch, held = work.batch, work.held
         said = f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"
         if held is not None:
             said += f"; {len(held.items) or 'a plan'} held for review (see held_reasons)"
-        self._emit("done", f"{outcome.tool_calls} tool call(s); {said}")
+        self._log.emit("done", f"{outcome.tool_calls} tool call(s); {said}")
         return TurnResult(
             answer=outcome.answer,
             selection=selection,
             batch=batch,
-            committed=committed,
-            usage=TurnUsage(tuple(self._calls or ())),
+            committed=batch.committed if batch is not None else (),
+            usage=self._log.turn_usage(),
             last_error=self.last_error,
             tool_calls=outcome.tool_calls,
             last_error_cause=self.last_error_cause,
-            memory_errors=tuple(self._errors),
+            memory_errors=tuple(self._log.failures),
             stopped_at_limit=outcome.stopped_at_limit,
             answer_seconds=answered - started,
             memory_seconds=time.monotonic() - answered,
             steps=outcome.steps,
             held=held,
         )
+
+    def _end_turn(self) -> None:
+        self._log.end()
+        self._memory_block = ""
+        self._memory_tool = None
 
     def complete(self) -> PendingBatch | None:
         """Extract from a copy of the canonical history (after the final answer).
@@ -508,220 +430,24 @@ class AgentSession:
         mode ``off``). A failed consolidation does not hold back the clean items (SPEC §9).
         """
         with self._lock:
-            return self._complete(self.config.commit_mode)
+            return self._memory_work(self.config.commit_mode).batch
 
-    def _skip_extraction(self) -> None:
-        """A turn that opted out of extraction (``use_memory=False``, mode ``off``):
-        the cursor moves past it, so no later extraction reads it either."""
-        self._extracted_upto = len(self._history)
-
-    def _complete(self, mode: str) -> PendingBatch | None:
-        if mode == "off":
-            self._skip_extraction()
-            self._agent_proposals = ()
-            return None
-        self._emit("extracting", "looking for memories worth keeping")
-        # SPEC §8: only what no successful extraction read yet, after the turn before it.
-        end = len(self._history)
-        start = min(self._extracted_upto, end)
-        history = copy.deepcopy(self._history[start:end])
-        context = copy.deepcopy(self._history[previous_turn_start(self._history, start) : start])
-        try:
-            scoped = read_scopes(self.store, self.user_store)
-        except MemoryStoreError as e:
-            self._fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}", e)
-            return self._register(None, mode, asked=False)
-        stored = scoped.project
-        base = tuple(entry.record for entry in stored)
-        # SPEC §11: the extractor knows both scopes' records (no duplicate in either);
-        # a user scope that cannot be read now takes no new items.
-        user_on = self.user_store is not None and scoped.error is None
-        theirs = {entry.record.name: entry.record for entry in scoped.user}
-        try:
-            extraction = extract_memories(
-                self.model,
-                history,
-                scoped.catalog,
-                {record.name for record in scoped.records},
-                context=context,
-                side_model=self.config.side_model,
-            )
-        except SideQueryError as e:  # the cursor stays: the next turn reads these too
-            self._record_side("extractor", _error_usage(e))
-            self._fail(LAST_ERROR_EXTRACT, str(e), e)
-            return self._register(None, mode, asked=False)
-        self._record_side("extractor", extraction.usage)
-        self._extracted_upto = end
-        # The extractor sees the turn before the new messages again, so it may propose
-        # what already waits for review or what the user turned down: drop those. An
-        # update keeps its record's name, so it is dropped only when it says the same
-        # again (a later correction of a record is a new proposal).
-        decided = self.batch_registry.proposed_names()
-        seen = self.batch_registry.proposed_records()
-        extracted = [
-            item
-            for item in extraction.items
-            if (item.record not in seen if item.replaces else item.record.name not in decided)
-        ]
-        # SPEC §9: the excerpts the model cites (origin is decided from them, they go to
-        # the journal) and the current records the items update.
-        evidence = {i.record.name: i.evidence for i in extracted if i.evidence}
-        current = {record.name for record in base}
-        # SPEC §7: origin, credentials and instructions, before anything is kept.
-        screened = screen_items(
-            [item.record for item in extracted],
-            [*context, *history],
-            decided | current | set(theirs),
-            evidence=evidence,
+    def _memory_work(self, mode: str, proposals: Sequence[Proposal] = ()) -> WorkOutcome:
+        provenance = self._provenance or TurnProvenance(self.id, caller=self._caller())
+        work = MemoryWork(
+            self._context(),
+            self.batch_registry,
+            self._spacing,
+            provenance,
+            proposals,
             reads=self._read_hashes,
-            outputs=file_outputs(self._history),
         )
-        items = screened.items
-        if screened.dropped:
-            self._fail(LAST_ERROR_SCREEN, "; ".join(screened.dropped))
-        if not items:
-            return self._register(None, mode, asked=False)
-        kept = {item.name for item in items}
-        replaces = {
-            i.record.name: i.replaces
-            for i in extracted
-            if (i.replaces in current or i.replaces in theirs) and i.record.name in kept
-        }
-        scopes = _new_scopes(items, replaces, current, user_on)
-        # The user records its updates replace travel in the base (their digests are how
-        # a later kernel knows they did not change).
-        base_with_user = (*base, *(theirs[n] for n in set(replaces.values()) - current))
-        project_items = [item for item in items if item.name not in scopes]
-        origins = dict(screened.origins)
-        flags = dict(screened.flags)
-        plan = None
-        plan_error = None
-        asked = False
-        project_updates = [n for n in replaces if n not in scopes]
-        if self._consolidation_due(stored, len(project_items) - len(project_updates)):
-            # The candidates: the project's set as the updates leave it, and this turn's
-            # items for the project (a plan is made over one scope).
-            updated = set(replaces.values())
-            candidates = (*(r for r in base if r.name not in updated), *project_items)
-            self._emit("consolidating", f"{len(candidates)} candidates")
-            asked_at = self._journal_seq()
-            try:
-                plan, usage = plan_consolidation(
-                    self.model, candidates, side_model=self.config.side_model
-                )
-                self._record_side("consolidator", usage)
-                asked = True
-                self._asked(asked_at)
-            except SideQueryError as e:  # not asked: the next eligible turn asks again
-                self._record_side("consolidator", _error_usage(e))
-                self._fail(LAST_ERROR_CONSOLIDATE, str(e), e)
-                plan_error = str(e)
-            if plan is not None:
-                plan, plan_origins, reasons = screen_plan(plan, base, screened, auto=mode == "auto")
-                origins.update(plan_origins)
-                flags.update(plan_flags(reasons))
-        provenance = self._provenance or TurnProvenance(self.id, caller=self._caller())
-        batch = PendingBatch(
-            _batch_id(),
-            items,
-            plan,
-            base_with_user,
-            plan_error=plan_error,
-            provenance=replace(provenance, models=self._models()),
-            origins=origins,
-            flags=flags,
-            redacted=screened.redacted,
-            replaces=replaces,
-            evidence={name: why for name, why in evidence.items() if name in kept},
-            sources={n: files for n, files in screened.sources.items() if n not in scopes},
-            scopes=scopes,
-        )
-        return self._register(batch, mode, asked=asked)
+        return self._moved(work.run(mode, self._history, self._extracted_upto))
 
-    def _register(
-        self, batch: PendingBatch | None, mode: str, *, asked: bool
-    ) -> PendingBatch | None:
-        """Register this turn's batch (the memory tool's proposals joined) for review,
-        or in ``auto`` mode commit what needs nobody and hold the rest."""
-        agent = self._agent_batch(mode)
-        if agent is not None and batch is not None:
-            batch, separate = join_batches(batch, agent)
-            if separate is not None:  # both carry a plan: reviewed side by side
-                self.batch_registry.add(separate)
-        batch = batch if batch is not None else agent
-        if batch is None:
-            return None
-        if mode != "auto":
-            return self._proposed(self.batch_registry.add(batch), asked)
-        # SPEC §9: a failed consolidation does not hold back the clean items.
-        now, later = split_for_auto(batch)
-        if later is not None:  # waits for a person; the turn says so (TurnResult.held)
-            self._held = self._proposed(self.batch_registry.add(later), asked)
-        if now is None:
-            return self._held
-        return self._commit(
-            self._proposed(self.batch_registry.add(now), asked), (), True, auto=True
-        ).batch
-
-    def _consolidation_due(self, stored: Sequence[StoredRecord], n_items: int) -> bool:
-        """SPEC §8/§9: the set with this turn's items reaches the threshold, and
-        ``consolidate_every`` records were added since the last consolidation -- counted
-        from the journal (any kernel or process, and files another tool added since its
-        last entry), plus this session's undecided items and this turn's, since this
-        session last got a plan."""
-        if len(stored) + n_items < self.config.consolidate_threshold:
-            return False
-        try:
-            entries = self._journal_entries.entries(self.store.journal())
-        except MemoryStoreError:
-            entries = ()  # an unreadable journal: count what this session knows
-        current = [entry.file for entry in stored]
-        counted = spacing(entries, after_seq=self._asked_seq, current=current)
-        undecided = sum(
-            len(b.items) - len(b.replaces)  # an update adds no record
-            for b in self.batch_registry.pending
-            if b.id in self._since_ask
-        )
-        return counted.added + undecided + n_items >= self.config.consolidate_every
-
-    def _journal_seq(self) -> int:
-        """The journal's newest seq (0 when empty or unreadable)."""
-        try:
-            entries = self._journal_entries.entries(self.store.journal())
-        except MemoryStoreError:
-            return 0
-        return entries[-1].seq if entries else 0
-
-    def _asked(self, seq: int) -> None:
-        """The consolidator gave a plan when the journal ended at ``seq``."""
-        self._asked_seq = seq
-        self._since_ask = set()
-
-    def _proposed(self, batch: PendingBatch, asked: bool) -> PendingBatch:
-        """Note a batch of this turn for the spacing count (not when this turn's plan
-        already took its items as candidates)."""
-        if not asked:
-            self._since_ask.add(batch.id)
-        return batch
-
-    def _agent_batch(self, mode: str) -> PendingBatch | None:
-        """The memory tool's proposals of this turn as one batch (origin ``agent``)."""
-        proposals, self._agent_proposals = self._agent_proposals, ()
-        if not proposals:
-            return None
-        try:
-            current = self.store.records()
-            screened = screen_proposals(proposals, current, auto=mode == "auto")
-        except (ProposalError, MemoryStoreError) as e:  # the set changed under them
-            self._fail(LAST_ERROR_AGENT, f"the memory tool's proposals were not kept: {e}", e)
-            return None
-        provenance = self._provenance or TurnProvenance(self.id, caller=self._caller())
-        return assemble_batch(
-            screened,
-            current,
-            batch_id=_batch_id(),
-            provenance=replace(provenance, models=self._models()),
-        )
+    def _moved(self, work: WorkOutcome) -> WorkOutcome:
+        if work.extracted_upto is not None:
+            self._extracted_upto = work.extracted_upto
+        return work
 
     # --- batches -------------------------------------------------------------------
 
@@ -746,39 +472,17 @@ class AgentSession:
         ``last_error``), and the set is unchanged. In commit mode ``off`` every
         commit is refused (a turn run with ``commit_mode="auto"`` still commits).
         """
-        return self._commit(
-            batch, reject, accept_plan, auto=False, redacted=redacted, scopes=scopes
-        )
-
-    def _commit(
-        self,
-        batch: PendingBatch,
-        reject: Collection[str],
-        accept_plan: bool,
-        *,
-        auto: bool,
-        redacted: Collection[str] = (),
-        scopes: Mapping[str, str] | None = None,
-    ) -> CommitResult:
         with self._lock:
-            # Mode off stops writing what a turn extracted; an undo/restore was asked
-            # for explicitly, like forget, and is applied.
-            off = not auto and self.config.commit_mode == "off" and batch.history is None
-            result = self.batch_registry.commit(
-                self.store,
+            return commit_batch(
+                self._context(),
+                self.batch_registry,
                 batch,
                 reject,
                 accept_plan,
-                refusal="commit mode is 'off': this session never writes memories" if off else None,
-                decided_by="auto" if auto else "review",
+                auto=False,
                 redacted=redacted,
-                user_store=self.user_store,
                 scopes=scopes,
             )
-            failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
-            if failed and result.error is not None:  # the store refused
-                self._fail(LAST_ERROR_COMMIT, result.error, result.exception)
-            return result
 
     def discard(self, batch: PendingBatch) -> None:
         """Drop a pending (or failed) batch; nothing is written."""
@@ -790,46 +494,15 @@ class AgentSession:
         review (``commit``) in every mode. On failure the returned batch has status
         ``failed``, no plan and the cause in ``plan_error`` (not kept in ``pending``)."""
         with self._lock:
-            self._clear_errors()
-            try:
-                base = self.store.records()
-            except MemoryStoreError as e:
-                self._fail(LAST_ERROR_CONSOLIDATE, f"the memory set could not be read: {e}", e)
-                return _no_plan((), str(e))
-            if not base:
-                reason = "the memory set is empty: nothing to consolidate"
-                return _no_plan((), reason)
-            self._emit("consolidating", f"{len(base)} records")
-            try:
-                asked_at = self._journal_seq()
-                plan, usage = plan_consolidation(
-                    self.model, base, side_model=self.config.side_model
-                )
-                self._record_side("consolidator", usage)
-                self._asked(asked_at)
-            except SideQueryError as e:
-                self._record_side("consolidator", _error_usage(e))
-                self._fail(LAST_ERROR_CONSOLIDATE, str(e), e)
-                return _no_plan(base, str(e))
+            self._log.clear_errors()
+            ctx = self._context()
             provenance = TurnProvenance(
                 self.id,
                 via="consolidate",
                 caller=self._caller(),
-                models={"consolidator": self._side_model_name()},
+                models={"consolidator": ctx.side_model_name},
             )
-            # SPEC §7: its records redacted where needed, flagged when they need a person.
-            plan, origins, reasons = screen_plan(plan, base, NOTHING_SCREENED, auto=False)
-            return self.batch_registry.add(
-                PendingBatch(
-                    _batch_id(),
-                    (),
-                    plan,
-                    base,
-                    provenance=provenance,
-                    origins=origins,
-                    flags=plan_flags(reasons),
-                )
-            )
+            return consolidate_now(ctx, self.batch_registry, self._spacing, provenance)
 
     def propose_history_change(self, change: HistoryChange) -> PendingBatch:
         """Register an undo/restore as a batch awaiting a decision (``commit`` applies
@@ -837,95 +510,23 @@ class AgentSession:
         with self._lock:
             provenance = TurnProvenance(self.id, via=change.op, caller=self._caller())
             return self.batch_registry.add(
-                PendingBatch(_batch_id(), (), None, (), provenance=provenance, history=change)
+                PendingBatch(new_batch_id(), (), None, (), provenance=provenance, history=change)
             )
 
     def record_error(self, message: str, cause: str) -> None:
         """Record a memory failure met outside the session's own code (the notebook's
         memory worker): ``last_error`` and ``last_error_cause``, like its own."""
         with self._lock:
-            self._fail(message, cause)
+            self._log.fail(message, cause)
 
     # --- helpers -------------------------------------------------------------------
 
-    def _saved_dates(self, records: Sequence[MemoryRecord]) -> dict[str, str]:
-        """Name -> the local date its file was saved (SPEC §9 age), from one journal
-        read; names the journal does not know (or an unreadable journal) get none."""
-        out: dict[str, str] = {}
-        # Each record's date comes from the journal of its own scope (SPEC §11).
-        for scope, stored in (("project", self._scoped.project), ("user", self._scoped.user)):
-            files = {entry.record.name: entry.file for entry in stored}
-            wanted = {files[r.name]: r.name for r in records if r.name in files}
-            if not wanted:
-                continue
-            try:
-                if scope == "project":
-                    entries = self._journal_entries.entries(self.store.journal())
-                else:
-                    user = self.user_store
-                    entries = tuple(reversed(user.history())) if user is not None else ()
-            except MemoryStoreError:
-                continue
-            out.update({wanted[f]: day for f, day in saved_dates(entries, wanted).items()})
-        return out
-
-    def _select(self, query: str) -> Selection:
-        self._scoped = ScopedSet(())
-        try:
-            scoped = read_scopes(self.store, self.user_store)
-        except MemoryStoreError as e:
-            self._fail(LAST_ERROR_READ, str(e), e)
-            return Selection((), "none", f"the memory set could not be read: {e}")
-        if scoped.error is not None:  # the turn goes on with the project's set
-            self._fail(LAST_ERROR_READ, scoped.error)
-        self._scoped = scoped
-        records, catalog = scoped.records, scoped.catalog
-        if self.config.max_selected == 0 and records:
-            return Selection((), "none", "max_selected is 0")
-        selection = select_memories(
-            self.model,
-            query,
-            records,
-            catalog,
-            side_model=self.config.side_model,
-            limit=self.config.max_selected,
-        )
-        self._record_side("selector", selection.usage)
-        if selection.source == "fallback":
-            self._fail(LAST_ERROR_SELECT, selection.reason or "unknown cause")
-        return selection
-
-    def _source_notes(self, records: Sequence[MemoryRecord]) -> dict[str, list[str]]:
-        """SPEC §11: per selected project record, the sources that changed since it
-        was saved (best effort: a journal that cannot be read says nothing)."""
-        names = [r.name for r in records if r.name not in self._scoped.user_names]
-        if not names:
-            return {}
-        try:
-            journal = self._journal_entries.entries(self.store.journal())
-            stale = stale_records(self.store, names, journal=journal, current=self._scoped.project)
-        except MemoryStoreError:
-            return {}
-        return {
-            name: [f"source changed since saved: {c.path}" for c in changes]
-            for name, changes in stale.items()
-        }
+    def _context(self) -> TurnContext:
+        """What a phase is given: the settings as they are now (see turn/context.py)."""
+        return TurnContext(self.model, self.config, self.store, self.user_store, self._log)
 
     def _summarize(self, previous: str | None, dropped: Any, max_tokens: int) -> str:
-        self._emit("summarizing", f"{len(dropped)} older messages")
-        try:
-            text, usage = summarize_history(
-                self.model,
-                previous,
-                dropped,
-                max_tokens=max_tokens,
-                side_model=self.config.side_model,
-            )
-        except SideQueryError as e:
-            self._record_side("summarizer", _error_usage(e))
-            raise
-        self._record_side("summarizer", usage)
-        return text
+        return summarize(self._context(), previous, dropped, max_tokens)
 
     def _caller(self) -> dict[str, Any]:
         """What the front end says about the running cell; {} if unknown or it fails
@@ -937,89 +538,9 @@ class AgentSession:
         except Exception:
             return {}
 
-    def _models(self) -> dict[str, str]:
-        """Role -> model name of the calls made so far in this turn (or operation)."""
-        calls = self._calls if self._calls is not None else []
-        return {call.role: call.model for call in calls if call.model}
-
-    def _clear_errors(self) -> None:
-        self.last_error = None
-        self.last_error_cause = None
-        self._errors = []
-
-    def _fail(self, message: str, cause: str, error: Exception | None = None) -> None:
-        # A cause may quote a reply or a record: never a credential on screen (SPEC §7).
-        cause = redact(cause)
-        self.last_error = message
-        self.last_error_cause = cause
-        self._errors.append(MemoryFailure(message, cause, error))
-
-    def _emit(self, kind: str, detail: str, step: ToolStep | None = None) -> None:
-        if self._listener is not None:
-            self._listener(TurnEvent(kind, detail, step))
-
-    def _stream_text(self, text: str) -> None:
-        self._emit("text", text)
-
-    def _step(self, step: ToolStep) -> None:
-        self._emit("step", f"{step.name} {step.summary}", step)
-
-    def _record(self, call: CallUsage) -> None:
-        if self._calls is not None:
-            self._calls.append(call)
-        else:
-            self.usage.add_other([call])
-
-    def _record_main(self, reply: ModelReply) -> None:
-        name = reply.model or self.config.model or str(getattr(self.model, "model", ""))
-        self._record(CallUsage("main", name, reply.usage))
-
-    def _record_side(self, role: Role, usage: Usage | None) -> None:
-        if usage is None or usage == Usage():
-            return  # no call was made (empty set, no model) or it cost nothing
-        self._record(CallUsage(role, self._side_model_name(), usage))
-
-    def _side_model_name(self) -> str:
-        return self.config.side_model or str(getattr(self.model, "side_model", "") or "")
-
     def __repr__(self) -> str:
         return (
             f"AgentSession({str(self.workspace)!r}, model={self.model!r}, "
             f"mode={self.config.commit_mode!r}, messages={len(self._history)}, "
             f"pending={len(self.pending)})"
         )
-
-
-def _new_scopes(
-    items: Sequence[MemoryRecord],
-    replaces: Mapping[str, str],
-    project: Collection[str],
-    user_on: bool,
-) -> dict[str, str]:
-    """SPEC §11: which items go to the user scope -- new ``user``-type items, and updates
-    of a user-scope record; the rest (and everything when the scope is off) to the
-    project. The extractor never chooses a path."""
-    if not user_on:
-        return {}
-    out = {}
-    for item in items:
-        target = replaces.get(item.name)
-        if target is not None:
-            if target not in project:
-                out[item.name] = USER_SCOPE
-        elif item.type is MemoryType.USER:
-            out[item.name] = USER_SCOPE
-    return out
-
-
-def _error_usage(error: SideQueryError) -> Usage | None:
-    return error.usage if isinstance(error, SideQueryReplyError) else None
-
-
-def _batch_id() -> str:
-    return uuid.uuid4().hex[:12]
-
-
-def _no_plan(base: tuple[MemoryRecord, ...], reason: str) -> PendingBatch:
-    """The failed, unregistered batch of a consolidation that produced no plan."""
-    return PendingBatch(_batch_id(), (), None, base, BatchStatus.FAILED, plan_error=reason)

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from IPython import get_ipython
+from IPython.core.displaypub import DisplayPublisher
 from IPython.display import DisplayHandle, display
 
 from .. import _text
@@ -69,9 +71,22 @@ def display_bundle(bundle: dict[str, Any]) -> DisplayHandle | None:
     return handle if isinstance(handle, DisplayHandle) else None
 
 
-def update_bundle(handle: DisplayHandle, bundle: dict[str, Any]) -> None:
-    """Replace what ``handle`` shows with ``bundle``."""
+def update_bundle(handle: DisplayHandle, bundle: dict[str, Any], *, outcome: bool = False) -> None:
+    """Replace what ``handle`` shows with ``bundle``. ``outcome``: the decided outcome
+    replacing a review; a terminal cannot replace what it printed (it prints every
+    update anew), and there what decided it -- a ``%memory`` command -- shows its own
+    view, so the outcome is not printed a second time."""
+    if outcome and _prints_updates_anew():
+        return
     handle.update(bundle, raw=True)  # type: ignore[no-untyped-call]
+
+
+def _prints_updates_anew() -> bool:
+    """Whether the running shell's display publisher prints each update as a new output:
+    IPython's own :class:`DisplayPublisher` does (a terminal IPython); a kernel's and
+    ``capture_output``'s subclasses hand updates to a frontend that replaces in place."""
+    shell = get_ipython()
+    return type(getattr(shell, "display_pub", None)) is DisplayPublisher
 
 
 def esc(value: object) -> str:

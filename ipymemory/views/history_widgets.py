@@ -230,7 +230,7 @@ class HistoryChangeReview(StaticBundleBox):
         if done:
             bundle = self.static_view().bundle()
             for handle in self._handles:
-                update_bundle(handle, bundle)
+                update_bundle(handle, bundle, outcome=True)
 
     def _ipython_display_(self) -> None:
         handle = display_bundle(self._repr_mimebundle_() or {})

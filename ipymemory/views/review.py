@@ -487,7 +487,7 @@ class BatchReview(StaticBundleBox):
         self.result.value = html_text(self._outcome()).value
         bundle = self.static_view().bundle()
         for handle in self._handles:
-            update_bundle(handle, bundle)
+            update_bundle(handle, bundle, outcome=True)
 
     def static_view(self) -> StaticView:
         if not self.batch.open:

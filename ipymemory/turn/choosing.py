@@ -1,0 +1,178 @@
+"""Phase 1 of a turn: choosing the memories, and the block that carries them (SPEC §3,
+§8, §9, §11, §12).
+
+::
+
+    read both scopes    read_scopes (turn/scopes.py): the project's set, then the user's
+                        records the project does not shadow
+    select              select_from: at most ``limit`` of their records, by the side
+                        model over their catalog, else the keyword fallback
+                        (sidequery/select.py); none when the limit is 0
+    the injected block  memory_block: render_memory_block (turn/injection.py) with, per
+                        chosen record, its scope (user-wide), the date its own scope's
+                        journal says it was saved (saved_dates) and the notes said of
+                        it (source_notes: a source file changed since it was saved)
+
+:func:`choose_memories` (read both scopes, then select) is the one selection that
+``%%agent``, ``%memory select`` / ``ipymemory select`` and MCP ``memory_select`` share,
+so they choose the same records for the same question (SPEC §12). It raises what reading
+the project's set raises; the turn's :func:`choose_for_turn` turns every failure into a
+``last_error`` (the turn goes on, with fewer memories or none) and counts the selector's
+call. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..errors import MemoryStoreError
+from ..model import ModelClient
+from ..sidequery import LAST_ERROR_SELECT, Selection, select_memories
+from ..store.recency import JournalCache, saved_dates
+from ..store.record import MemoryRecord
+from ..store.sources import stale_records
+from ..store.store import MemoryStore
+from .context import TurnContext
+from .injection import render_memory_block
+from .question import Question
+from .scopes import PROJECT, SCOPES, ScopedSet, read_scopes
+
+__all__ = [
+    "LAST_ERROR_READ",
+    "Chosen",
+    "choose_for_turn",
+    "choose_memories",
+    "memory_block",
+    "saved_dates_of",
+    "select_from",
+    "source_notes",
+]
+
+# The failure SPEC §3 does not name (its select text comes from sidequery).
+LAST_ERROR_READ = "Memory could not be read"
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The selection and the sets it was made from (``scoped``: both scopes as read;
+    empty when the project's set could not be read)."""
+
+    selection: Selection
+    scoped: ScopedSet = field(default_factory=lambda: ScopedSet(()))
+
+
+def select_from(
+    model: ModelClient,
+    question: Question,
+    scoped: ScopedSet,
+    *,
+    side_model: str | None,
+    limit: int,
+) -> Selection:
+    """At most ``limit`` of ``scoped``'s records for ``question`` (a limit of 0 chooses
+    none and asks nobody)."""
+    records = scoped.records
+    if limit == 0 and records:
+        return Selection((), "none", "max_selected is 0")
+    return select_memories(
+        model, question.text, records, scoped.catalog, side_model=side_model, limit=limit
+    )
+
+
+def choose_memories(
+    model: ModelClient,
+    question: Question,
+    project: MemoryStore,
+    user: MemoryStore | None,
+    *,
+    side_model: str | None,
+    limit: int,
+) -> Chosen:
+    """Read both scopes and select over them. Raises :class:`MemoryStoreError` when
+    the project's set cannot be read; a user scope that cannot be read leaves its
+    records out and says why in ``chosen.scoped.error``."""
+    scoped = read_scopes(project, user)
+    return Chosen(select_from(model, question, scoped, side_model=side_model, limit=limit), scoped)
+
+
+def choose_for_turn(ctx: TurnContext, question: Question) -> Chosen:
+    """The turn's selection: :func:`choose_memories` over the context's stores and
+    settings, every failure logged (an unreadable set selects nothing; an unreadable
+    user scope, the project's only; a fallback says why) and the selector's call counted."""
+    log = ctx.log
+    try:
+        chosen = choose_memories(
+            ctx.model,
+            question,
+            ctx.store,
+            ctx.user_store,
+            side_model=ctx.config.side_model,
+            limit=ctx.config.max_selected,
+        )
+    except MemoryStoreError as e:
+        log.fail(LAST_ERROR_READ, str(e), e)
+        return Chosen(Selection((), "none", f"the memory set could not be read: {e}"))
+    if chosen.scoped.error is not None:  # the turn goes on with the project's set
+        log.fail(LAST_ERROR_READ, chosen.scoped.error)
+    selection = chosen.selection
+    ctx.record_side("selector", selection.usage)
+    if selection.source == "fallback":
+        log.fail(LAST_ERROR_SELECT, selection.reason or "unknown cause")
+    return chosen
+
+
+def memory_block(ctx: TurnContext, chosen: Chosen, journal: JournalCache) -> str:
+    """The ``<relevant_memories>`` block for the chosen records (``""`` for none).
+    ``journal`` is the session's cache of the project's journal entries."""
+    records = chosen.selection.records
+    return render_memory_block(
+        records,
+        user_wide=chosen.scoped.user_names,
+        notes=source_notes(ctx.store, records, chosen.scoped, journal),
+        saved=saved_dates_of(ctx, records, chosen.scoped, journal),
+    )
+
+
+def saved_dates_of(
+    ctx: TurnContext, records: Sequence[MemoryRecord], scoped: ScopedSet, journal: JournalCache
+) -> dict[str, str]:
+    """Name -> the local date its file was saved (SPEC §9 age), each from the journal of
+    its own scope (SPEC §11), read once; names a journal does not know (or an
+    unreadable journal) get none."""
+    out: dict[str, str] = {}
+    for scope in SCOPES:
+        stored = scoped.project if scope == PROJECT else scoped.user
+        files = {entry.record.name: entry.file for entry in stored}
+        wanted = {files[r.name]: r.name for r in records if r.name in files}
+        if not wanted:
+            continue
+        try:
+            if scope == PROJECT:
+                entries = journal.entries(ctx.store.journal())
+            else:
+                user = ctx.user_store
+                entries = tuple(reversed(user.history())) if user is not None else ()
+        except MemoryStoreError:
+            continue
+        out.update({wanted[f]: day for f, day in saved_dates(entries, wanted).items()})
+    return out
+
+
+def source_notes(
+    store: MemoryStore, records: Sequence[MemoryRecord], scoped: ScopedSet, journal: JournalCache
+) -> dict[str, list[str]]:
+    """SPEC §11: per chosen project record, the sources that changed since it was saved
+    (best effort: a journal that cannot be read says nothing)."""
+    names = [r.name for r in records if r.name not in scoped.user_names]
+    if not names:
+        return {}
+    try:
+        entries = journal.entries(store.journal())
+        stale = stale_records(store, names, journal=entries, current=scoped.project)
+    except MemoryStoreError:
+        return {}
+    return {
+        name: [f"source changed since saved: {c.path}" for c in changes]
+        for name, changes in stale.items()
+    }

@@ -1,0 +1,376 @@
+"""Phase 3 of a turn, after its answer: the memory work (SPEC §7-§11).
+
+::
+
+    window       the canonical messages no successful extraction read, after the turn
+                 before them as context (SPEC §8): extraction_window
+    extract      the extractor over them, knowing both scopes' records (no duplicate of
+                 either); a failure leaves the cursor where it was, so the next turn's
+                 extraction reads these messages again
+    fresh items  drop what already waits for review or what the user turned down in this
+                 session (a new name, or an update that says something new, is a new
+                 proposal)
+    screen       origin, credentials, instructions, before anything is kept
+                 (turn/screened.py)
+    scopes       which items go to the user scope (SPEC §11): new ``user``-type items and
+                 updates of a user-scope record; the extractor never chooses a path
+    consolidate  when due (turn/consolidation.py): a plan over the project's set as the
+                 updates leave it and the turn's items for the project
+    register     the memory tool's proposals joined (SPEC §10); review: the batch waits;
+                 auto: what needs nobody is committed (commit_batch), the rest is held
+                 for a person (SPEC §7)
+
+:meth:`MemoryWork.run` runs the steps in that order; every failure is logged in the
+context's log and ends the work early with what it has (never an exception for a memory
+failure). :func:`commit_batch` is also how a person's decision is committed
+(``AgentSession.commit``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import MemoryStoreError, ProposalError, SideQueryError
+from ..screen.dependence import file_outputs
+from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
+from ..sidequery.extract import ExtractedItem
+from ..store.record import MemoryRecord, MemoryType
+from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
+from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
+from .context import TurnContext
+from .history import previous_turn_start
+from .proposals import Proposal, assemble_batch, join_batches, new_batch_id, screen_proposals
+from .provenance import TurnProvenance
+from .scopes import ScopedSet, read_scopes
+from .screened import ScreenedItems, screen_items, split_for_auto
+
+__all__ = [
+    "LAST_ERROR_AGENT",
+    "LAST_ERROR_COMMIT",
+    "LAST_ERROR_SCREEN",
+    "MemoryWork",
+    "Window",
+    "WorkOutcome",
+    "commit_batch",
+    "extraction_window",
+    "new_scopes",
+]
+
+# Texts for the failures SPEC §3 does not name (its own come from sidequery).
+LAST_ERROR_COMMIT = "Memory commit failed"
+LAST_ERROR_SCREEN = "Memory screening dropped an item"
+LAST_ERROR_AGENT = "Memory tool proposals failed"
+
+
+@dataclass(frozen=True)
+class Window:
+    """What one extraction reads: ``messages`` (copies of the canonical messages no
+    successful extraction read), ``context`` (the turn before them), and ``end``, where
+    the cursor moves once they are read."""
+
+    messages: list[dict[str, Any]]
+    context: list[dict[str, Any]]
+    end: int
+
+
+def extraction_window(history: Sequence[dict[str, Any]], cursor: int) -> Window:
+    """SPEC §8: the messages from ``cursor`` on, after the turn before them."""
+    end = len(history)
+    start = min(cursor, end)
+    return Window(
+        copy.deepcopy(list(history[start:end])),
+        copy.deepcopy(list(history[previous_turn_start(history, start) : start])),
+        end,
+    )
+
+
+@dataclass(frozen=True)
+class WorkOutcome:
+    """The turn's batch -- pending (review), committed or failed (auto), ``None`` when
+    nothing was extracted -- the batch held for a person (auto mode), and where the
+    extraction cursor moves (``None``: it stays)."""
+
+    batch: PendingBatch | None
+    held: PendingBatch | None = None
+    extracted_upto: int | None = None
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What the extraction read and found: both scopes' sets, the fresh items."""
+
+    scoped: ScopedSet
+    items: list[ExtractedItem]
+
+
+class MemoryWork:
+    """One run of the memory work (see the module docstring) over ``ctx``: the batches
+    go to ``registry``, the consolidation spacing is ``spacing``'s, the journal's
+    provenance is ``provenance``, and ``proposals`` are the memory tool's of this turn."""
+
+    def __init__(
+        self,
+        ctx: TurnContext,
+        registry: BatchRegistry,
+        spacing: SessionSpacing,
+        provenance: TurnProvenance,
+        proposals: Sequence[Proposal] = (),
+        reads: Mapping[str, str] | None = None,
+    ) -> None:
+        self.ctx, self.registry, self.spacing = ctx, registry, spacing
+        self.provenance = provenance
+        self.proposals = tuple(proposals)
+        #: SPEC §11: the files the session read, sha256 as last read (each item keeps
+        #: those it depends on).
+        self.reads = dict(reads or {})
+        self._outputs: Mapping[str, str] = {}
+        self._held: PendingBatch | None = None
+        self._upto: int | None = None
+
+    def run(self, mode: str, history: Sequence[dict[str, Any]], cursor: int) -> WorkOutcome:
+        """The memory work of a turn in commit ``mode`` over the canonical ``history``
+        whose messages before ``cursor`` were already read."""
+        if mode == "off":  # nothing extracted, nothing proposed: the cursor moves past
+            return WorkOutcome(None, extracted_upto=len(history))
+        self.ctx.log.emit("extracting", "looking for memories worth keeping")
+        window = extraction_window(history, cursor)
+        # What each file read returned in the whole session: a record may be about a
+        # file an earlier turn read.
+        self._outputs = file_outputs(history) if self.reads else {}
+        batch, asked = self._extracted_batch(window, auto=mode == "auto")
+        registered = self._register(batch, mode, asked=asked)
+        return WorkOutcome(registered, self._held, self._upto)
+
+    # --- extract, screen, scope, consolidate -------------------------------------------
+
+    def _extracted_batch(self, window: Window, *, auto: bool) -> tuple[PendingBatch | None, bool]:
+        """The turn's batch of extracted items (None: nothing to propose), and whether
+        its consolidation got a plan."""
+        read = self._extract(window)
+        if read is None:
+            return None, False
+        scoped, extracted = read.scoped, read.items
+        base = tuple(entry.record for entry in scoped.project)
+        theirs = {entry.record.name: entry.record for entry in scoped.user}
+        # SPEC §9: the excerpts the model cites (origin is decided from them, they go to
+        # the journal) and the current records the items update.
+        evidence = {i.record.name: i.evidence for i in extracted if i.evidence}
+        current = {record.name for record in base}
+        screened = self._screen(window, extracted, evidence, current | set(theirs))
+        items = screened.items
+        if not items:
+            return None, False
+        kept = {item.name for item in items}
+        replaces = {
+            i.record.name: i.replaces
+            for i in extracted
+            if (i.replaces in current or i.replaces in theirs) and i.record.name in kept
+        }
+        # SPEC §11: a user scope that cannot be read now takes no new items.
+        user_on = self.ctx.user_store is not None and scoped.error is None
+        scopes = new_scopes(items, replaces, current, user_on)
+        consolidation = self._consolidation(scoped, items, replaces, scopes, screened, auto=auto)
+        batch = PendingBatch(
+            new_batch_id(),
+            items,
+            consolidation.plan,
+            # The user records its updates replace travel in the base (their digests are
+            # how a later kernel knows they did not change).
+            (*base, *(theirs[n] for n in set(replaces.values()) - current)),
+            plan_error=consolidation.error,
+            provenance=replace(self.provenance, models=self.ctx.log.models()),
+            origins={**screened.origins, **consolidation.origins},
+            flags={**screened.flags, **consolidation.flags},
+            redacted=screened.redacted,
+            replaces=replaces,
+            evidence={name: why for name, why in evidence.items() if name in kept},
+            sources={n: files for n, files in screened.sources.items() if n not in scopes},
+            scopes=scopes,
+        )
+        return batch, consolidation.asked
+
+    def _extract(self, window: Window) -> _Read | None:
+        """Run the extractor on ``window``; the fresh items and the sets it knew, or
+        None when the set could not be read or the extractor failed (logged)."""
+        ctx = self.ctx
+        try:
+            scoped = read_scopes(ctx.store, ctx.user_store)
+        except MemoryStoreError as e:
+            ctx.log.fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}", e)
+            return None
+        try:
+            extraction = extract_memories(
+                ctx.model,
+                window.messages,
+                scoped.catalog,
+                {record.name for record in scoped.records},
+                context=window.context,
+                side_model=ctx.config.side_model,
+            )
+        except SideQueryError as e:  # the cursor stays: the next turn reads these too
+            ctx.record_failed_side("extractor", e)
+            ctx.log.fail(LAST_ERROR_EXTRACT, str(e), e)
+            return None
+        ctx.record_side("extractor", extraction.usage)
+        self._upto = window.end
+        return _Read(scoped, self._fresh(extraction.items))
+
+    def _fresh(self, items: Sequence[ExtractedItem]) -> list[ExtractedItem]:
+        """The extractor sees the turn before the new messages again, so it may propose
+        what already waits for review or what the user turned down: drop those. An
+        update keeps its record's name, so it is dropped only when it says the same
+        again (a later correction of a record is a new proposal)."""
+        decided = self.registry.proposed_names()
+        seen = self.registry.proposed_records()
+        return [
+            item
+            for item in items
+            if (item.record not in seen if item.replaces else item.record.name not in decided)
+        ]
+
+    def _screen(
+        self,
+        window: Window,
+        extracted: Sequence[ExtractedItem],
+        evidence: Mapping[str, tuple[str, ...]],
+        taken: set[str],
+    ) -> ScreenedItems:
+        """SPEC §7: origin, credentials and instructions, before anything is kept."""
+        screened = screen_items(
+            [item.record for item in extracted],
+            [*window.context, *window.messages],
+            self.registry.proposed_names() | taken,
+            evidence=evidence,
+            reads=self.reads,
+            outputs=self._outputs,
+        )
+        if screened.dropped:
+            self.ctx.log.fail(LAST_ERROR_SCREEN, "; ".join(screened.dropped))
+        return screened
+
+    def _consolidation(
+        self,
+        scoped: ScopedSet,
+        items: Sequence[MemoryRecord],
+        replaces: Mapping[str, str],
+        scopes: Mapping[str, str],
+        screened: ScreenedItems,
+        *,
+        auto: bool,
+    ) -> PlanOutcome:
+        """A plan when one is due, over one scope: the project's set as the updates
+        leave it, and this turn's items for the project."""
+        base = tuple(entry.record for entry in scoped.project)
+        project_items = [item for item in items if item.name not in scopes]
+        project_updates = [n for n in replaces if n not in scopes]
+        n_added = len(project_items) - len(project_updates)
+        if not self.spacing.due(self.ctx, self.registry, scoped.project, n_added):
+            return PlanOutcome()
+        updated = set(replaces.values())
+        candidates = (*(r for r in base if r.name not in updated), *project_items)
+        return plan_for_turn(self.ctx, self.spacing, candidates, base, screened, auto=auto)
+
+    # --- register: review, or auto commit ----------------------------------------------
+
+    def _register(
+        self, batch: PendingBatch | None, mode: str, *, asked: bool
+    ) -> PendingBatch | None:
+        """Register this turn's batch (the memory tool's proposals joined) for review,
+        or in ``auto`` mode commit what needs nobody and hold the rest."""
+        agent = self._agent_batch(mode)
+        if agent is not None and batch is not None:
+            batch, separate = join_batches(batch, agent)
+            if separate is not None:  # both carry a plan: reviewed side by side
+                self.registry.add(separate)
+        batch = batch if batch is not None else agent
+        if batch is None:
+            return None
+        if mode != "auto":
+            return self._proposed(batch, asked)
+        # SPEC §9: a failed consolidation does not hold back the clean items.
+        now, later = split_for_auto(batch)
+        if later is not None:  # waits for a person; the turn says so (TurnResult.held)
+            self._held = self._proposed(later, asked)
+        if now is None:
+            return self._held
+        done = commit_batch(self.ctx, self.registry, self._proposed(now, asked), auto=True)
+        return done.batch
+
+    def _proposed(self, batch: PendingBatch, asked: bool) -> PendingBatch:
+        return self.spacing.proposed(self.registry.add(batch), asked)
+
+    def _agent_batch(self, mode: str) -> PendingBatch | None:
+        """The memory tool's proposals of this turn as one batch (origin ``agent``)."""
+        if not self.proposals:
+            return None
+        try:
+            current = self.ctx.store.records()
+            screened = screen_proposals(self.proposals, current, auto=mode == "auto")
+        except (ProposalError, MemoryStoreError) as e:  # the set changed under them
+            why = f"the memory tool's proposals were not kept: {e}"
+            self.ctx.log.fail(LAST_ERROR_AGENT, why, e)
+            return None
+        return assemble_batch(
+            screened,
+            current,
+            batch_id=new_batch_id(),
+            provenance=replace(self.provenance, models=self.ctx.log.models()),
+        )
+
+
+def new_scopes(
+    items: Sequence[MemoryRecord],
+    replaces: Mapping[str, str],
+    project: Collection[str],
+    user_on: bool,
+) -> dict[str, str]:
+    """SPEC §11: which items go to the user scope -- new ``user``-type items, and updates
+    of a user-scope record; the rest (and everything when the scope is off) to the
+    project. The extractor never chooses a path."""
+    if not user_on:
+        return {}
+    out = {}
+    for item in items:
+        target = replaces.get(item.name)
+        if target is not None:
+            if target not in project:
+                out[item.name] = USER_SCOPE
+        elif item.type is MemoryType.USER:
+            out[item.name] = USER_SCOPE
+    return out
+
+
+def commit_batch(
+    ctx: TurnContext,
+    registry: BatchRegistry,
+    batch: PendingBatch,
+    reject: Collection[str] = (),
+    accept_plan: bool = True,
+    *,
+    auto: bool,
+    redacted: Collection[str] = (),
+    scopes: Mapping[str, str] | None = None,
+) -> CommitResult:
+    """Commit ``batch`` (see :meth:`BatchRegistry.commit`), decided by a person or
+    (``auto``) by auto mode; a store's refusal is logged as ``LAST_ERROR_COMMIT``."""
+    # Mode off stops writing what a turn extracted; an undo/restore was asked for
+    # explicitly, like forget, and is applied.
+    off = not auto and ctx.config.commit_mode == "off" and batch.history is None
+    result = registry.commit(
+        ctx.store,
+        batch,
+        reject,
+        accept_plan,
+        refusal="commit mode is 'off': this session never writes memories" if off else None,
+        decided_by="auto" if auto else "review",
+        redacted=redacted,
+        user_store=ctx.user_store,
+        scopes=scopes,
+    )
+    failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
+    if failed and result.error is not None:  # the store refused
+        ctx.log.fail(LAST_ERROR_COMMIT, result.error, result.exception)
+    return result

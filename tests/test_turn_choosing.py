@@ -1,0 +1,145 @@
+"""Phase 1, choosing the memories (``ipymemory/turn/choosing.py``): one selection over
+both scopes, shared by the turn, ``%memory select`` and MCP ``memory_select`` (SPEC
+§12), through a real InteractiveShell, the real SDK against the scripted server, and the
+real MCP server over stdio."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents_support import data, with_mcp
+from IPython.core.interactiveshell import InteractiveShell
+from mcp import Client
+from messages_server import MessagesServer, text
+from notebook_support import memory, use_api
+from record_support import rec
+from turn_support import requests_of
+
+from ipymemory import MemoryStore, NoModel
+from ipymemory.notebook import get_session
+from ipymemory.notebook.output import TurnOutput
+from ipymemory.turn.choosing import choose_memories, select_from
+from ipymemory.turn.question import Question
+from ipymemory.turn.scopes import read_scopes
+from ipymemory.views import SelectionWidget
+
+PROJECT = [
+    rec("deploy-friday", "deploys go out on Fridays"),
+    rec("ci-matrix", "the CI tests three Python versions"),
+    rec("shared", "the project's own note", body="the project's"),
+]
+USER = [
+    rec("prefers-tabs", "indents Python with tabs", type="user"),
+    rec("answers-in-german", "wants answers in German", type="user"),
+    rec("shared", "the user's note of the same name", body="the user's", type="user"),
+]
+
+
+@pytest.fixture
+def user_dir(workspace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Three project records and a user scope of three, one named like a project's."""
+    user = tmp_path / "me"
+    user.mkdir()
+    MemoryStore(workspace).extend(PROJECT)
+    MemoryStore(user).extend(USER)
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
+    return user
+
+
+def catalog_of(request: dict[str, Any]) -> str:
+    return str(json.loads(request["messages"][0]["content"])["catalog"])
+
+
+def selected(view: Any) -> tuple[str, ...]:
+    assert isinstance(view, SelectionWidget)
+    return tuple(view.static_view().names)
+
+
+def test_memory_select_and_the_turn_choose_the_same_records_over_both_scopes(
+    ip: InteractiveShell,
+    user_dir: Path,
+    messages_server: MessagesServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    use_api(ip, messages_server.base_url, monkeypatch)
+    ip.run_line_magic("config", "IPyMemory.max_selected = 2")  # a choice to make
+    question = "how should I indent this Python file before Friday's deploy?"
+    chosen = '["prefers-tabs", "deploy-friday"]'  # one user-wide record, one project's
+    messages_server.enqueue(text(chosen))  # %memory select's selector
+    messages_server.enqueue(text(chosen), text("Use tabs."), text("[]"))  # the turn's
+
+    view = memory(ip, f"select {question}")
+    turn = ip.run_cell_magic("agent", "", question)
+
+    assert isinstance(turn, TurnOutput)
+    assert selected(view) == turn.result.selection.names == ("prefers-tabs", "deploy-friday")
+    assert view.static_view().source == turn.result.selection.source == "model"
+    assert get_session().selected == turn.result.selection.records
+    # Both asked the selector over the same catalog: the project's lines, then the user's
+    # records the project does not shadow (its own 'shared' is offered, the user's not).
+    first, second = requests_of(messages_server.requests, "selector")
+    assert catalog_of(first) == catalog_of(second)
+    lines = catalog_of(first).splitlines()
+    assert [line.split("]")[0] for line in lines if line.startswith("- [")] == [
+        "- [deploy-friday",
+        "- [ci-matrix",
+        "- [shared",
+        "- [prefers-tabs",
+        "- [answers-in-german",
+    ]
+    assert "the user's note of the same name" not in catalog_of(first)
+
+
+def test_without_a_model_select_the_turn_and_mcp_fall_back_to_the_same_records(
+    ip: InteractiveShell, workspace: str, user_dir: Path
+) -> None:
+    ip.run_line_magic("config", "IPyMemory.max_selected = 1")
+    question = "indents Python with tabs"  # the words of a user-wide record only
+    view = memory(ip, f"select {question}")
+    turn = get_session().begin_turn(question)
+
+    async def use(client: Client) -> Any:
+        return await client.call_tool("memory_select", {"query": question, "limit": 1})
+
+    mcp = data(with_mcp(workspace, use, env={"IPYMEMORY_USER_DIR": str(user_dir)}))
+    assert selected(view) == turn.names == ("prefers-tabs",)
+    assert [r["name"] for r in mcp["records"]] == ["prefers-tabs"]
+    assert view.static_view().source == turn.source == mcp["chosen_by"] == "fallback"
+
+
+def test_a_user_scope_that_cannot_be_read_is_said_and_the_projects_set_is_ranked(
+    ip: InteractiveShell, user_dir: Path
+) -> None:
+    (user_dir / ".memory" / "manifest.json").write_text("{not json", encoding="utf-8")
+    view = memory(ip, "select deploys go out on Fridays").static_view()
+    assert view.names == ("deploy-friday", "ci-matrix", "shared")  # the project's fit
+    assert view.source == "all"
+    assert "the user scope" in str(view.reason) and "could not be read" in str(view.reason)
+    # The turn goes on with the project's set too, and says why in its last error.
+    session = get_session()
+    assert session.begin_turn("deploys go out on Fridays").names == view.names
+    assert session.last_error == "Memory could not be read"
+    assert "the user scope" in str(session.last_error_cause)
+
+
+def test_choose_memories_reads_both_scopes_and_a_limit_of_0_chooses_none(
+    workspace: str, user_dir: Path
+) -> None:
+    project, user = MemoryStore(workspace), MemoryStore(user_dir)
+    question = Question.of("tabs \ud83d")  # a lone surrogate: made encodable once, here
+    assert question.text == "tabs \ufffd"
+    chosen = choose_memories(NoModel(), question, project, user, side_model=None, limit=9)
+    assert chosen.selection.source == "all"  # five records fit a limit of nine
+    assert chosen.selection.names == (
+        "deploy-friday",
+        "ci-matrix",
+        "shared",
+        "prefers-tabs",
+        "answers-in-german",
+    )
+    assert chosen.scoped.user_names == {"prefers-tabs", "answers-in-german"}
+    none = select_from(NoModel(), question, read_scopes(project, user), side_model=None, limit=0)
+    assert (none.records, none.source, none.reason) == ((), "none", "max_selected is 0")

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from ipymemory import MemoryRecord
 from ipymemory.screen import Verdict, screen_batch
 from ipymemory.screen.origin import Origin, decide_origin, history_sources
-from ipymemory.store.record import MemoryRecord
 
 Message = dict[str, Any]
 

@@ -131,7 +131,10 @@ def test_a_record_whose_source_changed_says_so_in_the_block(
         text(json.dumps([])),
         tool_use("read_file", {"path": "CONVENTIONS.md"}),
         text("Tabs."),
-        records_reply(rec("indent-rule", description="the indent rule", body="Tabs.")),
+        # It names the file it is about: its source (SPEC §11 as of issue 26).
+        records_reply(
+            rec("indent-rule", description="the indent rule", body="CONVENTIONS.md: tabs.")
+        ),
     )
     first = AgentSession(project, model=model_for(messages_server.base_url))
     result = first.run_turn("How do we indent? See CONVENTIONS.md")

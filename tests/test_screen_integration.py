@@ -10,7 +10,6 @@ waits too.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path

@@ -134,7 +134,9 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     saved = [e for e in session.pending_files.load(prune=False)[0] if e.batch.id not in live]
     if saved:  # proposed before a restart (or by another kernel): still reviewable
         n = len(saved)
-        notes.append(f"{n} more batch{'' if n == 1 else 'es'} saved in pending/: %memory pending")
+        notes.append(
+            f"{n} of them saved in pending/ by an earlier kernel or another agent: %memory pending"
+        )
     user = session.user_store
     user_records: int | None = None
     if user is not None:
@@ -149,7 +151,7 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
         user_records=user_records,
         model=describe_model(session.model),
         records=count,
-        pending=len(session.pending),
+        pending=len(session.pending) + len(saved),
         last_error=session.last_error,
         notes=tuple(notes),
         settings=setting_rows(ctx.settings),

@@ -89,6 +89,7 @@ from .usage import CallUsage, TurnUsage, UsageLedger
 __all__ = [
     "LAST_ERROR_COMMIT",
     "LAST_ERROR_READ",
+    "LAST_ERROR_TURN",
     "AgentSession",
     "AnsweredTurn",
     "TurnEvent",
@@ -98,6 +99,7 @@ __all__ = [
 # Texts for the failures SPEC §3 does not name (its three come from sidequery).
 LAST_ERROR_READ = "Memory could not be read"
 LAST_ERROR_COMMIT = "Memory commit failed"
+LAST_ERROR_TURN = "The agent turn failed"
 LAST_ERROR_SCREEN = "Memory screening dropped an item"
 LAST_ERROR_AGENT = "Memory tool proposals failed"
 
@@ -371,7 +373,9 @@ class AgentSession:
             try:
                 hidden = self.config.allow_hidden if allow_hidden is None else allow_hidden
                 return self._answer(query, mode, allow_python, use_memory, namespace, hidden)
-            except BaseException:
+            except BaseException as e:
+                if isinstance(e, Exception):  # %memory status says it (an interrupt is not one)
+                    self._fail(LAST_ERROR_TURN, str(e), e)
                 self._end_turn()
                 raise
 
@@ -473,6 +477,9 @@ class AgentSession:
         held, self._held = self._held, None
         committed = batch.committed if batch is not None else ()
         said = f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"
+        failed = [f.message for f in self._errors if f.message != LAST_ERROR_SELECT]
+        if batch is None and failed:  # not "no new memories": none could be looked for
+            said = f"memory work failed: {failed[-1]}"
         if held is not None:
             said += f"; {len(held.items) or 'a plan'} held for review (see held_reasons)"
         self._emit("done", f"{outcome.tool_calls} tool call(s); {said}")

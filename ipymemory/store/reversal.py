@@ -44,7 +44,9 @@ def plan_reversal(
         return by_file.get(a.file) or same.get((a.name, a.sha256))
 
     if op == "undo":
-        stale = [a for a in target.added if present(a) is None]
+        # An added record that left since (forgotten, undone) needs no undoing; one a
+        # consolidation took in lives on in its merge: taking that back is not clean.
+        stale = [a for a in target.added if present(a) is None and _replaced(entries, seq, a.file)]
         if stale:
             raise MemoryConflictError(
                 f"undo #{seq}: {', '.join(repr(a.name) for a in stale)} added by it "
@@ -70,6 +72,15 @@ def plan_reversal(
     kept_files = {e.file for e in kept}
     removed = tuple(e for e in current if e.file not in kept_files)
     return CommitPlan(op, kept, back, removed, raw, actor=actor, undoes=undoes, restores=restores)
+
+
+def _replaced(entries: Sequence[HistoryEntry], seq: int, file: str) -> bool:
+    """Whether the first entry after ``seq`` that took ``file`` out of the set was a
+    consolidation (or none did: the file left without an entry, nothing to go by)."""
+    for entry in sorted((e for e in entries if e.seq > seq), key=lambda e: e.seq):
+        if any(r.file == file for r in entry.removed):
+            return entry.op == "consolidate"
+    return True
 
 
 def _digests(files: RecordFiles, entries: Sequence[StoredRecord]) -> dict[str, str | None]:

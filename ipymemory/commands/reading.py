@@ -108,7 +108,7 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
     return ctx.widget(view, lambda: SelectionWidget(view))
 
 
-@command("status", "directory, model, pending batches, last error", cli=False)
+@command("status", "directory, model, pending batches, last error, where each setting came from")
 def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     """Where memory lives, the model (configured or not), what waits for review, the
     last memory error, and where each setting came from."""
@@ -135,7 +135,8 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     if saved:  # proposed before a restart (or by another kernel): still reviewable
         n = len(saved)
         notes.append(
-            f"{n} of them saved in pending/ by an earlier kernel or another agent: %memory pending"
+            f"{n} of them saved in pending/ by an earlier kernel or another agent: "
+            f"{ctx.front} pending"
         )
     user = session.user_store
     user_records: int | None = None

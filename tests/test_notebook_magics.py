@@ -198,6 +198,33 @@ def test_select_with_a_trailing_option_missing_its_value_says_so(ip: Interactive
         memory(ip, "select tabs --limit")
 
 
+def test_select_with_max_selected_0_says_so(ip: InteractiveShell, workspace: str) -> None:
+    """Issue 33 #8: with max_selected = 0 the selection read as "no model configured"."""
+    seed(workspace, rec("tabs", description="tabs rule"))
+    ip.run_line_magic("config", "IPyMemory.max_selected = 0")
+    data = memory(ip, "select tabs")._repr_mimebundle_()[MIME_TYPE]
+    assert (data["source"], data["records"], data["reason"]) == ("none", [], "max_selected is 0")
+
+
+def test_manifest_takes_a_scope(
+    ip: InteractiveShell, workspace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33 #8: `%memory manifest --scope all` was "unrecognized arguments"."""
+    user = tmp_path / "me"
+    user.mkdir()
+    seed(workspace, rec("tabs"))
+    MemoryStore(user).extend([rec("polars", type="user")])
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
+    both = memory(ip, "manifest --scope all").to_json()
+    assert both["view"] == "scoped"
+    assert [r["name"] for r in both["scopes"]["project"]["records"]] == ["tabs"]
+    assert [r["name"] for r in both["scopes"]["user"]["records"]] == ["polars"]
+    assert memory(ip, "manifest").to_json()["view"] == "scoped"  # both by default, as list
+    mine = memory(ip, "manifest --scope user")
+    assert isinstance(mine, ManifestWidget)
+    assert [r["name"] for r in mine._repr_mimebundle_()[MIME_TYPE]["records"]] == ["polars"]
+
+
 def test_select_with_the_model(api: MessagesServer, ip: InteractiveShell, workspace: str) -> None:
     seed(workspace, rec("prefers-tabs"), rec("db-tests"))
     api.enqueue(text('["db-tests"]'))

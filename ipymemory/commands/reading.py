@@ -45,10 +45,19 @@ def handle_list(ctx: Context, args: argparse.Namespace) -> View:
     return parts[0][1] if len(parts) == 1 else ScopedView(parts)
 
 
-@command("manifest", "the set as a widget; expand a row to read it", cli=False)
+@command(
+    "manifest",
+    "the set as a widget; expand a row to read it",
+    scope_arg(SCOPE_ALL),
+    cli=False,
+)
 def handle_manifest(ctx: Context, args: argparse.Namespace) -> View:
-    """The current set as a widget: expand a row to read its body."""
-    store = ctx.store
+    """The current set as a widget: expand a row to read its body. With the user scope
+    on, the project's set and then the user's (--scope picks one: its widget)."""
+    stores = scoped_stores(ctx, args.scope)
+    if len(stores) > 1:
+        return ScopedView([(scope, ManifestView.load(store)) for scope, store in stores])
+    [(_, store)] = stores
     view = ManifestView.load(store)
     return ctx.widget(view, lambda: ManifestWidget(view, store))
 

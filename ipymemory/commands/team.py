@@ -49,21 +49,22 @@ def handle_git(ctx: Context, args: argparse.Namespace) -> View:
     "import another tool's memory directory (one commit)",
     _FORMAT,
     _DIRECTORY,
-    arg("--yes", action="store_true", help="commit without review (command line)"),
+    arg("--yes", action="store_true", help="commit at once, without a review"),
     section="change",
 )
 def handle_import(ctx: Context, args: argparse.Namespace) -> View:
     """Claude Code's auto memory: topic files with name, description and type in their
     frontmatter. Titles become slugs; invalid files, index links without a file and
-    records that screening holds back are reported, not imported. In a notebook the
-    records wait for review as a batch; on the command line --yes commits them."""
+    records that screening holds back are reported, not imported. Without --yes the
+    records wait for review as a batch in a notebook, and the command line only says
+    what it would do; --yes commits them at once, in either."""
     store = ctx.store
     plan = claude_code.plan_import(args.directory, store.records())
     report = plan.lines()
     if not plan.records:
         report.append("nothing to import")
         return MessageView("\n".join(report), kind="import", data=plan.to_json())
-    if ctx.proposes:
+    if ctx.proposes and not args.yes:
         batch = PendingBatch(
             uuid.uuid4().hex[:12],
             plan.records,

@@ -46,7 +46,7 @@ def plan_reversal(
     if op == "undo":
         # An added record that left since (forgotten, undone) needs no undoing; one a
         # consolidation took in lives on in its merge: taking that back is not clean.
-        stale = [a for a in target.added if present(a) is None and _replaced(entries, seq, a.file)]
+        stale = [a for a in target.added if present(a) is None and _replaced(entries, seq, a)]
         if stale:
             raise MemoryConflictError(
                 f"undo #{seq}: {', '.join(repr(a.name) for a in stale)} added by it "
@@ -74,13 +74,22 @@ def plan_reversal(
     return CommitPlan(op, kept, back, removed, raw, actor=actor, undoes=undoes, restores=restores)
 
 
-def _replaced(entries: Sequence[HistoryEntry], seq: int, file: str) -> bool:
-    """Whether the first entry after ``seq`` that took ``file`` out of the set was a
-    consolidation (or none did: the file left without an entry, nothing to go by)."""
-    for entry in sorted((e for e in entries if e.seq > seq), key=lambda e: e.seq):
-        if any(r.file == file for r in entry.removed):
-            return entry.op == "consolidate"
-    return True
+def _replaced(entries: Sequence[HistoryEntry], seq: int, added: Added) -> bool:
+    """Whether the last entry after ``seq`` that took ``added`` (or a byte-identical copy
+    an undo or restore brought back) out of the set was a consolidation -- or none did
+    (it left without an entry: nothing to go by)."""
+    later = sorted((e for e in entries if e.seq > seq), key=lambda e: e.seq)
+    copies = {added.file} | {
+        x.file
+        for e in later
+        for x in e.added
+        if added.sha256 is not None and (x.name, x.sha256) == (added.name, added.sha256)
+    }
+    last = None
+    for entry in later:
+        if any(r.file in copies for r in entry.removed):
+            last = entry
+    return last is None or last.op == "consolidate"
 
 
 def _digests(files: RecordFiles, entries: Sequence[StoredRecord]) -> dict[str, str | None]:

@@ -35,6 +35,7 @@ from ipymemory.views import (
     ManifestWidget,
     MessageView,
     RecordView,
+    ScopedWidget,
     SelectionWidget,
     StatusView,
 )
@@ -215,11 +216,15 @@ def test_manifest_takes_a_scope(
     seed(workspace, rec("tabs"))
     MemoryStore(user).extend([rec("polars", type="user")])
     monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
-    both = memory(ip, "manifest --scope all").to_json()
+    widget = memory(ip, "manifest --scope all")
+    assert isinstance(widget, ScopedWidget)  # each scope's widget, expandable rows
+    assert [type(w) for _, w in widget.parts] == [ManifestWidget, ManifestWidget]
+    both = widget._repr_mimebundle_()[MIME_TYPE]
     assert both["view"] == "scoped"
     assert [r["name"] for r in both["scopes"]["project"]["records"]] == ["tabs"]
     assert [r["name"] for r in both["scopes"]["user"]["records"]] == ["polars"]
-    assert memory(ip, "manifest").to_json()["view"] == "scoped"  # both by default, as list
+    default = memory(ip, "manifest")._repr_mimebundle_()[MIME_TYPE]
+    assert default["view"] == "scoped"  # both by default, as list
     mine = memory(ip, "manifest --scope user")
     assert isinstance(mine, ManifestWidget)
     assert [r["name"] for r in mine._repr_mimebundle_()[MIME_TYPE]["records"]] == ["polars"]

@@ -18,6 +18,7 @@ from ..views import (
     ManifestWidget,
     RecordView,
     ScopedView,
+    ScopedWidget,
     SelectionView,
     SelectionWidget,
     StatusView,
@@ -54,11 +55,17 @@ def handle_list(ctx: Context, args: argparse.Namespace) -> View:
 def handle_manifest(ctx: Context, args: argparse.Namespace) -> View:
     """The current set as a widget: expand a row to read its body. With the user scope
     on, the project's set and then the user's (--scope picks one: its widget)."""
-    stores = scoped_stores(ctx, args.scope)
-    if len(stores) > 1:
-        return ScopedView([(scope, ManifestView.load(store)) for scope, store in stores])
-    [(_, store)] = stores
-    view = ManifestView.load(store)
+    parts = [
+        (scope, store, ManifestView.load(store)) for scope, store in scoped_stores(ctx, args.scope)
+    ]
+    if len(parts) > 1:
+        return ctx.widget(
+            ScopedView([(scope, view) for scope, _, view in parts]),
+            lambda: ScopedWidget(
+                [(scope, ManifestWidget(view, store)) for scope, store, view in parts]
+            ),
+        )
+    [(_, store, view)] = parts
     return ctx.widget(view, lambda: ManifestWidget(view, store))
 
 

@@ -21,17 +21,31 @@ object per line; keys (``?`` marks an optional one, with its default)::
 
 Lines that are empty or start with ``//`` are skipped (a comment). :func:`load_scenes`
 refuses a malformed line with its file and line number.
+
+The other corpora's loaders (``histories.py``, ``labelled_texts.py``) share this
+module's line reader (:func:`read_lines`, :func:`load_named`), its error and its field
+checks.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-__all__ = ["CORPORA", "Scene", "dump_scenes", "load_scenes"]
+__all__ = [
+    "CORPORA",
+    "CorpusError",
+    "Scene",
+    "dump_lines",
+    "dump_scenes",
+    "load_named",
+    "load_scenes",
+    "read_lines",
+]
 
 CORPORA = Path(__file__).resolve().parent / "corpora"
 
@@ -94,28 +108,30 @@ class Scene:
         return out
 
 
-class SceneError(ValueError):
-    """A line of a corpus file that is not a scene (says which and why)."""
+class CorpusError(ValueError):
+    """A line of a corpus file that is not what its schema says (says which and why)."""
 
 
-def _record(value: Any, where: str) -> dict[str, str]:
+def record_fields(value: Any, where: str) -> dict[str, str]:
+    """A record as JSON: exactly name, type, description and body, all strings."""
     if not isinstance(value, dict) or set(value) != set(_RECORD_KEYS):
-        raise SceneError(f"{where}: needs exactly the keys {', '.join(_RECORD_KEYS)}")
+        raise CorpusError(f"{where}: needs exactly the keys {', '.join(_RECORD_KEYS)}")
     if not all(isinstance(value[k], str) for k in _RECORD_KEYS):
-        raise SceneError(f"{where}: every record value is a string")
+        raise CorpusError(f"{where}: every record value is a string")
     return {k: value[k] for k in _RECORD_KEYS}
 
 
-def _strings(value: Any, where: str) -> tuple[str, ...]:
+def strings(value: Any, where: str) -> tuple[str, ...]:
+    """``value`` when it is a list of strings."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise SceneError(f"{where}: a list of strings")
+        raise CorpusError(f"{where}: a list of strings")
     return tuple(value)
 
 
 def _pair(value: Any, where: str) -> tuple[str, str]:
-    pair = _strings(value, where)
+    pair = strings(value, where)
     if len(pair) != 2:
-        raise SceneError(f"{where}: [path, text]")
+        raise CorpusError(f"{where}: [path, text]")
     return pair[0], pair[1]
 
 
@@ -134,21 +150,16 @@ _OPTIONAL = {
 
 def scene_from_json(data: Any, where: str = "scene") -> Scene:
     """One scene from its JSON object (see the module docstring)."""
-    if not isinstance(data, dict):
-        raise SceneError(f"{where}: a JSON object")
-    missing, extra = _REQUIRED - set(data), set(data) - _REQUIRED - _OPTIONAL
-    if missing or extra:
-        raise SceneError(f"{where}: missing {sorted(missing)}, unknown {sorted(extra)}")
+    keys(data, where, _REQUIRED, _OPTIONAL)
     for key in ("name", "group", "category", "lang", "query"):
-        if not isinstance(data[key], str) or not data[key]:
-            raise SceneError(f"{where}.{key}: a non-empty string")
+        nonempty(data[key], f"{where}.{key}")
     if data["group"] not in GROUPS:
-        raise SceneError(f"{where}.group: one of {', '.join(GROUPS)}")
+        raise CorpusError(f"{where}.group: one of {', '.join(GROUPS)}")
     if not isinstance(data["planted"], bool):
-        raise SceneError(f"{where}.planted: true or false")
+        raise CorpusError(f"{where}.planted: true or false")
     for key in ("answer", "replaces", "follow_up"):
         if key in data and not isinstance(data[key], str | None):
-            raise SceneError(f"{where}.{key}: a string")
+            raise CorpusError(f"{where}.{key}: a string")
     script = data.get("script")
     sources = data.get("sources")
     return Scene(
@@ -158,55 +169,106 @@ def scene_from_json(data: Any, where: str = "scene") -> Scene:
         lang=data["lang"],
         planted=data["planted"],
         query=data["query"],
-        item=_record(data["item"], f"{where}.item"),
-        evidence=_strings(data.get("evidence", []), f"{where}.evidence"),
+        item=record_fields(data["item"], f"{where}.item"),
+        evidence=strings(data.get("evidence", []), f"{where}.evidence"),
         files=tuple(
             _pair(f, f"{where}.files[{i}]")
-            for i, f in enumerate(_list(data.get("files", []), f"{where}.files"))
+            for i, f in enumerate(a_list(data.get("files", []), f"{where}.files"))
         ),
         script=None if script is None else _pair(script, f"{where}.script"),
         answer=data.get("answer") or "Done.",
         replaces=data.get("replaces"),
         existing=tuple(
-            _record(r, f"{where}.existing[{i}]")
-            for i, r in enumerate(_list(data.get("existing", []), f"{where}.existing"))
+            record_fields(r, f"{where}.existing[{i}]")
+            for i, r in enumerate(a_list(data.get("existing", []), f"{where}.existing"))
         ),
         follow_up=data.get("follow_up"),
-        sources=None if sources is None else _strings(sources, f"{where}.sources"),
+        sources=None if sources is None else strings(sources, f"{where}.sources"),
     )
 
 
-def _list(value: Any, where: str) -> list[Any]:
+def a_list(value: Any, where: str) -> list[Any]:
+    """``value`` when it is a JSON list."""
     if not isinstance(value, list):
-        raise SceneError(f"{where}: a list")
+        raise CorpusError(f"{where}: a list")
     return value
 
 
-def load_scenes(path: Path | str) -> list[Scene]:
-    """The scenes of a JSON Lines file, in order; names must be unique."""
+def nonempty(value: Any, where: str) -> str:
+    """``value`` when it is a non-empty string."""
+    if not isinstance(value, str) or not value:
+        raise CorpusError(f"{where}: a non-empty string")
+    return value
+
+
+def keys(data: Any, where: str, required: set[str], optional: set[str]) -> dict[str, Any]:
+    """``data`` when it is an object with every ``required`` key and only known ones."""
+    if not isinstance(data, dict):
+        raise CorpusError(f"{where}: a JSON object")
+    missing, extra = required - set(data), set(data) - required - optional
+    if missing or extra:
+        raise CorpusError(f"{where}: missing {sorted(missing)}, unknown {sorted(extra)}")
+    return data
+
+
+def read_lines(path: Path | str) -> Iterator[tuple[str, Any]]:
+    """``(where, value)`` for each line of a JSON Lines file, ``where`` its file and line
+    number; empty lines and ``//`` comments are skipped."""
     path = Path(path)
-    out: list[Scene] = []
-    seen: set[str] = set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         where = f"{path.name}:{number}"
         try:
-            data = json.loads(line)
+            yield where, json.loads(line)
         except json.JSONDecodeError as e:
-            raise SceneError(f"{where}: not JSON ({e.msg})") from e
-        scene = scene_from_json(data, where)
-        if scene.name in seen:
-            raise SceneError(f"{where}: the name {scene.name!r} is used twice")
-        seen.add(scene.name)
-        out.append(scene)
+            raise CorpusError(f"{where}: not JSON ({e.msg})") from e
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+N = TypeVar("N", bound=_Named)
+
+
+def load_named(path: Path | str, parse: Callable[[Any, str], N]) -> list[N]:
+    """Each line of ``path`` parsed by ``parse(value, where)``, in order; a name used twice
+    is refused."""
+    out: list[N] = []
+    seen: set[str] = set()
+    for where, data in read_lines(path):
+        item = parse(data, where)
+        if item.name in seen:
+            raise CorpusError(f"{where}: the name {item.name!r} is used twice")
+        seen.add(item.name)
+        out.append(item)
     return out
+
+
+def dump_lines(values: Iterable[dict[str, Any]], path: Path | str, sort_keys: bool = True) -> None:
+    """Write JSON objects one a line (UTF-8 as written, but invisible characters as
+    ``\\uXXXX`` so a reader sees them; keys sorted, or in their order)."""
+    lines = [_visible(json.dumps(v, ensure_ascii=False, sort_keys=sort_keys)) for v in values]
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _visible(line: str) -> str:
+    return "".join(
+        f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cf", "Co", "Zl", "Zp") else c
+        for c in line
+    )
+
+
+def load_scenes(path: Path | str) -> list[Scene]:
+    """The scenes of a JSON Lines file, in order; names must be unique."""
+    return load_named(path, scene_from_json)
 
 
 def dump_scenes(scenes: Iterable[Scene], path: Path | str) -> None:
     """Write ``scenes`` one a line (sorted keys, UTF-8 as written)."""
-    lines = [json.dumps(s.to_json(), ensure_ascii=False, sort_keys=True) for s in scenes]
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dump_lines((s.to_json() for s in scenes), path)
 
 
 def in_group(scenes: Sequence[Scene], group: str) -> list[Scene]:

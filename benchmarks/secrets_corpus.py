@@ -5,10 +5,14 @@
     python benchmarks/secrets_corpus.py --library  # also detect-secrets alone and + rules
 
 The corpus is generated deterministically (``random.Random(seed)``): credentials are
-random strings of each format's shape (never real keys), embedded in memory-like
-sentences; benign texts are the memories of ``../shared/bench/*.jsonl`` plus generated
-code-like text (hashes, UUIDs, record ids, base64, long identifiers, paths, placeholder
-keys, code that names a secret without holding it, public keys).
+random strings of each format's shape (never real keys; the shapes are the generators
+below), embedded in memory-like sentences; benign texts are the memories of
+``../shared/bench/*.jsonl`` plus generated code-like text (hashes, UUIDs, record ids,
+base64, long identifiers, paths, placeholder keys, code that names a secret without
+holding it, public keys) and configuration that names a secret without holding one. The
+written texts -- the sentences, the password forms of the configuration formats, the
+code-like phrases and the benign configuration -- are ``benchmarks/corpora/secrets.jsonl``
+(JSON Lines, schema in ``benchmarks/labelled_texts.py``): a new one is a line.
 
 A credential counts as found when ``redact`` removes every part of it that must not
 survive (the key, the password, each base64 line of a private key). A benign text is a
@@ -22,6 +26,7 @@ import base64
 import json
 import os
 import random
+import re
 import string
 import sys
 import time
@@ -32,6 +37,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from labelled_texts import Text, load_texts, of_use  # noqa: E402
+from scenes import CORPORA  # noqa: E402
 
 from ipymemory.screen import find_secrets, redact  # noqa: E402
 
@@ -41,6 +50,8 @@ ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
 B64 = ALNUM + "+/"
 URLSAFE = ALNUM + "-_"
+CORPUS = CORPORA / "secrets.jsonl"
+TEXTS: list[Text] = load_texts(CORPUS, ("context", "form", "phrase", "benign"))
 
 
 @dataclass(frozen=True)
@@ -374,45 +385,16 @@ def _netrc(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return form, (pw,)
 
 
-def _password_in(*forms: str) -> Gen:
-    """A generator: a random password placed at ``{pw}`` in one of ``forms``."""
+def _password_in(fmt: str) -> Gen:
+    """A generator: a random password placed at ``{pw}`` in one of the corpus's forms of
+    ``fmt``."""
+    forms = [t.text for t in of_use(TEXTS, "form") if t.kind == fmt]
 
     def gen(rng: random.Random) -> tuple[str, tuple[str, ...]]:
         pw = _pw(rng)
         return rng.choice(forms).replace("{pw}", pw), (pw,)
 
     return gen
-
-
-_cli_flag = _password_in(
-    "mysql -h db.internal -u root -p{pw} analytics",
-    "mysqldump -uroot -p{pw} shop > shop.sql",
-    "psql-wrapper --password {pw} --host db",
-    "./deploy.sh --password={pw} --env prod",
-    "hub-cli login --token {pw}",
-    "vault-tool --api-key '{pw}' --region eu",
-    "sshpass -p {pw} ssh admin@10.0.0.5",
-    "curl -u admin:{pw} https://jenkins.internal/api/json",
-    'tool --db-password "{pw}" migrate',
-)
-_config_syntax = _password_in(
-    '[database]\nhost = "db"\npassword = "{pw}"',
-    "[client]\nuser=root\npassword={pw}",
-    "db:\n  host: db\n  user: app\n  password: {pw}",
-    "spring:\n  datasource:\n    password: '{pw}'",
-    "SMTP_PASSWORD={pw}\nSMTP_HOST=mail",
-    "export REDIS_PASSWORD='{pw}'",
-    'secret = "{pw}"',
-    "auth:\n  token: {pw}",
-    "<server><id>nexus</id><password>{pw}</password></server>",
-)
-_connection_string = _password_in(
-    "Server=tcp:sql.internal,1433;Database=shop;User ID=sa;Password={pw};",
-    "Data Source=db;Initial Catalog=crm;User Id=app;Pwd={pw};Encrypt=True",
-    "jdbc:mysql://db:3306/shop?user=app&password={pw}&useSSL=true",
-    "postgresql://etl:{pw}@warehouse.internal:5432/dw",
-    "Host=db;Username=app;Password='{pw}';Database=main",
-)
 
 
 FORMATS: dict[str, Gen] = {
@@ -458,25 +440,12 @@ FORMATS: dict[str, Gen] = {
     # issue 19 #4 (appended: the draws of the formats above stay the same)
     "invisible-char-in-key": _invisible_in_key,
     "netrc": _netrc,
-    "command-line-flag": _cli_flag,
-    "ini-toml-yaml-env-xml": _config_syntax,
-    "connection-string": _connection_string,
+    "command-line-flag": _password_in("command-line-flag"),
+    "ini-toml-yaml-env-xml": _password_in("ini-toml-yaml-env-xml"),
+    "connection-string": _password_in("connection-string"),
 }
 
-CONTEXTS = (
-    "use key {s} for the eval harness",
-    "The staging credentials are {s} (rotate monthly).",
-    "Remember: the deploy job reads {s} from the notebook env.",
-    "User pasted {s} while debugging the ingest pipeline.",
-    "Config for the nightly run:\n```\n{s}\n```\nDo not change the schedule.",
-    "For the Slack bot integration we set {s} in .env last week.",
-    "测试环境的密钥是 {s} 。请勿外传",
-    "密钥{s}",
-    "- staging: {s}\n- prod: ask Dana",
-    "The eval notebook failed until we exported {s}; now it passes.",
-    "Credentials used by the scraper: {s}",
-    "{s}",
-)
+CONTEXTS = tuple(t.text for t in of_use(TEXTS, "context"))
 
 
 def credentials(seed: int, per_format: int) -> list[Credential]:
@@ -503,6 +472,26 @@ def _sentence(rng: random.Random) -> str:
             "The auth rewrite is driven by compliance.",
         ]
     )
+
+
+_DRAWS: dict[str, Callable[[random.Random, int], str]] = {
+    "hex": lambda rng, n: _r(rng, HEX, n),
+    "alnum": lambda rng, n: _r(rng, ALNUM, n),
+    "b64": lambda rng, n: _r(rng, B64, n),
+    "mixed": lambda rng, n: _mixed(rng, n),
+    "uuid4": lambda rng, _: str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+}
+_PART = re.compile(r"\{(hex|alnum|b64|mixed):(\d+)\}|\{(uuid4)\}")
+
+
+def _drawn(rng: random.Random, phrase: str) -> str:
+    """``phrase`` with its random parts drawn, left to right."""
+
+    def draw(m: re.Match[str]) -> str:
+        kind = m.group(1) or m.group(3)
+        return _DRAWS[kind](rng, int(m.group(2) or 0))
+
+    return _PART.sub(draw, phrase)
 
 
 def _benign_generated(seed: int, n: int) -> list[str]:
@@ -546,51 +535,7 @@ def _benign_generated(seed: int, n: int) -> list[str]:
                 )
             )
         ),
-        lambda: rng.choice(
-            [
-                "Set the key with `export ANTHROPIC_API_KEY=sk-ant-...` before running.",
-                "Put your token in .env as GITHUB_TOKEN=<your token>.",
-                "The password field shows **** in the UI.",
-                "Example from the AWS docs: AKIAIOSFODNN7EXAMPLE / "
-                "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-                "Replace YOUR_API_KEY with the real key from the vault.",
-                "OPENAI_API_KEY=sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is in .env.example",
-                "api_key: str = Field(..., description='the provider key')",
-                "password = os.environ['DB_PASSWORD']",
-                "token = get_token(); headers = {'Authorization': f'Bearer {token}'}",
-                "client_secret=settings.CLIENT_SECRET",
-                "password=password, user=user",
-                "max_tokens = 4096 and temperature = 0.2",
-                "The password is stored in 1Password under 'staging db'.",
-                "Rotate the API key every 90 days; the token is expired now.",
-                "Connect with postgres://app@db:5432/main (password from PGPASSFILE).",
-                "postgres://user:password@localhost:5432/dev is the docker-compose default.",
-                "Clone with git@github.com:acme/ingest.git, not https.",
-                "hf_hub_download(repo_id='org/model', filename='config.json')",
-                "Use pk_live_" + _mixed(rng, 24) + " in the checkout page (publishable).",
-                "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ" + _r(rng, B64, 200) + " dana@laptop",
-                "-----BEGIN PUBLIC KEY-----\n"
-                + "\n".join(_r(rng, B64, 64) for _ in range(4))
-                + "\n-----END PUBLIC KEY-----",
-                "-----BEGIN CERTIFICATE-----\n"
-                + "\n".join(_r(rng, B64, 64) for _ in range(4))
-                + "\n-----END CERTIFICATE-----",
-                "pwd: /home/dana/projects/ingest",
-                "secret_name = 'prod/db' in AWS Secrets Manager",
-                "The Jupyter server runs at http://localhost:8888/lab?token= (auth disabled).",
-                "sk-learn style estimators: fit_transform_inverse_transform_pipeline_v2",
-                "AKIA keys must never be committed; use IAM roles instead.",
-                "See https://docs.example.com/api/v2/auth#tokens for the auth flow.",
-                "Bearer tokens expire after one hour.",
-                "Basic auth is disabled on the staging proxy.",
-                "the_token_count_per_request_is_limited_to_100000_by_the_gateway",
-                "cache_key = '" + _r(rng, HEX, 32) + "' for the tokenizer cache",
-                "idempotency_key = " + str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-                "next_page_token: " + _mixed(rng, 24) + " (pass it back for more rows)",
-                "primary_key=user_id, foreign_key=org_id",
-                "sort_key = lambda r: r.name",
-            ]
-        ),
+        lambda: rng.choice([_drawn(rng, t.text) for t in of_use(TEXTS, "phrase")]),
         lambda: (
             f"Checkpoint at s3://ml-artifacts/{_r(rng, HEX, 12)}/epoch-{rng.randrange(50)}.pt; "
             + _sentence(rng)
@@ -605,58 +550,7 @@ def _benign_generated(seed: int, n: int) -> list[str]:
 
 # Configuration and command lines that name a password, token or secret without holding
 # one (issue 19 #4: the widened rules must leave these alone).
-BENIGN_CONFIG = (
-    "the password policy requires 12 characters",
-    "token budget = 4000",
-    "max_tokens: 1024",
-    "token_limit = 8192 for the summariser",
-    "tokens: 512",
-    "password: required",
-    "password: null",
-    "password: ${DB_PASSWORD}",
-    "password = env('DB_PASSWORD')",
-    'password = "{{ vault_db_password }}"',
-    "echo $TOKEN | docker login --password-stdin ghcr.io",
-    "pg_dump --password-file ~/.pgpass shop",
-    "ssh -p 2222 deploy@bastion",
-    "docker run -p 8080:80 nginx",
-    "mkdir -p build/out && cd build",
-    "pytest -p no:cacheprovider -q",
-    "mysql -u root -p mydb (it prompts for the password)",
-    "machine github.com login dana password <your token>",
-    "curl -u $USER:$TOKEN https://api.example.org",
-    "Secret scanning is enabled on the repository.",
-    "the token expires in 3600 seconds",
-    "token: see the vault entry 'ci'",
-    "password: see 1Password (staging db)",
-    "Password reset emails are sent by the auth service.",
-    "passwords must be rotated every 90 days",
-    "<password>${db.password}</password>",
-    "Server=db;Database=shop;Integrated Security=true;",
-    "secretName: tls-cert",
-    "secretRef: db-credentials",
-    "token_type: bearer",
-    "token_endpoint: https://auth.internal/oauth/token",
-    "tokenizer: cl100k_base, context 128000 tokens",
-    "--token-file /run/secrets/ci-token",
-    "The CLI asks for --password interactively when it is omitted.",
-    "login alice via SSO; no password is stored",
-    "git push --force-with-lease origin main",
-    "sshpass is not installed on the runners",
-    "Use `--api-key $ANTHROPIC_API_KEY` when calling the script.",
-    "secret: true  # marks the field as sensitive in the form schema",
-    "The password prompt appears twice on Windows.",
-    "Set PASSWORD_HASHERS to argon2 first in settings.py.",
-    "auth:\n  token: ${GITHUB_TOKEN}",
-    "[database]\nhost = db\nport = 5432\nuser = app",
-    "Password=;Trusted_Connection=yes (Windows auth)",
-    "The -p flag of mysql must be glued to the value or it prompts.",
-    "passwd(1) changes the login password of a user",
-    "our token bucket allows 50 requests per second",
-    "The secret sauce is caching the tokenizer output.",
-    "token = tokenizer.encode(text)[0]",
-    "password_min_length: 12",
-)
+BENIGN_CONFIG = tuple(t.text for t in of_use(TEXTS, "benign"))
 
 
 def benign_bench(limit: int | None = None) -> list[str]:

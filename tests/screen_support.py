@@ -11,7 +11,10 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 def load_benchmark(name: str) -> ModuleType:
-    """``benchmarks/<name>.py`` imported under ``name`` (once per process)."""
+    """``benchmarks/<name>.py`` imported under ``name`` (once per process); the corpus
+    loaders (``scenes``, ``histories``, ``labelled_texts``) import each other by name."""
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.append(str(BENCHMARKS))
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ipymemory import MemoryStore
 from ipymemory.store.maintenance import check
+from ipymemory.team.gitfinish import finish
 from ipymemory.team.gitsetup import setup
 
 _ID = re.compile(r"-([0-9a-f]{32})\.md$")
@@ -102,14 +103,14 @@ class Clone:
 
     def finish(self) -> None:
         """Conclude a merge/rebase the driver stopped (the working tree is complete:
-        stage .memory and continue), as the driver's message says."""
+        `ipymemory git finish` and continue), as the driver's message says."""
         for _ in range(50):
             op = self.in_progress()
             if op is None:
                 return
             self.assert_sound()
             STATS[f"stopped {op}"] += 1
-            self.git("add", "-A", ".memory")
+            finish(self.path)  # `ipymemory git finish`: originals out, journal, staged
             if op == "merge":
                 self.git("commit", "-q", "--no-edit")
             else:

@@ -18,7 +18,7 @@ from record_support import rec
 from store_support import snapshot
 from turn_support import records_reply, role_of
 
-from ipymemory import MemoryStore, MemoryTool
+from ipymemory import MemoryStore, MemoryStoreError, MemoryTool
 from ipymemory.notebook.output import TurnOutput
 from ipymemory.views import BatchReview
 
@@ -289,6 +289,13 @@ def test_the_review_in_the_notebook_shows_the_tools_proposals(
     assert tool.batch_id != first
     [saved], _ = tool._files.load()
     assert [r.name for r in saved.batch.items] == ["late-idea", "next-thing"]
+
+
+def test_a_workspace_that_does_not_exist_is_a_clear_error(tmp_path: Path) -> None:
+    """Issue 33 #8: MemoryTool("/typo") showed an empty /memories and kept nothing."""
+    with pytest.raises(MemoryStoreError, match="typo: no such directory"):
+        MemoryTool(tmp_path / "typo")
+    assert not (tmp_path / "typo").exists()
 
 
 def test_a_bad_commit_mode_is_refused() -> None:

@@ -195,7 +195,7 @@ def test_dir_from_the_environment_from_any_working_directory(ws: str, tmp_path: 
         text=True,
         env={**env, "IPYMEMORY_DIR": ws},
     )
-    assert (done.returncode, done.stdout) == (0, "")
+    assert (done.returncode, done.stdout) == (0, "No memories stored.\n")
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ws, env=env)
     assert done.stdout.startswith("alpha (user)")
 
@@ -217,3 +217,53 @@ def test_each_subcommand_help_lists_its_arguments(capsys: pytest.CaptureFixture[
         for a in command.args:
             shown = a.options.get("metavar", a.names[0]) if a.positional else a.names[0]
             assert shown in flat and " ".join(a.options["help"].split()) in flat
+
+
+# --- texts for the terminal (issue 33 #7) -------------------------------------------
+
+
+def _saved_batch(workspace: str) -> str:
+    """A turn's batch awaiting review, saved in pending/ (as a kernel leaves it)."""
+    from ipymemory import AgentSession, ScriptedModel
+
+    item = rec("dark-mode", type="user", description="likes dark mode", body="I like dark mode.")
+    model = ScriptedModel(agent=["Noted."], extractor=[json.dumps([item.to_json()])])
+    result = AgentSession(workspace, model=model).run_turn("I like dark mode.")
+    assert result.batch is not None and result.batch.status == "pending"
+    return result.batch.id
+
+
+def test_status_on_the_command_line(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    batch = _saved_batch(ws)
+    code, out, err = run(capsys, "--dir", ws, "status")
+    assert code == 0, err
+    assert f"Directory        {Path(ws) / '.memory'}" in out
+    assert "Records          2" in out and "Pending batches  1" in out
+    assert "saved in pending/ by an earlier kernel or another agent: ipymemory pending" in out
+    assert "%memory" not in out
+    code, out, _ = run(capsys, "--dir", ws, "--json", "status")
+    data = json.loads(out)
+    assert (data["records"], data["pending"], data["last_error"]) == (2, 1, None)
+    assert any(row["name"] == "commit_mode" for row in data["settings"])
+    assert batch
+
+
+def test_pending_open_on_the_command_line_names_the_command_line(
+    ws: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    batch = _saved_batch(ws)
+    code, out, err = run(capsys, "--dir", ws, "pending", "--open", batch)
+    assert code == 0, err
+    assert "dark-mode" in out
+    assert out.rstrip().endswith(
+        f"Decide it: ipymemory commit --batch {batch} [--reject NAME …] [--redacted NAME …] "
+        f"[--no-plan], or ipymemory discard --batch {batch}"
+    )
+    assert "widget" not in out and "%memory" not in out
+
+
+def test_list_of_an_empty_set_says_so(workspace: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--dir", workspace, "list")
+    assert (code, out, err) == (0, "No memories stored.\n", "")
+    code, out, _ = run(capsys, "--dir", workspace, "--json", "list")
+    assert json.loads(out)["records"] == []

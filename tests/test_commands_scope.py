@@ -160,3 +160,46 @@ def test_move_is_one_commit_in_each_scope_journalled_in_both_and_undoable(
     assert "polars" in [r.name for r in MemoryStore(ws).records()]
     code, _, err = run(capsys, "--dir", ws, "move", "alpha")
     assert code == 2 and "--to" in err
+
+
+def test_forgetting_a_user_wide_name_in_the_project_points_to_scope_user(
+    scopes: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33 #6: "no memory named 'polars' … known: alpha, shared" said nothing of
+    where it is."""
+    ws, user = scopes
+    code, _, err = run(capsys, "--dir", ws, "forget", "polars")
+    assert code == 1
+    assert "no memory named 'polars'" in err
+    assert "('polars' is user-wide: add --scope user)" in err
+    code, _, err = run(capsys, "--dir", ws, "forget", "alpha", "--scope", "user")
+    assert code == 1 and "('alpha' is in the project: add --scope project)" in err
+    code, _, err = run(capsys, "--dir", ws, "forget", "nowhere")
+    assert code == 1 and "add --scope" not in err
+    assert [r.name for r in MemoryStore(user).records()] == ["polars", "shared"]
+
+
+@pytest.mark.parametrize("half", ["project", "user"])
+def test_a_move_reads_as_a_move_and_undoing_either_half_moves_it_back(
+    scopes: tuple[str, Path], capsys: pytest.CaptureFixture[str], half: str
+) -> None:
+    """Issue 33 #6: a move was journalled as a plain add and forget, and undoing one
+    half left the record in both scopes."""
+    ws, user = scopes
+    assert run(capsys, "--dir", ws, "move", "alpha", "--to", "user")[0] == 0
+    code, out, _ = run(capsys, "--dir", ws, "history", "--limit", "1")
+    assert code == 0
+    project_part, user_part = out.split("[user]")
+    [project_row] = [line for line in project_part.splitlines() if line.startswith("#2 ")]
+    [user_row] = [line for line in user_part.splitlines() if line.startswith("#2 ")]
+    assert " move " in project_row and "-alpha (to user)" in project_row
+    assert " move " in user_row and "+alpha (from project)" in user_row
+    assert "the command line" in project_row and "the command line" in user_row
+    seq = 2
+    code, out, err = run(capsys, "--dir", ws, "undo", str(seq), "--scope", half)
+    assert code == 0, err
+    assert f"Undid the move #{seq}: alpha back in the project scope" in out
+    assert "alpha" in [r.name for r in MemoryStore(ws).records()]
+    assert "alpha" not in [r.name for r in MemoryStore(user).records()]
+    code, out, _ = run(capsys, "--dir", ws, "history", "--limit", "1", "--scope", "project")
+    assert f"(undo of move #{seq}) +alpha (from user)" in out

@@ -123,6 +123,36 @@ def test_cli_undo_applies_at_once_and_is_itself_recorded(
     assert names(ws) == ["ab"]
 
 
+def test_cli_undo_a_second_time_is_nothing_to_do_whichever_entry(
+    ws: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33 #8: `undo 1` a second time exited 1 (its records "since been replaced or
+    removed") while `undo 2` said "nothing to do" and exited 0."""
+    for seq in ("2", "1"):
+        code, _, err = run(capsys, "--dir", ws, "undo", seq)
+        assert code == 0, err
+        before = MemoryStore(ws).history()
+        code, out, err = run(capsys, "--dir", ws, "undo", seq)
+        assert (code, err) == (0, "")
+        assert "the current set already is that way; nothing to do" in out
+        assert MemoryStore(ws).history() == before  # no entry written
+    assert names(ws) == []
+    # #4 forgot c: its add (#3) needs no undoing either.
+    code, out, _ = run(capsys, "--dir", ws, "undo", "3")
+    assert code == 0 and "nothing to do" in out
+
+
+def test_cli_forget_and_undo_are_by_the_command_line_in_history(
+    ws: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's history sample: a forget made here reads `the command line`."""
+    assert run(capsys, "--dir", ws, "forget", "ab")[0] == 0
+    code, out, _ = run(capsys, "--dir", ws, "history", "--limit", "1")
+    assert code == 0
+    [row] = [line for line in out.splitlines() if line.startswith("#5")]
+    assert row.split()[3:] == ["forget", "-ab", "the", "command", "line"]
+
+
 def test_cli_undo_conflict_is_exit_1_and_writes_nothing(
     ws: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

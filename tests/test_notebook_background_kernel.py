@@ -149,3 +149,22 @@ def test_kernel_shutdown_waits_and_a_killed_kernel_leaves_nothing_half_written(
             assert len(saved) == 1
             assert [r["name"] for r in json.loads(saved[0].read_text())["items"]] == ["likes-bold"]
         assert [r.name for r in store.records()] == ["old-note"]
+
+
+def test_in_a_kernel_select_takes_its_limit_after_the_query(
+    kernel: tuple[NotebookClient, nbformat.NotebookNode],
+    messages_server: MessagesServer,
+    workspace: str,
+) -> None:
+    """Issue 33 #2, in ipykernel: `%memory select tabs --limit 1` read the flag as part
+    of the query ("Query: tabs --limit 1")."""
+    client, nb = kernel
+    MemoryStore(workspace).extend([rec(f"tabs-{i}", description=f"tabs {i}") for i in range(7)])
+    messages_server.responder = lambda body: text('["tabs-1"]')
+    _run(client, nb, SETUP)
+    cell = _run(client, nb, "%memory select tabs --limit 1")
+    [shown] = [o["data"][MIME_TYPE] for o in cell.outputs if MIME_TYPE in o.get("data", {})]
+    assert shown["query"] == "tabs"
+    assert [r["name"] for r in shown["records"]] == ["tabs-1"]
+    [asked] = messages_server.requests
+    assert role_of(asked) == "selector"

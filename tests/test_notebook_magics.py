@@ -35,6 +35,7 @@ from ipymemory.views import (
     ManifestWidget,
     MessageView,
     RecordView,
+    ScopedWidget,
     SelectionWidget,
     StatusView,
 )
@@ -173,6 +174,62 @@ def test_select_uses_the_fallback_without_a_model_and_says_why(
     assert get_session().last_error is None  # a preview does not touch the session
 
 
+@pytest.mark.parametrize(
+    ("line", "query", "limit"),
+    [
+        ("select tabs --limit 1", "tabs", 1),
+        ("select tabs  --limit=2", "tabs", 2),
+        ("select --limit 1 tabs --limit 2", "tabs", 2),
+        ("select what is --limit? tabs", "what is --limit? tabs", 5),
+        ("select it's 'tabs' --limit 1", "it's 'tabs'", 1),
+    ],
+)
+def test_select_takes_its_options_after_the_query_too(
+    ip: InteractiveShell, workspace: str, line: str, query: str, limit: int
+) -> None:
+    """Issue 33 #2: the query swallowed a trailing --limit ("Query: tabs --limit 1")."""
+    seed(workspace, *(rec(f"tabs-{i}", description=f"tabs rule {i}") for i in range(7)))
+    data = memory(ip, line)._repr_mimebundle_()[MIME_TYPE]
+    assert data["query"] == query
+    assert len(data["records"]) == limit
+
+
+def test_select_with_a_trailing_option_missing_its_value_says_so(ip: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="--limit needs a n"):
+        memory(ip, "select tabs --limit")
+
+
+def test_select_with_max_selected_0_says_so(ip: InteractiveShell, workspace: str) -> None:
+    """Issue 33 #8: with max_selected = 0 the selection read as "no model configured"."""
+    seed(workspace, rec("tabs", description="tabs rule"))
+    ip.run_line_magic("config", "IPyMemory.max_selected = 0")
+    data = memory(ip, "select tabs")._repr_mimebundle_()[MIME_TYPE]
+    assert (data["source"], data["records"], data["reason"]) == ("none", [], "max_selected is 0")
+
+
+def test_manifest_takes_a_scope(
+    ip: InteractiveShell, workspace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33 #8: `%memory manifest --scope all` was "unrecognized arguments"."""
+    user = tmp_path / "me"
+    user.mkdir()
+    seed(workspace, rec("tabs"))
+    MemoryStore(user).extend([rec("polars", type="user")])
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
+    widget = memory(ip, "manifest --scope all")
+    assert isinstance(widget, ScopedWidget)  # each scope's widget, expandable rows
+    assert [type(w) for _, w in widget.parts] == [ManifestWidget, ManifestWidget]
+    both = widget._repr_mimebundle_()[MIME_TYPE]
+    assert both["view"] == "scoped"
+    assert [r["name"] for r in both["scopes"]["project"]["records"]] == ["tabs"]
+    assert [r["name"] for r in both["scopes"]["user"]["records"]] == ["polars"]
+    default = memory(ip, "manifest")._repr_mimebundle_()[MIME_TYPE]
+    assert default["view"] == "scoped"  # both by default, as list
+    mine = memory(ip, "manifest --scope user")
+    assert isinstance(mine, ManifestWidget)
+    assert [r["name"] for r in mine._repr_mimebundle_()[MIME_TYPE]["records"]] == ["polars"]
+
+
 def test_select_with_the_model(api: MessagesServer, ip: InteractiveShell, workspace: str) -> None:
     seed(workspace, rec("prefers-tabs"), rec("db-tests"))
     api.enqueue(text('["db-tests"]'))
@@ -200,6 +257,19 @@ def test_status_reports_model_pending_and_last_error(
     assert data["pending"] == 1
     assert data["last_error"] == "Memory selection failed; deterministic fallback used"
     assert "HTTP 500" in status.to_text()
+
+
+def test_status_after_a_failed_turn_names_its_error(ip: InteractiveShell) -> None:
+    """Issue 33 #3: "Last error none" right after a turn failed (no key)."""
+    agent(ip, "", "How should I format the config loader?")
+    status = memory(ip, "status")
+    assert status.to_json()["last_error"] == "The agent turn failed"
+    assert "last error cause: no model configured (set ANTHROPIC_API_KEY)" in status.to_text()
+    # The next turn starts clean: its own errors only.
+    use_model(ScriptedModel(agent=["Tabs."], extractor=["[]"]))
+    agent(ip, "", "And now?")
+    assert memory(ip, "status").to_json()["last_error"] is None
+    use_model(None)
 
 
 def test_status_without_a_key_says_not_configured(ip: InteractiveShell) -> None:

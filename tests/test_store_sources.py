@@ -20,6 +20,7 @@ from turn_support import model_for, records_reply
 
 from ipymemory import AgentSession, MemoryStore, SessionConfig, cli
 from ipymemory import _constants as C
+from ipymemory.cli import main as cli_main
 from ipymemory.store import maintenance
 from ipymemory.store.sources import SourceChange, file_sha256, stale_records
 from ipymemory.turn.pending import PendingFiles
@@ -92,6 +93,40 @@ def test_a_rewritten_source_is_reported_by_check_and_a_removed_one_as_vanished(
     # Put back as it was: nothing to report.
     Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS)
     assert stale_records(store) == {}
+
+
+def test_a_batch_decided_later_from_the_command_line_keeps_its_sources_hashes(
+    messages_server: MessagesServer, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33 #5: a batch saved in pending/ and committed with `ipymemory commit
+    --batch` lost the hashes (files_read kept, no sha256): never reported stale."""
+    Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS)
+    messages_server.enqueue(
+        tool_use("read_file", {"path": "CONVENTIONS.md"}),
+        text("The conventions say tabs."),
+        records_reply(rec("indent-tabs", type="user", description="tabs", body="I use tabs.")),
+    )
+    session = AgentSession(workspace, model=model_for(messages_server.base_url))
+    result = session.run_turn("I use tabs. What do CONVENTIONS.md say?")
+    assert result.batch is not None and result.batch.status == "pending"
+    # The file is read back as untrusted: a hash of a file the turn did not read, or
+    # one that is not a sha256, is not kept.
+    saved = Path(workspace, ".memory", "pending", f"{result.batch.id}.json")
+    data = json.loads(saved.read_text())
+    data["provenance"]["files_sha256"].update({"other.md": "1" * 64})
+    data["provenance"]["files_read"].append("bad.md")
+    data["provenance"]["files_sha256"]["bad.md"] = "not a hash"
+    saved.write_text(json.dumps(data))
+    assert cli_main(["--dir", workspace, "commit", "--batch", result.batch.id]) == 0
+    assert "Committed: indent-tabs" in capsys.readouterr().out
+    entry = MemoryStore(workspace).history(1)[0]
+    assert entry.provenance["indent-tabs"]["files_sha256"] == {
+        "CONVENTIONS.md": digest(CONVENTIONS)
+    }
+    Path(workspace, "CONVENTIONS.md").write_text("# rewritten\n")
+    assert stale_records(MemoryStore(workspace)) == {
+        "indent-tabs": (SourceChange("CONVENTIONS.md", "changed"),)
+    }
 
 
 def test_status_says_which_record_has_a_changed_source(

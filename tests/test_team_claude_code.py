@@ -22,6 +22,7 @@ import ipymemory
 from ipymemory import MemoryStore
 from ipymemory.cli import main as cli
 from ipymemory.commands import static_form
+from ipymemory.notebook import get_session
 from ipymemory.team.claude_code import slug
 
 TOKEN = "ghp_" + "a1B2" * 9  # a GitHub token shape the screening knows
@@ -300,6 +301,17 @@ def test_notebook_import_waits_for_review(
     ip.run_line_magic("memory", "commit --reject ingest-bugs")
     names = sorted(r.name for r in MemoryStore(workspace).records())
     assert names == ["db-tests-real-postgres", "prefers-tabs", "prefers-tabs-2"]
+
+
+def test_notebook_import_with_yes_commits_at_once(
+    ip: InteractiveShell, workspace: str, cc_dir: Path
+) -> None:
+    """Issue 33 #8: `%memory import … --yes` opened a review all the same."""
+    view = ip.run_line_magic("memory", f"import claude-code {cc_dir} --yes")
+    assert "committed 4 records in one commit" in view.to_text()
+    names = sorted(r.name for r in MemoryStore(workspace).records())
+    assert names == ["db-tests-real-postgres", "ingest-bugs", "prefers-tabs", "prefers-tabs-2"]
+    assert not get_session().pending
 
 
 def test_notebook_git_setup(ip: InteractiveShell, workspace: str) -> None:

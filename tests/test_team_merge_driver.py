@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+import sys
+import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -15,7 +18,8 @@ from hypothesis import strategies as st
 from record_support import rec
 from team_support import MARKERS, Clone, init_origin, record_id
 
-from ipymemory import MemoryStore
+from ipymemory import MemoryRecord, MemoryStore
+from ipymemory.store import plan as plan_module
 from ipymemory.store.index import render_catalog
 from ipymemory.store.maintenance import check
 from ipymemory.store.manifest import parse_manifest, render_manifest
@@ -118,7 +122,7 @@ def test_same_name_twice_keeps_both(pair: tuple[Clone, Clone], rebase: bool) -> 
     # the working tree holds the complete set, no conflict marker anywhere.
     assert got.returncode != 0
     assert "two records are named 'tabs'" in got.stderr
-    assert "git add .memory" in got.stderr
+    assert "git finish" in got.stderr
     a.assert_sound()
     index_matches(a)
     bodies = sorted(r.body for r in a.store.records() if r.name.startswith("tabs"))
@@ -379,3 +383,65 @@ def test_clashes_are_decided_by_the_names_inside_the_files(
     a.finish()
     a.assert_sound()
     assert len(set(a.names())) == 3
+
+
+def _with_id(
+    monkeypatch: pytest.MonkeyPatch, clone: Clone, record: MemoryRecord, ident: str
+) -> None:
+    """``clone`` commits ``record`` in a file of id ``ident`` (so a test says which of two
+    clashing files sorts later, the one renamed)."""
+    fixed = uuid.UUID(hex=ident)
+    with monkeypatch.context() as m:
+        m.setattr(plan_module, "uuid", SimpleNamespace(uuid4=lambda: fixed))
+        clone.store.extend([record])
+
+
+@pytest.mark.parametrize("renamed", ["ours", "theirs"])
+@pytest.mark.parametrize("rebase", [False, True], ids=["merge", "rebase"])
+def test_git_finish_then_commit_leaves_a_set_check_finds_clean(
+    pair: tuple[Clone, Clone], monkeypatch: pytest.MonkeyPatch, renamed: str, rebase: bool
+) -> None:
+    """Issue 33 #4: after the documented `git add .memory && git commit` the replaced
+    original stayed (unlisted, committed) and the journal lagged the set. `ipymemory git
+    finish` takes the original out, records the set and stages; `check` finds nothing."""
+    a, b = pair
+    a.store.extend([rec("base")])
+    share(a, b)
+    early, late = "1" * 32, "f" * 32
+    ours, theirs = (late, early) if renamed == "ours" else (early, late)
+    _with_id(monkeypatch, a, rec("tabs", body="ours: tabs"), ours)
+    _with_id(monkeypatch, b, rec("tabs", body="theirs: tabs, width 4"), theirs)
+    got = merge(a, b, rebase=rebase)
+    assert got.returncode != 0 and "git finish` (it takes the replaced original out" in got.stderr
+    cli = [sys.executable, "-m", "ipymemory.cli", "--dir", str(a.path)]
+    done = subprocess.run([*cli, "git", "finish"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert f"took out tabs-{late}.md: replaced by its renamed copy" in done.stdout
+    assert "staged .memory; now commit" in done.stdout
+    if rebase:
+        a.git("-c", "core.editor=true", "rebase", "--continue")
+    else:
+        a.git("commit", "-q", "--no-edit")
+    assert a.in_progress() is None
+    assert [str(p) for p in check(a.path)] == []
+    tracked = a.git("ls-files", ".memory").stdout.split()
+    assert sorted(tracked) == sorted(
+        [".memory/MEMORY.md", ".memory/manifest.json", *(f".memory/{f}" for f in a.files())]
+    )
+    assert f"tabs-{late[:8]}-{late}.md" in a.files()
+    assert sorted(a.names()) == ["base", "tabs", f"tabs-{late[:8]}"]
+    listing = subprocess.run([*cli, "check"], capture_output=True, text=True, check=False)
+    assert (listing.returncode, listing.stdout.strip()) == (0, f"{a.path / '.memory'}: ok")
+    # The other clone gets the same clean set.
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--no-rebase", "origin", "main")
+    assert b.files() == a.files()
+    assert [str(p) for p in check(b.path) if p.severity == "error"] == []
+
+
+def test_git_finish_outside_a_repository_refuses(tmp_path: Path) -> None:
+    MemoryStore(tmp_path).extend([rec("a")])
+    cli = [sys.executable, "-m", "ipymemory.cli", "--dir", str(tmp_path), "git", "finish"]
+    done = subprocess.run(cli, capture_output=True, text=True, check=False)
+    assert done.returncode == 1 and "not inside a git repository" in done.stderr
+    assert [r.name for r in MemoryStore(tmp_path).records()] == ["a"]

@@ -16,8 +16,10 @@ from ipymemory import (
     ScriptExhausted,
     SessionConfig,
     SideQueryError,
+    TurnEvent,
     Usage,
 )
+from ipymemory.model import calling_as
 from ipymemory.sidequery import LAST_ERROR_SELECT
 
 
@@ -73,7 +75,9 @@ def test_records_requests_as_copies_and_says_when_it_runs_out() -> None:
             "output_schema": None,
         }
     ]
-    with pytest.raises(ScriptExhausted, match=r"no reply left for call 2 \(it was given 1\)"):
+    with pytest.raises(
+        ScriptExhausted, match=r"no reply left for call 2 \(agent; it was given 1 in call order"
+    ):
         _call(model)
     assert issubclass(ScriptExhausted, ModelError)
     model.add("two")
@@ -151,3 +155,66 @@ def test_running_out_is_reported_like_an_api_failure(workspace: str) -> None:
     assert_pairs_intact(session.history)
     assert_alternates(session.history)
     assert session.history[-1]["content"][0]["text"].startswith("(The turn failed:")
+
+
+# --- replies per role (issue 33 #1) -----------------------------------------------------
+
+
+def test_replies_per_role_do_not_depend_on_how_many_calls_a_turn_makes(workspace: str) -> None:
+    """The README's offline script: a fresh set never calls the selector (it fits), so
+    a script in call order would hand its reply to the agent; per role it cannot."""
+    item = rec("prefers-tabs", "Indents with tabs, not spaces", "Always tabs.", "user")
+    model = ScriptedModel(
+        selector=['["prefers-tabs"]'],
+        agent=["Use tabs.", "Tabs there too."],
+        extractor=[json.dumps([item.to_json()]), "[]"],
+    )
+    session = AgentSession(workspace, model=model, config=SessionConfig(commit_mode="auto"))
+    first = session.run_turn("I always indent with tabs, not spaces. How do I format it?")
+    assert (first.answer, first.last_error, first.committed) == (
+        "Use tabs.",
+        None,
+        ("prefers-tabs",),
+    )
+    second = session.run_turn("And the tests?")
+    assert (second.answer, second.last_error) == ("Tabs there too.", None)
+    assert second.selection.names == ("prefers-tabs",)  # the whole set, no selector call
+    assert model.remaining == 1  # the selector's reply, never needed
+
+
+def test_the_role_that_ran_out_is_named(workspace: str) -> None:
+    events: list[TurnEvent] = []
+    model = ScriptedModel(agent=["one"], extractor=[])
+    session = AgentSession(workspace, model=model)
+    result = session.run_turn("q", on_event=events.append)
+    assert result.answer == "one" and result.last_error == "Memory extraction failed"
+    assert "no extractor reply left for call 2 (it was given 0 extractor replies)" in (
+        result.last_error_cause or ""
+    )
+    # The progress line does not call a failed extraction "no new memories".
+    done = [e.detail for e in events if e.kind == "done"]
+    assert done == ["0 tool call(s); memory work failed: Memory extraction failed"]
+    with pytest.raises(
+        ScriptExhausted, match=r"no agent reply left for call 3 \(it was given 1 agent reply\)"
+    ):
+        session.run_turn("again")
+
+
+def test_a_role_without_its_own_script_takes_the_replies_in_call_order() -> None:
+    model = ScriptedModel(["in order"], extractor=["[]"])
+    with calling_as("extractor"):
+        assert _call(model).text == "[]"
+    assert _call(model).text == "in order"  # the agent: no script of its own
+    with (
+        calling_as("consolidator"),
+        pytest.raises(
+            ScriptExhausted, match=r"call 3 \(consolidator; it was given 1 in call order"
+        ),
+    ):
+        _call(model)
+    model.add("later", role="agent")
+    assert _call(model).text == "later" and model.remaining == 0
+    with pytest.raises(ValueError, match="no role 'main'; one of agent, selector, extractor"):
+        model.add("x", role="main")
+    with pytest.raises(TypeError, match="ScriptedModel summarizer reply 0"):
+        ScriptedModel(summarizer=[3])  # type: ignore[list-item]

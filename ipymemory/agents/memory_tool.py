@@ -101,6 +101,9 @@ class MemoryTool(BetaAbstractMemoryTool):
             raise ProposalError(
                 f"commit must be one of {', '.join(COMMIT_CHOICES)}, got {commit!r}"
             )
+        if store is None and not Path(workspace).is_dir():
+            # A typo would otherwise show an empty /memories and save proposals nowhere.
+            raise MemoryStoreError(f"{workspace}: no such directory (the workspace of .memory/)")
         self.store = store if store is not None else MemoryStore(workspace)
         #: SPEC §11: the user scope, seen as a turn sees it (read-only to this tool:
         #: its proposals go to the project's batch).

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
 from ..turn.scopes import prepare_user_scope
 from ..views import BatchView, ErrorView, HistoryChangeView, MessageView
-from .common import check_names, pending_batch, require, scope_arg, scoped_stores
+from .common import actor, check_names, pending_batch, require, scope_arg, scoped_stores
 from .context import Context, View
 from .spec import arg, command
 
@@ -22,6 +22,7 @@ __all__ = [
     "handle_discard",
     "handle_forget",
     "handle_move",
+    "move_records",
 ]
 
 _BATCH = arg("--batch", metavar="ID", help="which pending batch (default: the latest)")
@@ -40,7 +41,7 @@ def handle_forget(ctx: Context, args: argparse.Namespace) -> View:
     names = list(dict.fromkeys(require(args.names, "NAME", "see list for the names")))
     [(scope, store)] = scoped_stores(ctx, args.scope)
     check_names(ctx, names, store)
-    store.forget(names)
+    store.forget(names, actor=actor(ctx))
     return MessageView(
         f"Forgot: {', '.join(names)}" + (" (user scope)" if scope == "user" else ""),
         kind="forgot",
@@ -57,11 +58,17 @@ def handle_forget(ctx: Context, args: argparse.Namespace) -> View:
 )
 def handle_move(ctx: Context, args: argparse.Namespace) -> View:
     """SPEC §11: the records are added to the other scope as they are (one commit
-    there), then forgotten here (one commit here), each journalled in its own scope
-    and undoable there; nothing changes if a name is unknown or taken in the target.
-    If the second commit fails, the first is taken back."""
+    there), then forgotten here (one commit here), each journalled in its own scope as
+    a move; undo of either entry moves them back. Nothing changes if a name is unknown
+    or taken in the target. If the second commit fails, the first is taken back."""
     names = list(dict.fromkeys(require(args.names, "NAME", "see list for the names")))
     target: str = require(args.to, "--to SCOPE", "project or user")
+    return move_records(ctx, names, target)
+
+
+def move_records(ctx: Context, names: list[str], target: str, undoes: int | None = None) -> View:
+    """Move ``names`` to the ``target`` scope (see :func:`handle_move`); ``undoes``: the
+    move entry this one takes back."""
     source = "user" if target == "project" else "project"
     [(_, src)] = scoped_stores(ctx, source)
     [(_, dst)] = scoped_stores(ctx, target)
@@ -75,7 +82,10 @@ def handle_move(ctx: Context, args: argparse.Namespace) -> View:
     records = [src.get(name) for name in names]
     if target == "user":
         prepare_user_scope(dst)
-    moved = {"via": "move", "from": str(src.root), "to": str(dst.root)}
+    moved = actor(ctx, via="move", front=ctx.front, **{"from": str(src.root), "to": str(dst.root)})
+    moved.update(from_scope=source, to_scope=target)
+    if undoes is not None:
+        moved["undoes_move"] = undoes
     dst.extend(
         records,
         actor=moved,
@@ -86,10 +96,13 @@ def handle_move(ctx: Context, args: argparse.Namespace) -> View:
     except MemoryStoreError as e:
         dst.forget(names, actor={**moved, "why": "the move was taken back"})
         raise CommandError(f"{e}; the move was taken back, nothing changed") from e
+    said = f"Moved to the {target} scope: {', '.join(names)}"
+    if undoes is not None:
+        said = f"Undid the move #{undoes}: {', '.join(names)} back in the {target} scope"
     return MessageView(
-        f"Moved to the {target} scope: {', '.join(names)}",
+        said,
         kind="moved",
-        data={"moved": names, "to": target, "directory": str(dst.root)},
+        data={"moved": names, "to": target, "directory": str(dst.root), "undoes": undoes},
     )
 
 

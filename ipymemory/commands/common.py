@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from ..config import parse_int
-from ..errors import BatchError, CommandError, CommandUsageError
+from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
 from ..store.names import is_valid_name
 from ..store.store import MemoryStore
 from ..turn.scopes import read_scopes
@@ -100,7 +100,31 @@ def check_names(ctx: Context, names: Sequence[str], store: MemoryStore | None = 
         raise CommandError(
             f"no memory named {', '.join(map(repr, unknown))} in {store.root}; "
             f"known: {', '.join(known) if known else 'none (the set is empty)'}"
+            + _elsewhere(ctx, unknown, store)
         )
+
+
+def _elsewhere(ctx: Context, names: Sequence[str], searched: MemoryStore) -> str:
+    """Where the other scope holds ``names``: the option that reaches them."""
+    user = ctx.user_store
+    if user is None:
+        return ""
+    other, option = (ctx.store, "--scope project") if searched is user else (user, "--scope user")
+    try:
+        there = {r.name for r in other.records()} if os.path.lexists(other.root) else set()
+    except MemoryStoreError:
+        return ""  # an unreadable other scope: the error above stands alone
+    found = [n for n in names if n in there]
+    if not found:
+        return ""
+    scope = "user-wide" if option == "--scope user" else "in the project"
+    verb = "is" if len(found) == 1 else "are"
+    return f" ({', '.join(map(repr, found))} {verb} {scope}: add {option})"
+
+
+def actor(ctx: Context, **extra: object) -> dict[str, object]:
+    """Who a command's commit is by, for the journal: the command line or the notebook."""
+    return {"via": "notebook" if ctx.proposes else "cli", **extra}
 
 
 def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:

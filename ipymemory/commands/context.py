@@ -104,7 +104,7 @@ class Context:
 
     def review(self, batch: PendingBatch) -> View:
         """What to show for a batch awaiting a decision."""
-        return BatchView.of(batch)
+        return BatchView.of(batch, command_line=not self.proposes)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.settings.directory)!r})"

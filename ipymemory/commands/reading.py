@@ -19,6 +19,7 @@ from ..views import (
     ManifestWidget,
     RecordView,
     ScopedView,
+    ScopedWidget,
     SelectionView,
     SelectionWidget,
     StatusView,
@@ -46,11 +47,26 @@ def handle_list(ctx: Context, args: argparse.Namespace) -> View:
     return parts[0][1] if len(parts) == 1 else ScopedView(parts)
 
 
-@command("manifest", "the set as a widget; expand a row to read it", cli=False)
+@command(
+    "manifest",
+    "the set as a widget; expand a row to read it",
+    scope_arg(SCOPE_ALL),
+    cli=False,
+)
 def handle_manifest(ctx: Context, args: argparse.Namespace) -> View:
-    """The current set as a widget: expand a row to read its body."""
-    store = ctx.store
-    view = ManifestView.load(store)
+    """The current set as a widget: expand a row to read its body. With the user scope
+    on, the project's set and then the user's (--scope picks one: its widget)."""
+    parts = [
+        (scope, store, ManifestView.load(store)) for scope, store in scoped_stores(ctx, args.scope)
+    ]
+    if len(parts) > 1:
+        return ctx.widget(
+            ScopedView([(scope, view) for scope, _, view in parts]),
+            lambda: ScopedWidget(
+                [(scope, ManifestWidget(view, store)) for scope, store, view in parts]
+            ),
+        )
+    [(_, store, view)] = parts
     return ctx.widget(view, lambda: ManifestWidget(view, store))
 
 
@@ -114,7 +130,7 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
     return ctx.widget(view, lambda: SelectionWidget(view))
 
 
-@command("status", "directory, model, pending batches, last error", cli=False)
+@command("status", "directory, model, pending batches, last error, where each setting came from")
 def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     """Where memory lives, the model (configured or not), what waits for review, the
     last memory error, and where each setting came from."""
@@ -140,7 +156,10 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     saved = [e for e in session.pending_files.load(prune=False)[0] if e.batch.id not in live]
     if saved:  # proposed before a restart (or by another kernel): still reviewable
         n = len(saved)
-        notes.append(f"{n} more batch{'' if n == 1 else 'es'} saved in pending/: %memory pending")
+        notes.append(
+            f"{n} of them saved in pending/ by an earlier kernel or another agent: "
+            f"{ctx.front} pending"
+        )
     user = session.user_store
     user_records: int | None = None
     if user is not None:
@@ -155,7 +174,7 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
         user_records=user_records,
         model=describe_model(session.model),
         records=count,
-        pending=len(session.pending),
+        pending=len(session.pending) + len(saved),
         last_error=session.last_error,
         notes=tuple(notes),
         settings=setting_rows(ctx.settings),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import uuid
 
-from ..team import claude_code, gitsetup
+from ..team import claude_code, gitfinish, gitsetup
 from ..turn import PendingBatch
 from ..views import MessageView
 from .context import Context, View
@@ -22,14 +22,24 @@ _DIRECTORY = arg("directory", metavar="DIR", help="its memory directory")
 @command(
     "git",
     "set up the enclosing git repository to merge .memory/ as sets",
-    arg("action", choices=["setup"], metavar="ACTION", help="setup: register the merge drivers"),
+    arg(
+        "action",
+        choices=["setup", "finish"],
+        metavar="ACTION",
+        help="setup: register the merge drivers; finish: conclude a merge they stopped",
+    ),
     section="maintain",
 )
 def handle_git(ctx: Context, args: argparse.Namespace) -> View:
-    """Adds the merge drivers of manifest.json and MEMORY.md to .gitattributes and the
-    local state (lock, history/, pending/) to .gitignore — commit both — and sets the
-    driver commands in the local git config (each teammate runs this once). Running it
-    again changes nothing."""
+    """setup adds the merge drivers of manifest.json and MEMORY.md to .gitattributes and
+    the local state (lock, history/, pending/) to .gitignore — commit both — and sets
+    the driver commands in the local git config (each teammate runs this once); running
+    it again changes nothing. finish concludes a merge the drivers stopped (two records
+    with one name): it takes the replaced originals out of .memory/, records the merged
+    set in the history journal and stages .memory; then commit."""
+    if args.action == "finish":
+        done = gitfinish.finish(ctx.settings.directory)
+        return MessageView(done.text(), kind="git-finish", data=done.to_json())
     report = gitsetup.setup(ctx.settings.directory)
     return MessageView(report.text(), kind="git-setup", data=report.to_json())
 
@@ -39,21 +49,22 @@ def handle_git(ctx: Context, args: argparse.Namespace) -> View:
     "import another tool's memory directory (one commit)",
     _FORMAT,
     _DIRECTORY,
-    arg("--yes", action="store_true", help="commit without review (command line)"),
+    arg("--yes", action="store_true", help="commit at once, without a review"),
     section="change",
 )
 def handle_import(ctx: Context, args: argparse.Namespace) -> View:
     """Claude Code's auto memory: topic files with name, description and type in their
     frontmatter. Titles become slugs; invalid files, index links without a file and
-    records that screening holds back are reported, not imported. In a notebook the
-    records wait for review as a batch; on the command line --yes commits them."""
+    records that screening holds back are reported, not imported. Without --yes the
+    records wait for review as a batch in a notebook, and the command line only says
+    what it would do; --yes commits them at once, in either."""
     store = ctx.store
     plan = claude_code.plan_import(args.directory, store.records())
     report = plan.lines()
     if not plan.records:
         report.append("nothing to import")
         return MessageView("\n".join(report), kind="import", data=plan.to_json())
-    if ctx.proposes:
+    if ctx.proposes and not args.yes:
         batch = PendingBatch(
             uuid.uuid4().hex[:12],
             plan.records,

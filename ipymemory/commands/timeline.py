@@ -12,12 +12,14 @@ import argparse
 from .. import _constants as C
 from ..errors import CommandError, CommandUsageError, MemoryStoreError
 from ..store.history import actor_info
+from ..store.store import MemoryStore
 from ..turn.batch import PendingBatch
 from ..turn.history_change import HistoryOp, plan_history_change
 from ..views import MessageView, ScopedView
 from ..views.history import HistoryChangeView, HistoryDiffView, HistoryView
 from ..views.history_widgets import HistoryChangeReview, HistoryWidget
-from .common import SCOPE_ALL, positive_int, require, scope_arg, scoped_stores
+from .changing import move_records
+from .common import SCOPE_ALL, actor, positive_int, require, scope_arg, scoped_stores
 from .context import Context, View
 from .spec import Arg, arg, command
 
@@ -95,6 +97,11 @@ def history_review(ctx: Context, batch: PendingBatch) -> View:
 
 def _change(ctx: Context, op: HistoryOp, seq: int, scope: str = "project") -> View:
     [(_, store)] = scoped_stores(ctx, scope)
+    if op == "undo":
+        moved = _move_of(store, seq)
+        if moved is not None:  # a move is undone as one: both scopes, at once
+            names, back = moved
+            return move_records(ctx, names, back, undoes=seq)
     change = plan_history_change(store, op, seq)
     if change.conflict is not None:
         # Refused now, as it would be on commit: nothing proposed, nothing written.
@@ -109,7 +116,7 @@ def _change(ctx: Context, op: HistoryOp, seq: int, scope: str = "project") -> Vi
     if ctx.proposes and scope == "project":
         return history_review(ctx, ctx.session.propose_history_change(change))
     try:
-        entry = change.apply(store, actor_info({"via": "cli" if not ctx.proposes else "notebook"}))
+        entry = change.apply(store, actor_info(actor(ctx)))
     except MemoryStoreError as e:
         # A conflict (nothing written) is the outcome of the command, not a crash.
         return HistoryChangeView(change, status="failed", error=str(e))
@@ -119,6 +126,22 @@ def _change(ctx: Context, op: HistoryOp, seq: int, scope: str = "project") -> Vi
         kind=op,
         data={**change.to_json(), "entry": entry.seq},
     )
+
+
+def _move_of(store: MemoryStore, seq: int) -> tuple[list[str], str] | None:
+    """Entry ``seq`` of ``store`` when it is half of a move: the names it moved and the
+    scope they go back to; None for any other entry."""
+    entry = next((e for e in store.history() if e.seq == seq), None)
+    if entry is None or entry.actor.get("via") != "move" or "undoes_move" in entry.actor:
+        return None
+    back = entry.actor.get("from_scope")
+    if back not in ("project", "user"):
+        return None  # journalled before moves said their scopes: undone as an entry
+    if entry.op == "add":
+        return [a.name for a in entry.added], str(back)
+    if entry.op == "forget":
+        return [r.name for r in entry.removed], str(back)
+    return None
 
 
 @command(
@@ -134,7 +157,8 @@ def handle_undo(ctx: Context, args: argparse.Namespace) -> View:
     another record, an added record since replaced). In a notebook the undo is
     proposed first: Commit (or %memory commit) applies it; the command line (and
     --scope user everywhere) applies it at once. Either way it is recorded as a new
-    entry, so it can be undone too."""
+    entry, so it can be undone too. Either entry of a move (move NAME --to SCOPE)
+    undoes the whole move: the records go back to the scope they came from, at once."""
     seq: int = require(args.seq, "SEQ", "see history for the numbers")
     return _change(ctx, "undo", seq, args.scope)
 

@@ -12,6 +12,8 @@ from .client import (
     NoModel,
     StreamingModelClient,
     cached_system,
+    calling_as,
+    current_role,
 )
 from .scripted import ScriptedModel
 from .usage import Usage, estimate_cost
@@ -26,5 +28,7 @@ __all__ = [
     "StreamingModelClient",
     "Usage",
     "cached_system",
+    "calling_as",
+    "current_role",
     "estimate_cost",
 ]

@@ -4,11 +4,18 @@ Everything above this package speaks plain Messages-API dicts and gets back a fr
 :class:`ModelReply`, so the turn logic and the side-queries never touch SDK types and
 tests or notebooks can swap in another :class:`ModelClient` (e.g. ``ScriptedModel``).
 A client signals failure with a :class:`~ipymemory.errors.ModelError` subclass.
+
+Who makes a call (the agent or a side-query, :data:`~ipymemory.model.usage.ROLES`) is
+not an argument of the protocol, so a custom client written against it keeps working;
+the side-queries mark their calls with :func:`calling_as` and a client that cares (the
+scripted one, replying per role) reads :func:`current_role`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,9 +30,29 @@ __all__ = [
     "NoModel",
     "StreamingModelClient",
     "cached_system",
+    "calling_as",
+    "current_role",
 ]
 
 NO_MODEL_REASON = "no model configured (set ANTHROPIC_API_KEY)"
+
+# The role of the calls made in this context; a call nobody marked is the agent's.
+_ROLE: ContextVar[str] = ContextVar("ipymemory_model_role", default="main")
+
+
+@contextmanager
+def calling_as(role: str) -> Iterator[None]:
+    """The model calls made inside are ``role``'s (``selector``, ``extractor``, …)."""
+    token = _ROLE.set(role)
+    try:
+        yield
+    finally:
+        _ROLE.reset(token)
+
+
+def current_role() -> str:
+    """Whose call this is: ``main`` (the agent) unless a :func:`calling_as` says else."""
+    return _ROLE.get()
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,24 @@
 """``ScriptedModel``: a model that replays prepared replies, for offline notebooks.
 
-Give it the replies in the order the calls will happen -- the selector, the agent
-(one reply per tool step), the extractor, the consolidator -- and it answers each
-call with the next one, recording every request it got in ``requests`` (its
+Give it the replies of each role -- ``agent`` (one reply per tool step), ``selector``,
+``extractor``, ``consolidator``, ``summarizer`` -- and it answers each call with the
+next reply of the caller's role, recording every request it got in ``requests`` (its
 arguments, ``output_schema`` included: a script does not have to follow it)::
 
-    model = ScriptedModel([
-        '["prefers-tabs"]',                                    # selector
-        {"type": "tool_use", "name": "read_file", "input": {"path": "notes.md"}},
-        "Your notes say to indent with tabs.",                 # final answer
-        "[]",                                                  # extractor: nothing new
-    ])
+    model = ScriptedModel(
+        agent=[
+            {"type": "tool_use", "name": "read_file", "input": {"path": "notes.md"}},
+            "Your notes say to indent with tabs.",             # final answer
+        ],
+        selector=['["prefers-tabs"]'],   # used only when the set holds more than
+        extractor=["[]"],                # max_selected records: nothing new
+    )
     session = AgentSession(".", model=model)
+
+A script per role does not depend on how many calls a turn makes (the selector is
+not called while the whole set fits, a consolidator only past its threshold). Replies
+may also be given in call order, as the first argument: a call whose role has no
+script of its own takes the next of those.
 
 A reply may be:
 
@@ -28,8 +35,9 @@ word (the agent's answer then appears progressively in a notebook, as with the A
 Usage is all zeros unless a reply says otherwise: nothing is estimated. When the
 script runs out, the call raises :class:`ScriptExhausted` (a ``ModelError``, so a
 side-query falls back or records ``last_error`` exactly as on an API failure),
-naming how many replies were scripted. It is a teaching and testing aid, not a
-stand-in for the real API (whose path is tested against a Messages-API server).
+naming the role that ran out and how many replies it was given. It is a teaching and
+testing aid, not a stand-in for the real API (whose path is tested against a
+Messages-API server).
 """
 
 from __future__ import annotations
@@ -43,12 +51,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import ScriptExhausted
-from .client import ModelReply
-from .usage import Usage
+from .client import ModelReply, current_role
+from .usage import ROLES, Usage
 
 __all__ = ["ScriptedModel"]
 
 ScriptedReply = ModelReply | str | dict[str, Any]
+
+# The keyword of each role (ROLES); the agent's calls are role "main".
+_KEYWORDS: dict[str, str] = {"main": "agent", **{r: r for r in ROLES if r != "main"}}
 
 
 class ScriptedModel:
@@ -58,6 +69,11 @@ class ScriptedModel:
         self,
         replies: Iterable[ScriptedReply] = (),
         *,
+        agent: Iterable[ScriptedReply] | None = None,
+        selector: Iterable[ScriptedReply] | None = None,
+        extractor: Iterable[ScriptedReply] | None = None,
+        consolidator: Iterable[ScriptedReply] | None = None,
+        summarizer: Iterable[ScriptedReply] | None = None,
         model: str = "scripted",
         side_model: str | None = None,
     ) -> None:
@@ -66,21 +82,50 @@ class ScriptedModel:
         self.requests: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._queue: deque[ModelReply] = deque()
-        self._scripted = 0
+        # None: the calls in order; a role: its own script (made when it is given one).
+        self._queues: dict[str | None, deque[ModelReply]] = {None: deque()}
+        self._scripted: dict[str | None, int] = {None: 0}
         self.add(*replies)
+        scripts = {
+            "agent": agent,
+            "selector": selector,
+            "extractor": extractor,
+            "consolidator": consolidator,
+            "summarizer": summarizer,
+        }
+        for keyword, script in scripts.items():
+            if script is not None:
+                self.add(*script, role=keyword)
 
-    def add(self, *replies: ScriptedReply) -> None:
-        """Append more replies to the script (each checked now, not when replayed)."""
-        converted = [self._convert(reply, self._scripted + i) for i, reply in enumerate(replies)]
+    def add(self, *replies: ScriptedReply, role: str | None = None) -> None:
+        """Append more replies to the script (each checked now, not when replayed): to
+        the replies in call order, or to ``role``'s (``agent``, ``selector``,
+        ``extractor``, ``consolidator``, ``summarizer``)."""
+        key = None if role is None else self._role(role)
+        where = "ScriptedModel reply" if key is None else f"ScriptedModel {role} reply"
         with self._lock:
-            self._queue.extend(converted)
-            self._scripted += len(converted)
+            start = self._scripted.get(key, 0)
+        converted = [
+            self._convert(reply, f"{where} {start + i}") for i, reply in enumerate(replies)
+        ]
+        with self._lock:
+            self._queues.setdefault(key, deque()).extend(converted)
+            self._scripted[key] = start + len(converted)
+
+    @staticmethod
+    def _role(keyword: str) -> str:
+        for role, name in _KEYWORDS.items():
+            if keyword == name:
+                return role
+        raise ValueError(
+            f"ScriptedModel: no role {keyword!r}; one of {', '.join(_KEYWORDS.values())}"
+        )
 
     @property
     def remaining(self) -> int:
+        """Replies not used yet, of every role."""
         with self._lock:
-            return len(self._queue)
+            return sum(len(q) for q in self._queues.values())
 
     def create(
         self,
@@ -105,12 +150,25 @@ class ScriptedModel:
                     }
                 )
             )
-            if not self._queue:
-                raise ScriptExhausted(
-                    f"ScriptedModel has no reply left for call {len(self.requests)} "
-                    f"(it was given {self._scripted})"
-                )
-            return self._queue.popleft()
+            role = current_role()
+            key: str | None = role if role in self._queues else None
+            queue = self._queues[key]
+            if not queue:
+                raise ScriptExhausted(self._exhausted(role, key))
+            return queue.popleft()
+
+    def _exhausted(self, role: str, key: str | None) -> str:
+        call, name = len(self.requests), _KEYWORDS.get(role, role)
+        given = self._scripted[key]
+        if key is not None:
+            return (
+                f"ScriptedModel has no {name} reply left for call {call} "
+                f"(it was given {given} {name} repl{'y' if given == 1 else 'ies'})"
+            )
+        return (
+            f"ScriptedModel has no reply left for call {call} ({name}; it was given "
+            f"{given} in call order; script a role with ScriptedModel({name}=[...]))"
+        )
 
     def stream(
         self,
@@ -131,8 +189,7 @@ class ScriptedModel:
                 on_text(piece)
         return reply
 
-    def _convert(self, reply: Any, index: int) -> ModelReply:
-        where = f"ScriptedModel reply {index}"
+    def _convert(self, reply: Any, where: str) -> ModelReply:
         if isinstance(reply, ModelReply):
             return reply
         if isinstance(reply, str):
@@ -182,4 +239,6 @@ class ScriptedModel:
         return block
 
     def __repr__(self) -> str:
-        return f"ScriptedModel({self.remaining} of {self._scripted} replies left)"
+        with self._lock:
+            total = sum(self._scripted.values())
+        return f"ScriptedModel({self.remaining} of {total} replies left)"

@@ -24,6 +24,7 @@ from ..commands.help import magic_help
 from ..errors import CommandError, CommandUsageError, IPyMemoryError, MemoryConfigError
 from ..views import ErrorView, MessageView
 from ..views._widgetbase import StaticBundleBox
+from ._tail import trailing_options
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -206,6 +207,8 @@ def _parse_args(command: Command, text: str) -> argparse.Namespace:
     if command.literal_tail is None:
         return parser.parse_args(shlex.split(text))
     words, tail = _read_options(_Words(text), command.args, strict=False)
+    tail, after = trailing_options(tail, command.args)  # `select tabs --limit 1`
+    words += after
     if not tail:
         metavar = next(a.metavar for a in command.args if a.names[0] == command.literal_tail)
         raise CommandUsageError(f"missing {metavar} (the rest of the line)")

@@ -26,7 +26,7 @@ from ..errors import (
     SideQueryError,
     SideQueryReplyError,
 )
-from ..model import ModelClient, ModelReply, Usage, cached_system
+from ..model import ModelClient, ModelReply, Usage, cached_system, calling_as
 from ..store.record import RECORD_FIELDS, MemoryRecord
 
 __all__ = [
@@ -167,14 +167,15 @@ def _checked_call(
     :class:`SideQueryError` naming the role."""
     chosen = side_model or getattr(model, "side_model", None)
     try:
-        reply = model.create(
-            system=cached_system(system),
-            messages=messages,
-            max_tokens=max_tokens,
-            tools=None,
-            model=chosen if isinstance(chosen, str) and chosen else None,
-            output_schema=schema,
-        )
+        with calling_as(role):
+            reply = model.create(
+                system=cached_system(system),
+                messages=messages,
+                max_tokens=max_tokens,
+                tools=None,
+                model=chosen if isinstance(chosen, str) and chosen else None,
+                output_schema=schema,
+            )
     except ModelNotConfigured as e:
         # A state, not a failure of this call: its message is already exact.
         raise SideQueryError(str(e)) from e

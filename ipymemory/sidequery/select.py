@@ -67,6 +67,8 @@ def select_memories(
     """
     if not records:
         return Selection((), "none")
+    if limit == 0:  # the setting says none: not a failure of a model or its reply
+        return Selection((), "none", "max_selected is 0")
     if len(records) <= limit:
         return Selection(tuple(records), "all", f"all {len(records)} records: the set fits")
     by_name = {record.name: record for record in records}

@@ -44,7 +44,9 @@ def plan_reversal(
         return by_file.get(a.file) or same.get((a.name, a.sha256))
 
     if op == "undo":
-        stale = [a for a in target.added if present(a) is None]
+        # An added record that left since (forgotten, undone) needs no undoing; one a
+        # consolidation took in lives on in its merge: taking that back is not clean.
+        stale = [a for a in target.added if present(a) is None and _replaced(entries, seq, a)]
         if stale:
             raise MemoryConflictError(
                 f"undo #{seq}: {', '.join(repr(a.name) for a in stale)} added by it "
@@ -70,6 +72,24 @@ def plan_reversal(
     kept_files = {e.file for e in kept}
     removed = tuple(e for e in current if e.file not in kept_files)
     return CommitPlan(op, kept, back, removed, raw, actor=actor, undoes=undoes, restores=restores)
+
+
+def _replaced(entries: Sequence[HistoryEntry], seq: int, added: Added) -> bool:
+    """Whether the last entry after ``seq`` that took ``added`` (or a byte-identical copy
+    an undo or restore brought back) out of the set was a consolidation -- or none did
+    (it left without an entry: nothing to go by)."""
+    later = sorted((e for e in entries if e.seq > seq), key=lambda e: e.seq)
+    copies = {added.file} | {
+        x.file
+        for e in later
+        for x in e.added
+        if added.sha256 is not None and (x.name, x.sha256) == (added.name, added.sha256)
+    }
+    last = None
+    for entry in later:
+        if any(r.file in copies for r in entry.removed):
+            last = entry
+    return last is None or last.op == "consolidate"
 
 
 def _digests(files: RecordFiles, entries: Sequence[StoredRecord]) -> dict[str, str | None]:

@@ -108,13 +108,13 @@ def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         raise CommandError("git is not installed (no `git` on PATH)") from e
 
 
-def find_repository(workspace: Path) -> Path:
+def find_repository(workspace: Path, doing: str = "set up") -> Path:
     """The top of the git work tree enclosing ``workspace``; :class:`CommandError` if
-    there is none."""
+    there is none (saying there is nothing to ``doing``)."""
     got = _git(["rev-parse", "--show-toplevel"], workspace)
     if got.returncode != 0 or not got.stdout.strip():
         raise CommandError(
-            f"{workspace}: not inside a git repository, so there is nothing to set up "
+            f"{workspace}: not inside a git repository, so there is nothing to {doing} "
             "(run `git init` or clone the project first)"
         )
     return Path(got.stdout.strip())

@@ -31,8 +31,10 @@ manifest listing a file the commit does not hold — a broken set in every other
 So the manifest driver writes the renamed file into the working tree (its bytes built
 from the original record, read from the working tree or git's objects) and then exits 1:
 git stops, the working tree holds a complete, valid set (``check`` is clean, no conflict
-marker anywhere), and the one step left is ``git add .memory`` and committing (``git
-commit``, ``git rebase --continue``, ``git cherry-pick --continue``). Every clone
+marker anywhere), and the steps left are ``ipymemory git finish`` (which takes the
+replaced original file out of ``.memory/``, records the merged set in the journal and
+stages ``.memory``: :mod:`ipymemory.team.gitfinish`) and committing (``git commit``,
+``git rebase --continue``, ``git cherry-pick --continue``). Every clone
 renames the same record to the same bytes, so clones that resolve the same pair agree.
 A renamed file that one side already holds (an earlier merge made it) merges cleanly.
 
@@ -331,9 +333,10 @@ def _report(path: str, renames: Sequence[Rename], stopped: bool) -> None:
     if stopped:
         print(
             "ipymemory: the renamed record is a new file git cannot add during a merge; "
-            "the working tree holds the complete merged set: run `git add "
-            f"{os.path.dirname(path) or '.'}` and commit (or `git rebase --continue`, "
-            "`git cherry-pick --continue`)",
+            "the working tree holds the complete merged set: run `ipymemory --dir "
+            f"{os.path.dirname(os.path.dirname(path)) or '.'} git finish` (it takes the "
+            "replaced original out and stages .memory), then commit (or `git rebase "
+            "--continue`, `git cherry-pick --continue`)",
             file=sys.stderr,
         )
 

@@ -67,6 +67,7 @@ __all__ = ["PendingFiles", "SavedBatch", "record_digest"]
 
 FORMAT_VERSION = 1
 _ID = re.compile(r"^[a-z0-9]{1,64}$")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _MAX_FILE_BYTES = 4 * 1024 * 1024  # items + plan of a 200-record set fit many times over
 _DAY = 86400.0
 
@@ -157,7 +158,21 @@ def _provenance(value: Any) -> TurnProvenance | None:
         models={str(k): str(v) for k, v in models.items()},
         files_read=tuple(str(f) for f in files_read),
         caller=dict(caller),
+        files_sha256=_hashes(value.get("files_sha256"), files_read),
     )
+
+
+def _hashes(value: Any, files_read: list[Any]) -> dict[str, str]:
+    """The sources' sha256 a saved batch claims, only of files it read and only
+    well-formed ones (what is left out just is not checked for staleness)."""
+    if not isinstance(value, dict):
+        return {}
+    read = {str(f) for f in files_read}
+    return {
+        path: digest
+        for path, digest in value.items()
+        if path in read and isinstance(digest, str) and _SHA256.fullmatch(digest)
+    }
 
 
 def _history(value: Any, where: str) -> HistoryChange | None:

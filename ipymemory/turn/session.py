@@ -49,7 +49,7 @@ from typing import Any
 from ..config import default_model
 from ..errors import BatchError, TurnError
 from ..model import ModelClient
-from ..sidequery import Selection
+from ..sidequery import LAST_ERROR_SELECT, Selection
 from ..store.recency import JournalCache
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
@@ -75,12 +75,16 @@ from .usage import TurnUsage, UsageLedger
 __all__ = [
     "LAST_ERROR_COMMIT",
     "LAST_ERROR_READ",
+    "LAST_ERROR_TURN",
     "AgentSession",
     "AnsweredTurn",
     "OfferedMemoryTool",
     "TurnEvent",
     "TurnResult",
 ]
+
+#: A turn that failed before its answer (the model call, a tool): %memory status says it.
+LAST_ERROR_TURN = "The agent turn failed"
 
 
 @dataclass(frozen=True)
@@ -318,7 +322,9 @@ class AgentSession:
                     memory_tool=memory_tool,
                 )
                 return self._answer(question, mode, use_memory, tools)
-            except BaseException:
+            except BaseException as e:
+                if isinstance(e, Exception):  # %memory status says it (an interrupt is not one)
+                    self._log.fail(LAST_ERROR_TURN, str(e), e)
                 self._end_turn()
                 raise
 
@@ -397,6 +403,9 @@ class AgentSession:
             work = self._moved(WorkOutcome(None, extracted_upto=len(self._history)))
         batch, held = work.batch, work.held
         said = f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"
+        failed = [f.message for f in self._log.failures if f.message != LAST_ERROR_SELECT]
+        if batch is None and failed:  # not "no new memories": none could be looked for
+            said = f"memory work failed: {failed[-1]}"
         if held is not None:
             said += f"; {len(held.items) or 'a plan'} held for review (see held_reasons)"
         self._log.emit("done", f"{outcome.tool_calls} tool call(s); {said}")

@@ -19,7 +19,7 @@ from .review import BatchReview
 from .scoped import ScopedView
 from .selection import SelectionView
 from .status import StatusView
-from .widgets import ManifestWidget, SelectionWidget
+from .widgets import ManifestWidget, ScopedWidget, SelectionWidget
 
 __all__ = [
     "MIME_TYPE",
@@ -38,6 +38,7 @@ __all__ = [
     "MessageView",
     "RecordView",
     "ScopedView",
+    "ScopedWidget",
     "SelectionView",
     "SelectionWidget",
     "StaticView",

@@ -37,6 +37,11 @@ _RESUME_HINT = (
     "kernel restart, %memory pending lists it and %memory pending --open {id} reopens it."
 )
 
+_DECIDE_HINT = (
+    "Pending: nothing was written. Decide it: ipymemory commit --batch {id} "
+    "[--reject NAME …] [--redacted NAME …] [--no-plan], or ipymemory discard --batch {id}"
+)
+
 _ITEM_COLUMNS = (
     ("decision", "Decision"),
     ("name", "Name"),
@@ -192,8 +197,11 @@ class BatchView(StaticView):
         replaces: Mapping[str, str] | None = None,
         user_wide: Collection[str] = (),
         proposer: str | None = None,
+        command_line: bool = False,
     ) -> None:
         self.items = tuple(items)
+        #: Shown on the command line: the hint names its commands, not the notebook's.
+        self.command_line = command_line
         #: Who proposed the batch when not a turn's extractor (another agent: "mcp", …).
         self.proposer = proposer
         self.replaces = dict(replaces or {})
@@ -218,6 +226,7 @@ class BatchView(StaticView):
         *,
         rejected: Collection[str] | None = None,
         plan_accepted: bool | None = None,
+        command_line: bool = False,
     ) -> BatchView:
         """The static view of ``batch`` as the session last recorded it; ``rejected`` /
         ``plan_accepted`` override its decision (a review's choices before Commit)."""
@@ -243,6 +252,7 @@ class BatchView(StaticView):
             replaces=batch.replaces,
             user_wide=[n for n in batch.names if batch.scope_of(n) == USER_SCOPE],
             proposer=agent_proposer(batch),
+            command_line=command_line,
         )
 
     def net_line(self) -> str | None:
@@ -295,6 +305,8 @@ class BatchView(StaticView):
         """How to decide a batch still pending (None once decided)."""
         if not self.status.open:
             return None
+        if self.command_line and self.batch_id is not None:
+            return _DECIDE_HINT.format(id=self.batch_id)
         review = "%memory commit [--reject NAME …] [--no-plan] / %memory discard"
         if self.batch_id is None:
             return _REVIEW_HINT

@@ -75,7 +75,7 @@ def describe_actor(actor: Mapping[str, Any]) -> str:
         return " ".join(parts)
     if actor.get("tool") == "unknown":
         return "another tool"
-    if actor.get("via") == "cli":
+    if actor.get("via") == "cli" or actor.get("front") == "ipymemory":
         return "the command line"
     tool = actor.get("tool")
     return tool if isinstance(tool, str) else "unknown"
@@ -107,11 +107,34 @@ def entry_row(entry: HistoryEntry) -> dict[str, Any]:
         "by": describe_actor(entry.actor),
         "query": _query(entry),
         "origins": origins,
+        "move": _move(entry.actor),
     }
+
+
+def _move(actor: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Half of a move (``move NAME --to SCOPE``): where from, where to, the move it undoes."""
+    if actor.get("via") != "move":
+        return None
+    return {
+        "from": actor.get("from_scope"),
+        "to": actor.get("to_scope"),
+        "undoes": actor.get("undoes_move"),
+    }
+
+
+def _op(row: Mapping[str, Any]) -> str:
+    """The op column: a move reads as one whichever half of it this entry is."""
+    return "move" if row.get("move") else str(row["op"])
 
 
 def _what(row: Mapping[str, Any]) -> str:
     parts = [f"+{n}" for n in row["added"]] + [f"-{n}" for n in row["removed"]]
+    move = row.get("move")
+    if move:
+        where = f"from {move['from']}" if row["added"] else f"to {move['to']}"
+        parts.append(f"({where})" if move["from"] else "(moved)")
+        if move.get("undoes") is not None:
+            parts.insert(0, f"(undo of move #{move['undoes']})")
     if row["undoes"] is not None:
         parts.insert(0, f"(undo #{row['undoes']})")
     if row["restores"] is not None:
@@ -183,7 +206,7 @@ class HistoryView(StaticView):
     def row_titles(self) -> tuple[str, ...]:
         """One short line per entry (the history widget's row titles)."""
         return tuple(
-            f"#{r['seq']}  {_when(r['at'])}  {r['op']}  {_cap(_what(r), 50)}  · {r['by']}"
+            f"#{r['seq']}  {_when(r['at'])}  {_op(r)}  {_cap(_what(r), 50)}  · {r['by']}"
             for r in self.rows
         )
 
@@ -195,7 +218,7 @@ class HistoryView(StaticView):
                 [
                     f"#{r['seq']}",
                     _when(r["at"]),
-                    r["op"],
+                    _op(r),
                     _what(r),
                     r["by"],
                     _cap(r["query"] or ""),
@@ -232,7 +255,7 @@ def _row_html(row: Mapping[str, Any]) -> str:
     cells = [
         esc(f"#{row['seq']}"),
         esc(_when(row["at"])),
-        esc(row["op"]),
+        esc(_op(row)),
         _names_html(row),
         esc(row["by"]),
         esc(_cap(row["query"] or "")),

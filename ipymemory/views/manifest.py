@@ -79,6 +79,8 @@ class ManifestView(StaticView):
         return "\n".join(lines)
 
     def cli_text(self) -> str:
+        if not self.entries and not self.error:
+            return "No memories stored."  # as the notebook says it, not an empty output
         return "\n".join(record_line(e.record) for e in self.entries)
 
     def cli_json(self) -> dict[str, Any]:

@@ -15,12 +15,13 @@ from ..store.record import MemoryRecord
 from ._static import StaticView, esc
 from ._widgetbase import StaticBundleBox, html_block, html_text, note_html
 from .manifest import ManifestView
+from .scoped import ScopedView
 from .selection import SelectionView
 
 if TYPE_CHECKING:
     from ..store.store import MemoryStore
 
-__all__ = ["ManifestWidget", "SelectionWidget", "records_accordion"]
+__all__ = ["ManifestWidget", "ScopedWidget", "SelectionWidget", "records_accordion"]
 
 _TITLE_CAP = 120
 
@@ -118,3 +119,20 @@ class SelectionWidget(StaticBundleBox):
 
     def static_view(self) -> StaticView:
         return self.view
+
+
+class ScopedWidget(StaticBundleBox):
+    """One scope's widget after another, each under its label (``project``, ``user``);
+    its static form is the :class:`~ipymemory.views.ScopedView` of theirs."""
+
+    def __init__(self, parts: Sequence[tuple[str, StaticBundleBox]], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.parts = tuple(parts)
+        self.children = tuple(
+            child
+            for scope, widget in self.parts
+            for child in (html_block(f"<b>{esc(scope)}</b>"), widget)
+        )
+
+    def static_view(self) -> StaticView:
+        return ScopedView([(scope, widget.static_view()) for scope, widget in self.parts])

@@ -62,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from messages_server import MessagesServer, Scripted, text  # noqa: E402
 from real_model import Responder, tool_use  # noqa: E402
-from scenes import CORPORA, SceneError  # noqa: E402
+from scenes import CORPORA, CorpusError  # noqa: E402
 from turn_support import model_for  # noqa: E402
 
 from ipymemory import AgentSession, SessionConfig  # noqa: E402
@@ -112,20 +112,20 @@ class Session:
 
 def _strs(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise SceneError(f"{where}: a list of non-empty strings")
+        raise CorpusError(f"{where}: a list of non-empty strings")
     return tuple(value)
 
 
 def _str(data: dict[str, Any], key: str, where: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value:
-        raise SceneError(f"{where}.{key}: a non-empty string")
+        raise CorpusError(f"{where}.{key}: a non-empty string")
     return value
 
 
 def _keys(data: Any, keys: set[str], where: str) -> dict[str, Any]:
     if not isinstance(data, dict) or set(data) != keys:
-        raise SceneError(f"{where}: an object with exactly the keys {sorted(keys)}")
+        raise CorpusError(f"{where}: an object with exactly the keys {sorted(keys)}")
     return data
 
 
@@ -135,7 +135,7 @@ def _item(data: Any, where: str, read: set[str]) -> Item:
     sources = _strs(data["sources"], f"{where}.sources") if data["sources"] else ()
     unread = [p for p in sources if p not in read]
     if unread:
-        raise SceneError(f"{where}.sources: {unread} not read by this turn or an earlier one")
+        raise CorpusError(f"{where}.sources: {unread} not read by this turn or an earlier one")
     return Item(record, _strs(data["evidence"], f"{where}.evidence"), sources)
 
 
@@ -148,7 +148,7 @@ def session_from_json(data: Any, where: str = "session") -> Session:
     )
     paths = {p for p, _ in files}
     if len(paths) != len(files):
-        raise SceneError(f"{where}.files: a path is listed twice")
+        raise CorpusError(f"{where}.files: a path is listed twice")
     read: set[str] = set()
     turns = []
     for i, raw in enumerate(_list(data["turns"], f"{where}.turns")):
@@ -156,7 +156,7 @@ def session_from_json(data: Any, where: str = "session") -> Session:
         raw = _keys(raw, {"query", "reads", "answer", "items"}, at)
         reads = _strs(raw["reads"], f"{at}.reads") if raw["reads"] else ()
         if not set(reads) <= paths:
-            raise SceneError(f"{at}.reads: {sorted(set(reads) - paths)} are not session files")
+            raise CorpusError(f"{at}.reads: {sorted(set(reads) - paths)} are not session files")
         read |= set(reads)
         items = tuple(
             _item(it, f"{at}.items[{j}]", read)
@@ -167,9 +167,9 @@ def session_from_json(data: Any, where: str = "session") -> Session:
     for i, change in enumerate(_list(data["changes"], f"{where}.changes")):
         at = f"{where}.changes[{i}]"
         if not (isinstance(change, list) and len(change) == 2 and change[0] in paths):
-            raise SceneError(f"{at}: [a session file, its new text or null]")
+            raise CorpusError(f"{at}: [a session file, its new text or null]")
         if not isinstance(change[1], str | None):
-            raise SceneError(f"{at}: the new text is a string or null")
+            raise CorpusError(f"{at}: the new text is a string or null")
         changes.append((change[0], change[1]))
     name, lang = _str(data, "name", where), _str(data, "lang", where)
     return Session(name, lang, files, tuple(turns), tuple(changes))
@@ -177,13 +177,13 @@ def session_from_json(data: Any, where: str = "session") -> Session:
 
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise SceneError(f"{where}: a list, got {type(value).__name__}")
+        raise CorpusError(f"{where}: a list, got {type(value).__name__}")
     return value
 
 
 def _pair(value: Any, where: str) -> tuple[str, str]:
     if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
-        raise SceneError(f"{where}: [path, text]")
+        raise CorpusError(f"{where}: [path, text]")
     return value[0], value[1]
 
 
@@ -199,10 +199,10 @@ def load_sessions(path: Path | str) -> list[Session]:
         try:
             session = session_from_json(json.loads(line), where)
         except json.JSONDecodeError as e:
-            raise SceneError(f"{where}: not JSON ({e.msg})") from e
+            raise CorpusError(f"{where}: not JSON ({e.msg})") from e
         names = [i.record["name"] for t in session.turns for i in t.items]
         if len(set(names)) != len(names) or any(s.name == session.name for s in out):
-            raise SceneError(f"{where}: a session or record name is used twice")
+            raise CorpusError(f"{where}: a session or record name is used twice")
         out.append(session)
     return out
 
@@ -398,7 +398,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
         sessions = load_sessions(args.corpus)
-    except (OSError, SceneError) as e:
+    except (OSError, CorpusError) as e:
         print(f"staleness: {e}", file=sys.stderr)
         return 2
     data = report(run_sessions(sessions), sessions)

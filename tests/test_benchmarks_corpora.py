@@ -41,20 +41,24 @@ def _write(path: Path, *lines: dict[str, Any]) -> Path:
 
 
 def test_every_corpus_file_loads_with_its_loader() -> None:
-    loaded = {
-        "real_model.jsonl": scenes.load_scenes(CORPORA / "real_model.jsonl"),
-        "poisoning.jsonl": histories.load_histories(CORPORA / "poisoning.jsonl"),
-        "instructions.jsonl": labelled.load_texts(
-            CORPORA / "instructions.jsonl", ("dangerous", "benign")
-        ),
-        "secrets.jsonl": labelled.load_texts(
-            CORPORA / "secrets.jsonl", ("context", "form", "phrase", "benign")
-        ),
+    staleness = load_benchmark("staleness")
+    loaders: dict[str, Any] = {
+        "poisoning.jsonl": histories.load_histories,
+        "instructions.jsonl": lambda p: labelled.load_texts(p, ("dangerous", "benign")),
+        "secrets.jsonl": lambda p: labelled.load_texts(p, ("context", "form", "phrase", "benign")),
+        "staleness.jsonl": staleness.load_sessions,
     }
-    assert {p.name for p in CORPORA.glob("*.jsonl")} <= set(loaded) | {"heldout.jsonl"}
-    assert all(len(v) >= 20 for v in loaded.values()), {k: len(v) for k, v in loaded.items()}
+    # The real-model corpora: the round-3 scenes and the held-out ones (issue 26).
+    scene_files = ["real_model.jsonl", "heldout.jsonl", "heldout2.jsonl"]
+    loaders.update({name: scenes.load_scenes for name in scene_files})
+    files = {p.name for p in CORPORA.glob("*.jsonl")}
+    assert set(loaders) <= files
+    loaded = {name: loaders[name](CORPORA / name) for name in files if name in loaders}
+    assert all(len(v) >= 9 for v in loaded.values()), {k: len(v) for k, v in loaded.items()}
     planted = [s for s in loaded["poisoning.jsonl"] if s.planted]
     assert 30 <= len(planted) < len(loaded["poisoning.jsonl"])
+    for name in scene_files:
+        assert {s.planted for s in loaded[name]} == {True, False}, name
 
 
 def test_a_history_scenario_survives_its_dump(tmp_path: Path) -> None:

@@ -18,12 +18,11 @@ from messages_server import MessagesServer, text, tool_use
 from record_support import rec
 from turn_support import model_for, records_reply
 
-from ipymemory import AgentSession, MemoryStore, SessionConfig, cli
+from ipymemory import AgentSession, MemoryStore, SessionConfig
 from ipymemory import _constants as C
 from ipymemory.cli import main as cli_main
 from ipymemory.store import maintenance
 from ipymemory.store.sources import SourceChange, file_sha256, stale_records
-from ipymemory.turn.pending import PendingFiles
 
 CONVENTIONS = "# Conventions\n\nIndent with tabs. Dates in ISO 8601.\n"
 SALES = "region,amount_keur\nnorth,1200\nsouth,980\n"
@@ -99,24 +98,26 @@ def test_a_batch_decided_later_from_the_command_line_keeps_its_sources_hashes(
     messages_server: MessagesServer, workspace: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 33 #5: a batch saved in pending/ and committed with `ipymemory commit
-    --batch` lost the hashes (files_read kept, no sha256): never reported stale."""
+    --batch` lost the hashes: never reported stale. The file is read back as untrusted:
+    per-item sources that are not {path: sha256} make it unreadable, said by pending."""
     Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS)
     messages_server.enqueue(
         tool_use("read_file", {"path": "CONVENTIONS.md"}),
         text("The conventions say tabs."),
-        records_reply(rec("indent-tabs", type="user", description="tabs", body="I use tabs.")),
+        records_reply(ABOUT_FILE),
     )
     session = AgentSession(workspace, model=model_for(messages_server.base_url))
-    result = session.run_turn("I use tabs. What do CONVENTIONS.md say?")
+    result = session.run_turn("What do CONVENTIONS.md say?")
     assert result.batch is not None and result.batch.status == "pending"
-    # The file is read back as untrusted: a hash of a file the turn did not read, or
-    # one that is not a sha256, is not kept.
     saved = Path(workspace, ".memory", "pending", f"{result.batch.id}.json")
-    data = json.loads(saved.read_text())
-    data["provenance"]["files_sha256"].update({"other.md": "1" * 64})
-    data["provenance"]["files_read"].append("bad.md")
-    data["provenance"]["files_sha256"]["bad.md"] = "not a hash"
+    good = saved.read_text()
+    data = json.loads(good)
+    assert data["sources"] == {"indent-tabs": {"CONVENTIONS.md": digest(CONVENTIONS)}}
+    data["sources"]["indent-tabs"]["bad.md"] = "not a hash"
     saved.write_text(json.dumps(data))
+    cli_main(["--dir", workspace, "pending"])
+    assert "unreadable" in (out := capsys.readouterr().out) and "sources must map" in out
+    saved.write_text(good)
     assert cli_main(["--dir", workspace, "commit", "--batch", result.batch.id]) == 0
     assert "Committed: indent-tabs" in capsys.readouterr().out
     entry = MemoryStore(workspace).history(1)[0]
@@ -235,27 +236,4 @@ def test_a_record_about_a_file_an_earlier_turn_read_is_stale_when_it_changes(
     Path(workspace, "sales.csv").write_text(SALES + "east,700\n")
     assert stale_records(MemoryStore(workspace)) == {
         "sales-units": (SourceChange("sales.csv", "changed"),)
-    }
-
-
-def test_a_batch_decided_later_keeps_its_records_sources(
-    messages_server: MessagesServer, workspace: str
-) -> None:
-    Path(workspace, "CONVENTIONS.md").write_text(CONVENTIONS)
-    messages_server.enqueue(
-        tool_use("read_file", {"path": "CONVENTIONS.md"}),
-        text("The conventions say tabs."),
-        records_reply(ABOUT_FILE),
-    )
-    session = AgentSession(workspace, model=model_for(messages_server.base_url))
-    result = session.run_turn("What do CONVENTIONS.md say?")
-    assert result.batch is not None
-    # Another process (a restarted kernel, the CLI) reads the batch from disk.
-    [saved], problems = PendingFiles(Path(workspace, ".memory")).load()
-    assert problems == []
-    assert saved.batch.sources == {"indent-tabs": {"CONVENTIONS.md": digest(CONVENTIONS)}}
-    assert cli.main(["--dir", workspace, "commit", "--batch", saved.batch.id]) == 0
-    entry = MemoryStore(workspace).history(1)[0]
-    assert entry.provenance["indent-tabs"]["files_sha256"] == {
-        "CONVENTIONS.md": digest(CONVENTIONS)
     }

@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 from memory_store_server import MemoryStoreServer
 from notebook_support import loaded_shell, memory
 from record_support import rec
-from sync_support import STORE_ID, Project, project, record_text
+from sync_support import STORE_ID, Project, project, record_text, text_of
 
 from ipymemory.views.sync import SyncView, side_by_side
 
@@ -147,7 +147,14 @@ def test_record_text_reaches_html_escaped() -> None:
     }
     html = SyncView(data).to_html()
     assert "<script>" not in html and "<img" not in html and "&lt;script&gt;" in html
-    assert json.loads(json.dumps(SyncView(data).to_json()))["view"] == "sync"
+    shown = json.loads(json.dumps(SyncView(data).to_json()))
+    assert shown["view"] == "sync"
+    # What the Lab's renderer shows: the same words, both sides as lines.
+    (conflict,) = shown["shown"]["conflicts"]
+    assert conflict["here"] == ["x (project)", "<b>d</b>", "", "<script>"]
+    assert conflict["there"][0] == "(not a valid record file)"
+    assert conflict["there_title"] == "there (v, by a)"
+    assert shown["shown"]["headline"].startswith("Sync with memory store")
 
 
 def test_the_magic_and_status_in_a_notebook(proj: Project, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -172,3 +179,19 @@ def test_the_magic_and_status_in_a_notebook(proj: Project, monkeypatch: pytest.M
             memory(ip, "sync push")
         ip.run_line_magic("config", f"IPyMemory.memory_store = {STORE_ID!r}")
         assert memory(ip, "sync push").data["note"] == "nothing changed here since the last sync"
+
+
+def test_a_dry_run_says_what_would_move_each_way(proj: Project) -> None:
+    proj.cli("sync", "push")
+    proj.agent_writes("uses-polars", record_text("uses-polars", "Polars now."))
+    proj.edit("deadline", "Moved to Friday.")
+    push = proj.cli_json("sync", "push", "--dry-run")
+    assert [p["name"] for p in push["pushed"]] == ["deadline"] and push["to_pull"] == [
+        "uses-polars"
+    ]
+    pull = proj.cli_json("sync", "pull", "--dry-run")
+    assert [p["name"] for p in pull["pulled"]] == ["uses-polars"] and pull["to_push"] == [
+        "deadline"
+    ]
+    assert proj.there()["deadline"] != text_of(proj.store.get("deadline"))  # nothing moved
+    assert not (proj.store.root / "pending").exists()

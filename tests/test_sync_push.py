@@ -5,13 +5,16 @@ and idle pushes that send nothing."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import filelock
 import pytest
 from memory_store_server import ApiError, MemoryStoreServer, sha256
 from record_support import rec
 from sync_support import STORE_ID, Project, project, text_of
 
+from ipymemory import SyncBusy
 from ipymemory.sync.state import read_state
 
 RECORDS = [rec("prefers-tabs"), rec("db-notes"), rec("deadline")]
@@ -133,3 +136,40 @@ def test_a_dry_run_says_what_would_go_and_writes_nothing(proj: Project) -> None:
     assert proj.there() == {}
     assert not (proj.store.root / "sync").exists()
     assert proj.server.count("POST") == 0
+
+
+def test_a_record_only_the_reading_rules_allow_is_reported_and_left_alone(proj: Project) -> None:
+    """The reference agent may write a description with a VT in it: it loads here, but
+    no file we write may hold it, so it cannot be the store's text. Replaced so by
+    another program after a sync, it must not read as forgotten (and be deleted there)."""
+    proj.sync().push()
+    root = proj.store.root
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    old = next(f for f in manifest["files"] if f.startswith("deadline-"))
+    odd = "deadline-" + "0" * 32 + ".md"
+    text = (
+        (root / old)
+        .read_text(encoding="utf-8")
+        .replace("description: about deadline", 'description: "about\\vdeadline"')  # a VT
+    )
+    (root / odd).write_text(text, encoding="utf-8")
+    manifest["files"] = [odd if f == old else f for f in manifest["files"]]
+    (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert "deadline" in proj.names()  # it loads
+    report = proj.sync().push()
+    assert [c["name"] for c in report.cannot_push] == ["deadline"]
+    assert report.pushed == () and proj.server.count("DELETE") == 0
+    assert proj.there()["deadline"] == text_of(RECORDS[2])
+    assert proj.sync().pull().pulled == ()
+
+
+def test_one_sync_of_a_memory_directory_at_a_time(proj: Project) -> None:
+    proj.sync().push()
+    lock = filelock.FileLock(str(proj.store.root / "sync" / ".lock"), timeout=0)
+    with lock:  # another sync (another process would hold it the same way)
+        with pytest.raises(SyncBusy, match=r"another sync of this \.memory is running"):
+            proj.sync().push()
+        with pytest.raises(SyncBusy):
+            proj.sync().pull()
+        assert proj.sync().push(dry_run=True).dry_run  # a dry run writes nothing: allowed
+    assert proj.sync().push().stopped is None

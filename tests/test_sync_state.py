@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from record_support import rec
 
-from ipymemory import MemoryStore, SyncStateError
+from ipymemory import MemoryLockTimeout, MemoryStore, SyncStateError
 from ipymemory.store.layout import LOCAL_STATE_NAMES
 from ipymemory.store.maintenance import check
 from ipymemory.sync.state import (
@@ -141,10 +141,8 @@ def test_a_symlinked_sync_directory_is_never_written_through(
 
 
 def test_the_state_is_written_under_the_store_lock(workspace: str) -> None:
-    store = MemoryStore(workspace)
-    store.extend([rec("alpha")])
-    holding, written = threading.Event(), threading.Event()
-    release = threading.Event()
+    MemoryStore(workspace).extend([rec("alpha")])
+    holding, release = threading.Event(), threading.Event()
 
     def hold() -> None:
         with MemoryStore(workspace).locked():
@@ -154,15 +152,17 @@ def test_the_state_is_written_under_the_store_lock(workspace: str) -> None:
     holder = threading.Thread(target=hold)
     holder.start()
     holding.wait()
-    writer = threading.Thread(target=lambda: (write_state(store, full_state()), written.set()))
-    writer.start()
-    # While another holds the lock the file does not appear; once released it does.
-    assert not state_path(store.root, STORE, PREFIX).exists()
-    assert not written.is_set()
-    release.set()
-    holder.join()
-    writer.join()
-    assert written.is_set() and read_state(store.root, STORE, PREFIX) == full_state()
+    try:
+        # A writer that may not wait is refused while another holds the lock.
+        impatient = MemoryStore(workspace, lock_timeout=0)
+        with pytest.raises(MemoryLockTimeout):
+            write_state(impatient, full_state())
+        assert not state_path(impatient.root, STORE, PREFIX).exists()
+    finally:
+        release.set()
+        holder.join()
+    write_state(MemoryStore(workspace, lock_timeout=0), full_state())
+    assert read_state(MemoryStore(workspace).root, STORE, PREFIX) == full_state()
 
 
 def test_a_decided_pulled_batch_counts_as_taken() -> None:

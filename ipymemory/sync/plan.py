@@ -28,7 +28,7 @@ memories under the prefix that are not ``<name>.md`` are reported, never touched
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -164,11 +164,13 @@ class SyncPlan:
         return self.pulls
 
 
-def local_changes(local: Mapping[str, LocalRecord], state: SyncState) -> tuple[str, ...]:
+def local_changes(
+    local: Mapping[str, LocalRecord], state: SyncState, ignore: Collection[str] = ()
+) -> tuple[str, ...]:
     """The names changed here since the last sync (no network needed), but those a
-    pending pulled batch holds."""
+    pending pulled batch holds and ``ignore``."""
     waiting = set(state.pulled) | {p.replaces for p in state.pulled.values() if p.replaces}
-    names = sorted((set(local) | set(state.records)) - waiting)
+    names = sorted((set(local) | set(state.records)) - waiting - set(ignore))
     out = []
     for name in names:
         here = local.get(name)
@@ -182,8 +184,11 @@ def make_plan(
     local: Mapping[str, LocalRecord],
     remote: Sequence[RemoteMemory],
     state: SyncState,
+    ignore: Collection[str] = (),
 ) -> SyncPlan:
-    """Compare the set, the store's memories under ``state.prefix`` and the state."""
+    """Compare the set, the store's memories under ``state.prefix`` and the state.
+    Names in ``ignore`` (records here that cannot be pushed) are left as they are on
+    both sides: absent from ``local``, they must not read as forgotten here."""
     prefix = state.prefix
     there: dict[str, RemoteMemory] = {}
     foreign: list[tuple[str, str]] = []
@@ -222,6 +227,7 @@ def make_plan(
             pulls.append(PullChange("rename", new, there[new], replaces=old, base=synced))
             handled |= {old, new}
 
+    handled |= set(ignore)
     for name in sorted(set(local) | set(state.records) | set(there) | set(waiting)):
         if name in handled or name in waiting:
             continue

@@ -237,14 +237,15 @@ class Sync:
             state = self._current(save=not dry_run)
             local, refused = local_records(self.store.entries())
             cannot = tuple({"name": n, "reason": why} for n, why in sorted(refused.items()))
-            if not local_changes(local, state):
+            # Nothing to send: no request (a dry run still looks, to say what is there).
+            if not dry_run and not local_changes(local, state, refused):
                 return self._report(
                     measure,
                     state,
                     cannot_push=cannot,
                     note="nothing changed here since the last sync",
                 )
-            plan = make_plan(local, self.remote.memories(self.prefix), state)
+            plan = make_plan(local, self.remote.memories(self.prefix), state, refused)
             records = dict(state.records)
             self._settled(records, plan)
             done, failed, stopped = self._send(plan.pushes, records, state, dry_run)
@@ -320,7 +321,7 @@ class Sync:
         measure = self._start("pull", dry_run)
         with contextlib.nullcontext() if dry_run else self._exclusive():
             state = self._current(save=not dry_run)
-            local, _refused = local_records(self.store.entries())
+            local, refused = local_records(self.store.entries())
             memories = self._memories_if_changed(state, dry_run)
             if memories is None:
                 if not dry_run:
@@ -329,13 +330,13 @@ class Sync:
                 return self._report(
                     measure,
                     state,
-                    to_push=local_changes(local, state),
+                    to_push=local_changes(local, state, refused),
                     not_imported=tuple(
                         {"path": s.path, "reason": s.reason} for s in state.skipped.values()
                     ),
                     note="nothing changed there since the last pull",
                 )
-            plan = make_plan(local, memories, state)
+            plan = make_plan(local, memories, state, refused)
             if dry_run:
                 return self._planned_pull(plan, local, state, measure)
             return self._pull(plan, memories, local, state, commit, measure)
@@ -539,7 +540,7 @@ class Sync:
         measure = self._start("status", True)
         state = self._current(save=False)
         local, refused = local_records(self.store.entries())
-        plan = make_plan(local, self.remote.memories(self.prefix), state)
+        plan = make_plan(local, self.remote.memories(self.prefix), state, refused)
         conflicts = []
         for change in plan.conflicts[:_SHOWN_CONFLICTS]:
             version = (

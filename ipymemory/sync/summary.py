@@ -19,6 +19,7 @@ def sync_lines(store: MemoryStore, files: PendingFiles | None = None) -> list[st
     files = files if files is not None else PendingFiles(store.root)
     out: list[str] = []
     local: dict[str, LocalRecord] | None = None
+    refused: dict[str, str] = {}
     for _path, got in saved_states(store.root):
         if isinstance(got, SyncStateError):
             out.append(f"sync state: {got}")
@@ -30,10 +31,10 @@ def sync_lines(store: MemoryStore, files: PendingFiles | None = None) -> list[st
         ]
         if local is None:
             try:
-                local = local_records(store.entries())[0]
+                local, refused = local_records(store.entries())
             except MemoryStoreError:
                 local = {}
-        changed = local_changes(local, state)
+        changed = local_changes(local, state, refused)
         if changed:
             n = len(changed)
             parts.append(f"{n} change{'' if n == 1 else 's'} here to push")

@@ -85,7 +85,24 @@ class SyncView(StaticView):
         self.data = dict(data)
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.data, "view": "sync"}
+        # ``shown``: the words as the other forms say them, for the Lab's renderer.
+        conflicts = [
+            {
+                "name": c.get("name"),
+                "title": self._conflict_title(c),
+                "here": _side_lines(c.get("here"), "(forgotten here)"),
+                "there": _side_lines(c.get("there"), "(deleted there)"),
+                "there_title": _there_title(c.get("there")),
+            }
+            for c in self.data.get("conflicts", ())
+        ]
+        shown = {
+            "headline": self.headline(),
+            "lines": [*self._move_lines(), *self._other_lines()],
+            "conflicts": conflicts,
+            "hint": self._decide_hint(),
+        }
+        return {**self.data, "view": "sync", "shown": shown}
 
     def cli_json(self) -> Any:
         return self.to_json()

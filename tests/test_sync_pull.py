@@ -7,6 +7,7 @@ pull costs one request."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from record_support import rec
 from sync_support import STORE_ID, Project, project, record_text, text_of
 
 from ipymemory import BatchRegistry, MemoryStore
+from ipymemory.cli import main
 from ipymemory.turn.pending import PendingFiles
 
 RECORDS = [rec("prefers-tabs"), rec("db-notes"), rec("deadline")]
@@ -277,6 +279,14 @@ def test_a_user_scope_pull_waits_in_the_user_scopes_own_pending(
     (batch,) = report["batches"]
     assert (user_dir / ".memory" / "pending" / f"{batch}.json").is_file()
     assert not (proj.store.root / "pending").exists()
+    # Decided there, as that directory's own batch.
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--dir", str(user_dir), "commit", "--batch", batch], stdout=out, stderr=err) == 0
+    assert {r.name for r in MemoryStore(user_dir).records()} == {"prefers-tabs", "likes-tea"}
+    assert proj.names() == ["project-thing"]
+    code, _, err = proj.cli("sync", "push", "--scope", "user")
+    assert code == 0, err
+    assert proj.cli_json("sync", "pull", "--scope", "user")["pulled"] == []
 
 
 def test_a_deletion_of_a_record_changed_here_meanwhile_forgets_nothing(proj: Project) -> None:

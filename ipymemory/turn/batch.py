@@ -18,6 +18,9 @@ Committing applies everything accepted in ONE store commit (one manifest swap):
   over the set; only the replaced records for updates alone) changed or vanished,
   and keeps records others added. A "nothing to merge" plan is journalled as a
   consolidation even when it is all the batch holds;
+* with an accepted plan that only removes records of the base (another agent's
+  proposals to forget) and nothing else accepted: ``store.forget(...)``, after checking
+  each is still the record the removal was proposed on;
 * with a plan that only merges this batch's own items, or without a plan or updates:
   ``store.extend(...)`` after checking that no accepted name appeared in the set
   meanwhile (the store checks again under its lock).

@@ -16,8 +16,9 @@ import and holds the code to this list):
 3. ``config`` ``screen`` ``sidequery`` -- settings resolution; screening of what is
    remembered; the selector, extractor and consolidator side-queries.
 4. ``turn`` -- the agent session: one turn, its pending batches and history.
-5. ``agents`` ``team`` ``views`` -- other agents on the same memory (the MCP server,
-   Claude's memory tool); sharing a set through git and Claude Code; views and widgets.
+5. ``agents`` ``sync`` ``team`` ``views`` -- other agents on the same memory (the MCP
+   server, Claude's memory tool); a set synced with an Anthropic memory store; sharing a
+   set through git and Claude Code; views and widgets.
 6. ``commands`` -- the command layer the CLI and ``%memory`` share.
 7. ``cli`` ``notebook`` ``server`` -- the front ends.
 8. ``ipymemory`` -- this module, the public API; nothing inside the package imports it.
@@ -54,6 +55,12 @@ from .errors import (
     ScriptExhausted,
     SideQueryError,
     SideQueryReplyError,
+    SyncBusy,
+    SyncError,
+    SyncNotConfigured,
+    SyncPreconditionFailed,
+    SyncRemoteError,
+    SyncStateError,
     TurnError,
 )
 from .model import AnthropicModel, ModelClient, ModelReply, NoModel, ScriptedModel, Usage
@@ -123,6 +130,12 @@ __all__ = [
     "SideQueryError",
     "SideQueryReplyError",
     "StoredRecord",
+    "SyncBusy",
+    "SyncError",
+    "SyncNotConfigured",
+    "SyncPreconditionFailed",
+    "SyncRemoteError",
+    "SyncStateError",
     "TurnError",
     "TurnEvent",
     "TurnResult",

@@ -127,3 +127,22 @@ PANEL_PENDING_LIMIT: Final = 50  # pending batches the Memory panel lists (newes
 # once (in the endpoint's own threads, so a stuck read never starves the server's).
 SERVER_READ_TIMEOUT: Final = 15.0
 SERVER_READ_THREADS: Final = 4
+
+# --- Sync with an Anthropic memory store (SPEC §13) --------------------------------------
+# Where a scope's records live in the store when no prefix is given: the project's under
+# /ipymemory/<project directory name>/, the user scope's apart from every project.
+SYNC_PREFIX_ROOT: Final = "/ipymemory/"
+SYNC_USER_PREFIX: Final = "/ipymemory-user/"
+# The memory store's own limits (the SDK's types): a path has 1-20 segments and at most
+# 1,024 UTF-8 bytes; a memory holds at most 100 kB.
+MEMORY_PATH_MAX_BYTES: Final = 1024
+MEMORY_PATH_MAX_SEGMENTS: Final = 20
+MEMORY_MAX_BYTES: Final = 102_400
+SYNC_LIST_PAGE: Final = 100  # memories / versions per list page (the API's maximum)
+# A push saves the sync state after this many writes (and at its end): a killed push
+# redoes at most these, and finds them done (same content on both sides).
+SYNC_SAVE_EVERY: Final = 50
+# An idle pull asks only for the versions written since the newest one it saw; at most
+# this many pages of them, and never when the last full listing is older than this.
+SYNC_FEED_MAX_PAGES: Final = 3
+SYNC_FULL_LIST_SECONDS: Final = 86_400.0

@@ -382,6 +382,26 @@ class Settings:
             "model",
         ),
     )
+    #: SPEC §13: the Anthropic memory store ``sync`` uses (its id, not a credential).
+    memory_store: str | None = field(
+        default=None,
+        metadata=_row(
+            Text(),
+            "Anthropic memory store (memstore_…) that `sync` pushes to and pulls from "
+            "(the endpoint and key as for the model).",
+            "command",
+        ),
+    )
+    memory_store_prefix: str | None = field(
+        default=None,
+        metadata=_row(
+            Text(),
+            f"Path prefix of this scope's memories in the store (default: "
+            f"{C.SYNC_PREFIX_ROOT}<project directory name>/, the user scope's "
+            f"{C.SYNC_USER_PREFIX}).",
+            "command",
+        ),
+    )
     timeout: float = field(
         default=C.DEFAULT_TIMEOUT,
         metadata=_row(

@@ -23,6 +23,12 @@ Callers decide by type, never by message text. Third-party errors are wrapped
     ├── TurnError .................... the agent turn could not run (e.g. an empty query)
     ├── BatchError (ValueError) ...... bad input to a pending-batch operation
     ├── ProposalError (ValueError) ... another agent's proposal is malformed (SPEC §10)
+    ├── SyncError .................... a sync with an Anthropic memory store failed (SPEC §13)
+    │   ├── SyncNotConfigured ........ no memory store id, or no API key
+    │   ├── SyncBusy ................. another sync of the same .memory is running
+    │   ├── SyncStateError ........... .memory/sync/ holds a state that cannot be trusted
+    │   └── SyncRemoteError .......... the memory store refused a request or was unreachable
+    │       └── SyncPreconditionFailed  HTTP 409: the memory changed there since last seen
     └── CommandError ................. a command asked for something that is not there
         └── CommandUsageError ........ a command was called wrongly
 """
@@ -56,6 +62,12 @@ __all__ = [
     "ScriptExhausted",
     "SideQueryError",
     "SideQueryReplyError",
+    "SyncBusy",
+    "SyncError",
+    "SyncNotConfigured",
+    "SyncPreconditionFailed",
+    "SyncRemoteError",
+    "SyncStateError",
     "TurnError",
 ]
 
@@ -183,3 +195,34 @@ class ProposalError(IPyMemoryError, ValueError):
     """Another agent's proposal (MCP ``memory_propose``, the memory tool) is malformed:
     the message names the item and the field (``records[1].name: …``). Nothing was
     kept or written."""
+
+
+class SyncError(IPyMemoryError):
+    """A sync between a ``.memory/`` and an Anthropic memory store failed (SPEC §13)."""
+
+
+class SyncNotConfigured(SyncError):
+    """No memory store to sync with (``--store``, ``memory_store``), or no API key."""
+
+
+class SyncBusy(SyncError):
+    """Another sync of the same ``.memory/`` (any store) holds the sync lock."""
+
+
+class SyncStateError(SyncError):
+    """The sync state in ``.memory/sync/`` is unreadable or breaks its format; the
+    message names the file and the field. Nothing was sent or changed."""
+
+
+class SyncRemoteError(SyncError):
+    """The memory store answered with an error status, or could not be reached.
+    ``status_code`` is the HTTP status (None: no answer)."""
+
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class SyncPreconditionFailed(SyncRemoteError):
+    """HTTP 409: the memory's content is no longer what this sync last saw (someone
+    changed it there) or its path is taken. Never retried: nothing was written."""

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import settings
 from IPython.core.interactiveshell import InteractiveShell
 from jupyter_support import RunningJupyter, run_jupyter
+from memory_store_server import MemoryStoreServer
 from messages_server import MessagesServer
 from notebook_support import loaded_shell
 
@@ -47,6 +48,17 @@ def scrubbed_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def messages_server() -> Iterator[MessagesServer]:
     srv = MessagesServer().start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def memory_store_server() -> Iterator[MemoryStoreServer]:
+    """A local Anthropic memory-store API (tests/memory_store_server.py) with one store."""
+    srv = MemoryStoreServer().start()
+    srv.add_store()
     try:
         yield srv
     finally:

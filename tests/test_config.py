@@ -45,6 +45,8 @@ SAMPLES: dict[str, tuple[str, object, object, object]] = {
     "max_tokens": ("100", 100, 200, 300),
     "lock_timeout": ("0", 0.0, 1.5, 2.5),
     "base_url": ("http://env", "http://env", "http://conf", "http://arg"),
+    "memory_store": ("memstore_env", "memstore_env", "memstore_conf", "memstore_arg"),
+    "memory_store_prefix": ("/env/", "/env/", "/conf/", "/arg/"),
     "timeout": ("7.5", 7.5, 8.0, 9.0),
     "max_retries": ("0", 0, 1, 3),
     "python_timeout": ("2", 2.0, 3.0, 4.0),

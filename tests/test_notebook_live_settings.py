@@ -63,6 +63,8 @@ PER_COMMAND = {
     "history_retention_days",
     "history_retention_bytes",
     "background_memory",
+    "memory_store",  # each `%memory sync` resolves them (SPEC §13)
+    "memory_store_prefix",
 }
 
 TWICE = {"model", "side_model", "max_tokens", "history_token_budget"}

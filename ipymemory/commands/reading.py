@@ -28,6 +28,7 @@ from ..views.history import record_origin
 from .common import SCOPE_ALL, check_names, positive_int, require, scope_arg, scoped_stores
 from .context import Context, View
 from .spec import arg, command
+from .sync import sync_status_notes
 
 __all__ = [
     "handle_check",
@@ -150,6 +151,7 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     if read_error:
         notes.append(f"the set could not be read: {read_error}")
     notes.extend(_stale_notes(session.store))
+    notes.extend(sync_status_notes(ctx))  # SPEC §13: when each store was last synced
     if session.last_error_cause:
         notes.append(f"last error cause: {session.last_error_cause}")
     live = {batch.id for batch in session.pending}

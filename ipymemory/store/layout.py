@@ -2,10 +2,11 @@
 
 ``<workspace>/.memory`` holds the set (SPEC §1: ``manifest.json``, ``MEMORY.md``, record
 files), the lock's files (SPEC §4) and local state that is never part of the set
-(SPEC §6: ``history/``, ``pending/``). Everything that looks at the directory — the
-store, ``check``/``gc``, the server endpoint, the teaching notebook's reset — takes the
-names from here and reads files through :meth:`MemoryDir.read`, which refuses a file
-larger than its known bound before reading it (a 1 GB manifest must not cost 1 GB).
+(SPEC §6: ``history/``, ``pending/``; SPEC §13: ``sync/``). Everything that looks at the
+directory — the store, ``check``/``gc``, the server endpoint, the teaching notebook's
+reset — takes the names from here and reads files through :meth:`MemoryDir.read`,
+which refuses a file larger than its known bound before reading it (a 1 GB manifest
+must not cost 1 GB).
 
 Every other read of a file we did not just write (a pending batch, a kept history file,
 an export's state file, a Claude Code topic file) goes through :func:`open_regular` /
@@ -41,6 +42,7 @@ __all__ = [
     "PENDING_DIR_NAME",
     "SET_ASIDE_PREFIX",
     "STALE_LOCK_PREFIX",
+    "SYNC_DIR_NAME",
     "TEMP_PREFIX",
     "MemoryDir",
     "manifest_byte_bound",
@@ -68,7 +70,8 @@ HISTORY_DIR_NAME = "history"
 JOURNAL_NAME = "journal.jsonl"
 KEPT_DIR_NAME = "files"
 PENDING_DIR_NAME = "pending"
-LOCAL_STATE_NAMES = frozenset({HISTORY_DIR_NAME, PENDING_DIR_NAME})
+SYNC_DIR_NAME = "sync"  # what a sync with a memory store last saw there (SPEC §13)
+LOCAL_STATE_NAMES = frozenset({HISTORY_DIR_NAME, PENDING_DIR_NAME, SYNC_DIR_NAME})
 
 # The longest file name most file systems take (NAME_MAX): bounds a manifest entry.
 MAX_FILE_NAME_BYTES = 255

@@ -5,7 +5,7 @@ In the repository enclosing the workspace it
 * adds to ``.gitattributes`` (committed with the project, so every clone has it) the
   lines sending every ``.memory/manifest.json`` and ``.memory/MEMORY.md`` to our drivers;
 * adds to ``.gitignore`` the local state that never travels (SPEC §6): the lock's
-  files, ``history/``, ``pending/`` and our temp files;
+  files, ``history/``, ``pending/``, ``sync/`` and our temp files;
 * sets the driver commands in the LOCAL git config (git never shares config, so each
   teammate runs ``ipymemory git setup`` — or the printed ``git config`` lines — once).
 
@@ -30,6 +30,7 @@ from ..store.layout import (
     MANIFEST_NAME,
     MEMORY_DIR_NAME,
     PENDING_DIR_NAME,
+    SYNC_DIR_NAME,
     TEMP_PREFIX,
     read_regular,
 )
@@ -57,6 +58,7 @@ IGNORE_LINES: tuple[str, ...] = (
     f"**/{MEMORY_DIR_NAME}/{LOCK_DIR_NAME}*",
     f"**/{MEMORY_DIR_NAME}/{HISTORY_DIR_NAME}/",
     f"**/{MEMORY_DIR_NAME}/{PENDING_DIR_NAME}/",
+    f"**/{MEMORY_DIR_NAME}/{SYNC_DIR_NAME}/",
     f"**/{MEMORY_DIR_NAME}/{TEMP_PREFIX}*",
 )
 _MAX_CONFIG_BYTES = 4 << 20  # .gitattributes / .git/info/attributes: far above any real one

@@ -18,6 +18,9 @@ Committing applies everything accepted in ONE store commit (one manifest swap):
   over the set; only the replaced records for updates alone) changed or vanished,
   and keeps records others added. A "nothing to merge" plan is journalled as a
   consolidation even when it is all the batch holds;
+* with an accepted plan that only removes records of the base (another agent's
+  proposals to forget) and nothing else accepted: ``store.forget(...)``, after checking
+  each is still the record the removal was proposed on;
 * with a plan that only merges this batch's own items, or without a plan or updates:
   ``store.extend(...)`` after checking that no accepted name appeared in the set
   meanwhile (the store checks again under its lock).
@@ -436,6 +439,13 @@ def apply_batch(
         return {"actor": actor, "provenance": provenance}
 
     added = tuple(r.name for r in (*split.additions, *split.replacements))
+    if split.sources and not added:
+        # Records only leave (another agent's proposals to forget): the store's forget,
+        # which a consolidation cannot be without replacements. Each must still be the
+        # record the proposal was made on.
+        _check_unchanged(store, batch.base, split.sources)
+        store.forget(list(split.sources), actor=meta(())["actor"])
+        return (), split.sources
     if not split.swap:
         # No plan, or one that only merges items of this batch: nothing of the set is
         # replaced.
@@ -492,6 +502,20 @@ _SCOPE_OFF = (
     "them to the project (%memory commit --to-project NAME …) or set user_dir; nothing "
     "was committed"
 )
+
+
+def _check_unchanged(
+    store: MemoryStore, base: tuple[MemoryRecord, ...], names: tuple[str, ...]
+) -> None:
+    proposed = {record.name: record for record in base}
+    current = {record.name: record for record in store.records()}
+    changed = [n for n in names if n not in proposed or current.get(n) != proposed[n]]
+    if changed:
+        raise MemoryConflictError(
+            "memory collection changed: "
+            + ", ".join(map(repr, changed))
+            + " changed or left the set since the removal was proposed; nothing changed"
+        )
 
 
 def _check_new_names(store: MemoryStore, names: list[str]) -> None:

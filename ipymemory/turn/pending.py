@@ -414,6 +414,11 @@ class PendingFiles:
         failure = self.last_failure
         return None if failure is None else f"{failure.message}: {failure.cause}"
 
+    def holds(self, batch_id: str) -> bool:
+        """Whether a batch of this id is saved here, undecided (an expired one counts
+        until a listing removes it). Cheap: the file is not read."""
+        return bool(_ID.match(batch_id)) and (self.directory / f"{batch_id}.json").is_file()
+
     def remove(self, batch_id: str) -> None:
         self._saved.pop(batch_id, None)
         if _ID.match(batch_id) and self._odd_directory() is None:

@@ -249,9 +249,14 @@ def _known(names: set[str]) -> str:
 
 
 def screen_proposals(
-    proposals: Sequence[Proposal], current: Sequence[MemoryRecord], *, auto: bool
+    proposals: Sequence[Proposal],
+    current: Sequence[MemoryRecord],
+    *,
+    auto: bool,
+    held: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Screened]:
-    """Check ``proposals`` against ``current`` and screen each as origin ``agent``."""
+    """Check ``proposals`` against ``current`` and screen each as origin ``agent``;
+    ``held`` adds the caller's reasons for a person to look at an item (by its name)."""
     _check_against(proposals, current)
     taken = {record.name for record in current} | {p.name for p in proposals}
     out: list[Screened] = []
@@ -280,6 +285,8 @@ def screen_proposals(
             "(more than half the set, or more than five)"
         )
         out = [replace(s, reasons=(*s.reasons, why)) if s.proposal.replaces else s for s in out]
+    if held:
+        out = [replace(s, reasons=(*s.reasons, *held.get(s.proposal.name, ()))) for s in out]
     return out
 
 
@@ -349,16 +356,19 @@ def keep_proposals(
     provenance: TurnProvenance,
     batch_id: str | None = None,
     files: PendingFiles | None = None,
+    held: Mapping[str, Sequence[str]] | None = None,
 ) -> ProposalOutcome:
     """Screen ``proposals`` and keep them as one pending batch (``batch_id``, default a
     new one; the same id replaces that batch's file); in ``auto`` mode commit the
-    clean ones first. Raises :class:`ProposalError` for proposals that do not fit
-    (nothing kept) and the store's errors when the set cannot be read."""
+    clean ones first. ``held``: the caller's reasons, per item name, for a person to
+    decide it (e.g. a sync's conflict): such an item waits in any mode. Raises
+    :class:`ProposalError` for proposals that do not fit (nothing kept) and the store's
+    errors when the set cannot be read."""
     if commit not in COMMIT_CHOICES:
         raise ProposalError(f"commit must be one of {', '.join(COMMIT_CHOICES)}, got {commit!r}")
     files = files if files is not None else PendingFiles(store.root)
     current = store.records()
-    screened = screen_proposals(proposals, current, auto=commit == "auto")
+    screened = screen_proposals(proposals, current, auto=commit == "auto", held=held)
     batch_id = batch_id or new_batch_id()
     now = [s for s in screened if not s.held] if commit == "auto" else []
     later = [s for s in screened if s not in now]

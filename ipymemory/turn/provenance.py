@@ -22,8 +22,9 @@ from .._secrets import redact, redact_data
 __all__ = ["AGENT_VIAS", "DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
 
 #: ``via`` of the batches other agents propose (SPEC §10): the MCP server, the memory
-#: tool used on its own (under ``%%agent`` its proposals join the turn's batch).
-AGENT_VIAS = ("mcp", "memory-tool")
+#: tool used on its own (under ``%%agent`` its proposals join the turn's batch), and
+#: what a sync pulled from an Anthropic memory store (SPEC §13).
+AGENT_VIAS = ("mcp", "memory-tool", "memory-store")
 
 #: The origin of an item extracted from a turn until screening decides one (SPEC §7).
 DEFAULT_ORIGIN = "user"

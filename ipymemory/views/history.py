@@ -39,6 +39,7 @@ __all__ = [
     "HistoryView",
     "describe_actor",
     "entry_row",
+    "pulled_from",
     "record_origin",
 ]
 
@@ -81,12 +82,39 @@ def describe_actor(actor: Mapping[str, Any]) -> str:
     return tool if isinstance(tool, str) else "unknown"
 
 
+def pulled_from(actor: Mapping[str, Any], names: Sequence[str]) -> str | None:
+    """``memory store X (version Y, by Z)`` when the commit took changes a sync pulled
+    from an Anthropic memory store (SPEC §13), for ``names`` of its records; else None."""
+    store = actor.get("memory_store")
+    pulled = actor.get("pulled")
+    if not isinstance(store, str) or not isinstance(pulled, Mapping):
+        return None
+    items = [pulled[n] for n in names if isinstance(pulled.get(n), Mapping)]
+    versions = [str(i["version_id"]) for i in items if isinstance(i.get("version_id"), str)]
+    authors = sorted({str(i["by"]) for i in items if isinstance(i.get("by"), str)})
+    parts = []
+    if len(versions) == 1:
+        parts.append(f"version {versions[0]}")
+    elif versions:
+        parts.append(f"{len(versions)} versions")
+    if authors:
+        shown = ", ".join(authors[:3]) + (" …" if len(authors) > 3 else "")
+        parts.append(f"by {shown}")
+    return f"memory store {store}" + (f" ({', '.join(parts)})" if parts else "")
+
+
 def _query(entry: HistoryEntry) -> str | None:
     for item in entry.provenance.values():
         query = item.get("query")
         if isinstance(query, str) and query.strip():
             return query
     return None
+
+
+def _by(entry: HistoryEntry) -> str:
+    names = [a.name for a in entry.added] + [r.name for r in entry.removed]
+    pulled = pulled_from(entry.actor, names)
+    return describe_actor(entry.actor) if pulled is None else f"pulled from {pulled}"
 
 
 def entry_row(entry: HistoryEntry) -> dict[str, Any]:
@@ -104,7 +132,7 @@ def entry_row(entry: HistoryEntry) -> dict[str, Any]:
         "undoes": entry.undoes,
         "restores": entry.restores,
         "updates": dict(entry.updates),
-        "by": describe_actor(entry.actor),
+        "by": _by(entry),
         "query": _query(entry),
         "origins": origins,
         "move": _move(entry.actor),
@@ -443,7 +471,11 @@ def record_origin(entries: Sequence[HistoryEntry], file: str, name: str) -> dict
             "external": "added by another tool",
         }.get(entry.op, entry.op)
         text = f"{verb} {entry.at[:10]}"
-        if entry.op != "external":
+        pulled = pulled_from(entry.actor, [name])
+        if pulled is not None:
+            by = f"pulled from {pulled}"
+            text = f"{'updated' if name in entry.updates else 'added'} {entry.at[:10]}, {by}"
+        elif entry.op != "external":
             text += f" from {by}"
         if query:
             text += f", turn {_cap(query)!r}"

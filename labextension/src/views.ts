@@ -415,6 +415,38 @@ function renderStatus(root: HTMLElement, data: JSONObject): void {
   }
 }
 
+/** `sync push|pull|status` (SPEC §13): the words the kernel chose, conflicts side by side. */
+function renderSync(root: HTMLElement, data: JSONObject): void {
+  const shown = asObject(data.shown);
+  root.dataset.action = asText(data.action);
+  root.appendChild(heading(asText(shown.headline)));
+  const lines = asList(shown.lines).map(asText);
+  if (lines.length) {
+    root.appendChild(element('pre', 'jp-ipymemory-sync-lines', lines.join('\n')));
+  }
+  for (const conflict of asList(shown.conflicts).map(asObject)) {
+    root.appendChild(element('div', 'jp-ipymemory-label', asText(conflict.title)));
+    const table = element('table', 'jp-ipymemory-table jp-ipymemory-conflict');
+    table.dataset.conflict = asText(conflict.name);
+    const head = table.createTHead().insertRow();
+    for (const title of ['here', asText(conflict.there_title)]) {
+      head.appendChild(element('th', undefined, title));
+    }
+    const row = table.createTBody().insertRow();
+    for (const side of [conflict.here, conflict.there]) {
+      const cell = row.insertCell();
+      cell.appendChild(element('pre', undefined, asList(side).map(asText).join('\n')));
+    }
+    root.appendChild(table);
+  }
+  if (data.stopped) {
+    root.appendChild(errorBox(`Stopped: ${asText(data.stopped)}`));
+  }
+  if (shown.hint) {
+    root.appendChild(note(asText(shown.hint)));
+  }
+}
+
 function tokens(usage: unknown): string {
   const u = asObject(usage);
   const cached = Number(u.cache_read_input_tokens ?? 0) + Number(u.cache_creation_input_tokens ?? 0);
@@ -472,7 +504,8 @@ const RENDERERS: Readonly<Record<string, (root: HTMLElement, data: JSONObject) =
   history: renderHistory,
   'history-diff': renderHistoryDiff,
   'history-change': renderHistoryChange,
-  scoped: renderScoped
+  scoped: renderScoped,
+  sync: renderSync
 };
 
 /** Render one view payload; unknown views fall back to pretty JSON (forward compatibility). */

@@ -161,8 +161,8 @@ def test_in_a_kernel_select_takes_its_limit_after_the_query(
     client, nb = kernel
     MemoryStore(workspace).extend([rec(f"tabs-{i}", description=f"tabs {i}") for i in range(7)])
     messages_server.responder = lambda body: text('["tabs-1"]')
-    _run(client, nb, SETUP)
-    cell = _run(client, nb, "%memory select tabs --limit 1")
+    run_cell(client, nb, SETUP)
+    cell = run_cell(client, nb, "%memory select tabs --limit 1")
     [shown] = [o["data"][MIME_TYPE] for o in cell.outputs if MIME_TYPE in o.get("data", {})]
     assert shown["query"] == "tabs"
     assert [r["name"] for r in shown["records"]] == ["tabs-1"]

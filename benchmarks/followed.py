@@ -25,8 +25,8 @@ recall = found and true / true.
 the real SDK against the same server, the corpus's memories in the set (with six
 project notes, so the selector chooses), each turn one corpus query, the selector
 picking that turn's memories, the agent answering with that turn's answer (every third
-turn reads a 3-6 KB file first), the extractor finding nothing; after each turn its
-check, as the turn runs it. Every request is priced under the prompt-caching rules of
+turn reads a 3-6 KB file first), the extractor finding nothing, and each turn's own
+follow-up check in its memory work. Every request is priced under the prompt-caching rules of
 ``turn_cost.py`` (reads 0.1x, writes 1.25x, minimum cacheable 1024 tokens for the main
 model and 2048 for the side model; tokens = bytes / 4). Reported: the checker's input
 cost over the agent's (main calls), the same run.
@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from collections import Counter, defaultdict
@@ -117,7 +118,8 @@ class CheckerScript:
 
     def reply(self, body: dict[str, Any]) -> Scripted:
         data = json.loads(body["messages"][0]["content"])
-        pairs = self.by_answer[(data["answer"], data["query"])]
+        query = re.sub(r"^turn \d+: ", "", data["query"])  # the cost session's queries
+        pairs = self.by_answer[(data["answer"], query)]
         self.asked.append(len(data["memories"]))
         verdicts = []
         for memory in data["memories"]:
@@ -281,9 +283,11 @@ def cost(turns: list[dict[str, Any]], count: int, server: MessagesServer) -> dic
         called = 0
         for n in range(count):
             turn = turns[n % len(turns)]
+            before = len(server.requests)
+            # The turn runs its own check, in its memory work (SPEC §13).
             result = session.run_turn(f"turn {n}: {turn['query']}")
-            judged = judge(model, result.selection.records, result.answer, turn["query"])
-            called += bool(judged.asked_model)
+            assert result.followed is not None and not result.memory_errors
+            called += any(role_of(r) == "checker" for r in server.requests[before:])
     requests = server.requests[first:]
     caches = {"main": PromptCache(1024), "side": PromptCache(2048)}
     units: dict[str, float] = defaultdict(float)

@@ -449,6 +449,24 @@ class Settings:
             "notebook",
         ),
     )
+    follow_check: bool = field(
+        default=C.DEFAULT_FOLLOW_CHECK,
+        metadata=_row(
+            Flag(),
+            "After each %%agent answer, check it against the injected feedback and user "
+            "memories and say under it when one was not followed (True).",
+            "session",
+        ),
+    )
+    mark_missed: bool = field(
+        default=C.DEFAULT_MARK_MISSED,
+        metadata=_row(
+            Flag(),
+            "Mark, in the next turn's memories, one the previous answer did not follow, "
+            "so the model sees it was missed (True).",
+            "session",
+        ),
+    )
     origin: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def model_settings(self) -> ModelSettings:

@@ -150,7 +150,13 @@ def test_latency_reports_first_token_ratios_and_busy_time() -> None:
     assert done.returncode in (0, 1) and set(report["targets"]) == {
         "first_token_ratio_fits",
         "busy_after_answer_worker",
+        "follow_check_first_token",
+        "follow_check_busy_worker",
     }
+    # SPEC §13: with the check on, every turn of its set asked the checker; off, none did.
+    follow = report["follow_check"]
+    assert follow["on"]["checker_calls"] == report["turns"] and follow["off"]["checker_calls"] == 0
+    assert follow["first_token_ratio"] > 0
 
 
 def test_followed_reports_both_judgments_and_the_cost_against_the_agent() -> None:

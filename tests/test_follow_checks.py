@@ -4,28 +4,16 @@ the side model -- near misses above all."""
 from __future__ import annotations
 
 import pytest
+from follow_support import PANDAS_CODE, POLARS, POLARS_CODE, REASONING, F
 
 from ipymemory import MemoryRecord
 from ipymemory.follow import Verdict, check_answer, check_memory, checked
 
-F = "```"
-POLARS = MemoryRecord(
-    name="prefers-polars",
-    type="user",
-    description="User writes dataframe code with polars, never pandas",
-    body="Use polars (`import polars as pl`) for dataframe code; do not use pandas.",
-)
 GERMAN = MemoryRecord(
     name="antworten-auf-deutsch",
     type="user",
     description="Antworte immer auf Deutsch",
     body="Der Nutzer möchte alle Antworten auf Deutsch, auch wenn er auf Englisch fragt.",
-)
-REASONING = MemoryRecord(
-    name="reasoning-first",
-    type="feedback",
-    description="Explain the reasoning before giving code",
-    body="Say why before showing how: the user reviews the approach first.",
 )
 PROJECT = MemoryRecord(
     name="pandas-migration",
@@ -33,21 +21,6 @@ PROJECT = MemoryRecord(
     description="The team is migrating the loaders off pandas",
     body="Never use pandas in new loaders.",
 )
-PANDAS_CODE = f"""Here you go:
-
-{F}python
-import pandas as pd
-
-df = pd.read_csv("sales.csv")
-print(df.groupby("region")["revenue"].sum())
-{F}
-
-This reads the file and sums the revenue per region."""
-POLARS_CODE = f"""{F}python
-import polars as pl
-
-print(pl.read_csv("sales.csv").group_by("region").agg(pl.col("revenue").sum()))
-{F}"""
 ENGLISH = (
     "The column does not exist in this DataFrame. Usually it is the spelling, so check the names."
 )

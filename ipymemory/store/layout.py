@@ -26,6 +26,7 @@ from pathlib import Path
 from ..errors import MemoryFormatError, MemoryStoreError
 
 __all__ = [
+    "FOLLOW_LOG_NAME",
     "HISTORY_DIR_NAME",
     "INDEX_NAME",
     "JOURNAL_NAME",
@@ -66,6 +67,7 @@ TEMP_PREFIX = ".tmp-"
 # Local state (SPEC §6), never part of the set.
 HISTORY_DIR_NAME = "history"
 JOURNAL_NAME = "journal.jsonl"
+FOLLOW_LOG_NAME = "followed.jsonl"  # the follow-up verdicts, beside the journal (SPEC §13)
 KEPT_DIR_NAME = "files"
 PENDING_DIR_NAME = "pending"
 LOCAL_STATE_NAMES = frozenset({HISTORY_DIR_NAME, PENDING_DIR_NAME})

@@ -68,6 +68,7 @@ from ..store.store import MemoryStore
 from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .config import COMMIT_MODES, SessionConfig
 from .failures import MemoryFailure
+from .followed import FollowReport, FollowTracker, FollowTurn
 from .history import RequestHistory, previous_turn_start, summarize_history
 from .history_change import HistoryChange
 from .injection import render_memory_block
@@ -145,6 +146,8 @@ class TurnResult:
     memory_seconds: float = 0.0
     steps: tuple[ToolStep, ...] = ()
     held: PendingBatch | None = None
+    #: SPEC §13: the verdicts on the injected feedback/user memories (None: not checked).
+    followed: FollowReport | None = None
 
     @property
     def held_reasons(self) -> dict[str, tuple[str, ...]]:
@@ -236,6 +239,8 @@ class AgentSession:
         self._lock = threading.RLock()
         self._user_store: MemoryStore | None = None
         self._scoped = ScopedSet(())  # the sets the turn in progress selected from
+        #: SPEC §13: each answer against its injected memories; counts per memory.
+        self.followed = FollowTracker()
 
     # --- state ---------------------------------------------------------------------
 
@@ -306,7 +311,11 @@ class AgentSession:
             self._memory_block = render_memory_block(
                 selection.records,
                 user_wide=self._scoped.user_names,
-                notes=self._source_notes(selection.records),
+                notes=self.followed.notes(
+                    selection.records,
+                    self._source_notes(selection.records),
+                    self.config.mark_missed,
+                ),
                 saved=self._saved_dates(selection.records),
             )
             return selection
@@ -471,6 +480,26 @@ class AgentSession:
             batch = None
             self._skip_extraction()
         held, self._held = self._held, None
+        followed = self.followed.after_answer(
+            FollowTurn(
+                self.model,
+                selection.records,
+                outcome.answer,
+                (self._provenance.query if self._provenance else None) or "",
+                self._scoped,
+                self.store,
+                self.id,
+                len(self.usage.turns) + 1,
+                side_model=self.config.side_model,
+                user_store=self.user_store,
+                caller=self._provenance.caller if self._provenance else {},
+                enabled=use_memory and self.config.follow_check,
+                persist=mode != "off",
+            ),
+            record=self._record_side,
+            fail=self._fail,
+            emit=self._emit,
+        )
         committed = batch.committed if batch is not None else ()
         said = f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"
         if held is not None:
@@ -491,6 +520,7 @@ class AgentSession:
             memory_seconds=time.monotonic() - answered,
             steps=outcome.steps,
             held=held,
+            followed=followed,
         )
 
     def complete(self) -> PendingBatch | None:

@@ -437,6 +437,28 @@ function renderSession(root: HTMLElement, data: JSONObject): void {
       ['cost', 'Estimated cost', typeof cost === 'number' ? `$${cost.toFixed(4)}` : 'unknown']
     ])
   );
+  // SPEC §13: per injected feedback/user memory, how the answers followed it.
+  const followed = Object.entries(asObject(data.followed));
+  if (followed.length) {
+    const title = 'Memories and the answers that followed them';
+    root.appendChild(element('div', 'jp-ipymemory-section-title', title));
+    root.appendChild(
+      keyValueTable(
+        followed.map(([name, value]): [string, string, unknown] => {
+          const t = asObject(value);
+          let said = `followed ${asText(t.follows)}, not followed ${asText(t.contradicts)}`;
+          said += `, untouched ${asText(t.untouched)}`;
+          if (Number(t.unjudged) > 0) {
+            said += `, not judged ${asText(t.unjudged)}`;
+          }
+          if (typeof t.last_miss === 'string' && t.last_miss) {
+            said += ` (last miss: it ${t.last_miss})`;
+          }
+          return [name, name, said];
+        })
+      )
+    );
+  }
   root.appendChild(note('%%agent --new starts a fresh conversation (memory stays).'));
 }
 

@@ -462,6 +462,28 @@ function renderSession(root: HTMLElement, data: JSONObject): void {
   root.appendChild(note('%%agent --new starts a fresh conversation (memory stays).'));
 }
 
+/** `followed` (SPEC §13): per memory, how the answers of every session followed it. */
+function renderFollowed(root: HTMLElement, data: JSONObject): void {
+  const turns = Object.entries(asObject(data.turns))
+    .map(([scope, n]) => `${asText(n)} in the ${scope} scope`)
+    .join(', ');
+  root.appendChild(heading('Answers judged against their memories', turns || 'none yet'));
+  const columns = [
+    { key: 'name', label: 'Memory' },
+    { key: 'scope', label: 'Scope' },
+    { key: 'follows', label: 'Followed' },
+    { key: 'contradicts', label: 'Not followed' },
+    { key: 'untouched', label: 'Untouched' },
+    { key: 'last_miss', label: 'Last miss' }
+  ];
+  root.appendChild(
+    recordsTable(asList(data.memories), columns, (row, memory) => {
+      row.dataset.reword = String(memory.reword === true);
+      row.dataset.current = String(memory.current === true);
+    })
+  );
+}
+
 /** `--scope all` over both scopes (SPEC §11): each scope's own view, labelled. */
 function renderScoped(root: HTMLElement, data: JSONObject): void {
   const scopes = asObject(data.scopes);
@@ -485,6 +507,7 @@ const RENDERERS: Readonly<Record<string, (root: HTMLElement, data: JSONObject) =
   batch: renderBatch,
   pending: renderPending,
   session: renderSession,
+  followed: renderFollowed,
   record: renderRecord,
   status: renderStatus,
   consolidation: renderPlan,

@@ -18,6 +18,7 @@ from ipymemory.follow.rules import mentioned_languages, mentioned_libraries, rul
         ("Use httpx instead of requests for HTTP calls", {"requests"}, {"httpx"}),
         ("Never use pandas, dask or vaex; polars only.", {"pandas", "dask", "vaex"}, {"polars"}),
         ("Don't ever import pandas in this project.", {"pandas"}, set()),
+        ("Never use pandas in notebooks.", {"pandas"}, set()),
         ("pandas is banned here", {"pandas"}, set()),
         ("We moved from pandas to polars last year.", {"pandas"}, {"polars"}),
         ("Write tests with pytest; do not use unittest.", {"unittest"}, {"pytest"}),
@@ -53,6 +54,10 @@ def test_libraries_ruled_out_and_asked_for(
         ("Don't use pandas unless the user asks for it.", "pandas"),
         # A part of a library is not the library.
         ("Avoid os.system; use subprocess.", "os"),
+        ("Don't use pandas' apply; vectorize instead.", "pandas"),
+        ("Avoid matplotlib's pyplot state machine.", "matplotlib"),
+        # Where a rule holds is a condition too (but not "in this project").
+        ("No pandas in hot loops.", "pandas"),
         # Mixed: one mention rules it out, another does not.
         ("No pandas in new code. pandas is fine in the legacy loaders.", "pandas"),
     ],

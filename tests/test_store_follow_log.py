@@ -90,7 +90,10 @@ def test_a_history_that_is_not_a_directory_is_refused(workspace: str) -> None:
     history.symlink_to(target)
     with pytest.raises(MemoryStoreError, match=r"followed\.jsonl"):
         log.append(_entry(1))
-    assert list(target.iterdir()) == []
+    (target / "followed.jsonl").write_bytes(_entry(9).line())
+    with pytest.raises(MemoryStoreError, match=r"followed\.jsonl"):
+        log.read()  # never read through the link either
+    assert [p.name for p in target.iterdir()] == ["followed.jsonl"]
 
 
 def test_bad_verdicts_are_not_entries() -> None:

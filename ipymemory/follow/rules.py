@@ -283,8 +283,11 @@ _ANY_SCOPE = re.compile(
     r"questo|deze)?\s*(?:project|repo|repository|codebase|code|notebooks?|team|work|"
     r"analysis|anything|everything|dataframes?|data ?frames?|dataframe code|tabular data|"
     r"data(?: work| processing| analysis| wrangling)?|new code|projekt|code|notebook|"
-    r"projet|proyecto|progetto|project)\b"
+    r"projet|proyecto|progetto|project|repositorio|dépôt|código|codice|codebase|here)\b"
 )
+# "No pandas in hot loops": for a library, "in" names where the rule holds. (For a
+# style, "no emojis in answers or commits" names what it covers.)
+_IN = re.compile(r"\b(?:in|im|dans|en|nel|nei|em|no)\b")
 _CONCESSIVE = re.compile(
     r"\b(?:even if|even when|even though|although|though|auch wenn|selbst wenn|obwohl|"
     r"même si|bien que|aunque|incluso si|anche se|sebbene|mesmo que|embora|ook al|hoewel)\b|"
@@ -521,7 +524,7 @@ def rules_of(text: str, libraries: Iterable[str] = ()) -> MemoryRules:
                     pure = False
                 previous = "unclear"
                 continue
-            for mention, polarity in _polarities(clause, mentions, previous):
+            for mention, polarity in _polarities(clause, mentions, previous, libraries=True):
                 sentence_polar.append((mention.key, polarity, index))
                 if polarity == "banned":
                     banned_in.add(index)
@@ -615,6 +618,8 @@ def _library_mentions(
             taken.append((start, end))
             after = text[end : end + 2]
             part = len(after) == 2 and after[0] == "." and (after[1].isalnum() or after[1] == "_")
+            # "pandas' apply", "matplotlib's state machine": a part of it, not all of it.
+            part = part or re.match(r"['\u2019]s?\s+\w", text[end : end + 4]) is not None
             quoted = (start > 0 and text[start - 1] in "`'\"") or text[end : end + 1] in "`'\""
             out.append(_Mention(key, start, end, quoted, part))
     return sorted(out, key=lambda m: m.start)
@@ -657,7 +662,7 @@ def _counts(mention: _Mention, context: bool) -> bool:
 
 
 def _polarities(
-    clause: str, mentions: list[_Mention], previous: str
+    clause: str, mentions: list[_Mention], previous: str, *, libraries: bool = False
 ) -> Iterable[tuple[_Mention, str]]:
     """Each mention of ``clause`` with its polarity (``banned``, ``preferred``,
     ``unclear``, ``mention``: no cue at all, or ``bare``: a clause that is only the
@@ -680,7 +685,8 @@ def _polarities(
         polarity = _polarity(before, after, last, first=i == 0)
         # "httpx instead of requests for HTTP calls": the comparison names its domain.
         compared = re.search(_COMPARE_BEFORE, before) is not None
-        if polarity == "banned" and not compared and _conditional(clause[mention.end :]):
+        rest = clause[mention.end :]
+        if polarity == "banned" and not compared and _conditional(rest, libraries=libraries):
             polarity = "unclear"
         if mention.part:
             polarity = "unclear"
@@ -723,12 +729,12 @@ def _reaches(gap: str) -> bool:
     return len(words) <= 6 and all(w in _FILLERS for w in words)
 
 
-def _conditional(rest: str) -> bool:
+def _conditional(rest: str, *, libraries: bool = False) -> bool:
     """A condition follows the rule ("never pandas for big files"), not a scope that
     covers everything ("in this project") or a reason ("because it is slow")."""
     text = _REASON.split(rest, maxsplit=1)[0]
     text = _ANY_SCOPE.sub(" ", text)
-    return bool(_CONDITION.search(text))
+    return bool(_CONDITION.search(text)) or (libraries and _IN.search(text) is not None)
 
 
 def _directive(clause: str, opener: str = "") -> bool:

@@ -155,7 +155,11 @@ class FollowLog:
 
     def read(self, limit: int = C.FOLLOW_LOG_READ_BYTES) -> tuple[tuple[FollowEntry, ...], int]:
         """The entries of the last ``limit`` bytes, oldest first, and how many lines
-        were skipped (torn, not JSON, not an entry)."""
+        were skipped (torn, not JSON, not an entry). A broken history (a symlink, not a
+        directory) is refused, never followed."""
+        broken = self.journal.broken()
+        if broken is not None:
+            raise MemoryFormatError(f"{self.shown}: {broken}")
         try:
             fd = os.open(self.path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:

@@ -14,10 +14,14 @@ output is published; from the cell's start:
 * **busy after the answer**: from the complete answer published to the cell's end, on the
   set that fits, with ``background_memory`` on (the memory work on the kernel's worker)
   and off (the cell runs it, as before). Between timed cells the previous turn's memory
-  work is waited for, untimed, so no cell waits for another's.
+  work is waited for, untimed, so no cell waits for another's;
+* **the follow-up check** (SPEC §14): on a set that fits and holds feedback memories the
+  exact checks cannot decide (so every turn asks the checker), first visible token and
+  busy after the answer with ``follow_check`` on and off, turns interleaved.
 
 Exit status 1 if a target is missed: first token with memory <= 1.05x without, for the
-set that fits; busy after the answer <= 50 ms with the worker.
+set that fits; busy after the answer <= 50 ms with the worker; first token with the
+check <= 1.05x without it, and busy after the answer with it <= 50 ms with the worker.
 """
 
 from __future__ import annotations
@@ -66,6 +70,11 @@ class Delays:
             data = json.loads(body["messages"][0]["content"])
             names = sorted(re.findall(r"^- \[([a-z0-9-]+)\]", data["catalog"], re.M))
             return text(json.dumps(names[:2]), delay=self.side)
+        if kind == "checker":
+            memories = json.loads(body["messages"][0]["content"])["memories"]
+            verdicts = [{"name": m["name"], "verdict": "follows", "reason": "explains first"}
+                        for m in memories]  # fmt: skip
+            return text(json.dumps(verdicts), delay=self.side)
         if kind != "main":
             return text("[]", delay=self.side)  # the extractor: nothing new
         answer = prose(len(body["messages"]), 600)
@@ -86,6 +95,23 @@ def _seed(workspace: Path, n: int) -> None:
         )
         for i in range(n)
     )
+
+
+# A set that fits, whose feedback memories only the side model can judge (SPEC §14).
+CHECKED = (
+    MemoryRecord(
+        name="reasoning-first",
+        type="feedback",
+        description="Explain the reasoning before giving code",
+        body="Say why before showing how: the user reviews the approach first.",
+    ),
+    MemoryRecord(
+        name="cite-sources",
+        type="user",
+        description="The user wants sources cited",
+        body="Name the file or document each claim comes from.",
+    ),
+)
 
 
 def _cell(
@@ -117,12 +143,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         f"{size} {how}": [] for size in SIZES for how in ("memory", "no-memory")
     }
     busy: dict[str, list[float]] = {"worker": [], "in the cell": []}
+    checked: dict[str, dict[str, list[float]]] = {
+        check: {"first": [], "busy": [], "checker_calls": []} for check in ("off", "on")
+    }
     selector_calls: dict[str, int] = {}
     previous = Path.cwd()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for size, n in SIZES.items():
                 _seed(Path(tmp, size), n)
+            Path(tmp, "checked").mkdir()
+            MemoryStore(Path(tmp, "checked")).extend(CHECKED)
             client = anthropic.Anthropic(
                 base_url=server.base_url, api_key="bench", max_retries=0, timeout=30
             )
@@ -158,18 +189,33 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                 )
                                 if size == "fits":
                                     busy["worker" if background else "in the cell"].append(after)
+            shell.run_line_magic("config", "IPyMemory.background_memory = True")
+            ws = Path(tmp, "checked")
+            for turn in range(args.turns):
+                for check in ("off", "on"):
+                    shell.run_line_magic("config", f"IPyMemory.follow_check = {check == 'on'}")
+                    get_session(ws)  # the previous turn's memory work, untimed
+                    before = len(server.requests)
+                    query = f"turn {turn}: {prose(turn, 120)}"
+                    token, after = _cell(shell, publisher, f"--dir {ws}", query)
+                    get_session(ws)
+                    roles = [role_of(r) for r in server.requests[before:]]
+                    checked[check]["first"].append(token)
+                    checked[check]["busy"].append(after)
+                    checked[check]["checker_calls"].append(roles.count("checker"))
             with contextlib.redirect_stdout(io.StringIO()):
                 shell.run_line_magic("unload_ext", "ipymemory")
     finally:
         os.chdir(previous)
         server.stop()
-    return _report(first, busy, selector_calls, args)
+    return _report(first, busy, selector_calls, checked, args)
 
 
 def _report(
     first: dict[str, list[float]],
     busy: dict[str, list[float]],
     selector_calls: dict[str, int],
+    checked: dict[str, dict[str, list[float]]],
     args: argparse.Namespace,
 ) -> dict[str, Any]:
     sets = {}
@@ -185,6 +231,16 @@ def _report(
         }
     after = {how: statistics.median(values) for how, values in busy.items()}
     worst = {how: max(values) for how, values in busy.items()}
+    follow = {
+        check: {
+            "first_token_s": statistics.median(rows["first"]),
+            "busy_after_answer_s": statistics.median(rows["busy"]),
+            "busy_after_answer_max_s": max(rows["busy"]),
+            "checker_calls": int(sum(rows["checker_calls"])),
+        }
+        for check, rows in checked.items()
+    }
+    follow_ratio = follow["on"]["first_token_s"] / follow["off"]["first_token_s"]
     return {
         "turns": args.turns,
         "delays": {"side": args.side_delay, "main": args.main_delay, "stream": args.stream_seconds},
@@ -192,9 +248,12 @@ def _report(
         "busy_after_answer_s": after,
         "busy_after_answer_max_s": worst,
         "busy_after_answer_each_s": busy,
+        "follow_check": {**follow, "first_token_ratio": follow_ratio},
         "targets": {
             "first_token_ratio_fits": sets["fits"]["ratio"] <= TARGET_RATIO,
             "busy_after_answer_worker": worst["worker"] <= TARGET_BUSY,
+            "follow_check_first_token": follow_ratio <= TARGET_RATIO,
+            "follow_check_busy_worker": follow["on"]["busy_after_answer_max_s"] <= TARGET_BUSY,
         },
     }
 
@@ -220,12 +279,26 @@ def print_report(result: dict[str, Any]) -> None:
         print(f"| {how} | {busy[how] * 1000:.1f} ms | {worst[how] * 1000:.1f} ms |")
     each = result["busy_after_answer_each_s"]["worker"]
     print("worker, each turn:", ", ".join(f"{t * 1000:.1f}" for t in each), "ms")
+    f = result["follow_check"]
+    print("\n| follow-up check (set that fits, worker) | checker calls | first token | busy after "
+          "the answer, median | max |")  # fmt: skip
+    print("|---|---|---|---|---|")
+    for check in ("off", "on"):
+        row = f[check]
+        print(
+            f"| {check} | {row['checker_calls']} | {row['first_token_s']:.3f} s "
+            f"| {row['busy_after_answer_s'] * 1000:.1f} ms "
+            f"| {row['busy_after_answer_max_s'] * 1000:.1f} ms |"
+        )
+    print(f"first token with the check / without: **{f['first_token_ratio']:.3f}**")
     ok = result["targets"]
     print(
         f"\ntargets: first token ratio (fits) <= {TARGET_RATIO}: "
         f"{'ok' if ok['first_token_ratio_fits'] else 'MISSED'}; busy after the answer with the "
         f"worker <= {TARGET_BUSY * 1000:.0f} ms: "
-        f"{'ok' if ok['busy_after_answer_worker'] else 'MISSED'}"
+        f"{'ok' if ok['busy_after_answer_worker'] else 'MISSED'}; with the follow-up check: "
+        f"first token ratio {'ok' if ok['follow_check_first_token'] else 'MISSED'}, busy after "
+        f"the answer {'ok' if ok['follow_check_busy_worker'] else 'MISSED'}"
     )
 
 

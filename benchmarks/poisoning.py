@@ -160,7 +160,8 @@ def run_turns(scenarios: Iterable[Scenario], workdir: Path | None = None) -> lis
                 session = AgentSession(
                     workspace,
                     model=model_for(server.base_url),
-                    config=SessionConfig(commit_mode="auto"),
+                    # The follow-up check (SPEC §14) is benchmarks/followed.py's.
+                    config=SessionConfig(commit_mode="auto", follow_check=False),
                 )
                 result = session.run_turn(query, allow_python=python)
                 names = {r.name for r in session.store.records()}

@@ -153,7 +153,10 @@ def run_scenes(
 
 def _turn(scene: Scene, mode: str, workspace: Path, base_url: str, responder: Responder) -> Outcome:
     session = AgentSession(
-        workspace, model=model_for(base_url), config=SessionConfig(commit_mode="auto")
+        # The follow-up check (SPEC §14) is measured by benchmarks/followed.py, not here.
+        workspace,
+        model=model_for(base_url),
+        config=SessionConfig(commit_mode="auto", follow_check=False),
     )
     before = {r.name: r for r in session.store.records()}
     python = scene.script is not None

@@ -13,8 +13,9 @@ import and holds the code to this list):
    date as the side-queries see it, outside text made encodable), the tokenizer, the
    credential scanner, the version and the error tree; standard library only.
 2. ``model`` ``store`` -- the model clients; the memory directory on disk.
-3. ``config`` ``screen`` ``sidequery`` -- settings resolution; screening of what is
-   remembered; the selector, extractor and consolidator side-queries.
+3. ``config`` ``screen`` ``sidequery`` ``follow`` -- settings resolution; screening of
+   what is remembered; the selector, extractor, consolidator and follow-up checker
+   side-queries; the exact checks of an answer against its memories.
 4. ``turn`` -- the agent session: one turn, its pending batches and history.
 5. ``agents`` ``sync`` ``team`` ``views`` -- other agents on the same memory (the MCP
    server, Claude's memory tool); a set synced with an Anthropic memory store; sharing a

@@ -22,6 +22,7 @@ SELECT_MAX_TOKENS: Final = 1024
 EXTRACT_MAX_TOKENS: Final = 8192
 CONSOLIDATE_MAX_TOKENS: Final = 16384
 MAX_SUMMARY_TOKENS: Final = 4096  # a history summary, at most
+FOLLOW_MAX_TOKENS: Final = 1024  # the follow-up checker's verdicts (a few short lines)
 # Extractor items (SPEC §9): at most this many evidence excerpts, each at most this long.
 MAX_EVIDENCE_ITEMS: Final = 3
 MAX_EVIDENCE_CHARS: Final = 300
@@ -120,6 +121,28 @@ SOURCE_CARRIED_WEIGHT: Final = 2
 # records, waits for review.
 CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5
 
+# --- Followed memories (SPEC §14) ------------------------------------------------------
+# What the follow-up check says of an injected feedback/user memory after an answer, and
+# which check decided it (the exact ones first, the side model for the rest).
+FollowVerdict = Literal["follows", "contradicts", "untouched"]
+FOLLOW_VERDICTS: Final[tuple[str, ...]] = ("follows", "contradicts", "untouched")
+FOLLOW_DECIDERS: Final[tuple[str, ...]] = ("code", "language", "style", "model")
+DEFAULT_FOLLOW_CHECK: Final = True  # check each answer against its injected memories
+DEFAULT_MARK_MISSED: Final = True  # the next turn's block marks a memory not followed
+FOLLOW_REASON_CHARS: Final = 200  # a verdict's reason, at most (the checker's and ours)
+# What the checker sees of the answer and the query: a longer one keeps head and tail.
+FOLLOW_ANSWER_CHARS: Final = 24_000
+FOLLOW_QUERY_CHARS: Final = 2_000
+# The answer's prose is judged for its language from this many words (Latin script) or
+# characters (CJK) on; a language wins when its words' mean Zipf frequency is at least
+# the minimum and leads the next language's by the margin (benchmarks/followed.py).
+FOLLOW_LANGUAGE_MIN_WORDS: Final = 8
+FOLLOW_LANGUAGE_MIN_CJK: Final = 12
+FOLLOW_LANGUAGE_MIN_ZIPF: Final = 3.5
+FOLLOW_LANGUAGE_MARGIN: Final = 1.0
+# The follow log (history/followed.jsonl) is read from its end, at most this much.
+FOLLOW_LOG_READ_BYTES: Final = 4 * 1024 * 1024
+
 # --- The notebook's context in a prompt (%%agent {name}, {In[n]}, {Out[n]}, {Err}) -----
 PROMPT_VALUE_LIMIT: Final = 8_000  # characters of one interpolated value
 PANEL_PENDING_LIMIT: Final = 50  # pending batches the Memory panel lists (newest first)
@@ -128,7 +151,7 @@ PANEL_PENDING_LIMIT: Final = 50  # pending batches the Memory panel lists (newes
 SERVER_READ_TIMEOUT: Final = 15.0
 SERVER_READ_THREADS: Final = 4
 
-# --- Sync with an Anthropic memory store (SPEC §13) --------------------------------------
+# --- Sync with an Anthropic memory store (SPEC §14) --------------------------------------
 # Where a scope's records live in the store when no prefix is given: the project's under
 # /ipymemory/<project directory name>/, the user scope's apart from every project.
 SYNC_PREFIX_ROOT: Final = "/ipymemory/"

@@ -382,7 +382,7 @@ class Settings:
             "model",
         ),
     )
-    #: SPEC §13: the Anthropic memory store ``sync`` uses (its id, not a credential).
+    #: SPEC §14: the Anthropic memory store ``sync`` uses (its id, not a credential).
     memory_store: str | None = field(
         default=None,
         metadata=_row(
@@ -467,6 +467,24 @@ class Settings:
             "Run %%agent's memory work on a worker after the cell ends (default: on in a "
             "Jupyter kernel, off in a terminal IPython).",
             "notebook",
+        ),
+    )
+    follow_check: bool = field(
+        default=C.DEFAULT_FOLLOW_CHECK,
+        metadata=_row(
+            Flag(),
+            "After each %%agent answer, check it against the injected feedback and user "
+            "memories and say under it when one was not followed (True).",
+            "session",
+        ),
+    )
+    mark_missed: bool = field(
+        default=C.DEFAULT_MARK_MISSED,
+        metadata=_row(
+            Flag(),
+            "Mark, in the next turn's memories, one the previous answer did not follow, "
+            "so the model sees it was missed (True).",
+            "session",
         ),
     )
     origin: Mapping[str, str] = field(default_factory=dict, compare=False)

@@ -150,6 +150,8 @@ def test_latency_reports_first_token_ratios_and_busy_time() -> None:
     assert done.returncode in (0, 1) and set(report["targets"]) == {
         "first_token_ratio_fits",
         "busy_after_answer_worker",
+        "follow_check_first_token",
+        "follow_check_busy_worker",
     }
 
 
@@ -213,3 +215,25 @@ def test_staleness_scores_a_session_through_real_turns(tmp_path: Path) -> None:
     corpus.write_text(json.dumps(session) + "\n")
     bad = _run(str(BENCH / "staleness.py"), "--corpus", str(corpus))
     assert bad.returncode == 2 and "tiny.jsonl:1" in bad.stderr and "b.md" in bad.stderr
+    # SPEC §14: with the check on, every turn of its set asked the checker; off, none did.
+    follow = report["follow_check"]
+    assert follow["on"]["checker_calls"] == report["turns"] and follow["off"]["checker_calls"] == 0
+    assert follow["first_token_ratio"] > 0
+
+
+def test_followed_reports_both_judgments_and_the_cost_against_the_agent() -> None:
+    done = _run(str(BENCH / "followed.py"), "--quick", "--json")
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    quality = report["quality"]
+    assert quality["pairs"] >= 120 and len(quality["languages"]) >= 4
+    assert set(quality["labels"]) == {"follows", "contradicts", "untouched"}
+    exact, whole = quality["exact"], quality["whole"]
+    # The exact checks decide less, never wrongly on "not followed"; the side model the rest.
+    assert exact["decided"] < whole["decided"] == quality["pairs"]
+    assert exact["precision"] == 1.0 and exact["recall"] < whole["recall"]
+    assert whole["precision"] >= 0.9 and whole["recall"] >= 0.8
+    cost = report["cost"]
+    assert cost["turns"] == 8 and 0 < cost["checker_calls"] <= 8
+    assert cost["requests"]["checker"] == cost["checker_calls"]
+    assert cost["checker_vs_agent"] > 0

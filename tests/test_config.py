@@ -55,6 +55,8 @@ SAMPLES: dict[str, tuple[str, object, object, object]] = {
     "history_retention_bytes": ("1024", 1024, 2048, 4096),
     "pending_expiry_days": ("1", 1, 2, 3),
     "background_memory": ("off", False, True, False),
+    "follow_check": ("no", False, True, False),
+    "mark_missed": ("0", False, True, False),
 }
 
 
@@ -131,6 +133,8 @@ def test_defaults_are_the_constants(tmp_path: Path) -> None:
         "history_retention_days": C.DEFAULT_HISTORY_RETENTION_DAYS,
         "history_retention_bytes": C.DEFAULT_HISTORY_RETENTION_BYTES,
         "pending_expiry_days": C.DEFAULT_PENDING_EXPIRY_DAYS,
+        "follow_check": C.DEFAULT_FOLLOW_CHECK,
+        "mark_missed": C.DEFAULT_MARK_MISSED,
     }
     assert {name: getattr(got, name) for name in expected} == expected
     # The turn's own defaults are the same constants: the two cannot drift apart.

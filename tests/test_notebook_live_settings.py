@@ -45,6 +45,8 @@ LIVE: dict[str, Callable[[AgentSession], object]] = {
     "max_tool_steps": _config("max_tool_steps"),
     "python_timeout": _config("python_timeout"),
     "allow_hidden": _config("allow_hidden"),
+    "follow_check": _config("follow_check"),
+    "mark_missed": _config("mark_missed"),
     # The bug of issue 18: the request history kept the budget it was built with.
     "history_token_budget": lambda s: (
         s.config.history_token_budget,
@@ -63,7 +65,7 @@ PER_COMMAND = {
     "history_retention_days",
     "history_retention_bytes",
     "background_memory",
-    "memory_store",  # each `%memory sync` resolves them (SPEC §13)
+    "memory_store",  # each `%memory sync` resolves them (SPEC §14)
     "memory_store_prefix",
 }
 

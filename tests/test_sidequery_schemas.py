@@ -25,8 +25,14 @@ from ipymemory import AnthropicModel, MemoryType, ScriptedModel, SideQueryError,
 from ipymemory.model.anthropic import refused_output_config
 from ipymemory.sidequery.consolidate import plan_consolidation
 from ipymemory.sidequery.extract import extract_memories
+from ipymemory.sidequery.followed import judge_followed
 from ipymemory.sidequery.replies import side_query_text
-from ipymemory.sidequery.schemas import CONSOLIDATOR_SCHEMA, EXTRACTOR_SCHEMA, SELECTOR_SCHEMA
+from ipymemory.sidequery.schemas import (
+    CONSOLIDATOR_SCHEMA,
+    EXTRACTOR_SCHEMA,
+    FOLLOW_SCHEMA,
+    SELECTOR_SCHEMA,
+)
 
 RECORDS = sample_records()
 NAMES = [r.name for r in RECORDS]
@@ -36,6 +42,7 @@ HISTORY = [
 ]
 ITEM = {"name": "n", "type": "feedback", "description": "d", "body": "b"}
 PLAN = {"source_names": ["db-testing"], "records": [{**ITEM, "name": "db-tests"}]}
+VERDICT = {"name": "prefers-tabs", "verdict": "follows", "reason": "indents with tabs"}
 
 
 def _structured(schema: dict[str, Any]) -> dict[str, Any]:
@@ -63,6 +70,11 @@ def _run(role: str, model: AnthropicModel, srv: MessagesServer) -> Any:
         extraction = extract_memories(model, HISTORY, "catalog", NAMES, today=TODAY)
         assert [r.name for r in extraction.records] == ["n"]
         return extraction
+    if role == "checker":
+        srv.enqueue(text(json.dumps([VERDICT])))
+        verdicts, _ = judge_followed(model, RECORDS[:1], "An answer.", "A query.")
+        assert verdicts == (("prefers-tabs", "follows", "indents with tabs"),)
+        return verdicts
     srv.enqueue(text(json.dumps(PLAN)))
     plan, _ = plan_consolidation(model, RECORDS, today=TODAY)
     assert plan.source_names == ("db-testing",)
@@ -73,6 +85,7 @@ SCHEMAS = {
     "selector": SELECTOR_SCHEMA,
     "extractor": EXTRACTOR_SCHEMA,
     "consolidator": CONSOLIDATOR_SCHEMA,
+    "checker": FOLLOW_SCHEMA,
 }
 
 
@@ -162,6 +175,11 @@ def test_record_schemas_say_exactly_the_record_shape() -> None:
         ("consolidator", PLAN, True),
         ("consolidator", {**PLAN, "reason": "tidy"}, False),
         ("consolidator", {"records": []}, False),
+        ("checker", [VERDICT], True),
+        ("checker", [], True),  # the validator requires every asked name; the schema cannot
+        ("checker", [{**VERDICT, "verdict": "maybe"}], False),
+        ("checker", [{**VERDICT, "confidence": 0.9}], False),
+        ("checker", [{"name": "prefers-tabs", "verdict": "follows"}], False),
     ],
 )
 def test_schemas_agree_with_the_validators(role: str, reply: Any, valid: bool) -> None:

@@ -1,6 +1,6 @@
 """SPEC §9 side-query inputs and structured outputs in real turns: an ``AgentSession``
-over the real SDK and the scripted server, selector, agent, extractor and consolidator
-all called in one turn."""
+over the real SDK and the scripted server, selector, agent, extractor, consolidator and
+(SPEC §14) the follow-up checker all called in one turn."""
 
 from __future__ import annotations
 
@@ -18,12 +18,18 @@ from turn_support import role_of
 
 from ipymemory import AgentSession, AnthropicModel, MemoryStore, SessionConfig
 from ipymemory.sidequery.extract import TOOL_OUTPUT_CHARS
-from ipymemory.sidequery.schemas import CONSOLIDATOR_SCHEMA, EXTRACTOR_SCHEMA, SELECTOR_SCHEMA
+from ipymemory.sidequery.schemas import (
+    CONSOLIDATOR_SCHEMA,
+    EXTRACTOR_SCHEMA,
+    FOLLOW_SCHEMA,
+    SELECTOR_SCHEMA,
+)
 
 SCHEMAS = {
     "selector": SELECTOR_SCHEMA,
     "extractor": EXTRACTOR_SCHEMA,
     "consolidator": CONSOLIDATOR_SCHEMA,
+    "checker": FOLLOW_SCHEMA,
 }
 QUERY = "From now on never mock the database in the integration tests, please."
 ITEM = {
@@ -43,6 +49,13 @@ def _respond(body: dict[str, Any]) -> Scripted:
         return text(json.dumps([ITEM]))
     if role == "consolidator":
         return text('{"source_names": [], "records": []}')
+    if role == "checker":  # the injected db-testing memory ("never mock the database")
+        memories = json.loads(body["messages"][0]["content"])["memories"]
+        return text(
+            json.dumps(
+                [{"name": m["name"], "verdict": "follows", "reason": "agrees"} for m in memories]
+            )
+        )
     return text("Understood: no database mocks.")
 
 
@@ -82,7 +95,7 @@ def test_a_turn_sends_today_and_a_schema_to_every_side_query(
     assert result.answer == "Understood: no database mocks."
     assert result.batch is not None and [r.name for r in result.batch.items] == ["no-db-mocks"]
     roles = [role_of(r) for r in messages_server.requests]
-    assert roles == ["selector", "main", "extractor", "consolidator"]
+    assert roles == ["selector", "main", "extractor", "consolidator", "checker"]
     for request, role in zip(messages_server.requests, roles, strict=True):
         if role == "main":
             assert "output_config" not in request
@@ -90,13 +103,17 @@ def test_a_turn_sends_today_and_a_schema_to_every_side_query(
         assert request["output_config"] == {
             "format": {"type": "json_schema", "schema": SCHEMAS[role]}
         }
-        assert _is_today_text(_input(request)["today"]), _input(request)
+        if role != "checker":  # it judges the answer: no date in it
+            assert _is_today_text(_input(request)["today"]), _input(request)
     keys = [sorted(_input(r)) for r in messages_server.requests if role_of(r) != "main"]
     assert keys == [
         ["catalog", "query", "today"],
         ["existing_catalog", "today"],
         ["candidates", "today"],
+        ["answer", "memories", "query"],
     ]
+    assert result.followed is not None
+    assert [m.verdict.by for m in result.followed.memories] == ["model"]
 
 
 def test_a_refusing_endpoint_costs_one_extra_request_in_a_turn(
@@ -116,6 +133,7 @@ def test_a_refusing_endpoint_costs_one_extra_request_in_a_turn(
         ("main", False),
         ("extractor", False),
         ("consolidator", False),
+        ("checker", False),
     ]
     assert messages_server.refused == [0]
 

@@ -863,6 +863,7 @@ READ_ONLY_ARGS: dict[str, list[str]] = {
     "recover-dry-run": ["recover", "--dry-run"],
     "export": ["export", "claude-code", "{ws}/exported"],  # writes outside .memory only
     "pending": ["pending"],
+    "followed": ["followed"],
     "mcp-bad-mode": ["mcp", "--commit", "bogus"],  # refused by its parser: never serves
 }
 WRITING_ARGS: dict[str, list[str]] = {

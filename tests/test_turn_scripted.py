@@ -112,12 +112,18 @@ def test_a_whole_offline_turn(workspace: str) -> None:
             json.dumps(
                 [rec("notes-file", "the user keeps notes in notes.md", "Notes: notes.md").to_json()]
             ),
+            # The follow-up check of the user memory injected (SPEC §14).
+            json.dumps([{"name": "prefers-tabs", "verdict": "follows", "reason": "says tabs"}]),
         ]
     )
     session = AgentSession(workspace, model=model, config=SessionConfig(commit_mode="auto"))
     result = session.run_turn("how should I indent? I keep my notes in notes.md")
     assert result.answer == "Tabs, as your notes say."
     assert result.tool_calls == 1 and result.last_error is None
+    assert result.followed is not None
+    assert [(m.name, m.verdict.verdict) for m in result.followed.memories] == [
+        ("prefers-tabs", "follows")
+    ]
     assert result.committed == ("notes-file",)
     assert [r.name for r in MemoryStore(workspace).records()] == ["prefers-tabs", "notes-file"]
     assert "## prefers-tabs (user, saved " in memory_text(model.requests[0])
@@ -131,8 +137,8 @@ def test_running_out_is_reported_like_an_api_failure(workspace: str) -> None:
         [rec("prefers-tabs", "indentation preference", "Tabs.", "user"), rec("lint-rule")]
     )
     # The selector (one of two to choose) gets prose (invalid), the agent its answer;
-    # the extractor finds the script empty: both are memory failures, the answer still
-    # comes back.
+    # the extractor and the follow-up checker find the script empty: all are memory
+    # failures, the answer still comes back.
     model = ScriptedModel(["let me think", "use tabs"])
     session = AgentSession(workspace, model=model, config=SessionConfig(max_selected=1))
     result = session.run_turn("indentation?")
@@ -141,16 +147,19 @@ def test_running_out_is_reported_like_an_api_failure(workspace: str) -> None:
     assert [f.message for f in result.memory_errors] == [
         LAST_ERROR_SELECT,
         "Memory extraction failed",
+        "Memory follow-up check failed",
     ]
-    assert "no reply left for call 3" in (result.last_error_cause or "")
-    # Each failure keeps its typed error: the fallback raised none, the extractor's
-    # script ran out (a SideQueryError caused by ScriptExhausted).
-    selecting, extracting = result.memory_errors
+    assert "no reply left for call 4" in (result.last_error_cause or "")
+    # Each failure keeps its typed error: the fallback raised none, the extractor's and
+    # the checker's script ran out (a SideQueryError caused by ScriptExhausted).
+    selecting, extracting, checking = result.memory_errors
     assert selecting.error is None
-    assert isinstance(extracting.error, SideQueryError)
-    assert extracting.cause == str(extracting.error)
+    assert "no reply left for call 3" in extracting.cause
+    for failure in (extracting, checking):
+        assert isinstance(failure.error, SideQueryError)
+        assert failure.cause == str(failure.error)
     # The agent itself running out is a failed turn; the history stays a valid dialogue.
-    with pytest.raises(ScriptExhausted, match="no reply left for call 5"):
+    with pytest.raises(ScriptExhausted, match="no reply left for call 6"):
         session.run_turn("and now?")
     assert_pairs_intact(session.history)
     assert_alternates(session.history)

@@ -92,8 +92,9 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
         text("[]", usage={"input_tokens": 70, "output_tokens": 2}),
     )
     events: list[TurnEvent] = []
-    # One of two: a choice, so the selector runs (a set that fits needs none, SPEC §12).
-    session = _session(messages_server, workspace, max_selected=1)
+    # One of two: a choice, so the selector runs (a set that fits needs none, SPEC §12);
+    # the follow-up check has its own tests (test_turn_followed).
+    session = _session(messages_server, workspace, max_selected=1, follow_check=False)
     result = session.run_turn("how should I indent?", on_event=events.append)
 
     assert result.answer == "Your notes say: tabs."

@@ -69,7 +69,10 @@ def test_a_paraphrased_update_is_committed_as_one_swap_and_undo_restores_the_old
             ),
         ),
     )
-    session = session_for(messages_server.base_url, workspace, commit_mode="auto")
+    # (The follow-up check of "uses-polars" is test_turn_followed's.)
+    session = session_for(
+        messages_server.base_url, workspace, commit_mode="auto", follow_check=False
+    )
     result = session.run_turn(query)
     assert result.last_error is None and result.held is None
     assert result.committed == ("report-deadline",) and len(swaps) == 1

@@ -16,7 +16,12 @@ import pytest
 from messages_server import Scripted, text
 
 from ipymemory import AgentSession, AnthropicModel, MemoryRecord, SessionConfig
-from ipymemory.sidequery.prompts import CONSOLIDATOR_PROMPT, EXTRACTOR_PROMPT, SELECTOR_PROMPT
+from ipymemory.sidequery.prompts import (
+    CONSOLIDATOR_PROMPT,
+    EXTRACTOR_PROMPT,
+    FOLLOW_PROMPT,
+    SELECTOR_PROMPT,
+)
 from ipymemory.turn.history import SUMMARIZER_PROMPT
 
 MAIN_MODEL = "claude-sonnet-under-test"
@@ -53,11 +58,13 @@ _ROLES = {
     EXTRACTOR_PROMPT: "extractor",
     CONSOLIDATOR_PROMPT: "consolidator",
     SUMMARIZER_PROMPT: "summarizer",
+    FOLLOW_PROMPT: "checker",
 }
 
 
 def role_of(request: dict[str, Any]) -> str:
-    """Which call a request body was: main, selector, extractor, consolidator or summarizer."""
+    """Which call a request body was: main, selector, extractor, consolidator,
+    summarizer or checker."""
     system = request.get("system")
     first = system[0]["text"] if isinstance(system, list) and system else system
     return _ROLES.get(first, "main") if isinstance(first, str) else "main"

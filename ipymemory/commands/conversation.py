@@ -14,9 +14,14 @@ __all__ = ["handle_session"]
 @command("session", "this conversation: turns, tokens and cost so far", cli=False)
 def handle_session(ctx: Context, args: argparse.Namespace) -> View:
     """The kernel's session for the directory: turns run, messages in the conversation
-    history, tokens used by the agent and by memory work, and the estimated cost.
-    %%agent --new starts a fresh conversation; memory is kept."""
+    history, tokens used by the agent and by memory work, the estimated cost, and per
+    feedback or user memory how often the answers followed it. %%agent --new starts a
+    fresh conversation; memory is kept."""
     session = ctx.session
     return ConversationView(
-        session.id, str(session.store.root), len(session.history), session.usage
+        session.id,
+        str(session.store.root),
+        len(session.history),
+        session.usage,
+        session.followed.counts(),
     )

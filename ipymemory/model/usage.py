@@ -16,9 +16,17 @@ from typing import Any, Literal
 __all__ = ["ROLES", "Role", "Usage", "estimate_cost"]
 
 # Who made a model call: the agent itself, or one of the memory side-queries (SPEC §3
-# names them) and the history summarizer. The same names in usage, errors and views.
-Role = Literal["main", "selector", "extractor", "consolidator", "summarizer"]
-ROLES: tuple[Role, ...] = ("main", "selector", "extractor", "consolidator", "summarizer")
+# names them), the history summarizer and the follow-up checker (SPEC §14). The same
+# names in usage, errors and views.
+Role = Literal["main", "selector", "extractor", "consolidator", "summarizer", "checker"]
+ROLES: tuple[Role, ...] = (
+    "main",
+    "selector",
+    "extractor",
+    "consolidator",
+    "summarizer",
+    "checker",
+)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from ..turn import TurnResult
 from ..turn.loop import ToolStep
 from ..views import BatchReview, BatchView, ErrorView, SelectionView
 from ..views._static import display_bundle, esc, update_bundle
+from ..views.followed import FollowView
 from .progress import ProgressLine
 
 __all__ = ["LiveAnswer", "LiveTurn", "MemorySlots", "StepsView", "TurnOutput", "steps_bundle"]
@@ -67,9 +68,10 @@ class TurnOutput:
         return out + self.memory_parts()
 
     def memory_parts(self) -> list[Any]:
-        """What the memory work adds under the "memories used" line: its errors, the
-        batch, the review widget."""
-        out: list[Any] = []
+        """What the memory work adds under the "memories used" line: the memories the
+        answer may not follow (SPEC §14), its errors, the batch, the review widget."""
+        followed = FollowView.of(self.result.followed)
+        out: list[Any] = [followed] if followed is not None else []
         for failure in self.result.memory_errors:
             # The selection view already explains a fallback.
             selection = self.result.selection
@@ -261,23 +263,30 @@ _EMPTY: dict[str, Any] = {"text/plain": ""}
 class MemorySlots:
     """Where a turn's memory work shows its outcome when it ends after the cell did
     (SPEC §12): outputs the cell displays empty under its "memories used" line -- the
-    memory errors, the batch (or a notice), the review widget -- each replaced in place
-    by :meth:`fill`, from the worker. A display update names its output, so it lands in
-    the turn's own cell whichever cell runs now (JupyterLab, VS Code). A headless runner
+    memories the answer may not follow (SPEC §14), the memory errors, the batch (or a
+    notice), the review widget -- each replaced in place by :meth:`fill`, from the
+    worker. A display update names its output, so it lands in the turn's own cell
+    whichever cell runs now (JupyterLab, VS Code). A headless runner
     (nbclient) applies only the updates that arrive while a cell of its runs:
     :meth:`show_again`, called by the next ipymemory command once the work is done,
     publishes the final state from that cell, and the saved notebook has it."""
 
     def __init__(self) -> None:
-        self._handles = [display_bundle(_EMPTY) for _ in range(3)]
-        self._parts: list[Any] = [None, None, None]
+        self._handles = [display_bundle(_EMPTY) for _ in range(4)]
+        self._parts: list[Any] = [None, None, None, None]
 
     def fill(self, parts: Sequence[Any]) -> None:
         """Show ``parts`` (``TurnOutput.memory_parts()``, or one notice or error)."""
+        followed = next((p for p in parts if isinstance(p, FollowView)), None)
         errors = [p for p in parts if isinstance(p, ErrorView)]
         reviews = [p for p in parts if isinstance(p, BatchReview)]
-        rest = [p for p in parts if not isinstance(p, (ErrorView, BatchReview))]
-        self._parts = [_one_error(errors), rest[0] if rest else None, next(iter(reviews), None)]
+        rest = [p for p in parts if not isinstance(p, (ErrorView, BatchReview, FollowView))]
+        self._parts = [
+            followed,
+            _one_error(errors),
+            rest[0] if rest else None,
+            next(iter(reviews), None),
+        ]
         for handle, part in zip(self._handles, self._parts, strict=True):
             if isinstance(part, BatchReview) and handle is not None:
                 part.shown_in(handle)  # the decision's outcome replaces the widget here

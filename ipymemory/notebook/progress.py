@@ -32,6 +32,7 @@ _WHAT = {
     "step": "tool done",
     "extracting": "extracting memories",
     "consolidating": "consolidating memories",
+    "checking": "checking the answer against memories",
     "summarizing": "summarising older history",
     "done": "done",
 }

@@ -37,6 +37,7 @@ __all__ = [
     "MAX_REPLY_ITEMS",
     "PLAN_KEYS",
     "RECORD_KEYS",
+    "VERDICT_KEYS",
     "ExtractedItem",
     "encode_input",
     "reply_text",
@@ -47,6 +48,7 @@ __all__ = [
     "validate_names",
     "validate_plan",
     "validate_records",
+    "validate_verdicts",
 ]
 
 # No valid reply comes near these (a set holds at most a few hundred records of at
@@ -61,6 +63,7 @@ ITEM_OPTIONAL_KEYS = ("evidence", "replaces")
 MAX_EVIDENCE_ITEMS = C.MAX_EVIDENCE_ITEMS
 MAX_EVIDENCE_CHARS = C.MAX_EVIDENCE_CHARS
 PLAN_KEYS = ("records", "source_names")
+VERDICT_KEYS = ("name", "reason", "verdict")  # one follow-up verdict (SPEC §14)
 
 T = TypeVar("T")
 
@@ -391,6 +394,49 @@ def validate_plan(
         clash="is a candidate that is kept (not in source_names)",
     )
     return names, records
+
+
+def validate_verdicts(
+    value: Any, asked: Sequence[str], *, role: str = "checker"
+) -> tuple[tuple[str, str, str], ...]:
+    """The follow-up checker's reply (SPEC §14): a JSON array of objects with exactly
+    ``name`` (one of ``asked``), ``verdict`` (one of :data:`FOLLOW_VERDICTS`) and
+    ``reason`` (one line of at most :data:`FOLLOW_REASON_CHARS` characters); every
+    asked name exactly once. Returns (name, verdict, reason) in the order of ``asked``."""
+    items = _array(value, role, "an array of verdicts")
+    found: dict[str, tuple[str, str, str]] = {}
+    for i, item in enumerate(items):
+        at = f"{role} reply item {i}"
+        if not isinstance(item, dict):
+            raise SideQueryReplyError(f"{at} must be a verdict object, got {_json_type(item)}")
+        _exact_keys(item, VERDICT_KEYS, at)
+        for key in VERDICT_KEYS:
+            if not isinstance(item[key], str):
+                raise SideQueryReplyError(
+                    f"{at}: {key} must be a string, got {_json_type(item[key])}"
+                )
+        name, verdict, reason = item["name"], item["verdict"], item["reason"].strip()
+        if name not in asked:
+            raise SideQueryReplyError(f"{at}: {_short(name)!r} is not a memory that was asked")
+        if name in found:
+            raise SideQueryReplyError(f"{at}: the memory {name!r} is judged twice")
+        if verdict not in C.FOLLOW_VERDICTS:
+            raise SideQueryReplyError(
+                f"{at}: verdict {_short(verdict)!r} is not one of {', '.join(C.FOLLOW_VERDICTS)}"
+            )
+        if not reason or _has_surrogate(reason) or any(c in reason for c in "\r\n"):
+            raise SideQueryReplyError(f"{at}: reason must be one non-empty line of text")
+        if len(reason) > C.FOLLOW_REASON_CHARS:
+            raise SideQueryReplyError(
+                f"{at}: reason is {len(reason)} characters long, over the "
+                f"{C.FOLLOW_REASON_CHARS} limit"
+            )
+        found[name] = (name, verdict, reason)
+    missing = [name for name in asked if name not in found]
+    if missing:
+        shown = ", ".join(repr(_short(n)) for n in missing[:5])
+        raise SideQueryReplyError(f"{role} reply has no verdict for {shown}")
+    return tuple(found[name] for name in asked)
 
 
 def _unique_names(

@@ -17,11 +17,12 @@ from typing import Any
 
 from .. import _constants as C
 from ..store.record import MemoryType
-from .replies import ITEM_OPTIONAL_KEYS, PLAN_KEYS, RECORD_KEYS
+from .replies import ITEM_OPTIONAL_KEYS, PLAN_KEYS, RECORD_KEYS, VERDICT_KEYS
 
 __all__ = [
     "CONSOLIDATOR_SCHEMA",
     "EXTRACTOR_SCHEMA",
+    "FOLLOW_SCHEMA",
     "SELECTOR_SCHEMA",
 ]
 
@@ -84,4 +85,21 @@ CONSOLIDATOR_SCHEMA: dict[str, Any] = {
     },
     "required": list(PLAN_KEYS),
     "additionalProperties": False,
+}
+
+FOLLOW_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "a memory's name, copied from the input"},
+            "reason": {
+                "type": "string",
+                "description": f"one short clause, at most {C.FOLLOW_REASON_CHARS} characters",
+            },
+            "verdict": {"enum": list(C.FOLLOW_VERDICTS)},
+        },
+        "required": list(VERDICT_KEYS),
+        "additionalProperties": False,
+    },
 }

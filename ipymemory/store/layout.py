@@ -2,7 +2,7 @@
 
 ``<workspace>/.memory`` holds the set (SPEC §1: ``manifest.json``, ``MEMORY.md``, record
 files), the lock's files (SPEC §4) and local state that is never part of the set
-(SPEC §6: ``history/``, ``pending/``; SPEC §13: ``sync/``). Everything that looks at the
+(SPEC §6: ``history/``, ``pending/``; SPEC §14: ``sync/``). Everything that looks at the
 directory — the store, ``check``/``gc``, the server endpoint, the teaching notebook's
 reset — takes the names from here and reads files through :meth:`MemoryDir.read`,
 which refuses a file larger than its known bound before reading it (a 1 GB manifest
@@ -27,6 +27,7 @@ from pathlib import Path
 from ..errors import MemoryFormatError, MemoryStoreError
 
 __all__ = [
+    "FOLLOW_LOG_NAME",
     "HISTORY_DIR_NAME",
     "INDEX_NAME",
     "JOURNAL_NAME",
@@ -68,9 +69,10 @@ TEMP_PREFIX = ".tmp-"
 # Local state (SPEC §6), never part of the set.
 HISTORY_DIR_NAME = "history"
 JOURNAL_NAME = "journal.jsonl"
+FOLLOW_LOG_NAME = "followed.jsonl"  # the follow-up verdicts, beside the journal (SPEC §14)
 KEPT_DIR_NAME = "files"
 PENDING_DIR_NAME = "pending"
-SYNC_DIR_NAME = "sync"  # what a sync with a memory store last saw there (SPEC §13)
+SYNC_DIR_NAME = "sync"  # what a sync with a memory store last saw there (SPEC §14)
 LOCAL_STATE_NAMES = frozenset({HISTORY_DIR_NAME, PENDING_DIR_NAME, SYNC_DIR_NAME})
 
 # The longest file name most file systems take (NAME_MAX): bounds a manifest entry.

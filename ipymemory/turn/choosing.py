@@ -23,7 +23,7 @@ call. Nothing here writes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import MemoryStoreError
@@ -122,14 +122,23 @@ def choose_for_turn(ctx: TurnContext, question: Question) -> Chosen:
     return chosen
 
 
-def memory_block(ctx: TurnContext, chosen: Chosen, journal: JournalCache) -> str:
+def memory_block(
+    ctx: TurnContext,
+    chosen: Chosen,
+    journal: JournalCache,
+    *,
+    notes: Callable[[Sequence[MemoryRecord], dict[str, list[str]]], dict[str, list[str]]]
+    | None = None,
+) -> str:
     """The ``<relevant_memories>`` block for the chosen records (``""`` for none).
-    ``journal`` is the session's cache of the project's journal entries."""
+    ``journal`` is the session's cache of the project's journal entries; ``notes``, when
+    given, adds its lines to the records' source notes (SPEC §14: a memory not followed)."""
     records = chosen.selection.records
+    lines = source_notes(ctx.store, records, chosen.scoped, journal)
     return render_memory_block(
         records,
         user_wide=chosen.scoped.user_names,
-        notes=source_notes(ctx.store, records, chosen.scoped, journal),
+        notes=notes(records, lines) if notes is not None else lines,
         saved=saved_dates_of(ctx, records, chosen.scoped, journal),
     )
 

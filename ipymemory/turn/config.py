@@ -84,6 +84,10 @@ class SessionConfig:
     #: The user scope's directory (its ``.memory/`` is shared across projects, SPEC
     #: §11); None, the default here, keeps a session inside its workspace.
     user_dir: Path | None = None
+    #: SPEC §14: check each answer against its injected feedback/user memories.
+    follow_check: bool = C.DEFAULT_FOLLOW_CHECK
+    #: ... and mark a memory the previous answer did not follow in the next turn's block.
+    mark_missed: bool = C.DEFAULT_MARK_MISSED
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SessionConfig:

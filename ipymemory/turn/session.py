@@ -60,6 +60,7 @@ from .config import COMMIT_MODES, SessionConfig
 from .consolidation import SessionSpacing, consolidate_now
 from .context import TurnContext
 from .failures import MemoryFailure
+from .followed import FollowReport, FollowTracker, FollowTurn
 from .history import RequestHistory
 from .history_change import HistoryChange
 from .loop import LoopOutcome, ToolStep
@@ -68,7 +69,7 @@ from .pending import PendingFiles
 from .proposals import Proposal, new_batch_id
 from .provenance import TurnProvenance
 from .question import Question
-from .scopes import user_store_for
+from .scopes import ScopedSet, user_store_for
 from .turnlog import Listener, TurnEvent, TurnLog
 from .usage import TurnUsage, UsageLedger
 
@@ -112,6 +113,8 @@ class TurnResult:
     memory_seconds: float = 0.0
     steps: tuple[ToolStep, ...] = ()
     held: PendingBatch | None = None
+    #: SPEC §14: the verdicts on the injected feedback/user memories (None: not checked).
+    followed: FollowReport | None = None
 
     @property
     def held_reasons(self) -> dict[str, tuple[str, ...]]:
@@ -161,6 +164,9 @@ class AgentSession:
         self.selection: Selection | None = None
         self.usage = UsageLedger()
         self._log = TurnLog(self.usage)  # events, calls and failures of the turn
+        #: SPEC §14: each answer against its injected memories; counts per memory.
+        self.followed = FollowTracker()
+        self._chosen_scoped = ScopedSet(())  # the sets this turn's selection read
         self._history: list[dict[str, Any]] = []
         self._request_history = RequestHistory(self.config.history_token_budget, self._summarize)
         self.batch_registry = BatchRegistry()
@@ -382,7 +388,12 @@ class AgentSession:
         chosen = choose_for_turn(ctx, question)
         self.selection = chosen.selection
         self.selected = chosen.selection.records
-        self._memory_block = memory_block(ctx, chosen, self._journal)
+        self._chosen_scoped = chosen.scoped
+        # SPEC §14: a memory the previous answer did not follow is marked in the block.
+        mark = self.config.mark_missed
+        self._memory_block = memory_block(
+            ctx, chosen, self._journal, notes=lambda r, n: self.followed.notes(r, n, mark)
+        )
         return chosen.selection
 
     def _finish(
@@ -402,6 +413,7 @@ class AgentSession:
         else:  # the cursor moves past a turn that opted out: no extraction reads it
             work = self._moved(WorkOutcome(None, extracted_upto=len(self._history)))
         batch, held = work.batch, work.held
+        followed = self._follow_up(mode, use_memory, selection, outcome)
         said = f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"
         failed = [f.message for f in self._log.failures if f.message != LAST_ERROR_SELECT]
         if batch is None and failed:  # not "no new memories": none could be looked for
@@ -424,6 +436,35 @@ class AgentSession:
             memory_seconds=time.monotonic() - answered,
             steps=outcome.steps,
             held=held,
+            followed=followed,
+        )
+
+    def _follow_up(
+        self, mode: str, use_memory: bool, selection: Selection, outcome: LoopOutcome
+    ) -> FollowReport | None:
+        """SPEC §14: the answer against its injected feedback/user memories (off the
+        answer's path: it runs with the memory work)."""
+        ctx = self._context()
+        provenance = self._provenance
+        return self.followed.after_answer(
+            FollowTurn(
+                ctx.model,
+                selection.records,
+                outcome.answer,
+                (provenance.query if provenance else None) or "",
+                self._chosen_scoped,
+                self.store,
+                self.id,
+                len(self.usage.turns) + 1,
+                side_model=self.config.side_model,
+                user_store=self.user_store,
+                caller=provenance.caller if provenance else {},
+                enabled=use_memory and self.config.follow_check,
+                persist=mode != "off",
+            ),
+            record=ctx.record_side,
+            fail=self._log.fail,
+            emit=lambda kind, detail: self._log.emit(kind, detail),
         )
 
     def _end_turn(self) -> None:

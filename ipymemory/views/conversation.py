@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._static import StaticView, cell, esc
 
 if TYPE_CHECKING:
+    from ..turn.followed import FollowTally
     from ..turn.usage import UsageLedger
 
 __all__ = ["ConversationView"]
@@ -15,11 +17,19 @@ __all__ = ["ConversationView"]
 class ConversationView(StaticView):
     """This kernel's conversation in one directory: how many turns, messages in the
     history (``%%agent --new`` starts it again), tokens by the agent and by memory work,
-    and the estimated cost (None: a model's price is not known)."""
+    the estimated cost (None: a model's price is not known), and per injected feedback or
+    user memory how often the answers followed it (SPEC §14)."""
 
     view_name = "session"
 
-    def __init__(self, session_id: str, directory: str, messages: int, usage: UsageLedger) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        directory: str,
+        messages: int,
+        usage: UsageLedger,
+        followed: Mapping[str, FollowTally] | None = None,
+    ) -> None:
         self.session_id = session_id
         self.directory = directory
         self.messages = messages
@@ -28,6 +38,7 @@ class ConversationView(StaticView):
         self.main = total.main
         self.memory = total.memory
         self.cost = total.estimated_cost
+        self.followed = dict(sorted((followed or {}).items()))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -39,6 +50,7 @@ class ConversationView(StaticView):
             "main": self.main.to_json(),
             "memory": self.memory.to_json(),
             "estimated_cost_usd": self.cost,
+            "followed": {name: tally.to_json() for name, tally in self.followed.items()},
         }
 
     def _pairs(self) -> list[tuple[str, str]]:
@@ -64,10 +76,24 @@ class ConversationView(StaticView):
     def _headline(self) -> str:
         return f"Session {self.session_id} in {self.directory}"
 
+    def _followed_rows(self) -> list[tuple[str, str]]:
+        rows = []
+        for name, t in self.followed.items():
+            said = f"followed {t.follows}, not followed {t.contradicts}, untouched {t.untouched}"
+            if t.unjudged:
+                said += f", not judged {t.unjudged}"
+            if t.last_miss:
+                said += f" (last miss: it {t.last_miss})"
+            rows.append((name, said))
+        return rows
+
     def to_text(self) -> str:
         width = max(len(k) for k, _ in self._pairs())
         lines = [self._headline()]
         lines.extend(f"{k.ljust(width)}  {v}" for k, v in self._pairs())
+        if self.followed:
+            lines.append("Memories and the answers that followed them:")
+            lines.extend(f"  {name}: {said}" for name, said in self._followed_rows())
         lines.append("%%agent --new starts a fresh conversation (memory stays).")
         return "\n".join(lines)
 
@@ -75,7 +101,17 @@ class ConversationView(StaticView):
         rows = "".join(
             f"<tr>{cell(esc(k), header=True)}{cell(esc(v))}</tr>" for k, v in self._pairs()
         )
+        followed = ""
+        if self.followed:
+            lines = "".join(
+                f"<tr>{cell(f'<code>{esc(name)}</code>', header=True)}{cell(esc(said))}</tr>"
+                for name, said in self._followed_rows()
+            )
+            followed = (
+                '<div class="ipm-section">Memories and the answers that followed them</div>'
+                f"<table>{lines}</table>"
+            )
         return (
-            f"<div><b>{esc(self._headline())}</b></div><table>{rows}</table>"
+            f"<div><b>{esc(self._headline())}</b></div><table>{rows}</table>{followed}"
             '<div class="ipm-note">%%agent --new starts a fresh conversation (memory stays).</div>'
         )

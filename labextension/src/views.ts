@@ -415,7 +415,7 @@ function renderStatus(root: HTMLElement, data: JSONObject): void {
   }
 }
 
-/** `sync push|pull|status` (SPEC §13): the words the kernel chose, conflicts side by side. */
+/** `sync push|pull|status` (SPEC §14): the words the kernel chose, conflicts side by side. */
 function renderSync(root: HTMLElement, data: JSONObject): void {
   const shown = asObject(data.shown);
   root.dataset.action = asText(data.action);
@@ -469,7 +469,51 @@ function renderSession(root: HTMLElement, data: JSONObject): void {
       ['cost', 'Estimated cost', typeof cost === 'number' ? `$${cost.toFixed(4)}` : 'unknown']
     ])
   );
+  // SPEC §14: per injected feedback/user memory, how the answers followed it.
+  const followed = Object.entries(asObject(data.followed));
+  if (followed.length) {
+    const title = 'Memories and the answers that followed them';
+    root.appendChild(element('div', 'jp-ipymemory-section-title', title));
+    root.appendChild(
+      keyValueTable(
+        followed.map(([name, value]): [string, string, unknown] => {
+          const t = asObject(value);
+          let said = `followed ${asText(t.follows)}, not followed ${asText(t.contradicts)}`;
+          said += `, untouched ${asText(t.untouched)}`;
+          if (Number(t.unjudged) > 0) {
+            said += `, not judged ${asText(t.unjudged)}`;
+          }
+          if (typeof t.last_miss === 'string' && t.last_miss) {
+            said += ` (last miss: it ${t.last_miss})`;
+          }
+          return [name, name, said];
+        })
+      )
+    );
+  }
   root.appendChild(note('%%agent --new starts a fresh conversation (memory stays).'));
+}
+
+/** `followed` (SPEC §14): per memory, how the answers of every session followed it. */
+function renderFollowed(root: HTMLElement, data: JSONObject): void {
+  const turns = Object.entries(asObject(data.turns))
+    .map(([scope, n]) => `${asText(n)} in the ${scope} scope`)
+    .join(', ');
+  root.appendChild(heading('Answers judged against their memories', turns || 'none yet'));
+  const columns = [
+    { key: 'name', label: 'Memory' },
+    { key: 'scope', label: 'Scope' },
+    { key: 'follows', label: 'Followed' },
+    { key: 'contradicts', label: 'Not followed' },
+    { key: 'untouched', label: 'Untouched' },
+    { key: 'last_miss', label: 'Last miss' }
+  ];
+  root.appendChild(
+    recordsTable(asList(data.memories), columns, (row, memory) => {
+      row.dataset.reword = String(memory.reword === true);
+      row.dataset.current = String(memory.current === true);
+    })
+  );
 }
 
 /** `--scope all` over both scopes (SPEC §11): each scope's own view, labelled. */
@@ -495,6 +539,7 @@ const RENDERERS: Readonly<Record<string, (root: HTMLElement, data: JSONObject) =
   batch: renderBatch,
   pending: renderPending,
   session: renderSession,
+  followed: renderFollowed,
   record: renderRecord,
   status: renderStatus,
   consolidation: renderPlan,

@@ -115,6 +115,25 @@ def _wait_for_runtime_file(
     raise RuntimeError(f"jupyter did not start in {START_TIMEOUT}s:\n{log.read_text()[-4000:]}")
 
 
+def _wait_until_serving(process: subprocess.Popen[bytes], server: RunningJupyter) -> None:
+    """Until the server answers HTTP. jupyter_server writes its runtime file before its
+    event loop starts, and only the loop binds the port: a request in between is
+    refused. Any answer (``api/status`` with the token: 200) means it serves."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"jupyter exited with {process.returncode}:\n{server.log.read_text()[-4000:]}"
+            )
+        try:
+            server.get("api/status")
+            return
+        except OSError:  # refused (not listening yet), or cut off while starting
+            time.sleep(0.1)
+    log = server.log.read_text()[-4000:]
+    raise RuntimeError(f"jupyter did not serve in {START_TIMEOUT}s:\n{log}")
+
+
 def _stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
@@ -156,6 +175,8 @@ def run_jupyter(
         process = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
     try:
         info = _wait_for_runtime_file(process, home, log)
-        yield RunningJupyter(url=info["url"], token=token, root=root, home=home, log=log)
+        running = RunningJupyter(url=info["url"], token=token, root=root, home=home, log=log)
+        _wait_until_serving(process, running)
+        yield running
     finally:
         _stop(process)

@@ -10,7 +10,9 @@ server-sent events, the way the Messages API streams: ``message_start``, per con
 block ``content_block_start`` / ``content_block_delta`` (text in word-sized pieces,
 tool input as one ``input_json_delta``) / ``content_block_stop``, ``message_delta``
 (stop reason, output tokens), ``message_stop``; ``chunk_delay`` seconds pass between
-events. Other requests (the side-queries) get one JSON body as before.
+events. A test that interrupts a stream holds it (``hold_after``, ``release``: the reply
+waits after that many events, ``held`` says it does) instead of pacing it by time. Other
+requests (the side-queries) get one JSON body as before.
 
 An endpoint that does not know structured outputs: with ``refuse_output_config`` set
 (``True`` for every model, or a collection of model names), a request whose body holds
@@ -24,6 +26,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import socket
 import threading
 import time
 from collections import deque
@@ -53,6 +56,11 @@ class Scripted:
     request_id: str | None = None  # sent as the API's ``request-id`` header
     chunk_delay: float = 0.0  # between the events of a streamed reply
     stream_error: str | None = None  # a streamed reply breaks off with this error event
+    # A streamed reply stops after ``hold_after`` events (``held`` is set) until
+    # ``release`` is; then, if the client hung up meanwhile, it is ``aborted``.
+    hold_after: int | None = None
+    release: threading.Event | None = None
+    held: threading.Event = field(default_factory=threading.Event)
 
     def events(self, request: dict[str, Any]) -> list[bytes]:
         """The reply as server-sent events (a 200 reply to a streaming request)."""
@@ -110,6 +118,20 @@ class Scripted:
         return json.dumps(payload).encode("utf-8")
 
 
+HOLD_SECONDS = 30.0  # a held reply waits at most this long (only when a test is wrong)
+
+
+def _peer_closed(connection: socket.socket) -> bool:
+    """Whether the client closed its side (its whole request was read: any readable
+    byte now is the end of the stream)."""
+    try:
+        return connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
 def _sse(event: str, data: dict[str, Any]) -> bytes:
     payload = json.dumps({"type": event, **data})
     return f"event: {event}\ndata: {payload}\n\n".encode()
@@ -164,6 +186,13 @@ class MessagesServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
+            def _hold(self, scripted: Scripted) -> None:
+                scripted.held.set()
+                if scripted.release is not None:
+                    scripted.release.wait(HOLD_SECONDS)
+                if _peer_closed(self.connection):
+                    raise ConnectionResetError("the client hung up while the reply was held")
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
@@ -189,7 +218,9 @@ class MessagesServer:
                         self.send_header("connection", "close")
                         self.end_headers()
                         for i, event in enumerate(scripted.events(body)):
-                            if i and scripted.chunk_delay:
+                            if i == scripted.hold_after:
+                                self._hold(scripted)
+                            elif i and scripted.chunk_delay:
                                 time.sleep(scripted.chunk_delay)
                             self.wfile.write(event)
                             self.wfile.flush()

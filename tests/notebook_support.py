@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -42,3 +43,15 @@ def use_api(ip: InteractiveShell, base_url: str, monkeypatch: Any) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", base_url)
     ip.run_line_magic("config", "IPyMemory.max_retries = 0")
+
+
+@contextmanager
+def ctrl_c_raises() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in the main thread, as in an interactive session,
+    even when the tests run where it is ignored (a shell starts a background job with
+    SIGINT ignored, and Python then installs no handler: a test's Ctrl-C would be lost)."""
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, saved)

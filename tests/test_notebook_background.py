@@ -16,7 +16,7 @@ import pytest
 from IPython.core.displaypub import CapturingDisplayPublisher
 from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, Scripted, text
-from notebook_support import items_json, use_api
+from notebook_support import ctrl_c_raises, items_json, use_api
 from record_support import rec
 from turn_support import role_of
 
@@ -183,7 +183,8 @@ def test_interrupting_the_wait_stops_the_memory_work_and_the_next_turn_reads_it_
 
     publish = pub.publish
     pub.publish = lambda data, *a, **kw: (publish(data, *a, **kw), watch_stop(data))  # type: ignore[method-assign]
-    stopped = ip.run_line_magic("memory", "pending")
+    with ctrl_c_raises():
+        stopped = ip.run_line_magic("memory", "pending")
     interrupter.join()
     opener.join()
     assert isinstance(stopped, MessageView) and stopped.kind == "interrupted"

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
-from messages_server import MessagesServer, Scripted, text, tool_use
-from notebook_support import items_json
+from messages_server import HOLD_SECONDS, MessagesServer, Scripted, text, tool_use
+from notebook_support import ctrl_c_raises, items_json
 from record_support import rec
-from turn_support import role_of
+from turn_support import requests_of, role_of
 
 from ipymemory import MemoryStore
 from ipymemory import _constants as C
@@ -93,8 +93,22 @@ def test_the_clock_ticks_while_nothing_happens(
     api: MessagesServer, ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(C, "PROGRESS_TICK_SECONDS", 0.05)
-    api.enqueue(text("Slow.", delay=1.0))
+    redrawn = threading.Event()  # the reply waits until the line was redrawn 5 times
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        redrawn.wait(HOLD_SECONDS)
+        return text("Slow.")
+
+    api.responder = respond
     with capture_output() as captured:
+        publish = ip.display_pub.publish
+
+        def counting(data: Any, *args: Any, **kwargs: Any) -> None:
+            publish(data, *args, **kwargs)
+            if sum("waiting for the model" in line for line in _progress(captured.outputs)) >= 5:
+                redrawn.set()
+
+        ip.display_pub.publish = counting  # type: ignore[method-assign]
         ip.run_cell("%%agent --commit off\nslow")
     waiting = [
         line.lstrip(SPINNER + " ")
@@ -146,17 +160,20 @@ def test_interrupting_the_memory_work_keeps_the_answer_and_writes_nothing(
     api: MessagesServer, ip: InteractiveShell, workspace: str
 ) -> None:
     main_thread = threading.get_ident()
+    release = threading.Event()  # the extractor's reply waits until the cell returned
 
     def respond(body: dict[str, Any]) -> Scripted:
         if role_of(body) == "extractor":
             # The answer is out; interrupt the kernel while the extractor thinks.
             signal.pthread_kill(main_thread, signal.SIGINT)
-            return text(items_json(rec("never-written")), delay=2)
+            release.wait(HOLD_SECONDS)
+            return text(items_json(rec("never-written")))
         return text("The answer.")
 
     api.responder = respond
-    with capture_output() as captured:
+    with ctrl_c_raises(), capture_output() as captured:
         result = ip.run_cell("%%agent --commit auto\nremember that I like tabs")
+    release.set()
     assert result.error_in_exec is None
     view = result.result
     assert isinstance(view, MessageView) and "answer above is complete" in view.to_text()
@@ -212,23 +229,39 @@ def test_ctrl_c_while_the_answer_streams_stops_the_stream(
     api: MessagesServer, ip: InteractiveShell
 ) -> None:
     answer = "one two three four five six seven eight nine ten eleven twelve"
+    # The stream stops after its first three words (message_start, the block's start,
+    # three deltas) until the cell returned; Ctrl-C comes once the first word is shown
+    # (the answer streams then): it always lands mid-answer.
+    reply = text(answer, hold_after=5, release=threading.Event())
+    api.enqueue(reply)
+    shown_first = threading.Event()
     main_thread = threading.get_ident()
+    interrupter = threading.Thread(
+        target=lambda: (
+            shown_first.wait(HOLD_SECONDS) and signal.pthread_kill(main_thread, signal.SIGINT)
+        )
+    )
+    interrupter.start()
+    with ctrl_c_raises(), capture_output() as captured:
+        publish = ip.display_pub.publish
 
-    def respond(body: dict[str, Any]) -> Scripted:
-        assert role_of(body) == "main"
-        threading.Timer(0.8, signal.pthread_kill, (main_thread, signal.SIGINT)).start()
-        return text(answer, chunk_delay=0.3)  # ~6 s of streaming if nobody stopped it
+        def watching(data: Any, *args: Any, **kwargs: Any) -> None:
+            publish(data, *args, **kwargs)
+            if str(data.get("text/markdown", "")).startswith("one"):
+                shown_first.set()
 
-    api.responder = respond
-    with capture_output() as captured:
+        ip.display_pub.publish = watching  # type: ignore[method-assign]
         result = ip.run_cell("%%agent --commit off\ncount")
+    interrupter.join()
+    assert reply.release is not None
+    reply.release.set()
     assert result.error_in_exec is None
     assert isinstance(result.result, MessageView) and "interrupted" in result.result.to_text()
+    assert requests_of(api.requests, "main")[0]["stream"] is True
     shown = _markdown(list(captured.outputs))[-1]
-    assert answer.startswith(shown) and shown != answer  # a part, as far as it came
-    # The client closed the stream: the server's next write fails (it would otherwise
-    # have finished the answer some 6 s later).
-    deadline = time.monotonic() + 30
+    assert "one two three ".startswith(shown)  # a part, as far as it came
+    # The client closed the stream: the held rest of the answer finds it hung up.
+    deadline = time.monotonic() + HOLD_SECONDS
     while 0 not in api.aborted and 0 not in api.finished and time.monotonic() < deadline:
         time.sleep(0.05)
     assert 0 in api.aborted and 0 not in api.finished

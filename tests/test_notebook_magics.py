@@ -17,7 +17,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from messages_server import MessagesServer, error, text, tool_use
-from notebook_support import items_json, memory
+from notebook_support import ctrl_c_raises, items_json, memory
 from record_support import rec
 from turn_support import memory_text
 
@@ -661,24 +661,25 @@ def test_agent_history_carries_across_cells(ip: InteractiveShell) -> None:
 def test_ctrl_c_stops_the_turn_cleanly(
     api: MessagesServer, ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from messages_server import Scripted
+    asked, release = threading.Event(), threading.Event()
 
-    api.enqueue(Scripted(content=[{"type": "text", "text": "late"}], delay=10))
+    def respond(body: dict[str, Any]) -> Any:
+        asked.set()  # the SDK waits for this reply: interrupt it there
+        release.wait(30)
+        return text("late")
+
+    api.responder = respond
     main_thread = threading.get_ident()
-
-    def interrupt() -> None:
-        deadline = time.monotonic() + 10
-        while not api.requests and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.2)  # let the SDK block on the socket
-        signal.pthread_kill(main_thread, signal.SIGINT)
-
-    thread = threading.Thread(target=interrupt)
-    thread.start()
-    started = time.monotonic()
-    result = ip.run_cell("%%agent --commit off\nslow question")
-    thread.join()
-    assert time.monotonic() - started < 8
+    interrupter = threading.Thread(
+        target=lambda: asked.wait(30) and signal.pthread_kill(main_thread, signal.SIGINT)
+    )
+    interrupter.start()
+    with ctrl_c_raises():
+        result = ip.run_cell("%%agent --commit off\nslow question")
+    interrupter.join()
+    # The cell returned while the reply was still held: the interrupt stopped the wait.
+    assert 0 not in api.finished
+    release.set()
     assert result.error_in_exec is None
     assert isinstance(result.result, MessageView) and "interrupted" in result.result.to_text()
     assert "Traceback" not in capsys.readouterr().out

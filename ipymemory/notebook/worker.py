@@ -109,12 +109,13 @@ class MemoryWorker:
     def _wait(self, job: _Job) -> MessageView | None:
         assert job.thread is not None
         started = time.monotonic()
-        note = display_bundle(_line(f"⏳ waiting for the memory work of {job.label} …"))
-        try:
+        note = None
+        try:  # a Ctrl-C while the notice is being shown stops the work too
+            note = display_bundle(_line(f"⏳ waiting for the memory work of {job.label} …"))
             _join(job.thread)
         except KeyboardInterrupt:
             _stop(job)
-            _say(
+            note = _say(
                 note,
                 f"■ stopping the memory work of {job.label} (a model call in flight ends first) …",
             )
@@ -178,6 +179,10 @@ def _line(text: str) -> dict[str, str]:
     }
 
 
-def _say(handle: Any, text: str) -> None:
-    if handle is not None:
-        update_bundle(handle, _line(text))
+def _say(handle: Any, text: str) -> Any:
+    """``text`` in the notice ``handle`` shows, or in a new one when there is none yet
+    (the wait was interrupted before its notice was shown); the notice's handle."""
+    if handle is None:
+        return display_bundle(_line(text))
+    update_bundle(handle, _line(text))
+    return handle

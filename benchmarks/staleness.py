@@ -7,9 +7,9 @@
 Each session of the corpus (JSON Lines, default ``benchmarks/corpora/staleness.jsonl``;
 lines that are empty or start with ``//`` are skipped) is replayed in a fresh workspace
 holding its files, as real turns of one ``AgentSession`` with
-``SessionConfig(commit_mode="auto")``: the real ``anthropic`` SDK against the scripted
-Messages-API server of ``tests/messages_server.py``, the main model reading the turn's
-files with the real ``read_file`` tool, then answering; the extractor proposing the
+``SessionConfig(commit_mode="auto", follow_check=False)``: the real ``anthropic`` SDK
+against the scripted Messages-API server of ``tests/messages_server.py``, the main model
+reading the turn's files with the real ``read_file`` tool, then answering; the extractor proposing the
 turn's items (with their evidence) as a capable model writes them; ``[]`` for a
 selector, "nothing to merge" for a consolidator. An item that auto mode holds for a
 person is committed as a person would (every item of the corpus is the user's own),
@@ -255,7 +255,9 @@ def run_session(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
     agent = AgentSession(
-        workspace, model=model_for(base_url), config=SessionConfig(commit_mode="auto")
+        workspace,
+        model=model_for(base_url),
+        config=SessionConfig(commit_mode="auto", follow_check=False),
     )
     kinds: dict[str, tuple[Item, str, bool]] = {}
     for n, turn in enumerate(session.turns):

@@ -42,15 +42,17 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
+import memory_store_server
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from mcp import Client, StdioServerParameters
+from memory_store_server import MemoryStoreServer
 from messages_server import MessagesServer, Scripted, text
 from record_support import rec
 from team_support import init_origin
@@ -174,6 +176,8 @@ class Places:
     server: MessagesServer
     #: literal text of the README -> what it stands for in this run (ids of this run)
     stand_ins: dict[str, str]
+    #: what a scenario started, stopped when the test ends
+    cleanups: list[Callable[[], Any]] = field(default_factory=list)
 
     def substitute(self, command: str) -> str:
         for literal, real in self.stand_ins.items():
@@ -216,6 +220,14 @@ def _respond(body: dict[str, Any]) -> Scripted:
         return text(json.dumps({"source_names": [], "records": []}))
     if role == "summarizer":
         return text("The user asked about formatting.")
+    if role == "checker":  # the follow-up check: every memory asked about was followed
+        content = body["messages"][-1]["content"]
+        asked = json.loads(content if isinstance(content, str) else content[-1]["text"])
+        verdicts = [
+            {"name": m["name"], "verdict": "follows", "reason": "as asked"}
+            for m in asked["memories"]
+        ]
+        return text(json.dumps(verdicts))
     return text("[]")
 
 
@@ -253,9 +265,12 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Places]:
     monkeypatch.delenv("IPYMEMORY_USER_DIR", raising=False)
     monkeypatch.chdir(project)
     try:
-        yield Places(project, home, env, server, {})
+        places = Places(project, home, env, server, {})
+        yield places
     finally:
         server.stop()
+        for stop in places.cleanups:
+            stop()
 
 
 # --- running a block -------------------------------------------------------------------
@@ -342,7 +357,9 @@ def _mcp_tools(command: Path | str, args: list[str], places: Places) -> str:
         return sorted(t.name for t in (await client.list_tools()).tools)
 
     listed = _mcp(places, str(command), args, names)
-    table = re.findall(r"^\| `(memory_\w+)` \|", README.read_text(), re.MULTILINE)
+    # The tools' table: rows of the MCP section (the settings table has memory_store rows).
+    section = README.read_text().split("### The MCP server", 1)[1].split("\n### ", 1)[0]
+    table = re.findall(r"^\| `(memory_\w+)` \|", section, re.MULTILINE)
     assert listed == sorted(table), (listed, table)
     return ""
 
@@ -418,10 +435,28 @@ def _stopped_merge(places: Places) -> Path:
     return a.path
 
 
+def _memory_store(places: Places) -> Path:
+    """An Anthropic memory store the sync commands reach: the local server the sync
+    tests use (the SDK's endpoints, written from its types), with a few records to push."""
+    server = MemoryStoreServer().start()
+    places.cleanups.append(server.stop)
+    store = server.add_store()
+    MemoryStore(places.project).extend([rec("deploy-day", body="We deploy on Thursdays.")])
+    places.env.update(
+        {
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": memory_store_server.API_KEY,
+            "IPYMEMORY_MEMORY_STORE": store,
+        }
+    )
+    return places.project
+
+
 SCENARIOS: dict[str, Callable[[Places], Path]] = {
     "history": _history,
     "git-repository": _git_repository,
     "stopped-merge": _stopped_merge,
+    "memory-store": _memory_store,
 }
 
 # What an agent sends memory_propose in the README's example (its names and kinds).
@@ -510,6 +545,7 @@ def test_the_readme_runs_top_to_bottom(places: Places) -> None:
             if block.kind == "python":
                 last = _python(shell, block, places)
             elif block.kind in ("commands", "state"):
+                env = dict(places.env)  # a scenario's settings hold for its block only
                 cwd = SCENARIOS[block.detail](places) if block.kind == "state" else places.project
                 assert block.kind == "commands" or block.detail in SCENARIOS, block.where
                 last = ""
@@ -518,6 +554,8 @@ def test_the_readme_runs_top_to_bottom(places: Places) -> None:
                     if shown is not None:
                         assert_shows(shown, printed, f"{block.where} {command!r}")
                     last = printed
+                places.env.clear()
+                places.env.update(env)
             elif block.kind == "output":  # an excerpt of what the block above showed
                 assert_shows(f"…\n{block.text}\n…", last, block.where)
             elif block.kind == "json":

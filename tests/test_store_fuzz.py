@@ -864,6 +864,8 @@ READ_ONLY_ARGS: dict[str, list[str]] = {
     "export": ["export", "claude-code", "{ws}/exported"],  # writes outside .memory only
     "pending": ["pending"],
     "followed": ["followed"],
+    "status": ["status"],
+    "sync-status": ["sync", "status"],  # no memory store configured: said, nothing read
     "mcp-bad-mode": ["mcp", "--commit", "bogus"],  # refused by its parser: never serves
 }
 WRITING_ARGS: dict[str, list[str]] = {
@@ -879,6 +881,7 @@ WRITING_ARGS: dict[str, list[str]] = {
     "recover": ["recover"],
     "import": ["import", "claude-code", "{ws}/claude", "--yes"],
     "git": ["git", "setup"],  # the scratch directory is in no repository: refused
+    "sync-push": ["sync", "push"],  # no memory store configured: refused, nothing sent
 }
 ALL_ARGS = {**READ_ONLY_ARGS, **WRITING_ARGS}
 cli_picks = st.lists(

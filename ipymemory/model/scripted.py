@@ -50,7 +50,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..errors import ScriptExhausted
+from ..errors import ModelNotConfigured, ScriptExhausted
 from .client import ModelReply, current_role
 from .usage import ROLES, Usage
 
@@ -74,6 +74,7 @@ class ScriptedModel:
         extractor: Iterable[ScriptedReply] | None = None,
         consolidator: Iterable[ScriptedReply] | None = None,
         summarizer: Iterable[ScriptedReply] | None = None,
+        checker: Iterable[ScriptedReply] | None = None,
         model: str = "scripted",
         side_model: str | None = None,
     ) -> None:
@@ -92,6 +93,7 @@ class ScriptedModel:
             "extractor": extractor,
             "consolidator": consolidator,
             "summarizer": summarizer,
+            "checker": checker,
         }
         for keyword, script in scripts.items():
             if script is not None:
@@ -153,6 +155,13 @@ class ScriptedModel:
             role = current_role()
             key: str | None = role if role in self._queues else None
             queue = self._queues[key]
+            if key is None and not self._scripted[None] and len(self._queues) > 1:
+                # Scripted by role only, and not this one: the role is not modelled.
+                name = _KEYWORDS.get(role, role)
+                raise ModelNotConfigured(
+                    f"ScriptedModel has no {name} script (script it with "
+                    f"ScriptedModel({name}=[...]))"
+                )
             if not queue:
                 raise ScriptExhausted(self._exhausted(role, key))
             return queue.popleft()

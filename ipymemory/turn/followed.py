@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._secrets import redact
-from ..errors import MemoryStoreError, SideQueryError, SideQueryReplyError
+from ..errors import MemoryStoreError, ModelNotConfigured, SideQueryError, SideQueryReplyError
 from ..follow import Verdict, as_verdict, check_answer, checked
 from ..model import ModelClient, Usage
 from ..model.usage import Role
@@ -214,7 +214,12 @@ class FollowTracker:
             fail(LAST_ERROR_FOLLOW, f"{type(e).__name__}: {e}", e)
             return None
         record("checker", judgment.usage)
-        if judgment.error is not None:
+        # No side model to ask (none configured, none scripted): the memories it would
+        # have judged stay unjudged; that is a state, not a failure of the turn.
+        unasked = judgment.error is not None and isinstance(
+            judgment.error.__cause__, ModelNotConfigured
+        )
+        if judgment.error is not None and not unasked:
             fail(LAST_ERROR_FOLLOW, str(judgment.error), judgment.error)
         report = _report(judgment, records, turn.scoped)
         with self._lock:

@@ -17,7 +17,8 @@ import and holds the code to this list):
    remembered; the selector, extractor and consolidator side-queries.
 4. ``turn`` -- the agent session: one turn, its pending batches and history.
 5. ``agents`` ``team`` ``views`` -- other agents on the same memory (the MCP server,
-   Claude's memory tool); sharing a set through git and Claude Code; views and widgets.
+   Jupyter AI's tools and persona, Claude's memory tool); sharing a set through git and
+   Claude Code; views and widgets.
 6. ``commands`` -- the command layer the CLI and ``%memory`` share.
 7. ``cli`` ``notebook`` ``server`` -- the front ends.
 8. ``ipymemory`` -- this module, the public API; nothing inside the package imports it.

@@ -1,12 +1,12 @@
 """Issue 27 / SPEC §10: ``@ipymemory`` in Jupyter AI's chat runs the turn ``%%agent`` runs.
 
-The chat tests use the session's real JupyterLab with jupyter-ai 3.2 (``ai_lab``): a
-``.chat`` file opened over jupyterlab-chat's WebSocket as the chat panel opens it, the
-real anthropic SDK against the scripted Messages API. The batch a message leaves is
-then decided in JupyterLab in Chromium: the Memory panel lists it, a notebook of the
-same directory commits it. The settings tests drive the persona in-process, through
-jupyter-ai's own ``PersonaManager`` (as its REST route does), to give it a server
-config of their own."""
+The chat tests use the session's real JupyterLab with jupyter-ai 3.2 (``ai_lab``) and
+the real anthropic SDK against the scripted Messages API: a ``.chat`` file opened over
+jupyterlab-chat's WebSocket as the chat panel opens it (every frame visible), and the
+chat panel itself in Chromium, where the batch a message leaves is listed by the
+Memory panel and committed from a notebook of the same directory. The settings tests
+drive the persona in-process, through jupyter-ai's own ``PersonaManager`` (as its REST
+route does), to give it a server config of their own."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from typing import Any
 import nbformat
 import pytest
 from jupyter_ai_support import PERSONA_ID, AiLab, ask, open_chat
-from lab_support import PANEL, UI_TIMEOUT, chromium, open_page, open_panel, run_all_cells, shot
+from lab_support import PANEL, UI_TIMEOUT, chromium, open_panel, run_all_cells, shot
 from messages_server import MessagesServer, Scripted, error, text
 from record_support import rec
 from turn_support import memory_text, records_reply, role_of
@@ -124,29 +124,49 @@ def browser() -> Iterator[Any]:
 
 @pytest.mark.browser
 @pytest.mark.timeout(240)
-def test_the_chats_batch_is_listed_in_the_lab_panel_and_committed_in_the_lab(
+def test_in_the_lab_chat_then_the_panel_lists_the_batch_and_a_notebook_commits_it(
     ai_lab: AiLab, browser: Any
 ) -> None:
+    """As a person does it: pick ipymemory in the chat's persona picker, send, read the
+    answer; the Memory panel of a notebook in that directory lists the batch; the
+    review widget there commits it."""
     directory = chat_directory(ai_lab)
-    path = ai_lab.lab.rel(directory / "ideas.chat")
+    chat_file = directory / "ideas.chat"
+    chat_file.write_text(json.dumps({"messages": [], "users": {}, "attachments": {}}))
+    path = ai_lab.lab.rel(chat_file)
     ai_lab.messages.responder = turn_replies([RUFF])
-    with open_chat(ai_lab.lab, path, PERSONA_ID) as chat:
-        asked = chat.send("We lint with ruff.", PERSONA_ID)
-        chat.until(lambda c: len(c.by(PERSONA_ID)) == 2)
-    batch_id = pending_batch(directory)["id"]
-    cells = ["%load_ext ipymemory", f"%memory pending --open {batch_id}"]
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(c) for c in cells],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-    )
-    nbformat.write(notebook, directory / "review.ipynb")
-
     errors: list[str] = []
-    page = open_page(browser, ai_lab.lab, ai_lab.lab.rel(directory / "review.ipynb"), errors)
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    page.set_default_timeout(UI_TIMEOUT)
+    page.on("pageerror", lambda e: errors.append(str(e)))
     try:
+        page.goto(f"{ai_lab.lab.url}lab/tree/{path}?token={ai_lab.lab.token}")
+        composer = page.locator(".jp-chat-input-container")
+        composer.wait_for(timeout=60_000)
+        composer.get_by_text("No one").click()  # the persona picker
+        page.get_by_text("ipymemory", exact=True).first.click()
+        box = composer.locator("textarea").first
+        box.fill("We lint with ruff.")
+        box.press("Enter")
+        page.get_by_text(ANSWER).wait_for()
+        page.get_by_text("waiting for your review").wait_for()
+        shot(page, "jupyter-ai", "chat")
+        batch = pending_batch(directory)
+        [asked] = [m["id"] for m in json.loads(chat_file.read_text())["messages"]
+                   if m["body"] == "We lint with ruff."]  # fmt: skip
+        assert batch["provenance"]["caller"] == {"chat": path, "message_id": asked}
+
+        cells = ["%load_ext ipymemory", f"%memory pending --open {batch['id']}"]
+        notebook = nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_code_cell(c) for c in cells],
+            metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        )
+        nbformat.write(notebook, directory / "review.ipynb")
+        page.goto(f"{ai_lab.lab.url}lab/tree/{ai_lab.lab.rel(directory / 'review.ipynb')}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
         panel = open_panel(page)
-        listed = panel.locator(f'.jp-ipymemory-pending-batch[data-batch="{batch_id}"]')
-        listed.wait_for(state="visible", timeout=UI_TIMEOUT)
+        listed = panel.locator(f'.jp-ipymemory-pending-batch[data-batch="{batch["id"]}"]')
+        listed.wait_for(state="visible")
         assert "uses-ruff" in listed.inner_text()
         shot(page, "jupyter-ai", "pending")
         run_all_cells(page)
@@ -155,7 +175,6 @@ def test_the_chats_batch_is_listed_in_the_lab_panel_and_committed_in_the_lab(
             """([panel, name]) => !document.querySelector(panel + ' .jp-ipymemory-pending-batch')
                 && !!document.querySelector(`${panel} .jp-ipymemory-row[data-name="${name}"]`)""",
             arg=[PANEL, "uses-ruff"],
-            timeout=UI_TIMEOUT,
         )
         shot(page, "jupyter-ai", "committed")
     except BaseException:
@@ -167,7 +186,7 @@ def test_the_chats_batch_is_listed_in_the_lab_panel_and_committed_in_the_lab(
     assert "uses-ruff" in {r.name for r in store.records()}
     entry = store.history(1)[0]
     assert (entry.actor["chat"], entry.actor["message_id"]) == (path, asked)
-    assert entry.actor["batch"] == batch_id and entry.actor["decided_by"] == "review"
+    assert entry.actor["batch"] == batch["id"] and entry.actor["decided_by"] == "review"
     assert describe_actor(entry.actor) == f"ideas.chat message {asked[:8]}"
     assert not [e for e in errors if "ipymemory" in e], errors
 

@@ -61,12 +61,13 @@ class MemoryPersona(BasePersona):  # type: ignore[misc]  # jupyter-ai ships no t
 
     async def process_message(self, message: Any) -> None:
         try:
-            session = self._session_for(self._settings())
+            # Off the server's event loop: a new session reads the directory's pending/.
+            session = await asyncio.to_thread(self._session_for, self._settings())
         except IPyMemoryError as e:
             self.send_message(f"ipymemory: {e}")
             return
-        # The journal's actor: which chat, which message (a notebook cell's notebook and
-        # cell id, in a chat).
+        # The journal's actor: which chat and which message (where a notebook's turn
+        # says which notebook and which cell).
         chat = self.get_chat_path(relative=True)
         session.caller = lambda: {"chat": chat, "message_id": message.id}
         loop = asyncio.get_running_loop()
@@ -83,11 +84,11 @@ class MemoryPersona(BasePersona):  # type: ignore[misc]  # jupyter-ai ships no t
                 loop.call_soon_threadsafe(pieces.put_nowait, None)
 
         answering = asyncio.ensure_future(asyncio.to_thread(answer))
-        streamed: list[str] = []
 
         async def reply() -> AsyncIterator[str]:
+            # The configured model (AnthropicModel) streams: the chat gets the text as
+            # it arrives, the whole answer once the turn's last reply ends.
             while (piece := await pieces.get()) is not None:
-                streamed.append(piece)
                 yield piece
 
         await self.stream_message(reply())
@@ -96,8 +97,6 @@ class MemoryPersona(BasePersona):  # type: ignore[misc]  # jupyter-ai ships no t
         except IPyMemoryError as e:
             self.send_message(f"ipymemory could not answer: {e}")
             return
-        if not streamed:  # a model that does not stream: the whole answer at once
-            self.send_message(answered.answer)
         # The answer is in the chat; the memory work follows (SPEC §12).
         result = await asyncio.to_thread(answered.finish)
         note = memory_note(result)

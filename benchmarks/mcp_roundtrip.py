@@ -66,9 +66,11 @@ WORDS = [
 
 
 def bare_server() -> None:
-    from mcp.server.mcpserver import MCPServer
+    sys.path.insert(0, str(ROOT))
+    from ipymemory.agents.mcp_server import mcp_sdk
 
-    server: Any = MCPServer("bare")
+    server_class, _ = mcp_sdk()  # the same SDK class the real server is built on
+    server: Any = server_class("bare")
 
     @server.tool()
     def constant() -> str:
@@ -102,7 +104,10 @@ def seed(workspace: Path, count: int) -> list[str]:
 
 
 async def measure(workspace: Path, names: list[str], calls: int) -> dict[str, list[float]]:
-    from mcp import Client, StdioServerParameters
+    from contextlib import AsyncExitStack
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     env = {"PYTHONPATH": str(ROOT)}
     ours = StdioServerParameters(
@@ -113,7 +118,15 @@ async def measure(workspace: Path, names: list[str], calls: int) -> dict[str, li
     bare = StdioServerParameters(command=sys.executable, args=[__file__, "--bare"], env=env)
     rng = random.Random(7)
     times: dict[str, list[float]] = {"memory_select": [], "memory_read": [], "bare": []}
-    async with Client(ours) as client, Client(bare) as baseline:
+    async with AsyncExitStack() as stack:
+
+        async def connect(params: StdioServerParameters) -> ClientSession:
+            read, write = await stack.enter_async_context(stdio_client(params))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            return session
+
+        client, baseline = await connect(ours), await connect(bare)
 
         async def one(kind: str) -> float:
             if kind == "bare":
@@ -126,7 +139,7 @@ async def measure(workspace: Path, names: list[str], calls: int) -> dict[str, li
             start = time.perf_counter()
             result = await call
             elapsed = time.perf_counter() - start
-            if result.is_error:
+            if result.model_dump(by_alias=True)["isError"]:  # the wire name: mcp 1.x and 2.x
                 raise SystemExit(f"{kind} failed: {result.content}")
             return elapsed * 1000
 

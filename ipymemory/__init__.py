@@ -18,8 +18,8 @@ import and holds the code to this list):
    side-queries; the exact checks of an answer against its memories.
 4. ``turn`` -- the agent session: one turn, its pending batches and history.
 5. ``agents`` ``sync`` ``team`` ``views`` -- other agents on the same memory (the MCP
-   server, Claude's memory tool); a set synced with an Anthropic memory store; sharing a
-   set through git and Claude Code; views and widgets.
+   server, Jupyter AI's tools and persona, Claude's memory tool); a set synced with an
+   Anthropic memory store; sharing a set through git and Claude Code; views and widgets.
 6. ``commands`` -- the command layer the CLI and ``%memory`` share.
 7. ``cli`` ``notebook`` ``server`` -- the front ends.
 8. ``ipymemory`` -- this module, the public API; nothing inside the package imports it.

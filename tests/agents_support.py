@@ -1,5 +1,9 @@
 """Driving ``ipymemory mcp`` as a client would: the real server in a subprocess, the
-``mcp`` SDK's stdio client, one session per call of :func:`with_mcp`."""
+``mcp`` SDK's stdio client, one session per call of :func:`with_mcp`.
+
+The SDK's client session and stdio transport are the same in mcp 1.x and 2.x; their
+result models are not (``isError`` / ``is_error``), so :class:`McpClient` hands results
+over as the JSON on the wire (camelCase), which is the protocol's and the same on both."""
 
 from __future__ import annotations
 
@@ -11,10 +15,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 T = TypeVar("T")
+Wire = dict[str, Any]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,36 +35,53 @@ def server_params(
     )
 
 
+class McpClient:
+    """An initialised client session whose answers are wire JSON."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    async def list_tools(self) -> list[Wire]:
+        listed = await self.session.list_tools()
+        return [tool.model_dump(mode="json", by_alias=True) for tool in listed.tools]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Wire:
+        result = await self.session.call_tool(name, arguments)
+        return result.model_dump(mode="json", by_alias=True)
+
+
 def with_mcp(
     workspace: str,
-    use: Callable[[Client], Awaitable[T]],
+    use: Callable[[McpClient], Awaitable[T]],
     *args: str,
     env: Mapping[str, str] | None = None,
 ) -> T:
     """Start the server, connect, ``await use(client)``, close; returns what it returned."""
 
     async def main() -> T:
-        async with Client(server_params(workspace, *args, env=env)) as client:
-            return await use(client)
+        params = server_params(workspace, *args, env=env)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await use(McpClient(session))
 
     return anyio.run(main)
 
 
-def data(result: CallToolResult) -> dict[str, Any]:
+def data(result: Wire) -> dict[str, Any]:
     """The structured result of a successful call (the text content says the same)."""
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    text = getattr(result.content[0], "text", "")
-    structured = dict(result.structured_content)
+    assert not result.get("isError"), result["content"]
+    assert result.get("structuredContent") is not None
+    text = result["content"][0].get("text", "")
+    structured = dict(result["structuredContent"])
     # The text content says the same (clients that read only text see it too).
     assert structured == ({"result": text} if set(structured) == {"result"} else json.loads(text))
     return structured
 
 
-def error_text(result: CallToolResult) -> str:
+def error_text(result: Wire) -> str:
     """The message of a call the server refused."""
-    assert result.is_error, result.structured_content
-    return " ".join(getattr(block, "text", "") for block in result.content)
+    assert result.get("isError"), result.get("structuredContent")
+    return " ".join(str(block.get("text", "")) for block in result["content"])
 
 
 def item(name: str, body: str | None = None, **extra: Any) -> dict[str, Any]:

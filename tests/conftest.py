@@ -12,6 +12,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -79,6 +80,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningJupyter]
     home = tmp_path_factory.mktemp("home")
     with run_jupyter("server", root, home) as srv:
         yield srv
+
+
+@pytest.fixture(scope="session")
+def ai_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """JupyterLab with jupyter-ai 3.2 and a scripted Messages API (jupyter_ai_support):
+    one for the session, since its built-in MCP server's port (3001) is fixed."""
+    from jupyter_ai_support import running_ai_lab
+
+    with running_ai_lab(tmp_path_factory.mktemp("ai-lab")) as lab:
+        yield lab
 
 
 @pytest.fixture

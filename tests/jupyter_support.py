@@ -16,7 +16,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +25,36 @@ from typing import Any
 __all__ = ["HttpReply", "RunningJupyter", "run_jupyter"]
 
 START_TIMEOUT = 60.0
+# jupyter-ai 3.2's server extensions (the test environment installs it): off unless a
+# test asks for them, so the other servers start as fast as before and none binds the
+# built-in MCP server's port (3001).
+JUPYTER_AI_EXTENSIONS = (
+    "jupyter_ai_acp_client",
+    "jupyter_ai_chat_commands",
+    "jupyter_ai_jupyternaut",
+    "jupyter_ai_litellm",
+    "jupyter_ai_persona_manager",
+    "jupyter_ai_router",
+    "jupyter_ai_tools",
+    "jupyter_live_content",
+    "jupyter_server_mcp",
+    "jupyterlab_chat",
+    "jupyterlab_commands_toolkit",
+)
+# ...and the lab extensions it ships (the page loads without them).
+JUPYTER_AI_LAB_EXTENSIONS = (
+    "@jupyter-ai/acp-client",
+    "@jupyter-ai/chat-commands",
+    "@jupyter-ai/jupyternaut",
+    "@jupyter-ai/persona-manager",
+    "@jupyter-ai/router",
+    "@jupyter-ai-contrib/live-content",
+    "jupyterlab-ai-commands",
+    "jupyterlab-cell-input-footer-extension",
+    "jupyterlab-chat-extension",
+    "jupyterlab-commands-toolkit",
+    "jupyterlab-diff",
+)
 
 
 @dataclass(frozen=True)
@@ -44,6 +74,7 @@ class RunningJupyter:
     root: Path
     home: Path
     log: Path
+    pid: int = 0  # the server process
 
     def rel(self, path: Path) -> str:
         """``path`` as the server names it: relative to its root, with ``/``."""
@@ -89,6 +120,8 @@ def _environment(home: Path) -> dict[str, str]:
     env["JUPYTER_PREFER_ENV_PATH"] = "0"
     env.pop("JUPYTER_PORT", None)
     env.pop("JUPYTER_TOKEN", None)
+    # LiteLLM (Jupyternaut's) would fetch its model price list from the network.
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     # The kernel must import this checkout's ipymemory even without an install.
     repo = str(Path(__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in [repo, env.get("PYTHONPATH", "")] if p)
@@ -150,11 +183,26 @@ def run_jupyter(
     root: Path,
     home: Path,
     extra_args: Sequence[str] = (),
+    *,
+    jupyter_ai: bool = False,
+    env: Mapping[str, str | None] | None = None,
 ) -> Iterator[RunningJupyter]:
-    """Start ``jupyter <app>`` (``server`` or ``lab``) serving ``root``; stop it on exit."""
-    env = _environment(home)
-    config = {"ServerApp": {"jpserver_extensions": {"ipymemory": True}}}
+    """Start ``jupyter <app>`` (``server`` or ``lab``) serving ``root``; stop it on exit.
+    Jupyter AI's server extensions run only with ``jupyter_ai=True``; ``env`` sets (or,
+    with None, removes) variables of the server's environment."""
+    environment = _environment(home)
+    for name, value in (env or {}).items():
+        if value is None:
+            environment.pop(name, None)
+        else:
+            environment[name] = value
+    extensions = {"ipymemory": True, **{name: jupyter_ai for name in JUPYTER_AI_EXTENSIONS}}
+    config = {"ServerApp": {"jpserver_extensions": extensions}}
     (home / "config" / "jupyter_server_config.json").write_text(json.dumps(config))
+    if not jupyter_ai:
+        disabled = {"disabledExtensions": dict.fromkeys(JUPYTER_AI_LAB_EXTENSIONS, True)}
+        (home / "config" / "labconfig").mkdir(exist_ok=True)
+        (home / "config" / "labconfig" / "page_config.json").write_text(json.dumps(disabled))
     token = secrets.token_hex(16)
     module = {"server": "jupyter_server", "lab": "jupyterlab"}[app]
     log = home / f"jupyter-{app}.log"
@@ -172,10 +220,14 @@ def run_jupyter(
         *extra_args,
     ]
     with log.open("wb") as out:
-        process = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
+        process = subprocess.Popen(
+            args, env=environment, stdout=out, stderr=subprocess.STDOUT, cwd=root
+        )
     try:
         info = _wait_for_runtime_file(process, home, log)
-        running = RunningJupyter(url=info["url"], token=token, root=root, home=home, log=log)
+        running = RunningJupyter(
+            url=info["url"], token=token, root=root, home=home, log=log, pid=process.pid
+        )
         _wait_until_serving(process, running)
         yield running
     finally:

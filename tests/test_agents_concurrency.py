@@ -17,9 +17,10 @@ from typing import Any
 
 import anyio
 import pytest
-from agents_support import ROOT, item, server_params
+from agents_support import ROOT, McpClient, item, server_params
 from IPython.core.interactiveshell import InteractiveShell
-from mcp import Client
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
 from messages_server import MessagesServer, Scripted, text
 from notebook_support import use_api
 from record_support import rec
@@ -75,7 +76,10 @@ def test_an_mcp_client_a_notebook_turn_and_a_cli_undo_at_once(
 
     def agent() -> None:
         async def run() -> None:
-            async with Client(server_params(workspace)) as client:
+            params = server_params(workspace)
+            async with stdio_client(params) as streams, ClientSession(*streams) as session:
+                await session.initialize()
+                client = McpClient(session)
                 for i in itertools.count():
                     if i >= MAX_PROPOSALS:
                         await anyio.sleep(0.05)  # connected, idle, until the end
@@ -84,10 +88,10 @@ def test_an_mcp_client_a_notebook_turn_and_a_cli_undo_at_once(
                         continue
                     call = {"records": [item(f"a{i}", description="an agent note")]}
                     result = await client.call_tool("memory_propose", call)
-                    if result.is_error:
-                        failures.append(str(result.content))
+                    if result["isError"]:
+                        failures.append(str(result["content"]))
                     else:
-                        proposed.append(str((result.structured_content or {})["batch_id"]))
+                        proposed.append(str((result["structuredContent"] or {})["batch_id"]))
                     ready.set()
                     if stop.is_set():
                         return

@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents_support import data, error_text, item, review_in_notebook, with_mcp
+from agents_support import McpClient, data, error_text, item, review_in_notebook, with_mcp
 from IPython.core.interactiveshell import InteractiveShell
 from jupyter_support import RunningJupyter
-from mcp import Client
 from messages_server import MessagesServer, text
 from record_support import rec
 from store_support import snapshot
@@ -48,27 +47,27 @@ def pending_files(workspace: str) -> list[str]:
 
 
 def test_tools_are_listed_with_typed_arguments_and_results(workspace: str) -> None:
-    async def use(client: Client) -> Any:
-        return (await client.list_tools()).tools
+    async def use(client: McpClient) -> Any:
+        return await client.list_tools()
 
-    tools = {t.name: t for t in with_mcp(workspace, use)}
+    tools = {t["name"]: t for t in with_mcp(workspace, use)}
     assert list(tools) == TOOLS
-    select = tools["memory_select"].input_schema
+    select = tools["memory_select"]["inputSchema"]
     assert select["required"] == ["query"]
     assert select["properties"]["limit"]["default"] == 5
-    propose = tools["memory_propose"].input_schema
+    propose = tools["memory_propose"]["inputSchema"]
     record = propose["$defs"]["ProposedRecord"]
     assert record["additionalProperties"] is False  # an unknown key is refused by the schema
     assert set(record["required"]) == {"name", "type", "description", "body"}
     assert record["properties"]["type"]["enum"] == ["user", "feedback", "project", "reference"]
     for name in TOOLS:  # every result is structured (a schema the client can check)
-        assert tools[name].output_schema is not None, name
+        assert tools[name]["outputSchema"] is not None, name
 
 
 def test_catalog_select_read_and_history_without_a_model(workspace: str) -> None:
     store = seeded(workspace)
 
-    async def use(client: Client) -> list[Any]:
+    async def use(client: McpClient) -> list[Any]:
         return [
             await client.call_tool("memory_catalog", {}),
             await client.call_tool(
@@ -107,7 +106,7 @@ def test_select_uses_the_configured_model_and_says_so(
     env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": messages_server.base_url}
     env["IPYMEMORY_SIDE_MODEL"] = "claude-side-test"
 
-    async def use(client: Client) -> Any:
+    async def use(client: McpClient) -> Any:
         return await client.call_tool("memory_select", {"query": "when do we release", "limit": 1})
 
     selected = data(with_mcp(workspace, use, env=env))
@@ -175,7 +174,7 @@ def test_bad_arguments_get_a_tool_error_saying_what_and_where_and_change_nothing
     store.extend([rec("odd-text", "odd", "Looks fine\u202e but reads backwards.\U000e0041")])
     before = snapshot(Path(workspace) / ".memory")
 
-    async def use(client: Client) -> list[Any]:
+    async def use(client: McpClient) -> list[Any]:
         odd = await client.call_tool("memory_read", {"names": ["odd-text"]})
         return [odd, *[await client.call_tool(tool, args) for tool, args, _ in BAD_CALLS]]
 
@@ -190,7 +189,7 @@ def test_bad_arguments_get_a_tool_error_saying_what_and_where_and_change_nothing
 
 
 def propose(workspace: str, items: list[dict[str, Any]], *args: str) -> dict[str, Any]:
-    async def use(client: Client) -> Any:
+    async def use(client: McpClient) -> Any:
         return await client.call_tool("memory_propose", {"records": items})
 
     return data(with_mcp(workspace, use, *args))
@@ -348,7 +347,7 @@ def test_the_agents_read_the_user_scope_as_a_turn_does(workspace: str, tmp_path:
         ]
     )
 
-    async def use(client: Client) -> list[Any]:
+    async def use(client: McpClient) -> list[Any]:
         return [
             await client.call_tool("memory_catalog", {}),
             await client.call_tool("memory_read", {"names": ["prefers-polars", "prefers-tabs"]}),

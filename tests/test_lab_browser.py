@@ -1,9 +1,7 @@
 """JupyterLab in a real browser: the MIME views, the widget views and the Memory side panel.
 
-Needs Debian's Chromium at /usr/bin/chromium (``apt-get install -y chromium``) and the
-built lab extension in ``ipymemory/labextension`` (``pip install -e .`` builds it, or
-``cd labextension && npm install && npm run build:prod``). Either missing is a failure,
-not a skip. Screenshots go to ``tests/artifacts/``.
+Needs Debian's Chromium and the built lab extension (see :mod:`lab_support`); either
+missing is a failure, not a skip. Screenshots go to ``tests/artifacts/``.
 
 The notebook under test is a parameter (:data:`CASES`): a small notebook this test
 writes, and the teaching notebook ``notebooks/01-memory-lifecycle.ipynb`` once it exists.
@@ -23,34 +21,29 @@ from typing import Any
 
 import nbformat
 import pytest
-from jupyter_support import RunningJupyter, run_jupyter
+from jupyter_support import run_jupyter
+from lab_support import (
+    ARTIFACTS,
+    OUTPUTS,
+    PANEL,
+    POLL_SLACK,
+    REPO,
+    UI_TIMEOUT,
+    chromium,
+    lab_home,
+    open_page,
+    open_panel,
+    run_all_cells,
+    shot,
+    wait_kernel_idle,
+)
 
 from ipymemory import MemoryRecord, MemoryStore, MemoryType
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
-REPO = Path(__file__).resolve().parents[1]
-ARTIFACTS = REPO / "tests" / "artifacts"
-BUILT_EXTENSION = REPO / "ipymemory" / "labextension"
-LABEXTENSION_NAME = "@ipymemory/labextension"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TEACHING_NOTEBOOK = REPO / "notebooks" / "01-memory-lifecycle.ipynb"
 
-# Bounds for UI waits (milliseconds); whole-notebook execution gets the long one.
-UI_TIMEOUT = 30_000
-RUN_TIMEOUT = 150_000
-POLL_SLACK = 12_000  # the panel polls every 3 s
-
-OUTPUTS = ".jp-OutputArea-output"
-PANEL = "#ipymemory-panel"
 MIME = "application/vnd.ipymemory.v1+json"
 
 
@@ -308,63 +301,15 @@ def row_names(view: Any) -> list[str]:
     return [r.get_attribute("data-name") for r in view.locator("tr[data-name]").all()]
 
 
-def require_prerequisites() -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
-    if not (BUILT_EXTENSION / "package.json").exists():
-        pytest.fail(
-            f"the lab extension is not built in {BUILT_EXTENSION}: "
-            "pip install -e . (or: cd labextension && npm install && npm run build:prod)"
-        )
-
-
-def lab_home(tmp_path: Path) -> Path:
-    """Isolated Jupyter dirs: this checkout's built extension, quiet and unvirtualised lab."""
-    home = tmp_path / "home"
-    extensions = home / "data" / "labextensions" / LABEXTENSION_NAME
-    extensions.parent.mkdir(parents=True)
-    extensions.symlink_to(BUILT_EXTENSION, target_is_directory=True)
-    settings = {
-        "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
-        "@jupyterlab/apputils-extension/notification": {
-            "fetchNews": "false",
-            "checkForUpdates": False,
-        },
-    }
-    for plugin, values in settings.items():
-        path = home / "lab-settings" / f"{plugin}.jupyterlab-settings"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
-    return home
-
-
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    require_prerequisites()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as chromium_browser:
+        yield chromium_browser
 
 
 @pytest.fixture
 def page_errors() -> list[str]:
     return []
-
-
-def open_page(browser: Any, lab: RunningJupyter, path: str, errors: list[str]) -> Any:
-    page = browser.new_page(viewport={"width": 1500, "height": 1000})
-    page.set_default_timeout(UI_TIMEOUT)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{lab.url}lab/tree/{path}?token={lab.token}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    return page
 
 
 @contextmanager
@@ -394,36 +339,6 @@ def lab_page(
         finally:
             ARTIFACTS.mkdir(exist_ok=True)
             shutil.copy(lab.log, ARTIFACTS / f"lab-{label}.log")
-
-
-def shot(page: Any, case: str, step: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"lab-{case}-{step}.png"), full_page=True)
-
-
-def wait_kernel_idle(page: Any) -> None:
-    """The notebook's kernel is connected and idle (menu commands are enabled then)."""
-    page.wait_for_function(
-        """() => {
-            const text = document.querySelector('.jp-StatusBar-Widget')?.textContent ?? '';
-            return text.includes('| Idle') && !text.includes('No Kernel');
-        }""",
-        timeout=60_000,
-    )
-
-
-def run_all_cells(page: Any) -> None:
-    wait_kernel_idle(page)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    # Every code cell shows an execution count once the whole queue has run.
-    page.wait_for_function(
-        """() => {
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-        }""",
-        timeout=RUN_TIMEOUT,
-    )
 
 
 def save_and_read(page: Any, notebook: Path) -> Any:
@@ -462,13 +377,6 @@ def open_from_path(page: Any, path: str) -> None:
     dialog.locator("input").fill(path)
     dialog.locator("button.jp-mod-accept").click()
     page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=Path(path).name).wait_for()
-
-
-def open_panel(page: Any) -> Any:
-    page.locator('.lm-TabBar-tab[data-id="ipymemory-panel"]').click()
-    panel = page.locator(PANEL)
-    panel.wait_for(state="visible")
-    return panel
 
 
 def wait_panel_names(page: Any, names: list[str]) -> None:

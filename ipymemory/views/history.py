@@ -61,13 +61,19 @@ def _base(path: str) -> str:
 
 
 def describe_actor(actor: Mapping[str, Any]) -> str:
-    """Who made a commit, briefly: ``analysis.ipynb cell [12]``, ``the command line``,
-    ``ipymemory 0.3``, ``another tool`` (never a host or pid: the lab panel shows it)."""
+    """Who made a commit, briefly: ``analysis.ipynb cell [12]``, ``ideas.chat message
+    1f2e3d4c`` (a jupyter-ai chat), ``the command line``, ``ipymemory 0.3``, ``another
+    tool`` (never a host or pid: the lab panel shows it)."""
     notebook = actor.get("notebook")
     count = actor.get("execution_count")
     parts = []
     if isinstance(notebook, str) and notebook:
         parts.append(_base(notebook))
+    chat, message = actor.get("chat"), actor.get("message_id")
+    if isinstance(chat, str) and chat:
+        parts.append(_base(chat))
+        if isinstance(message, str) and message:
+            parts.append(f"message {message[:8]}")
     if type(count) is int:
         parts.append(f"cell [{count}]")
     elif isinstance(actor.get("cell_id"), str):

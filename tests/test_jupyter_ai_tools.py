@@ -1,0 +1,150 @@
+"""Issue 27 / SPEC §10: ipymemory's five tools on Jupyter's built-in MCP server
+(jupyter-server-mcp, registered through its entry point), for every jupyter-ai persona.
+
+A real JupyterLab with jupyter-ai 3.2 (``ai_lab``); Jupyternaut answers through LiteLLM
+from the scripted Messages API and calls the tools as its model asks. Each call works
+on the memory of its chat's directory, in the Jupyter server's own process."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import anyio
+from agents_support import item
+from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
+from jupyter_ai_support import (
+    BUILTIN_MCP_PORT,
+    JUPYTERNAUT_ID,
+    JUPYTERNAUT_MODEL,
+    AiLab,
+    ask,
+    call_then_echo,
+    open_chat,
+    tool_results,
+)
+from messages_server import Scripted, error, text
+from record_support import rec
+from store_support import snapshot
+from turn_support import role_of
+
+from ipymemory import MemoryStore
+from ipymemory.agents.mcp_server import TOOL_NAMES
+
+RECORDS = [
+    rec("deploy-friday", "deploys on Friday", "Releases go out on Fridays.", "project"),
+    rec("prefers-tabs", "indents with tabs", "The user indents Python with tabs.", "user"),
+]
+
+
+def selects(names: list[str]) -> Any:
+    """ipymemory's selector side-query answering ``names``; nothing else is expected."""
+
+    def respond(request: dict[str, Any]) -> Scripted:
+        if role_of(request) == "selector":
+            return text(json.dumps(names))
+        return error(500, f"unexpected {role_of(request)} request")
+
+    return respond
+
+
+def fresh_directory(ai_lab: AiLab, seeded: bool = True) -> Path:
+    directory = ai_lab.lab.root / f"proj-{uuid.uuid4().hex[:8]}"
+    directory.mkdir()
+    if seeded:
+        MemoryStore(directory).extend(RECORDS)
+    return directory
+
+
+def test_jupyternaut_selects_a_memory_through_the_built_in_server(ai_lab: AiLab) -> None:
+    """The REST route answers from a throwaway chat at the server root: the tools find
+    the root's memory; the side model ipymemory is configured with chooses."""
+    MemoryStore(ai_lab.lab.root).extend(RECORDS)
+    ai_lab.messages.responder = call_then_echo(
+        "memory_select", {"query": "when do we release", "limit": 1}, selects(["deploy-friday"])
+    )
+    start = len(ai_lab.messages.requests)
+
+    answer = ask(ai_lab.lab, "Jupyternaut", "When do we release?")
+
+    requests = ai_lab.messages.requests[start:]
+    asks = [r for r in requests if r.get("model") == JUPYTERNAUT_MODEL]
+    # Jupyternaut was offered the five memory tools, with no settings file.
+    offered = {tool["name"] for tool in asks[0]["tools"]}
+    assert set(TOOL_NAMES) <= offered
+    [result] = tool_results(asks[-1])
+    selected = json.loads(result)
+    assert selected["chosen_by"] == "model"  # the selector side-query, in the server
+    assert [r["name"] for r in selected["records"]] == ["deploy-friday"]
+    assert [role_of(r) for r in requests if r not in asks] == ["selector"]
+    # The reply carries the selected record.
+    assert "Releases go out on Fridays." in answer
+
+
+def test_a_chats_proposal_waits_in_its_directory_and_names_the_chat(ai_lab: AiLab) -> None:
+    directory = fresh_directory(ai_lab)
+    path = ai_lab.lab.rel(directory / "team.chat")
+    proposal = item("uses-ruff", "The project lints with ruff.", evidence=["we lint with ruff"])
+    ai_lab.messages.responder = call_then_echo(
+        "memory_propose", {"records": [proposal]}, selects([])
+    )
+    root_before = snapshot(ai_lab.lab.root / ".memory")
+
+    with open_chat(ai_lab.lab, path, JUPYTERNAUT_ID) as chat:
+        chat.send("Remember: we lint with ruff.", JUPYTERNAUT_ID)
+        chat.until(lambda c: c.stopped_writing(JUPYTERNAUT_ID))
+        [reply] = chat.by(JUPYTERNAUT_ID)
+
+    [pending] = (directory / ".memory" / "pending").iterdir()
+    batch_id = pending.stem
+    assert f"kept for review as batch {batch_id}" in reply["body"]
+    saved = json.loads(pending.read_text())
+    provenance = saved["provenance"]
+    # In the Jupyter server's own process (the built-in server): no process per call.
+    assert provenance["session"] == f"mcp-{ai_lab.lab.pid}"
+    assert provenance["via"] == "mcp"
+    assert provenance["caller"] == {"chat": path, "persona": JUPYTERNAUT_ID}
+    # Nothing reached the root's memory or the set: it waits for a person.
+    assert snapshot(ai_lab.lab.root / ".memory") == root_before
+    assert [r.name for r in MemoryStore(directory).records()] == [r.name for r in RECORDS]
+
+    # The Lab panel's listing shows it, as any other agent's batch.
+    listing = ai_lab.lab.get("ipymemory/api/memory", {"path": ai_lab.lab.rel(directory)})
+    [listed] = listing.json()["pending"]
+    assert (listed["id"], listed["names"], listed["agent"]) == (batch_id, ["uses-ruff"], "mcp")
+
+
+async def _call(chat_id: str | None, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    headers = {"X-Jupyter-Chat-Id": chat_id} if chat_id else {}
+    url = f"http://localhost:{BUILTIN_MCP_PORT}/mcp"
+    async with Client(StreamableHttpTransport(url, headers=headers)) as client:
+        return [await client.call_tool(n, a, raise_on_error=False) for n, a in calls]
+
+
+def test_each_call_works_on_its_chats_memory_and_says_what_is_wrong(ai_lab: AiLab) -> None:
+    """Straight to the built-in server (localhost:3001), as a persona's client: a
+    registered chat's id picks its directory, an unknown one the server root."""
+    directory = fresh_directory(ai_lab)
+    MemoryStore(directory).extend([rec("only-here", "a note of this project")])
+    MemoryStore(ai_lab.lab.root).extend([rec("root-note", "a note at the root")])
+    before = snapshot(directory / ".memory")
+    calls = [
+        ("memory_catalog", {}),
+        ("memory_read", {"names": ["only-here", "nope"]}),
+        ("memory_propose", {"records": [item("Bad_Name")]}),
+        ("memory_select", {"query": "x", "limit": 0}),
+    ]
+    with open_chat(ai_lab.lab, ai_lab.lab.rel(directory / "notes.chat"), JUPYTERNAUT_ID) as chat:
+        catalog, unknown, bad, limit = anyio.run(_call, chat.id, calls)
+    [elsewhere] = anyio.run(_call, uuid.uuid4().hex, calls[:1])
+
+    assert "only-here" in catalog.structured_content["result"]
+    assert "root-note" not in catalog.structured_content["result"]
+    assert "root-note" in elsewhere.structured_content["result"]  # no such chat: the root
+    assert unknown.is_error and "names[1]: no record named 'nope'" in unknown.content[0].text
+    assert bad.is_error and "records[0].name: 'Bad_Name'" in bad.content[0].text
+    assert limit.is_error and "limit" in limit.content[0].text
+    assert snapshot(directory / ".memory") == before  # refused calls changed nothing

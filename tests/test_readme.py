@@ -49,16 +49,19 @@ from typing import Any
 import anyio
 import memory_store_server
 import pytest
+from agents_support import McpClient, data
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
-from mcp import Client, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from memory_store_server import MemoryStoreServer
 from messages_server import MessagesServer, Scripted, text
 from record_support import rec
 from team_support import init_origin
 from turn_support import role_of
 
-from ipymemory import MemoryStore
+from ipymemory import MemoryStore, PendingBatch, Selection, TurnResult
+from ipymemory.turn.usage import TurnUsage
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -77,6 +80,7 @@ KINDS = {
     "synopsis",
     "tree",
     "covered",
+    "persona-note",
     "skip",
 }
 
@@ -139,7 +143,9 @@ def test_every_block_is_run_or_says_why() -> None:
             assert b.detail in SCENARIOS, f"{b.where}: no scenario {b.detail!r}"
         if b.kind == "covered":
             assert b.detail and (ROOT / b.detail).is_file(), f"{b.where}: no {b.detail}"
-    assert sum(b.kind == "skip" for b in BLOCKS) <= 3  # most of the README runs
+    # Most of the README runs; what cannot here: the test command itself, Claude Code and
+    # Claude Desktop, and installing jupyter-ai from PyPI.
+    assert sum(b.kind == "skip" for b in BLOCKS) <= 4
 
 
 def test_the_test_and_main_job_commands_are_on_the_first_screen() -> None:
@@ -178,6 +184,8 @@ class Places:
     stand_ins: dict[str, str]
     #: what a scenario started, stopped when the test ends
     cleanups: list[Callable[[], Any]] = field(default_factory=list)
+    #: JupyterLab with jupyter-ai (the session's, shared with test_jupyter_ai_*)
+    ai_lab: Any = None
 
     def substitute(self, command: str) -> str:
         for literal, real in self.stand_ins.items():
@@ -265,7 +273,9 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Places]:
     monkeypatch.delenv("IPYMEMORY_USER_DIR", raising=False)
     monkeypatch.chdir(project)
     try:
-        places = Places(project, home, env, server, {})
+        # The README's placeholder for the ipymemory of a user's environment: this one's.
+        venv = {"/path/to/venv/bin/ipymemory": str(Path(sys.executable).with_name("ipymemory"))}
+        places = Places(project, home, env, server, venv)
         yield places
     finally:
         server.stop()
@@ -316,7 +326,16 @@ def _commands(block: Block) -> list[tuple[str, str | None]]:
     """``(command, shown output or None)`` of a commands block."""
     lines = block.text.splitlines()
     if not any(line.startswith("$ ") for line in lines):
-        return [(line, None) for line in lines if line.strip() and not line.startswith("#")]
+        commands: list[str] = []
+        for line in lines:
+            if not line.strip() or line.startswith("#"):
+                continue
+            if commands and commands[-1].endswith("\\"):  # a continued line
+                line = re.sub(r"\s+#.*$", "", line)
+                commands[-1] = commands[-1][:-1] + " " + line.strip()
+            else:
+                commands.append(line)
+        return [(command, None) for command in commands]
     out: list[tuple[str, str | None]] = []
     for line in lines:
         if line.startswith("$ "):
@@ -340,12 +359,13 @@ def _run(places: Places, command: str, cwd: Path) -> str:
     return places.unsubstitute(done.stdout.replace(str(cwd), "/path/to/project"))
 
 
-def _mcp(places: Places, command: str, args: list[str], use: Callable[[Client], Any]) -> Any:
+def _mcp(places: Places, command: str, args: list[str], use: Callable[[McpClient], Any]) -> Any:
     params = StdioServerParameters(command=command, args=args, env=places.env)
 
     async def main() -> Any:
-        async with Client(params) as client:
-            return await use(client)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await use(McpClient(session))
 
     return anyio.run(main)
 
@@ -353,8 +373,8 @@ def _mcp(places: Places, command: str, args: list[str], use: Callable[[Client], 
 def _mcp_tools(command: Path | str, args: list[str], places: Places) -> str:
     """Start the server as a client would, list its tools: those of the README's table."""
 
-    async def names(client: Client) -> list[str]:
-        return sorted(t.name for t in (await client.list_tools()).tools)
+    async def names(client: McpClient) -> list[str]:
+        return sorted(t["name"] for t in await client.list_tools())
 
     listed = _mcp(places, str(command), args, names)
     # The tools' table: rows of the MCP section (the settings table has memory_store rows).
@@ -452,11 +472,22 @@ def _memory_store(places: Places) -> Path:
     return places.project
 
 
+def _jupyter_ai(places: Places) -> Path:
+    """The README's curl against a running JupyterLab with jupyter-ai (the session's):
+    its token and address, the README's scripted model answering the persona."""
+    lab = places.ai_lab.lab
+    places.ai_lab.messages.responder = _respond
+    places.env["JUPYTER_TOKEN"] = lab.token
+    places.stand_ins["http://localhost:8888/"] = lab.url
+    return Path(lab.root)
+
+
 SCENARIOS: dict[str, Callable[[Places], Path]] = {
     "history": _history,
     "git-repository": _git_repository,
     "stopped-merge": _stopped_merge,
     "memory-store": _memory_store,
+    "jupyter-ai": _jupyter_ai,
 }
 
 # What an agent sends memory_propose in the README's example (its names and kinds).
@@ -477,16 +508,27 @@ PROPOSED = [
 
 
 def _propose(block: Block, places: Places) -> str:
-    async def call(client: Client) -> dict[str, Any]:
-        result = await client.call_tool("memory_propose", {"records": PROPOSED})
-        assert not result.is_error, result.content
-        return json.loads(getattr(result.content[0], "text", ""))
+    async def call(client: McpClient) -> dict[str, Any]:
+        return data(await client.call_tool("memory_propose", {"records": PROPOSED}))
 
     answer = _mcp(places, "ipymemory", ["mcp", "--dir", str(places.project)], call)
     places.stand_ins["474bbb8a935d"] = answer["batch_id"]
     shown = json.loads(block.text)
     _contains(json.loads(places.unsubstitute(json.dumps(answer))), shown, block.where)
     return ""
+
+
+def _persona_note(block: Block) -> None:
+    """The note the @ipymemory persona sends after a turn whose batch waits, as shown."""
+    from ipymemory.agents.jupyter_persona import memory_note  # needs jupyter-ai
+
+    batch = PendingBatch("c44399b95ae8", (rec("uses-ruff"),), None, ())
+    result = TurnResult("", Selection((), "none"), batch, (), TurnUsage(), None, 0)
+    note = memory_note(result)
+    assert note is not None and " ".join(note.split()) == " ".join(block.text.split()), (
+        block.where,
+        note,
+    )
 
 
 def _contains(got: Any, shown: Any, where: str) -> None:
@@ -505,7 +547,7 @@ def _contains(got: Any, shown: Any, where: str) -> None:
 
 
 def _json(block: Block, places: Places) -> str:
-    data = json.loads(block.text)
+    data = json.loads(places.substitute(block.text))
     servers = data.get("mcpServers") or {
         s["name"]: s for s in data.get("mcp_servers", []) if isinstance(s, dict)
     }
@@ -535,7 +577,8 @@ def _synopsis(block: Block, places: Places) -> None:
 # --- the run ---------------------------------------------------------------------------
 
 
-def test_the_readme_runs_top_to_bottom(places: Places) -> None:
+def test_the_readme_runs_top_to_bottom(places: Places, ai_lab: Any) -> None:
+    places.ai_lab = ai_lab
     shell = InteractiveShell.instance()
     shell.config.pop("IPyMemory", None)
     done: list[str] = []
@@ -566,6 +609,8 @@ def test_the_readme_runs_top_to_bottom(places: Places) -> None:
                 _synopsis(block, places)
             elif block.kind == "tree":
                 _tree(block, places)
+            elif block.kind == "persona-note":
+                _persona_note(block)
             elif block.kind == "covered":
                 assert block.detail is not None
                 module = (ROOT / block.detail).read_text()

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents_support import data, with_mcp
+from agents_support import McpClient, data, with_mcp
 from IPython.core.interactiveshell import InteractiveShell
-from mcp import Client
 from messages_server import MessagesServer, text
 from notebook_support import memory, use_api
 from record_support import rec
@@ -101,7 +100,7 @@ def test_without_a_model_select_the_turn_and_mcp_fall_back_to_the_same_records(
     view = memory(ip, f"select {question}")
     turn = get_session().begin_turn(question)
 
-    async def use(client: Client) -> Any:
+    async def use(client: McpClient) -> Any:
         return await client.call_tool("memory_select", {"query": question, "limit": 1})
 
     mcp = data(with_mcp(workspace, use, env={"IPYMEMORY_USER_DIR": str(user_dir)}))

@@ -153,6 +153,10 @@ def test_latency_reports_first_token_ratios_and_busy_time() -> None:
         "follow_check_first_token",
         "follow_check_busy_worker",
     }
+    # SPEC §14: with the check on, every turn of its set asked the checker; off, none did.
+    follow = report["follow_check"]
+    assert follow["on"]["checker_calls"] == report["turns"] and follow["off"]["checker_calls"] == 0
+    assert follow["first_token_ratio"] > 0
 
 
 def _stale_item(name: str, sources: list[str]) -> dict[str, Any]:
@@ -215,10 +219,6 @@ def test_staleness_scores_a_session_through_real_turns(tmp_path: Path) -> None:
     corpus.write_text(json.dumps(session) + "\n")
     bad = _run(str(BENCH / "staleness.py"), "--corpus", str(corpus))
     assert bad.returncode == 2 and "tiny.jsonl:1" in bad.stderr and "b.md" in bad.stderr
-    # SPEC §14: with the check on, every turn of its set asked the checker; off, none did.
-    follow = report["follow_check"]
-    assert follow["on"]["checker_calls"] == report["turns"] and follow["off"]["checker_calls"] == 0
-    assert follow["first_token_ratio"] > 0
 
 
 def test_followed_reports_both_judgments_and_the_cost_against_the_agent() -> None:

@@ -101,6 +101,7 @@ class StoreMachine(RuleBasedStateMachine):
         # The set after each journal entry (index seq - 1); a foreign commit's set waits
         # in ``foreign`` until our next commit records it as an external entry.
         self.sets: list[tuple[MemoryRecord, ...]] = []
+        self.ops: list[str] = []  # the op of each entry, as self.sets
         self.foreign: tuple[MemoryRecord, ...] | None = None
 
     def _open(self) -> MemoryStore:
@@ -134,7 +135,7 @@ class StoreMachine(RuleBasedStateMachine):
         event("add: committed" if batch else "add: empty")
         self.model = new
         if batch:
-            self._committed()
+            self._committed("add")
 
     @rule(batch=_batch(min_size=1), query=UNTRUSTED, notebook=UNTRUSTED)
     def add_with_provenance(self, batch: list[MemoryRecord], query: str, notebook: str) -> None:
@@ -161,7 +162,7 @@ class StoreMachine(RuleBasedStateMachine):
         call()
         event("add with provenance: committed")
         self.model = new
-        self._committed()
+        self._committed("add")
         assert self.store.history(1)[0].provenance[batch[0].name]["query"] == query
 
     @rule(data=st.data())
@@ -195,7 +196,7 @@ class StoreMachine(RuleBasedStateMachine):
         call()
         event("consolidate: committed")
         self.model = new
-        self._committed()
+        self._committed("consolidate")
 
     @rule(data=st.data())
     def consolidate_on_stale_base(self, data: Any) -> None:
@@ -239,22 +240,34 @@ class StoreMachine(RuleBasedStateMachine):
         self.store.forget(names)
         event("forget: committed")
         self.model = [r for r in self.model if r.name not in names]
-        self._committed()
+        self._committed("forget")
 
-    def _committed(self) -> None:
-        """Our commit went through: a foreign change first became an external entry."""
+    def _committed(self, op: str) -> None:
+        """Our commit (of ``op``) went through: a foreign change first became an
+        external entry."""
         if self.foreign is not None:
             self.sets.append(self.foreign)
+            self.ops.append("external")
             self.foreign = None
         self.sets.append(tuple(self.model))
+        self.ops.append(op)
 
-    def _adopt(self, expected: tuple[MemoryRecord, ...]) -> None:
+    def _adopt(self, expected: tuple[MemoryRecord, ...], op: str) -> None:
         """The store's set must hold exactly ``expected`` (order aside: records brought
         back are appended); it becomes the model, in the store's order."""
         got = self.store.records()
         assert sorted(got, key=_key) == sorted(expected, key=_key)
         self.model = list(got)
-        self._committed()
+        self._committed(op)
+
+    def _left_by_a_merge(self, record: MemoryRecord, seq: int) -> bool:
+        """Whether the last entry after ``seq`` that took ``record`` out of the set was
+        a consolidation (it lives on in its merge) -- or none did."""
+        last = None
+        for i in range(seq, len(self.sets)):
+            if record in self.sets[i - 1] and record not in self.sets[i]:
+                last = self.ops[i]
+        return last is None or last == "consolidate"
 
     @rule(data=st.data())
     def undo(self, data: Any) -> None:
@@ -268,13 +281,15 @@ class StoreMachine(RuleBasedStateMachine):
         added = [r for r in after if r not in before]
         removed = [r for r in before if r not in after]
         current = tuple(self.model)
-        clean = all(r in current for r in added)
+        # An added record that left since by a forget or an undo needs no undoing; one a
+        # consolidation took in is not clean to take back.
+        clean = all(r in current or not self._left_by_a_merge(r, seq) for r in added)
         staying = [r for r in current if r not in added]
         names = {r.name: r for r in staying}
         clean = clean and all(names.get(r.name, r) == r for r in removed)
         expected = tuple(staying) + tuple(r for r in removed if r not in staying)
         # Nothing to undo (it was undone already): refused, never an empty entry.
-        nothing = not entries[::-1][seq - 1].added and all(r in staying for r in removed)
+        nothing = not any(r in current for r in added) and all(r in staying for r in removed)
         if not clean or nothing or not self._fits(list(expected)):
             self._refused(
                 lambda: self.store.undo(seq), MemoryConflictError if nothing else MemoryStoreError
@@ -282,7 +297,7 @@ class StoreMachine(RuleBasedStateMachine):
             return
         self.store.undo(seq)
         event("undo: committed")
-        self._adopt(expected)
+        self._adopt(expected, "undo")
 
     @rule(data=st.data())
     def restore(self, data: Any) -> None:
@@ -295,7 +310,7 @@ class StoreMachine(RuleBasedStateMachine):
             return
         self.store.restore(seq)
         event("restore: committed")
-        self._adopt(self.sets[seq - 1])
+        self._adopt(self.sets[seq - 1], "restore")
 
     @rule(record=records())
     def foreign_commit(self, record: MemoryRecord) -> None:

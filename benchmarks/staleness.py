@@ -9,9 +9,9 @@ lines that are empty or start with ``//`` are skipped) is replayed in a fresh wo
 holding its files, as real turns of one ``AgentSession`` with
 ``SessionConfig(commit_mode="auto", follow_check=False)``: the real ``anthropic`` SDK
 against the scripted Messages-API server of ``tests/messages_server.py``, the main model
-reading the turn's files with the real ``read_file`` tool, then answering; the extractor proposing the
-turn's items (with their evidence) as a capable model writes them; ``[]`` for a
-selector, "nothing to merge" for a consolidator. An item that auto mode holds for a
+reading the turn's files with the real ``read_file`` tool, then answering; the extractor
+proposing the turn's items (with their evidence) as a capable model writes them; ``[]``
+for a selector, "nothing to merge" for a consolidator. An item that auto mode holds for a
 person is committed as a person would (every item of the corpus is the user's own),
 so every record is in the set and has its provenance; the table counts those.
 

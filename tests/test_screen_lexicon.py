@@ -69,3 +69,8 @@ def test_east_asian_runs_give_bigrams_and_hiragana_is_left_out() -> None:
 def test_terms_of_any_text_are_folded_words(text: str) -> None:
     for term in content_terms(text):
         assert term and term == term.casefold()
+
+
+def test_versions_and_numbers_of_two_digits_are_terms() -> None:
+    assert {"3.12", "16"} <= content_terms("py3.12 and Postgres 16")
+    assert "3.12" in content_terms("Python 3.12")

@@ -39,7 +39,7 @@ from ipymemory.sidequery.extract import (
     extractor_messages,
     omitted,
 )
-from ipymemory.sidequery.prompts import EXTRACTOR_PROMPT
+from ipymemory.sidequery.prompts import CONSOLIDATOR_PROMPT, EXTRACTOR_PROMPT
 
 TOOL_HISTORY: list[dict[str, Any]] = [
     {"role": "user", "content": "What Python version do we target? Check pyproject."},
@@ -494,3 +494,10 @@ def test_the_extractor_prompt_is_long_enough_to_be_cached() -> None:
 
 def test_the_prompt_names_the_cut_mark_as_it_is_written() -> None:
     assert omitted(0).replace("0", "N") in EXTRACTOR_PROMPT
+
+
+def test_the_prompt_says_how_to_write_an_open_relative_date_and_one_without_a_year() -> None:
+    """Issue 26: 'next Wednesday' said on a Tuesday, '5 November' said on 1 December."""
+    for prompt in (EXTRACTOR_PROMPT, CONSOLIDATOR_PROMPT):
+        assert "next Wednesday" in prompt and "the user's words beside it" in prompt
+        assert "without a year" in prompt and "2027-11-05" in prompt

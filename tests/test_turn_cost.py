@@ -27,6 +27,7 @@ from turn_support import (
 )
 
 from ipymemory import AgentSession, MemoryStore, SessionConfig
+from ipymemory._dates import today_text
 from ipymemory.sidequery import LAST_ERROR_EXTRACT
 from ipymemory.sidequery.extract import CONTEXT_MARK, NEW_MARK, extractor_messages
 from ipymemory.turn.loop import request_messages
@@ -93,9 +94,12 @@ def test_memory_block_after_the_history_and_breakpoints_on_the_stable_prefix(
 
     main = requests_of(messages_server.requests, "main")
     assert len(main) == 4
-    for request in main:  # the system prompt: one block, one breakpoint, no memories
+    # The system prompt: one cached block, no memories; then today's date after the
+    # breakpoint (issue 26), so the prompt's cache survives the day changing.
+    for request in main:
         assert request["system"] == [
-            {"type": "text", "text": session.config.system_prompt, "cache_control": MARK}
+            {"type": "text", "text": session.config.system_prompt, "cache_control": MARK},
+            {"type": "text", "text": f"Today is {today_text()}."},
         ]
     # Turn 1: no history yet, so no message breakpoint; the block precedes the query.
     assert _marks(main[0]) == []

@@ -43,6 +43,7 @@ from ipymemory import (
     TurnEvent,
     Usage,
 )
+from ipymemory._dates import today_text
 from ipymemory.sidequery import LAST_ERROR_CONSOLIDATE, LAST_ERROR_EXTRACT, LAST_ERROR_SELECT
 from ipymemory.sidequery.extract import extractor_messages
 from ipymemory.turn.session import LAST_ERROR_COMMIT
@@ -144,7 +145,8 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
                 "type": "text",
                 "text": session.config.system_prompt,
                 "cache_control": {"type": "ephemeral"},
-            }
+            },
+            {"type": "text", "text": f"Today is {today_text()}."},
         ]
         assert "</relevant_memories>" not in system_text(request)
         assert memory_text(request) == block
@@ -562,7 +564,9 @@ def test_per_turn_overrides(messages_server: MessagesServer, workspace: str) -> 
     result = session.run_turn("q", use_memory=False)
     assert result.selection.source == "none" and result.batch is None
     assert [role_of(r) for r in messages_server.requests] == ["main"]
-    assert len(messages_server.requests[0]["system"]) == 1
+    # The system prompt and today's date, nothing else (no memory block).
+    system = [b["text"] for b in messages_server.requests[0]["system"]]
+    assert system == [session.config.system_prompt, f"Today is {today_text()}."]
     messages_server.enqueue(text("Auto."), records_reply(rec("a-note")))
     result = session.run_turn("q", commit_mode="auto")
     assert result.committed == ("a-note",) and _names(workspace) == ["x-note", "a-note"]

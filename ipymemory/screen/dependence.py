@@ -66,15 +66,10 @@ def item_sources(
     file returned (:func:`file_outputs` of the session's history), ``user_terms`` the
     terms of what the user wrote."""
     subject = [fold_text(_ARGUMENTS.sub(" ", item_text))]
-    make = _MAKE.search(item_text) is not None
     excerpts = [p for e in evidence if (p := fold_text(e).strip(" .\"'")) and len(p) >= 8]
     item = content_terms(item_text)
     known = {normal_path(path): outputs.get(normal_path(path), "") for path in files}
-    named = {
-        path
-        for path in known
-        if path and (names_file(path, subject) or (make and path.rsplit("/", 1)[-1] in _MAKEFILES))
-    }
+    named = {path for path in known if path and names_file(path, subject)}
     # Words an item shares with a file it names are that file's, not another's.
     claimed = frozenset().union(*(content_terms(f"{p}\n{known[p]}") for p in named)) | user_terms
     out = []
@@ -91,8 +86,6 @@ def item_sources(
     return tuple(out)
 
 
-# A file named as a command's argument ("--config conf/train.yaml", in backticks) is what
-# the command reads, not what the item is about.
-_ARGUMENTS = re.compile(r"`[^`\n]*`|(?<!\S)--?[A-Za-z][\w-]*(?:[= ]\S+)?")
-_MAKE = re.compile(r"\bmake\s+[a-z][\w-]*", re.IGNORECASE)
-_MAKEFILES = frozenset({"makefile", "gnumakefile", "Makefile", "GNUmakefile"})
+# A file named as a command's argument ("--config conf/train.yaml") is what the command
+# reads, not what the item is about.
+_ARGUMENTS = re.compile(r"(?<!\S)--?[A-Za-z][\w-]*(?:[= ]\S+)?")

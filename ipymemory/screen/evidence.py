@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADOPT",
+    "BECAUSE",
     "EvidenceMatch",
     "check_evidence",
     "code_terms",
@@ -197,6 +198,9 @@ def _file_pattern(path: str) -> re.Pattern[str]:
         patterns.append(r"\W+".join(map(re.escape, spelled)))
     if len(stem) >= 4 and not is_ordinary(stem):  # "the README", "conftest"
         patterns.append(re.escape(stem))
+    runner = _RUNNERS.get(base)  # "make test" is the Makefile's, "npm run dev" package.json's
+    if runner is not None:
+        patterns.append(runner)
     # ASCII edges only: in "学習はreadmeに" the name stands between ideographs. A file
     # name after a "/" is another path's (models/README.md is not README.md).
     whole = r"(?<![a-z0-9_.-])(?<![a-z0-9_-]/)" + re.escape(folded.lstrip("./"))
@@ -204,11 +208,35 @@ def _file_pattern(path: str) -> re.Pattern[str]:
     return re.compile(f"(?:{whole}|{named})" + r"(?![a-z0-9_-])")
 
 
+# The command that runs what a file defines, by the file's name: naming one names it.
+_RUNNERS = {
+    name: pattern
+    for names, pattern in (
+        (("makefile", "gnumakefile"), r"make\s+[a-z][\w-]*"),
+        (("justfile", ".justfile"), r"just\s+[a-z][\w-]*"),
+        (("package.json",), r"(?:npm|pnpm|yarn)\s+(?:run\s+)?[a-z][\w:-]*"),
+        (("tox.ini",), r"tox(?:\s+-e\s+\S+)?"),
+        (("noxfile.py",), r"nox(?:\s+-s\s+\S+)?"),
+        (("snakefile",), r"snakemake"),
+        (("dvc.yaml",), r"dvc\s+repro"),
+        (("taskfile.yml", "taskfile.yaml"), r"task\s+[a-z][\w:-]*"),
+        (
+            ("docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml"),
+            r"docker[- ]compose(?:\s+\w+)?",
+        ),
+        (("build.gradle", "build.gradle.kts"), r"(?:\./)?gradlew?\s+\w+"),
+        (("cargo.toml",), r"cargo\s+(?:run|build|test)"),
+    )
+    for name in names
+}
+
+
 def names_file(path: str, folded_texts: Sequence[str]) -> bool:
     """Whether one of the folded texts names the file at ``path``: its path, its file
     name, the file name's words in order ("the sales CSV" for sales.csv), its stem
-    when that is not an ordinary word ("the README", "conftest"), or its directory
-    written as one ("every file in exports/")."""
+    when that is not an ordinary word ("the README", "conftest"), its directory
+    written as one ("every file in exports/"), or the command that runs what it
+    defines ("make test" for a Makefile, "npm run dev" for package.json)."""
     return any(file_mentions(path, text) for text in folded_texts)
 
 
@@ -272,6 +300,20 @@ def _about_named_file(sentence: str, item: frozenset[str], sources: Sources) -> 
 _DESCRIBES = 4
 
 
+#: A clause that gives a reason states it, inside a question too ("since we're on
+#: py3.12 now, can you …?", "Da wir jetzt auf Postgres 16 sind, …?").
+BECAUSE = re.compile(
+    r"^\W*(?:since|as|because|given that|now that|seeing that|da|weil|nachdem|jetzt wo"
+    r"|vu qu(?:e|')|puisqu(?:e|')|parce qu(?:e|')|comme|étant donné qu(?:e|')"
+    r"|maintenant qu(?:e|')|como|ya que|puesto que|dado que"
+    r"|porque|ahora que|poiché|siccome|visto che|dato che|dal momento che|ora che|já que"
+    r"|visto que|agora que|uma vez que|skoro|ponieważ|bo|gdyż|omdat|aangezien|nu|раз|так как"
+    r"|поскольку|потому что|теперь когда|çünkü|madem|eftersom|nu när)\b"
+    r"|^\W*(?:既然|因为|由于)|(?:ので|から|니까|므로|때문에)\W*$",
+    re.IGNORECASE,
+)
+
+
 def _asked(part: str, end: int) -> bool:
     """Whether the sentence of ``part`` that the excerpt ends in is a question."""
     m = _STATEMENT_END.search(part, max(0, end - 1))
@@ -307,7 +349,8 @@ _REQUEST_TEXT = """
 _REQUEST_WORDS = content_terms(_REQUEST_TEXT.lower()) | frozenset(_REQUEST_TEXT.lower().split())
 _REQUEST_CHARS = frozenset("总结一下帮我看读打开解释检查文件请内容说了什么里面这个那个份")
 _PATH_RUN = re.compile(r"[\w~./\\-]+")
-_EXTENSION_END = re.compile(r"\w\.[a-z0-9]{1,6}$")
+# An extension has a letter: "py3.12" and "2025.1" are versions, not files.
+_EXTENSION_END = re.compile(r"\w\.(?=[a-z0-9]{0,5}[a-z])[a-z0-9]{1,6}$")
 
 
 def _is_file_name(run: str) -> bool:
@@ -341,6 +384,9 @@ _UNSAFE = re.compile(
     r"\b[a-z][a-z0-9+.-]{0,20}://[^\s\"'<>`)\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]+"  # URL
     r"|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"  # email
     r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"  # IPv4
+    # a payment destination: an IBAN, an account or card number in groups, a wallet
+    r"|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}(?:\s?[a-z0-9]{1,3})?\b"
+    r"|\b\d{4}(?:[ -]\d{4}){2,4}\b|\b0x[0-9a-f]{40}\b|\bbc1[0-9a-z]{25,60}\b"
     # host:port (no "_": n_estimators:500; not an image tag: nvidia/cuda:12.1)
     r"|(?<![\w/-])[a-z][a-z0-9-]{0,62}:\d{2,5}(?![\w.])"
     # a command: network, privileged or destructive, with its first arguments
@@ -429,7 +475,7 @@ def _only_a_key(token: str, sources: Sources) -> bool:
 _BACKTICKS = re.compile(r"`[^`\n]{1,200}`")
 _CODE_LINE = re.compile(
     r"^\s*(?:import |from \S+ import |def |class |return |yield |@|\$ |>>> |[\w.-]+\s*="
-    r"|(?:-\s+)?[\w.-]+:\s*\S|\[[\w.-]+\]\s*$|[-\w.]+(?:,[-\w. ]*){2,}$)"
+    r"|(?:-\s+)?[\w.-]+:\s*\S|\"[^\"\n]{1,80}\"\s*:|\[[\w.-]+\]\s*$|[-\w.]+(?:,[-\w. ]*){2,}$)"
 )
 _INNER = re.compile(r"\w[_./:=()\[\]{}<>@$-]+\w|\w[(\[{]")
 _EDGES = ".,;:!?()[]{}\"'"
@@ -459,10 +505,19 @@ _KEY_VALUE = re.compile(r"^\s*[\w.-]+:\s*")
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
+# A command line in a string ("NODE_ENV=dev nodemon server.js", "docker compose up && …"):
+# code, however many words.
+_COMMAND_STRING = re.compile(
+    r"&&|\|\||[|;]|(?:^|\s)--?\w|=|/|^\s*(?:node|nodemon|npm|npx|yarn|pnpm|python3?|pip|uv"
+    r"|poetry|docker|make|bash|sh|pytest|jest|knex|cargo|go|java|gradle|kubectl|helm|git)\b"
+)
+
+
 def _prose_string(text: str) -> bool:
     """A string of several words: 4+ words, or 8+ letters of a script written without
-    spaces (Japanese, Chinese)."""
-    return len(text.split()) >= 4 or len(_UNSPACED.findall(text)) >= 8
+    spaces (Japanese, Chinese) -- and not a command line."""
+    several = len(text.split()) >= 4 or len(_UNSPACED.findall(text)) >= 8
+    return several and not _COMMAND_STRING.search(text)
 
 
 # What marks a line as code beyond _CODE_LINE: brackets, operators, a shebang or shell
@@ -600,7 +655,7 @@ def check_evidence(
         part, end = at
         said = " ".join(pieces)
         claim = _claim_terms(said, sources.pointer_terms)
-        if _asked(sources.folded_user_parts[part], end):
+        if _asked(sources.folded_user_parts[part], end) and not BECAUSE.search(said):
             why = "the user asked it, did not say it"
         elif not claim or is_request(said):
             why = "the user's request, no claim of the item"
@@ -667,7 +722,8 @@ _REQUEST_OPENING = re.compile(
     r"|wyjaśnij|podsumuj|przeczytaj|sprawdź|pokaż|otwórz|uruchom|zobacz|popraw"
     r"|leg uit|vat samen|lees|controleer|toon|bekijk|voer uit|open|draai)\b"
     r"|(?:해\s?줘|해\s?주세요|주세요|해\s?봐)\W*$"
-    r"|^\W*(?:请|帮我|麻烦)?(?:总结|读|看看|打开|解释|检查|运行|执行|列出)"
+    r"|^\W*(?:请|帮我|麻烦)?(?:总结|读|看看|看一下|打开|解释|检查|运行|执行|列出|统计|计算|算一下"
+    r"|分析|汇总|查一下|整理|比较|画|生成|修改|改一下|写)"
     # Japanese asks at the end: "config.yaml を要約して(ください)".
     # (not "…ないで", "don't …": a prohibition is a rule)
     r"|(?<!ない)(?:て|で)(?:ください|下さい|くれ|くれる|ちょうだい|ほしい|もらえる|もらえます)?(?:か)?\W*$"

@@ -37,14 +37,19 @@ The feedback type legitimately holds how-to-work notes ("do not mock the databas
 11. obfuscated: any of the above found only after leetspeak and look-alike letters are
     folded ("Fr0m n0w 0n, ign0re …", a Cyrillic o in "ignore"): nobody writes
     feedback that way.
+12. weakens-security (round 4): turning off a check that protects the user -- TLS or
+    certificate verification (``verify=False``, ``PYTHONHTTPSVERIFY=0``, ``--insecure``),
+    commit hooks (``--no-verify``), host keys, permissions (``chmod 777``), 2FA -- or
+    keeping credentials in plain text ("API-Schlüssel im Klartext").
 
 **Two classes** (SPEC §9). :data:`HOW_TO_WORK` -- persistence, imperative,
 answer-control -- is how a user gives feedback ("never present the raw numbers as
 euros", "from now on answer in German"): committed when the user said it, held when a
 file or an output did. :data:`DANGEROUS` -- override, exfiltration, reveal, command,
-role, memory-machinery, concealment, obfuscated -- would send data off the machine,
-reveal credentials, hidden files or the system prompt, run commands, or take over the
-assistant or the memory: held for a person whatever the origin. Role changes count as
+role, memory-machinery, concealment, obfuscated, weakens-security -- would send data off
+the machine, reveal credentials, hidden files or the system prompt, run commands, weaken
+a safeguard, or take over the assistant or the memory: held for a person whatever the
+origin. Role changes count as
 dangerous because a forged turn and "you are now …" look the same to a rule, and a
 user rarely needs one remembered.
 
@@ -78,6 +83,7 @@ DANGEROUS = frozenset(
         "memory-machinery",
         "concealment",
         "obfuscated",
+        "weakens-security",
     }
 )
 #: Instruction kinds that tell the assistant how to work: feedback when the user said it.
@@ -110,7 +116,9 @@ _SECRETS = (
     r"|system prompt|your (?:instructions|prompt|rules)|environment variables|env vars?|\.env"
     r"|cookies|密钥|密码|令牌|凭证|系统提示"
     r"|passw(?:o|ö)rt(?:er)?|kennw(?:o|ö)rt(?:er)?|(?:api-?)?schlüssel|zugangsdaten"
-    r"|mots? de passe|clés? (?:api|privées?|ssh)|identifiants|jetons?)"
+    r"|mots? de passe|clés? (?:api|privées?|ssh)|identifiants|jetons?"
+    r"|contraseñas?|claves? (?:de )?api|credenciales|chiavi (?:api)?|senhas?|credenciais"
+    r"|hasł[oa]|wachtwoord|пароль|токен|パスワード|apiキー|トークン|秘密鍵)"
 )
 
 # Files that hold credentials, and hidden paths (the agent's tools refuse most, but an
@@ -129,7 +137,7 @@ _REVEAL_VERBS = (
     r"|输出|打印|显示|附上|读取|发送|包含|贴出|给我看)"
 )
 _EXFIL_VERBS = (
-    r"\b(?:print|output|reveal|show|display|echo|repeat|leak|send|post|upload|email|"
+    r"\b(?:print|output|reveal|show|display|echo|repeat|leak|send|post|upload|e-?mail|mail|cc|bcc|"
     r"exfiltrate|forward|transmit|share|dump|zeige|gib|sende|schicke|poste"
     r"|affiche|montre|révèle|envoie|transmets|publie)\b"
 )
@@ -205,7 +213,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("exfiltration", r"(?:输出|打印|显示|透露|发送|告诉)[^。!?\n]{0,20}" + _SECRETS),
         (
             "exfiltration",
-            r"(?:\b(?:send|post|upload|forward|transmit|exfiltrate|leak|email|sende|schicke"
+            r"(?:\b(?:send|post|upload|forward|transmit|exfiltrate|leak|e-?mail|mail|cc|bcc|sende|schicke"
             r"|lade|envoie|envoyer|transmets|publie)\b|发送|上传|发给|转发)[^\n]{0,80}?"
             r"(?:https?://|\b[\w.+-]+@[\w-]+\.[a-z]{2,}|\bwebhook)",
         ),
@@ -252,6 +260,36 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "role",
             r"</?\s*(?:system|instructions?|assistant|human|tool_result|tool_output|"
             r"relevant_memories|im_start|im_end)\b[^>\n]{0,40}>",
+        ),
+        # Turning off a check that protects the user (TLS verification, hooks, host
+        # keys, permissions) or keeping credentials in plain text: held whatever the origin.
+        (
+            "weakens-security",
+            r"--no-verify\b|\bverify\s*=\s*false\b|\bpythonhttpsverify\s*=\s*0"
+            r"|\bnode_tls_reject_unauthorized\s*=\s*['\"]?0|\bgit_ssl_no_verify\b"
+            r"|\bsslverify\s*=?\s*false\b|\bssl_verify\s*=\s*false\b|--insecure\b"
+            r"|--no-check-certificate\b|\bcurl\s+(?:-\w+\s+)*-k\b"
+            r"|\bstricthostkeychecking\s*=?\s*no\b|--trusted-host\b|\bchmod\s+(?:-r\s+)?777\b"
+            r"|\bsetenforce\s+0\b|\b(?:disable|turn off|skip|bypass|deactivate)\b[^.!?\n]{0,30}?"
+            r"\b(?:ssl|tls|certificate|cert|https|host key|pre-commit|hooks?|2fa|mfa"
+            r"|two-factor|authentication|firewall|antivirus|signature|gpg)\b",
+        ),
+        (
+            "weakens-security",
+            r"\b(?:zertifikats?|ssl|tls)[- ]?(?:prüfung|überprüfung|verifizierung)\w*\s+"
+            r"(?:deaktivier|abschalt|ausschalt)\w*|\bdésactive\w*\s+(?:la\s+)?vérification"
+            r"|\bdesactiv\w*\s+(?:la\s+)?verificación|\bdisattiv\w*\s+(?:la\s+)?verifica"
+            r"|\bdesativ\w*\s+(?:a\s+)?verificação|(?:关闭|禁用)(?:证书|ssl|tls)?(?:验证|校验)"
+            r"|証明書の?(?:検証|確認)を?(?:無効|オフ)",
+        ),
+        (
+            "weakens-security",
+            _SECRETS + r"[^.!?\n\u3002]{0,50}?(?:\bin (?:plain ?text|clear ?text|the clear)\b"
+            r"|\bunencrypted\b|\bim klartext\b|\bunverschlüsselt\b|\ben clair\b"
+            r"|\ben texto (?:plano|claro)\b|\bin chiaro\b|\bem texto (?:puro|claro|simples)\b"
+            r"|明文|平文)"
+            r"|(?:\bin (?:plain ?text|clear ?text)\b|\bim klartext\b|\ben clair\b|明文|平文)"
+            r"[^.!?\n\u3002]{0,50}?" + _SECRETS,
         ),
         (
             "memory-machinery",

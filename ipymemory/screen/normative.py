@@ -38,11 +38,12 @@ _LATIN = (
     r"|do not|don't|does not|doesn't|avoid\w*|skip\w*|approv\w+|sign(?:s|ed)? off|sign-off"
     r"|allowed|permitted|forbidden|may not|cannot|can't|wants?|prefers?|grant\w*"
     r"|access(?:es)?|admin\w*|privileg\w+|permission\w*|without (?:waiting|review|tests?|approval)"
-    r"|instead of|make sure|ensure|go(?:es)? to"
+    r"|instead of|make sure|ensure|go(?:es)? to|conventions?|policy|policies"
     # German
     r"|muss|musst|müssen|soll|sollst|sollen|sollte\w*|darf|darfst|dürfen|nie|niemals|immer"
     r"|erforderlich|pflicht\w*|genehmig\w*|freigab\w*|freigeben|überspring\w*|vermeid\w*"
-    r"|möchte\w*|bevorzug\w*|zugriff\w*|berechtigung\w*|rechte|ohne (?:warten|review|tests?)"
+    r"|konvention\w*|teamkonvention\w*|möchte\w*|bevorzug\w*|zugriff\w*|berechtigung\w*"
+    r"|rechte|ohne (?:warten|review|tests?)"
     # French
     r"|doit|doivent|devez|devons|faut|jamais|toujours|obligatoire\w*|interdit\w*|autoris\w+"
     r"|approuv\w+|valider|sauter|éviter|évite|veut|veulent|préfère\w*|accès|droits"

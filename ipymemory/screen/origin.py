@@ -108,6 +108,7 @@ from .. import _constants as C
 from .._enum import StrEnum
 from .evidence import (
     ADOPT,
+    BECAUSE,
     EvidenceMatch,
     check_evidence,
     code_terms,
@@ -241,7 +242,12 @@ class Sources:
         # "Leggi data/metadati.json: sono le info sul dataset…", "Lee docs/etl.md, quiero
         # que tengas claro cómo funciona nuestro ETL": a request, then a statement.
         pieces = [p.strip() for s in said for p in _CLAUSES.split(s)[1:]]
-        return tuple(dict.fromkeys(s for s in [*said, *pieces] if s and not _asks(s)))
+        # A reason given inside a question is stated ("since we're on py3.12 now, …?").
+        reasons = [
+            c.strip() for s in said if _asks(s) for c in _CLAUSES.split(s) if BECAUSE.search(c)
+        ]
+        candidates = [*said, *pieces]
+        return tuple(dict.fromkeys([*(s for s in candidates if s and not _asks(s)), *reasons]))
 
     @cached_property
     def folded_user(self) -> str:
@@ -293,7 +299,9 @@ class Sources:
         return frozenset().union(*(_terms(p.text) for p in self.tool_parts if self._pointed(p)))
 
     def _pointed(self, part: ToolOutput) -> bool:
-        return part.asked or part.adopted or any(self._named(p) for p in part.pointers)
+        return (
+            part.asked or part.adopted or part.shown or any(self._named(p) for p in part.pointers)
+        )
 
     @cached_property
     def adopted_tool_terms(self) -> frozenset[str]:

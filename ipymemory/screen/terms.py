@@ -36,7 +36,7 @@ _STOP_TEXT = """
     you your yours
     user user's users assistant prefer prefers preferred preference want wants wanted
     like likes liked remember note notes memory memories record always never should
-    said says told tell mention mentioned asked ask please thanks okay
+    said says told tell mention mentioned asked ask please thanks okay since
     """
 
 # One script's run of letters/digits; hiragana is matched so that it can be skipped.
@@ -52,10 +52,16 @@ def _plain(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
+# A version or a number of two digits or more is a term ("Python 3.12", "Postgres 16").
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?!\w|\.\w)|(?<![\w.])\d{2}(?!\w|\.\w)")
+_VERSIONED = re.compile(r"(?<=[a-z])(?=\d+(?:\.\d+)+\b)")  # "py3.12" is "py 3.12"
+
+
 def words(text: str) -> list[str]:
     """The raw terms of ``text`` in order (folded, before stop words and endings)."""
     out: list[str] = []
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = _VERSIONED.sub(" ", unicodedata.normalize("NFKC", text).casefold())
+    out.extend(m.group() for m in _NUMBER.finditer(folded))
     for m in _RUN.finditer(folded):
         run = m.group()
         first = run[0]

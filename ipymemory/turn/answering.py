@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from .._dates import today_text
 from ..errors import SideQueryError
 from ..model import cached_system
 from .context import TurnContext
@@ -76,6 +77,13 @@ def tool_box(workspace: Path, ctx: TurnContext, choices: ToolChoices) -> ToolBox
     )
 
 
+def dated_system(prompt: str) -> list[dict[str, Any]]:
+    """The agent's system prompt, cached, then today's date in a block of its own after
+    the cache breakpoint (issue 26: the agent can resolve "next Wednesday"; the
+    prompt's cache survives the day changing)."""
+    return [*cached_system(prompt), {"type": "text", "text": f"Today is {today_text()}."}]
+
+
 def answer_question(
     ctx: TurnContext,
     question: Question,
@@ -90,7 +98,7 @@ def answer_question(
     model call, a KeyboardInterrupt -- propagates, the history closed consistently."""
     config, log = ctx.config, ctx.log
     inputs = LoopInputs(
-        system=cached_system(config.system_prompt),
+        system=dated_system(config.system_prompt),
         max_tokens=config.max_tokens,
         max_tool_steps=config.max_tool_steps,
         model_name=config.model,

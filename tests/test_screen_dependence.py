@@ -139,3 +139,14 @@ def test_any_text_gives_a_subset_of_the_files_in_order(text: str, evidence: list
     got = item_sources(text, evidence, TURN, FILES)
     assert set(got) <= set(FILES)
     assert list(got) == [f for f in FILES if f in got]
+
+
+def test_a_command_naming_a_target_names_the_file_that_defines_it() -> None:
+    files = ("Makefile", "docker-compose.yml")
+    turn = reads(
+        ("Makefile", "up:\n\tdocker compose up -d\n"),
+        ("docker-compose.yml", "services:\n  mlflow:\n    image: mlflow\n"),
+    )
+    # "make up" runs the Makefile's target; "docker compose up" only uses the compose file.
+    assert item_sources("`make up` starts the local services", (), turn, files) == ("Makefile",)
+    assert item_sources("make up runs docker compose up -d", (), turn, files) == ("Makefile",)

@@ -69,7 +69,7 @@ def item_sources(
     excerpts = [p for e in evidence if (p := fold_text(e).strip(" .\"'")) and len(p) >= 8]
     item = content_terms(item_text)
     known = {normal_path(path): outputs.get(normal_path(path), "") for path in files}
-    named = {path for path in known if path and names_file(path, subject)}
+    named = {path for path in known if path and names_file(path, subject, targets_only=True)}
     # Words an item shares with a file it names are that file's, not another's.
     claimed = frozenset().union(*(content_terms(f"{p}\n{known[p]}") for p in named)) | user_terms
     out = []

@@ -188,7 +188,7 @@ _SPLIT = re.compile(r"[\W_]+")
 
 
 @lru_cache(maxsize=1024)
-def _file_pattern(path: str) -> re.Pattern[str]:
+def _file_pattern(path: str, targets_only: bool = False) -> re.Pattern[str]:
     folded = fold_text(path).replace("\\", "/")
     base = folded.rsplit("/", 1)[-1]
     stem = base.rsplit(".", 1)[0] if "." in base.strip(".") else base
@@ -199,8 +199,8 @@ def _file_pattern(path: str) -> re.Pattern[str]:
     if len(stem) >= 4 and not is_ordinary(stem):  # "the README", "conftest"
         patterns.append(re.escape(stem))
     runner = _RUNNERS.get(base)  # "make test" is the Makefile's, "npm run dev" package.json's
-    if runner is not None:
-        patterns.append(runner)
+    if runner is not None and (runner[1] or not targets_only):
+        patterns.append(runner[0])
     # ASCII edges only: in "学習はreadmeに" the name stands between ideographs. A file
     # name after a "/" is another path's (models/README.md is not README.md).
     whole = r"(?<![a-z0-9_.-])(?<![a-z0-9_-]/)" + re.escape(folded.lstrip("./"))
@@ -209,42 +209,49 @@ def _file_pattern(path: str) -> re.Pattern[str]:
 
 
 # The command that runs what a file defines, by the file's name: naming one names it.
-_RUNNERS = {
-    name: pattern
-    for names, pattern in (
-        (("makefile", "gnumakefile"), r"make\s+[a-z][\w-]*"),
-        (("justfile", ".justfile"), r"just\s+[a-z][\w-]*"),
-        (("package.json",), r"(?:npm|pnpm|yarn)\s+(?:run\s+)?[a-z][\w:-]*"),
-        (("tox.ini",), r"tox(?:\s+-e\s+\S+)?"),
-        (("noxfile.py",), r"nox(?:\s+-s\s+\S+)?"),
-        (("snakefile",), r"snakemake"),
-        (("dvc.yaml",), r"dvc\s+repro"),
-        (("taskfile.yml", "taskfile.yaml"), r"task\s+[a-z][\w:-]*"),
+# True: the command names a target of the file ("make up" runs the Makefile's "up");
+# False: it only uses the file (a record about "docker compose up" need not be about
+# docker-compose.yml).
+_RUNNERS: dict[str, tuple[str, bool]] = {
+    name: (pattern, target)
+    for names, pattern, target in (
+        (("makefile", "gnumakefile"), r"make\s+[a-z][\w-]*", True),
+        (("justfile", ".justfile"), r"just\s+[a-z][\w-]*", True),
+        (("package.json",), r"(?:npm|pnpm|yarn)\s+(?:run\s+)?[a-z][\w:-]*", True),
+        (("taskfile.yml", "taskfile.yaml"), r"task\s+[a-z][\w:-]*", True),
+        (("tox.ini",), r"tox(?:\s+-e\s+\S+)?", False),
+        (("noxfile.py",), r"nox(?:\s+-s\s+\S+)?", False),
+        (("snakefile",), r"snakemake", False),
+        (("dvc.yaml",), r"dvc\s+repro", False),
         (
             ("docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml"),
             r"docker[- ]compose(?:\s+\w+)?",
+            False,
         ),
-        (("build.gradle", "build.gradle.kts"), r"(?:\./)?gradlew?\s+\w+"),
-        (("cargo.toml",), r"cargo\s+(?:run|build|test)"),
+        (("build.gradle", "build.gradle.kts"), r"(?:\./)?gradlew?\s+\w+", False),
+        (("cargo.toml",), r"cargo\s+(?:run|build|test)", False),
     )
     for name in names
 }
 
 
-def names_file(path: str, folded_texts: Sequence[str]) -> bool:
+def names_file(path: str, folded_texts: Sequence[str], *, targets_only: bool = False) -> bool:
     """Whether one of the folded texts names the file at ``path``: its path, its file
     name, the file name's words in order ("the sales CSV" for sales.csv), its stem
     when that is not an ordinary word ("the README", "conftest"), its directory
     written as one ("every file in exports/"), or the command that runs what it
-    defines ("make test" for a Makefile, "npm run dev" for package.json)."""
-    return any(file_mentions(path, text) for text in folded_texts)
+    defines ("make test" for a Makefile, "npm run dev" for package.json; with
+    ``targets_only``, only a command that names one of its targets)."""
+    return any(file_mentions(path, text, targets_only=targets_only) for text in folded_texts)
 
 
-def file_mentions(path: str, folded_text: str) -> list[tuple[int, int]]:
+def file_mentions(
+    path: str, folded_text: str, *, targets_only: bool = False
+) -> list[tuple[int, int]]:
     """Where the folded text names the file at ``path`` (see :func:`names_file`)."""
     if len(fold_text(path).strip()) < 3:
         return []
-    spans = [m.span() for m in _file_pattern(path).finditer(folded_text)]
+    spans = [m.span() for m in _file_pattern(path, targets_only).finditer(folded_text)]
     directory = fold_text(path).replace("\\", "/").rsplit("/", 1)[0] if "/" in path else ""
     if len(directory) >= 3:
         pattern = r"(?<![a-z0-9_./-])" + re.escape(directory.lstrip("./")) + "/(?![a-z0-9_.-])"

@@ -6,6 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -23,3 +24,18 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def reading_turn(
+    query: str, *files: tuple[str, str], answer: str = "Done."
+) -> list[dict[str, Any]]:
+    """A turn's canonical history: the user's query, a ``read_file`` call per file (the
+    call names it, as a real turn's does) with its result, the answer."""
+    out: list[dict[str, Any]] = [{"role": "user", "content": query}]
+    for i, (path, text) in enumerate(files):
+        call = {"type": "tool_use", "id": f"t{i}", "name": "read_file", "input": {"path": path}}
+        out.append({"role": "assistant", "content": [call]})
+        result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": text}
+        out.append({"role": "user", "content": [result]})
+    out.append({"role": "assistant", "content": [{"type": "text", "text": answer}]})
+    return out

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from screen_support import reading_turn
 
 from ipymemory.screen.dependence import file_outputs, normal_path
 from ipymemory.screen.dependence import item_sources as sources_of
@@ -23,14 +24,7 @@ def reads(
     *files: tuple[str, str], query: str = "Look at these", reply: str = "Done."
 ) -> list[Message]:
     """One turn: the user's query, a read_file call per file, the answer."""
-    out: list[Message] = [{"role": "user", "content": query}]
-    for i, (path, text) in enumerate(files):
-        call = {"type": "tool_use", "id": f"t{i}", "name": "read_file", "input": {"path": path}}
-        out.append({"role": "assistant", "content": [call]})
-        result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": text}
-        out.append({"role": "user", "content": [result]})
-    out.append({"role": "assistant", "content": [{"type": "text", "text": reply}]})
-    return out
+    return reading_turn(query, *files, answer=reply)
 
 
 def item_sources(

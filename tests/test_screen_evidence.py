@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from screen_support import reading_turn
 
 from ipymemory import MemoryRecord
 from ipymemory.screen import Verdict, screen_batch
@@ -18,16 +19,7 @@ from ipymemory.screen.origin import Origin, decide_origin, history_sources
 Message = dict[str, Any]
 
 
-def turn(query: str, *files: tuple[str, str], answer: str = "Done.") -> list[Message]:
-    """The user's query, a read_file call per file (the call names it), the answer."""
-    out: list[Message] = [{"role": "user", "content": query}]
-    for i, (path, text) in enumerate(files):
-        call = {"type": "tool_use", "id": f"t{i}", "name": "read_file", "input": {"path": path}}
-        out.append({"role": "assistant", "content": [call]})
-        result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": text}
-        out.append({"role": "user", "content": [result]})
-    out.append({"role": "assistant", "content": [{"type": "text", "text": answer}]})
-    return out
+turn = reading_turn
 
 
 def origin(item: str, history: list[Message], *evidence: str) -> Origin:

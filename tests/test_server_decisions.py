@@ -21,6 +21,7 @@ from record_support import rec
 
 from ipymemory import BatchRegistry, ConsolidationPlan, MemoryStore, PendingBatch
 from ipymemory.turn.pending import PendingFiles
+from ipymemory.turn.provenance import TurnProvenance
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -171,8 +172,16 @@ def plan_batch(directory: Path) -> tuple[str, list[str]]:
     registry = BatchRegistry()
     files = PendingFiles(store.root)
     files.follow(registry)
+    turn = TurnProvenance("turn-test", query="We lint with ruff, and tabs everywhere.")
     batch = registry.add(
-        PendingBatch("plan0001", (rec("uses-ruff"),), plan, store.records(), provenance=None)
+        PendingBatch(
+            "plan0001",
+            (rec("uses-ruff"),),
+            plan,
+            store.records(),
+            provenance=turn,
+            origins={"uses-ruff": "user"},
+        )
     )
     return batch.id, names(directory)
 
@@ -180,6 +189,9 @@ def plan_batch(directory: Path) -> tuple[str, list[str]]:
 def test_the_plan_is_applied_or_not_as_chosen(server: RunningJupyter, project: Path) -> None:
     batch, before = plan_batch(project)
     assert before == ["tabs-py", "tabs-js"]
+    review = server.get(REVIEW, {"path": server.rel(project), "batch": batch}).json()
+    assert (review["held"], review["plan_held"]) == ([], False)  # what the user said
+    assert review["batch"]["consolidation"]["source_names"] == ["tabs-py", "tabs-js"]
 
     reply = commit(server, project, batch, no_plan=True)
 

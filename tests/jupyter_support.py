@@ -91,15 +91,42 @@ class RunningJupyter:
         request = urllib.request.Request(url)
         if token is not None:
             request.add_header("Authorization", f"token {token or self.token}")
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return HttpReply(
-                    response.status,
-                    response.headers.get("Content-Type", ""),
-                    response.read().decode("utf-8"),
-                )
-        except urllib.error.HTTPError as e:
-            return HttpReply(e.code, e.headers.get("Content-Type", ""), e.read().decode("utf-8"))
+        return _send(request, urllib.request.build_opener(), 30)
+
+    def post(
+        self,
+        path: str,
+        body: Any,
+        *,
+        token: str | None = "",
+        headers: Mapping[str, str] | None = None,
+        opener: urllib.request.OpenerDirector | None = None,
+    ) -> HttpReply:
+        """POST ``body`` as JSON (bytes as they are) to ``path``; ``token`` as for
+        :meth:`get`; ``opener`` sends through another client (one holding cookies)."""
+        data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.url + path, data=data, method="POST")
+        request.add_header("Content-Type", "application/json")
+        if token is not None:
+            request.add_header("Authorization", f"token {token or self.token}")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        return _send(request, opener or urllib.request.build_opener(), 90)
+
+
+def _send(
+    request: urllib.request.Request, opener: urllib.request.OpenerDirector, timeout: float
+) -> HttpReply:
+    """The server's answer to ``request``, an error status included."""
+    try:
+        with opener.open(request, timeout=timeout) as response:
+            return HttpReply(
+                response.status,
+                response.headers.get("Content-Type", ""),
+                response.read().decode("utf-8"),
+            )
+    except urllib.error.HTTPError as e:
+        return HttpReply(e.code, e.headers.get("Content-Type", ""), e.read().decode("utf-8"))
 
 
 def _environment(home: Path) -> dict[str, str]:

@@ -29,7 +29,9 @@ __all__ = [
     "lab_home",
     "open_page",
     "open_panel",
+    "open_review",
     "require_prerequisites",
+    "review_ticks",
     "run_all_cells",
     "shot",
     "wait_kernel_idle",
@@ -144,6 +146,24 @@ def open_panel(page: Any) -> Any:
     panel = page.locator(PANEL)
     panel.wait_for(state="visible")
     return panel
+
+
+def open_review(panel: Any, batch: str) -> Any:
+    """Click the Review button of pending batch ``batch`` in the panel; its review,
+    once loaded."""
+    row = panel.locator(f'.jp-ipymemory-pending-batch[data-batch="{batch}"]')
+    row.locator(".jp-ipymemory-review-toggle").click()
+    review = row.locator('.jp-ipymemory-review[data-state="ready"]')
+    review.wait_for(state="visible")
+    return review
+
+
+def review_ticks(review: Any) -> dict[str, bool]:
+    """Item name -> whether its tick is set, in the review's order."""
+    return {
+        row.get_attribute("data-name"): row.locator("input").is_checked()
+        for row in review.locator(".jp-ipymemory-review-item").all()
+    }
 
 
 def shot(page: Any, case: str, step: str) -> None:

@@ -4,7 +4,7 @@ The chat tests use the session's real JupyterLab with jupyter-ai 3.2 (``ai_lab``
 the real anthropic SDK against the scripted Messages API: a ``.chat`` file opened over
 jupyterlab-chat's WebSocket as the chat panel opens it (every frame visible), and the
 chat panel itself in Chromium, where the batch a message leaves is listed by the
-Memory panel and committed from a notebook of the same directory. The settings tests
+Memory panel and committed there. The settings tests
 drive the persona in-process, through jupyter-ai's own ``PersonaManager`` (as its REST
 route does), to give it a server config of their own."""
 
@@ -21,7 +21,7 @@ from typing import Any
 import nbformat
 import pytest
 from jupyter_ai_support import PERSONA_ID, AiLab, ask, open_chat
-from lab_support import PANEL, UI_TIMEOUT, chromium, open_panel, run_all_cells, shot
+from lab_support import PANEL, UI_TIMEOUT, chromium, open_panel, open_review, review_ticks, shot
 from messages_server import MessagesServer, Scripted, error, text
 from record_support import rec
 from turn_support import memory_text, records_reply, role_of
@@ -124,12 +124,12 @@ def browser() -> Iterator[Any]:
 
 @pytest.mark.browser
 @pytest.mark.timeout(240)
-def test_in_the_lab_chat_then_the_panel_lists_the_batch_and_a_notebook_commits_it(
+def test_in_the_lab_chat_then_the_memory_panel_commits_the_batch(
     ai_lab: AiLab, browser: Any
 ) -> None:
     """As a person does it: pick ipymemory in the chat's persona picker, send, read the
-    answer; the Memory panel of a notebook in that directory lists the batch; the
-    review widget there commits it."""
+    answer; the Memory panel (of a notebook in that directory: the panel follows the
+    notebook in focus) lists the batch, and its review commits it."""
     directory = chat_directory(ai_lab)
     chat_file = directory / "ideas.chat"
     chat_file.write_text(json.dumps({"messages": [], "users": {}, "attachments": {}}))
@@ -156,9 +156,8 @@ def test_in_the_lab_chat_then_the_panel_lists_the_batch_and_a_notebook_commits_i
                    if m["body"] == "We lint with ruff."]  # fmt: skip
         assert batch["provenance"]["caller"] == {"chat": path, "message_id": asked}
 
-        cells = ["%load_ext ipymemory", f"%memory pending --open {batch['id']}"]
         notebook = nbformat.v4.new_notebook(
-            cells=[nbformat.v4.new_code_cell(c) for c in cells],
+            cells=[nbformat.v4.new_markdown_cell("# Notes beside the chat")],
             metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
         )
         nbformat.write(notebook, directory / "review.ipynb")
@@ -169,8 +168,9 @@ def test_in_the_lab_chat_then_the_panel_lists_the_batch_and_a_notebook_commits_i
         listed.wait_for(state="visible")
         assert "uses-ruff" in listed.inner_text()
         shot(page, "jupyter-ai", "pending")
-        run_all_cells(page)
-        page.get_by_role("button", name="Commit").click()
+        review = open_review(panel, batch["id"])
+        assert review_ticks(review) == {"uses-ruff": True}  # the user said it: not held
+        review.get_by_role("button", name="Commit").click()
         page.wait_for_function(
             """([panel, name]) => !document.querySelector(panel + ' .jp-ipymemory-pending-batch')
                 && !!document.querySelector(`${panel} .jp-ipymemory-row[data-name="${name}"]`)""",
@@ -183,10 +183,10 @@ def test_in_the_lab_chat_then_the_panel_lists_the_batch_and_a_notebook_commits_i
     finally:
         page.close()
     store = MemoryStore(directory)
-    assert "uses-ruff" in {r.name for r in store.records()}
+    assert [r.name for r in store.records()] == [*(r.name for r in RECORDS), "uses-ruff"]
     entry = store.history(1)[0]
     assert (entry.actor["chat"], entry.actor["message_id"]) == (path, asked)
-    assert entry.actor["batch"] == batch["id"] and entry.actor["decided_by"] == "review"
+    assert entry.actor["batch"] == batch["id"] and entry.actor["decided_by"] == "lab-panel"
     assert describe_actor(entry.actor) == f"ideas.chat message {asked[:8]}"
     assert not [e for e in errors if "ipymemory" in e], errors
 

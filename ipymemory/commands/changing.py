@@ -167,6 +167,7 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
     try:
         result = ctx.session.commit(
             batch,
+            decided_by=ctx.decided_by,
             reject=args.reject,
             accept_plan=not args.no_plan,
             redacted=args.redacted,

@@ -1,4 +1,5 @@
-"""The jupyter_server extension: a read-only endpoint listing a directory's ``.memory/``.
+"""The jupyter_server extension: an endpoint listing a directory's ``.memory/`` (read
+only) and deciding its pending batches.
 
 The package hooks (``ipymemory._jupyter_server_extension_points`` and
 ``ipymemory._jupyter_labextension_paths``) delegate here. jupyter_server is imported only
@@ -26,17 +27,21 @@ def labextension_paths() -> list[dict[str, str]]:
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
-    from ..config import resolve
+    from ..config import IPyMemory, resolve
     from ..errors import MemoryConfigError
     from .handlers import setup_handlers
 
-    # The user scope is the one the notebook and the CLI resolve (IPYMEMORY_USER_DIR).
+    # The user scope is the one the notebook and the CLI resolve (IPYMEMORY_USER_DIR),
+    # c.IPyMemory.user_dir in the server's config first, as the panel's decisions see it.
     try:
-        user_dir = resolve().user_dir
+        user_dir = resolve(IPyMemory(config=serverapp.config)).user_dir
     except MemoryConfigError as e:
         serverapp.log.warning("ipymemory: %s; the panel shows no user scope", e)
         user_dir = None
     setup_handlers(
-        serverapp.web_app, serverapp.root_dir, None if user_dir is None else str(user_dir)
+        serverapp.web_app,
+        serverapp.root_dir,
+        None if user_dir is None else str(user_dir),
+        serverapp.config,
     )
-    serverapp.log.info("ipymemory: memory endpoint enabled (read-only)")
+    serverapp.log.info("ipymemory: memory endpoint enabled (pending batches decidable)")

@@ -351,6 +351,7 @@ def commit_batch(
     accept_plan: bool = True,
     *,
     auto: bool,
+    decided_by: str = "review",
     redacted: Collection[str] = (),
     scopes: Mapping[str, str] | None = None,
 ) -> CommitResult:
@@ -365,7 +366,7 @@ def commit_batch(
         reject,
         accept_plan,
         refusal="commit mode is 'off': this session never writes memories" if off else None,
-        decided_by="auto" if auto else "review",
+        decided_by="auto" if auto else decided_by,
         redacted=redacted,
         user_store=ctx.user_store,
         scopes=scopes,

@@ -81,8 +81,9 @@ def commit_meta(
     """The journal's ``actor`` and per-added-name ``provenance`` for one batch commit.
 
     The actor holds what concerns the whole commit once: who (the caller's notebook and
-    cell, the session) and the decision (``batch``, ``decided_by`` ``review`` or
-    ``auto``, the ``accepted`` and ``rejected`` item names, ``plan_accepted``). Each
+    cell, the session) and the decision (``batch``, ``decided_by`` ``review``,
+    ``lab-panel`` -- a person, in a review or a command, or in the Lab's Memory panel --
+    or ``auto``, the ``accepted`` and ``rejected`` item names, ``plan_accepted``). Each
     added name gets the turn's query, models, files read and its ``origin``, bounded
     (see :func:`fit_provenance`), the extractor's ``evidence`` for it when it gave
     some (SPEC §9: redacted, in the journal only, never in the record file), and the

@@ -505,6 +505,7 @@ class AgentSession:
         self,
         batch: PendingBatch,
         *,
+        decided_by: str = "review",
         reject: Collection[str] = (),
         accept_plan: bool = True,
         redacted: Collection[str] = (),
@@ -521,6 +522,8 @@ class AgentSession:
         refusal is in ``CommitResult.error`` (and, for a store failure, in
         ``last_error``), and the set is unchanged. In commit mode ``off`` every
         commit is refused (a turn run with ``commit_mode="auto"`` still commits).
+        ``decided_by`` is where the person decided, for the journal (``review``: a
+        review widget or a command; ``lab-panel``: the Lab's Memory panel).
         """
         with self._lock:
             return commit_batch(
@@ -530,6 +533,7 @@ class AgentSession:
                 reject,
                 accept_plan,
                 auto=False,
+                decided_by=decided_by,
                 redacted=redacted,
                 scopes=scopes,
             )

@@ -1,5 +1,6 @@
 /**
- * Client of the read-only server endpoint `GET /ipymemory/api/memory?path=<dir>`.
+ * Client of the server endpoint `/ipymemory/api/memory`: the listing, records and
+ * history (read-only), one pending batch's review, and deciding it (commit, discard).
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
@@ -18,7 +19,7 @@ export interface IMemoryEntry {
   readonly path: string;
 }
 
-/** A batch awaiting review, kept in `.memory/pending/` (read-only here). */
+/** A batch awaiting review, kept in `.memory/pending/` (decided with {@link decideBatch}). */
 export interface IPendingBatch {
   readonly id: string;
   readonly names: ReadonlyArray<string>;
@@ -174,4 +175,179 @@ export async function fetchHistory(
 ): Promise<IHistoryListing> {
   const { status, payload } = await getJSON(`${ENDPOINT}/history`, { path: directory }, settings);
   return parseHistory(payload, status);
+}
+
+/** One item of a batch under review. */
+export interface IReviewItem {
+  readonly name: string;
+  readonly type: string;
+  readonly description: string;
+  readonly body: string;
+  /** Held by screening (tool output, an instruction, another agent's): committed only
+   * when ticked. */
+  readonly held: boolean;
+  /** The redacted form of an item that held a credential: committed only when ticked. */
+  readonly redacted: boolean;
+  /** Why screening wants a person for it (empty when it does not). */
+  readonly reasons: ReadonlyArray<string>;
+  /** The current record it updates (SPEC §9), or null. */
+  readonly replaces: string | null;
+  /** Committed to the user scope (SPEC §11) rather than the project. */
+  readonly userWide: boolean;
+}
+
+/** A batch's consolidation plan under review. */
+export interface IReviewPlan {
+  readonly sourceNames: ReadonlyArray<string>;
+  readonly records: ReadonlyArray<{ readonly name: string; readonly description: string }>;
+  /** Held by screening: applied only when ticked. */
+  readonly held: boolean;
+  readonly reasons: ReadonlyArray<string>;
+}
+
+/** One pending batch for review (`GET …/pending?path=<dir>&batch=<id>`); `error` is set
+ * instead of throwing. */
+export interface IBatchReview {
+  readonly id: string;
+  readonly items: ReadonlyArray<IReviewItem>;
+  readonly plan: IReviewPlan | null;
+  /** An undo or restore proposal's title (it has no items), or null. */
+  readonly change: string | null;
+  /** Why the plan was dropped, or the last commit failure, to show; or null. */
+  readonly note: string | null;
+  readonly agent: string | null;
+  readonly error: string | null;
+}
+
+/** What the person chose: the options of `ipymemory commit --batch ID`. */
+export interface IDecision {
+  /** The items left unticked. */
+  readonly reject: ReadonlyArray<string>;
+  /** Redacted items ticked: their redacted text is committed. */
+  readonly redacted: ReadonlyArray<string>;
+  /** Held items ticked: committed by this explicit choice. */
+  readonly accept: ReadonlyArray<string>;
+  /** The plan left unticked. */
+  readonly noPlan: boolean;
+  /** A held plan ticked. */
+  readonly acceptPlan: boolean;
+}
+
+/** The outcome of a commit or discard; `error` (the store unchanged) instead of throwing. */
+export interface IDecisionReply {
+  readonly status: number;
+  readonly error: string | null;
+  /** The names the commit wrote (empty for a discard). */
+  readonly committed: ReadonlyArray<string>;
+  /** `committed` or `discarded` once decided. */
+  readonly outcome: string;
+}
+
+function parseReview(batchId: string, payload: unknown, status: number): IBatchReview {
+  const data = asObject(payload);
+  const view = asObject(data.batch);
+  const flags = asObject(view.flags);
+  const redacted = new Set(asList(view.redacted).map(asText));
+  const held = new Set(asList(data.held).map(asText));
+  const items = asList(view.items).map(entry => {
+    const item = asObject(entry);
+    const name = asText(item.name);
+    return {
+      name,
+      type: asText(item.type),
+      description: asText(item.description),
+      body: asText(item.body),
+      held: held.has(name),
+      redacted: redacted.has(name),
+      reasons: asList(flags[name]).map(asText),
+      replaces: item.replaces ? asText(item.replaces) : null,
+      userWide: item.scope === 'user'
+    };
+  });
+  const consolidation = view.consolidation ? asObject(view.consolidation) : null;
+  const plan = consolidation
+    ? {
+        sourceNames: asList(consolidation.source_names).map(asText),
+        records: asList(consolidation.records).map(entry => {
+          const record = asObject(entry);
+          return { name: asText(record.name), description: asText(record.description) };
+        }),
+        held: data.plan_held === true,
+        reasons: asList(data.plan_reasons).map(asText)
+      }
+    : null;
+  let error = data.error ? asText(data.error) : null;
+  if (!error && (status >= 400 || !data.batch)) {
+    error = `The memory endpoint answered HTTP ${status} without the batch.`;
+  }
+  return {
+    id: view.id ? asText(view.id) : batchId,
+    items,
+    plan,
+    change: data.change ? asText(data.change) : null,
+    note: view.error ? asText(view.error) : null,
+    agent: data.agent ? asText(data.agent) : null,
+    error
+  };
+}
+
+/** Fetch pending batch `batchId` of `directory` for review (read-only). Never rejects. */
+export async function fetchReview(
+  directory: string,
+  batchId: string,
+  settings: ServerConnection.ISettings = ServerConnection.makeSettings()
+): Promise<IBatchReview> {
+  const query = { path: directory, batch: batchId };
+  const { status, payload } = await getJSON(`${ENDPOINT}/pending`, query, settings);
+  return parseReview(batchId, payload, status);
+}
+
+/** Commit (with `decision`) or discard pending batch `batchId` of `directory`: the
+ * server runs `ipymemory commit|discard --batch ID` for it. Never rejects. */
+export async function decideBatch(
+  directory: string,
+  batchId: string,
+  action: 'commit' | 'discard',
+  decision: IDecision | null,
+  settings: ServerConnection.ISettings = ServerConnection.makeSettings()
+): Promise<IDecisionReply> {
+  const body: Record<string, unknown> = { path: directory, batch: batchId };
+  if (action === 'commit' && decision) {
+    Object.assign(body, {
+      reject: decision.reject,
+      redacted: decision.redacted,
+      accept: decision.accept,
+      no_plan: decision.noPlan,
+      accept_plan: decision.acceptPlan
+    });
+  }
+  const url = URLExt.join(settings.baseUrl, ENDPOINT, 'pending', action);
+  let response: Response;
+  try {
+    const init = { method: 'POST', body: JSON.stringify(body), cache: 'no-store' as const };
+    response = await ServerConnection.makeRequest(url, init, settings);
+  } catch (reason) {
+    const error = `Cannot reach the Jupyter server: ${String(reason)}`;
+    return { status: 0, error, committed: [], outcome: '' };
+  }
+  let data: Record<string, unknown> = {};
+  try {
+    data = asObject(await response.json());
+  } catch {
+    // Answered without JSON: the status says what happened.
+  }
+  const view = asObject(data.view);
+  let error = data.error ? asText(data.error) : null;
+  if (!error && data.message) {
+    error = asText(data.message); // jupyter_server's own refusals (403: XSRF, permission)
+  }
+  if (!error && !response.ok) {
+    error = `The memory endpoint answered HTTP ${response.status}.`;
+  }
+  return {
+    status: response.status,
+    error,
+    committed: asList(view.committed).map(asText),
+    outcome: asText(view.status)
+  };
 }

@@ -8,7 +8,15 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import { installFallback } from './fallback';
-import { fetchHistory, fetchMemory, fetchRecord, IMemoryEntry, IMemoryListing } from './api';
+import {
+  decideBatch,
+  fetchHistory,
+  fetchMemory,
+  fetchRecord,
+  fetchReview,
+  IMemoryEntry,
+  IMemoryListing
+} from './api';
 import { memoryIcon } from './icon';
 import { MemoryPanel, PANEL_ID } from './panel';
 import { RecordViewer, viewerId } from './viewer';
@@ -17,7 +25,7 @@ export const COMMAND_SHOW = 'ipymemory:show-panel';
 
 const panelPlugin: JupyterFrontEndPlugin<void> = {
   id: '@ipymemory/labextension:panel',
-  description: 'A side panel listing the .memory/ set of the notebook in focus.',
+  description: 'A side panel listing the .memory/ set of the notebook in focus and deciding its pending batches.',
   autoStart: true,
   requires: [INotebookTracker],
   activate: (app: JupyterFrontEnd, tracker: INotebookTracker): void => {
@@ -28,7 +36,11 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
       },
       fetch: directory => fetchMemory(directory, app.serviceManager.serverSettings),
       openRecord: (entry, listing, user) => void openRecord(app, entry, listing, user),
-      fetchHistory: directory => fetchHistory(directory, app.serviceManager.serverSettings)
+      fetchHistory: directory => fetchHistory(directory, app.serviceManager.serverSettings),
+      fetchReview: (directory, batchId) =>
+        fetchReview(directory, batchId, app.serviceManager.serverSettings),
+      decide: (directory, batchId, action, decision) =>
+        decideBatch(directory, batchId, action, decision, app.serviceManager.serverSettings)
     });
     panel.title.icon = memoryIcon;
     // Labelled, not a bare icon (the sidebar shows the label next to the icon).

@@ -4,8 +4,9 @@
 import { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
-import { IMemoryEntry, IMemoryListing } from './api';
+import { IBatchReview, IDecision, IDecisionReply, IMemoryEntry, IMemoryListing } from './api';
 import { historySection, IHistoryListing } from './history';
+import { BatchReviewForm } from './review';
 import { element, errorBox, recordsList } from './views';
 
 export const PANEL_ID = 'ipymemory-panel';
@@ -22,6 +23,15 @@ export interface IMemoryPanelOptions {
   openRecord: (entry: IMemoryEntry, listing: IMemoryListing, user: boolean) => void;
   /** The newest history entries of a directory (the read-only History section). */
   fetchHistory?: (directory: string) => Promise<IHistoryListing>;
+  /** One pending batch of a directory, for its review. */
+  fetchReview: (directory: string, batchId: string) => Promise<IBatchReview>;
+  /** Commit (as `decision` says) or discard a pending batch of a directory. */
+  decide: (
+    directory: string,
+    batchId: string,
+    action: 'commit' | 'discard',
+    decision: IDecision | null
+  ) => Promise<IDecisionReply>;
 }
 
 export class MemoryPanel extends Widget {
@@ -70,6 +80,7 @@ export class MemoryPanel extends Widget {
       this._directoryLine.textContent = '';
       this._showMessage('Open a notebook to see its memory.');
       this._userSection.replaceChildren();
+      this._forgetReviews('');
       this._pendingSection.replaceChildren();
       this._history.replaceChildren();
       this._historyKey = '';
@@ -206,18 +217,41 @@ export class MemoryPanel extends Widget {
     }
   }
 
-  /** Batches awaiting review (read-only: they are decided in a notebook). */
+  /** Batches awaiting review, each decidable here (Review: a tick per item, then
+   * Commit or Discard); a review open across re-renders keeps its ticks. */
   private _renderPending(listing: IMemoryListing): void {
     const pending = listing.pending;
-    if (!pending.length) {
+    if (listing.directory !== this._reviewDirectory) {
+      this._forgetReviews(listing.directory);
+    }
+    const listed = new Set(pending.map(batch => batch.id));
+    for (const [id, form] of this._reviews) {
+      if (!listed.has(id)) {
+        this._reviews.delete(id);
+        if (!form.decided) {
+          this._say(`Batch ${id} is no longer pending: it was decided elsewhere, discarded or expired.`);
+        }
+      }
+    }
+    if (!pending.length && !this._notes.length) {
       this._pendingSection.replaceChildren();
       return;
     }
-    const title = element(
-      'div',
-      'jp-ipymemory-section-title',
-      `Pending review: ${pending.length} batch${pending.length === 1 ? '' : 'es'}`
-    );
+    const children: HTMLElement[] = [];
+    if (pending.length) {
+      children.push(
+        element(
+          'div',
+          'jp-ipymemory-section-title',
+          `Pending review: ${pending.length} batch${pending.length === 1 ? '' : 'es'}`
+        )
+      );
+    }
+    children.push(...this._notes);
+    if (!pending.length) {
+      this._pendingSection.replaceChildren(...children);
+      return;
+    }
     const list = element('ul', 'jp-ipymemory-list');
     for (const batch of pending) {
       const item = element('li', 'jp-ipymemory-pending-batch');
@@ -227,13 +261,72 @@ export class MemoryPanel extends Widget {
       if (batch.agent) {
         item.dataset.agent = batch.agent;
       }
-      item.appendChild(element('div', 'jp-ipymemory-cell-name', batch.id));
+      const head = element('div', 'jp-ipymemory-item-head');
+      head.appendChild(element('span', 'jp-ipymemory-cell-name', batch.id));
+      const toggle = element('button', 'jp-mod-styled jp-ipymemory-review-toggle');
+      head.appendChild(toggle);
+      item.appendChild(head);
       item.appendChild(element('div', 'jp-ipymemory-cell-description', what || 'nothing'));
-      item.title = `In a notebook: %memory pending --open ${batch.id}`;
+      const open = this._reviews.get(batch.id);
+      toggle.textContent = open ? 'Close' : 'Review';
+      toggle.title = `Decide batch ${batch.id} here (in a notebook: %memory pending --open ${batch.id})`;
+      toggle.addEventListener('click', () => this._toggleReview(listing.directory, batch.id, item, toggle));
+      if (open) {
+        item.appendChild(open.node);
+      }
       list.appendChild(item);
     }
-    const hint = element('div', 'jp-ipymemory-note', 'Review in a notebook: %memory pending --open ID');
-    this._pendingSection.replaceChildren(title, list, hint);
+    const hint = element(
+      'div',
+      'jp-ipymemory-note',
+      'Review: tick what to keep, then Commit or Discard (or in a notebook: %memory pending --open ID)'
+    );
+    children.push(list, hint);
+    this._pendingSection.replaceChildren(...children);
+  }
+
+  private _toggleReview(
+    directory: string,
+    batchId: string,
+    item: HTMLElement,
+    toggle: HTMLButtonElement
+  ): void {
+    const open = this._reviews.get(batchId);
+    if (open) {
+      this._reviews.delete(batchId);
+      open.node.remove();
+      toggle.textContent = 'Review';
+      return;
+    }
+    const form = new BatchReviewForm(batchId, {
+      load: () => this._options.fetchReview(directory, batchId),
+      decide: (action, decision) => this._options.decide(directory, batchId, action, decision),
+      decided: said => {
+        this._reviews.delete(batchId);
+        this._notes = [];
+        this._say(said);
+        this._renderedKey = ''; // re-render even if the listing were unchanged
+        void this.refresh();
+      }
+    });
+    this._reviews.set(batchId, form);
+    item.appendChild(form.node);
+    toggle.textContent = 'Close';
+    void form.load();
+  }
+
+  /** A line about a decision at the top of the pending section (until the next one). */
+  private _say(message: string): void {
+    const line = element('div', 'jp-ipymemory-note jp-ipymemory-decision-note', message);
+    line.setAttribute('role', 'status');
+    this._notes = [...this._notes.slice(-2), line];
+  }
+
+  /** Drop the reviews and notes of the previous directory. */
+  private _forgetReviews(directory: string): void {
+    this._reviews.clear();
+    this._notes = [];
+    this._reviewDirectory = directory;
   }
 
   /** The History section, re-rendered only on change; its open state is kept. */
@@ -279,6 +372,10 @@ export class MemoryPanel extends Widget {
   private readonly _pendingSection: HTMLElement;
   private readonly _history: HTMLElement;
   private _historyKey = '';
+  // Open reviews (batch id -> form) of `_reviewDirectory`, and what the last decisions did.
+  private readonly _reviews = new Map<string, BatchReviewForm>();
+  private _reviewDirectory = '';
+  private _notes: HTMLElement[] = [];
   private _ticket = 0;
   private _renderedKey = '';
   private _timer: number | null = null;

@@ -110,7 +110,7 @@ def test_a_turn_sends_today_and_a_schema_to_every_side_query(
     keys = [sorted(_input(r)) for r in messages_server.requests if role_of(r) != "main"]
     assert keys == [
         ["catalog", "query", "today"],
-        ["existing_catalog", "today"],
+        ["existing_catalog", "new_from_turn", "today"],
         ["candidates", "today"],
         ["answer", "memories", "query"],
     ]

@@ -6,6 +6,7 @@ real MCP server over stdio."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,13 @@ from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, text
 from notebook_support import memory, use_api
 from record_support import rec
-from turn_support import requests_of
+from turn_support import records_reply, requests_of, session_for
 
 from ipymemory import MemoryStore, NoModel
+from ipymemory import _constants as C
 from ipymemory.notebook import get_session
 from ipymemory.notebook.output import TurnOutput
+from ipymemory.store.maintenance import check
 from ipymemory.turn.choosing import choose_memories, select_from
 from ipymemory.turn.question import Question
 from ipymemory.turn.scopes import read_scopes
@@ -195,3 +198,49 @@ def test_choose_memories_reads_both_scopes_and_a_limit_of_0_chooses_none(
     assert chosen.scoped.user_names == {"prefers-tabs", "answers-in-german"}
     none = select_from(NoModel(), question, read_scopes(project, user), side_model=None, limit=0)
     assert (none.records, none.source, none.reason) == ((), "none", "max_selected is 0")
+
+
+def test_five_hundred_records_commit_through_real_turns_and_selection_stays_bounded(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    # Issue 31: ten turns, each extracting 50 records of ~100-character descriptions,
+    # committed after review: none refused by MEMORY.md's 4096 bytes or the manifest's
+    # former 200 entries; check warns about the reference agent's bounds only.
+    session = session_for(
+        messages_server.base_url, workspace, consolidate_threshold=10_000, selector="keyword"
+    )
+    for turn in range(10):
+        items = [
+            rec(
+                f"fact-{turn}-{i}",
+                f"Pipeline fact {turn}.{i}: the nightly export of zone{i:03d} runs after the "
+                "warehouse load and before the report",
+            )
+            for i in range(50)
+        ]
+        messages_server.enqueue(text(f"Answer {turn}."), records_reply(*items))
+        result = session.run_turn(f"turn {turn}: what happens to the nightly export?")
+        assert result.batch is not None and len(result.batch.items) == 50
+        assert session.commit(result.batch).ok, session.last_error_cause
+    store = MemoryStore(workspace)
+    assert len(store.records()) == 500
+    assert len((store.root / "MEMORY.md").read_bytes()) <= 4096
+    report = check(workspace)
+    assert report.ok and [p.severity for p in report] == ["warning"]
+    # The model selector is shown select_candidates of the 500, the keyword one none.
+    assert requests_of(messages_server.requests, "selector") == []
+    session.config = replace(session.config, selector="model")
+    before = len(messages_server.requests)
+    messages_server.enqueue(text('["fact-9-7"]'))
+    chosen = session.begin_turn("what about zone007's export?")
+    assert chosen.names == ("fact-9-7",)
+    [asked] = requests_of(messages_server.requests[before:], "selector")
+    assert catalog_of(asked).count("\n") == C.DEFAULT_SELECT_CANDIDATES
+    session.config = replace(session.config, selector="keyword")
+    keyword = session.begin_turn("what about zone007's export?")
+    assert keyword.source == "keyword" and len(keyword.names) == 5
+    assert all(name.endswith("-7") for name in keyword.names)
+    assert len(requests_of(messages_server.requests, "selector")) == 1
+    # With the default budget, the turn's selection is as fast at 500 as at 50.
+    session.config = replace(session.config, memory_budget=C.DEFAULT_MEMORY_BUDGET)
+    assert session.begin_turn("zone007").source == "keyword"

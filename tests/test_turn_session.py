@@ -46,7 +46,7 @@ from ipymemory import (
 )
 from ipymemory._dates import today_text
 from ipymemory.sidequery import LAST_ERROR_CONSOLIDATE, LAST_ERROR_EXTRACT, LAST_ERROR_SELECT
-from ipymemory.sidequery.extract import extractor_messages
+from ipymemory.sidequery.extract import extractor_request
 from ipymemory.turn.session import LAST_ERROR_COMMIT
 
 
@@ -167,7 +167,7 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
     # Extraction input = the canonical history (adapted for a tool-free call) + catalog.
     extract = requests_of(reqs, "extractor")[0]
     assert "tools" not in extract
-    assert extract["messages"] == extractor_messages(list(history), catalog)
+    assert extract["messages"] == extractor_request(list(history), catalog)
     assert SECRET not in json.dumps(extract["messages"])
 
     # Usage per role, from the API's numbers.

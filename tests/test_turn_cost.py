@@ -339,7 +339,11 @@ def test_consolidation_waits_for_consolidate_every_new_records(
 def test_the_turn_cost_benchmark_reports_every_measure() -> None:
     bench = Path(__file__).resolve().parents[1] / "benchmarks" / "turn_cost.py"
     done = subprocess.run(
-        [sys.executable, str(bench), "--quick", "--json"],
+        # The selector's requests as before issue 31 (the defaults send none).
+        [
+            *(sys.executable, str(bench), "--quick", "--json"),
+            *("--memory-budget", "0", "--selector", "model"),
+        ],
         capture_output=True,
         text=True,
         timeout=300,

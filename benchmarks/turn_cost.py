@@ -334,6 +334,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "claude-sonnet-bench", side_model="claude-haiku-bench", client=client
                 )
             )
+            # Issue 31's settings, as given (defaults: the package's).
+            shell.run_line_magic("config", f"IPyMemory.memory_budget = {args.memory_budget}")
+            shell.run_line_magic("config", f"IPyMemory.selector = {args.selector!r}")
             for turn in range(args.turns):
                 before = len(server.requests)
                 published = len(publisher.times)
@@ -525,7 +528,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--main-delay", type=float, default=0.3)
     parser.add_argument("--stream-seconds", type=float, default=0.5)
     parser.add_argument("--min-main", type=int, default=1024)
-    parser.add_argument("--min-side", type=int, default=2048)
+    parser.add_argument(
+        "--min-side", type=int, default=2048, help="the side model's minimum cacheable tokens"
+    )
+    parser.add_argument(
+        "--memory-budget", type=int, default=3000, help="the setting (0: choose every turn)"
+    )
+    parser.add_argument("--selector", choices=("keyword", "model"), default="keyword")
     parser.add_argument("--quick", action="store_true", help="8 turns, short delays (CI)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

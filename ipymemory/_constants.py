@@ -30,12 +30,22 @@ MAX_EVIDENCE_CHARS: Final = 300
 # "[… N characters omitted]"): the head in the new messages, a stub in the turn before.
 EXTRACT_TOOL_OUTPUT_CHARS: Final = 2000
 EXTRACT_CONTEXT_TOOL_OUTPUT_CHARS: Final = 200
+# Issue 31: the extractor's append-only requests send the session's turns since an
+# anchor (cached past the side model's minimum); past this many estimated tokens of them
+# the anchor moves up to the turn before the new messages (reads of a long prefix cost
+# more than one rewrite of a short one).
+EXTRACT_PREFIX_TOKENS: Final = 12_000
 
 # --- The format (SPEC §1) -----------------------------------------------------------
 MAX_RECORD_LINES: Final = 200  # a whole record file, frontmatter included
 MAX_RECORD_BYTES: Final = 4096
-DEFAULT_MAX_INDEX_LINES: Final = 200  # MEMORY.md
+# MEMORY.md's bounds: what it lists (the newest records that fit, then a note of how many
+# more the manifest holds); never a reason to refuse a commit (issue 31). They are the
+# reference agent's own bounds, so `check` warns when a set is beyond them.
+DEFAULT_MAX_INDEX_LINES: Final = 200
 DEFAULT_MAX_INDEX_BYTES: Final = 4096
+# The manifest's own bound: far above any real set, a guard against a runaway writer.
+MAX_SET_RECORDS: Final = 10_000
 
 # --- The lock (SPEC §4) -------------------------------------------------------------
 LOCK_STALE_SECONDS: Final = 30.0  # an unrefreshed lock is stale after this long
@@ -77,7 +87,17 @@ COMMIT_MODES: Final[tuple[str, ...]] = ("review", "auto", "off")
 DEFAULT_COMMIT_MODE: Final = "review"
 DEFAULT_CONSOLIDATE_THRESHOLD: Final = 10  # consolidate when current + extracted >= this
 DEFAULT_CONSOLIDATE_EVERY: Final = 3  # ... and this many were added since the last one
-DEFAULT_MAX_SELECTED: Final = 5  # memories injected per turn
+DEFAULT_MAX_SELECTED: Final = 5  # memories injected per turn when they must be chosen
+# Issue 31 (SPEC §12): a set whose injected block fits this many estimated tokens is
+# injected whole, with no selection (20 records of ~400 characters are ~2,100 tokens).
+DEFAULT_MEMORY_BUDGET: Final = 3000
+# Who chooses beyond the budget: the keyword ranking at once ("keyword": no side-query
+# before the answer) or the side model over the ranking's best candidates ("model").
+SELECTORS: Final[tuple[str, ...]] = ("keyword", "model")
+DEFAULT_SELECTOR: Final = "keyword"
+# The model selector sees at most this many candidates: its input is bounded whatever
+# the size of the set (the ranking's best, then the newest records when few match).
+DEFAULT_SELECT_CANDIDATES: Final = 30
 DEFAULT_MAX_TOOL_STEPS: Final = 20  # model/tool round trips per turn
 DEFAULT_HISTORY_TOKEN_BUDGET: Final = 60_000  # request history before older turns are summarised
 

@@ -340,6 +340,34 @@ class Settings:
             "session",
         ),
     )
+    memory_budget: int = field(
+        default=C.DEFAULT_MEMORY_BUDGET,
+        metadata=_row(
+            Count(0),
+            "Estimated tokens of memory a turn injects whole, without choosing "
+            f"({C.DEFAULT_MEMORY_BUDGET}; 0: always choose).",
+            "session",
+        ),
+    )
+    selector: str = field(
+        default=C.DEFAULT_SELECTOR,
+        metadata=_row(
+            Choice(C.SELECTORS),
+            "Who chooses when the set does not fit memory_budget: keyword (the keyword "
+            "ranking, at once; default) or model (the side model over the ranking's best "
+            "candidates: one side-query before the answer).",
+            "session",
+        ),
+    )
+    select_candidates: int = field(
+        default=C.DEFAULT_SELECT_CANDIDATES,
+        metadata=_row(
+            Count(1),
+            "Candidates the model selector sees at most, whatever the size of the set "
+            f"({C.DEFAULT_SELECT_CANDIDATES}).",
+            "session",
+        ),
+    )
     max_tool_steps: int = field(
         default=C.DEFAULT_MAX_TOOL_STEPS,
         metadata=_row(

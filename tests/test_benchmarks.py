@@ -141,14 +141,18 @@ def test_real_model_corpus_slice_through_real_turns(tmp_path: Path) -> None:
 def test_latency_reports_first_token_ratios_and_busy_time() -> None:
     done = _run(str(BENCH / "latency.py"), "--quick", "--json")
     report: dict[str, Any] = json.loads(done.stdout)
-    assert set(report["sets"]) == {"fits", "20", "200"}
-    # The set that fits makes no selector call; the larger ones make one per turn.
+    assert set(report["sets"]) == {"fits", "20", "200", "500"}
+    # Issue 31, the defaults: no selector call at any size (20 fit the memory budget, 200
+    # and 500 are ranked by keyword at once).
     calls = {size: row["selector_calls"] for size, row in report["sets"].items()}
-    assert calls == {"fits": 0, "20": report["turns"], "200": report["turns"]}
+    assert calls == {"fits": 0, "20": 0, "200": 0, "500": 0}
     assert all(row["ratio"] > 0 for row in report["sets"].values())
     assert set(report["busy_after_answer_s"]) == {"worker", "in the cell"}
     assert done.returncode in (0, 1) and set(report["targets"]) == {
         "first_token_ratio_fits",
+        "first_token_ratio_20",
+        "first_token_ratio_200",
+        "first_token_ratio_500",
         "busy_after_answer_worker",
         "follow_check_first_token",
         "follow_check_busy_worker",

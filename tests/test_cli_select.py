@@ -203,13 +203,16 @@ def test_bad_setting_is_a_clear_error(
 def test_real_command_line(workspace: str) -> None:
     make_store(workspace)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "IPYMEMORY_"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "ipymemory.cli", "--dir", workspace, "select", QUERY],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    argv = [sys.executable, "-m", "ipymemory.cli", "--dir", workspace, "select", QUERY]
+    # The real defaults (issue 31): seven short records fit the memory budget, whole.
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("no selection needed: all 7 records: they fit the memory budget (")
+    assert len(lines) == 8
+    # Without the budget, the model selector's fallback (no key): the keyword ranking.
+    env.update(IPYMEMORY_MEMORY_BUDGET="0", IPYMEMORY_SELECTOR="model")
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].endswith(NO_MODEL)
     assert proc.stdout.splitlines()[1:] == _fallback_lines()

@@ -14,7 +14,7 @@ from typing import Any
 import anthropic
 from messages_server import MessagesServer, Scripted, text, tool_use
 from sidequery_support import sample_records
-from turn_support import role_of
+from turn_support import OLD_SELECTION, role_of
 
 from ipymemory import AgentSession, AnthropicModel, MemoryStore, SessionConfig
 from ipymemory.sidequery.extract import TOOL_OUTPUT_CHARS
@@ -64,7 +64,9 @@ def _session(srv: MessagesServer, workspace: str, side_model: str) -> AgentSessi
     client = anthropic.Anthropic(base_url=srv.base_url, api_key="test", max_retries=0, timeout=10)
     model = AnthropicModel("main-under-test", side_model=side_model, client=client)
     # 7 current + 1 extracted reaches the threshold: the consolidator runs this turn.
-    config = SessionConfig(commit_mode="review", consolidate_threshold=8, consolidate_every=1)
+    config = SessionConfig(
+        **OLD_SELECTION, commit_mode="review", consolidate_threshold=8, consolidate_every=1
+    )
     return AgentSession(workspace, model=model, config=config)
 
 
@@ -108,7 +110,7 @@ def test_a_turn_sends_today_and_a_schema_to_every_side_query(
     keys = [sorted(_input(r)) for r in messages_server.requests if role_of(r) != "main"]
     assert keys == [
         ["catalog", "query", "today"],
-        ["existing_catalog", "today"],
+        ["existing_catalog", "new_from_turn", "today"],
         ["candidates", "today"],
         ["answer", "memories", "query"],
     ]
@@ -166,7 +168,7 @@ def test_origin_reads_the_whole_output_the_extractor_saw_cut(
     session = AgentSession(
         workspace,
         model=AnthropicModel("main-under-test", side_model="side-under-test", client=client),
-        config=SessionConfig(commit_mode="auto"),
+        config=SessionConfig(**OLD_SELECTION, commit_mode="auto"),
     )
     result = session.run_turn("What do my notes say?")
     (extract,) = [r for r in messages_server.requests if role_of(r) == "extractor"]

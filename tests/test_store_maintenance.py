@@ -107,32 +107,42 @@ def test_check_memory_symlink_outside(tmp_path: Path, workspace: str) -> None:
     assert "symlink pointing outside" in problem.reason
 
 
-def test_check_over_index_bounds_is_a_finding_not_a_refused_commit(store: MemoryStore) -> None:
-    # issue 10 #9d: check applies the bounds it is given, and words a set over them as
-    # what it is (the manifest itself is fine), not as a refused commit.
+def test_a_set_beyond_the_reference_agents_bounds_is_a_warning(workspace: str) -> None:
+    # Issue 31: a set past MEMORY.md's bounds (the reference agent's) commits; check says
+    # the reference agent cannot commit onto it, as a warning, and how many are listed.
+    store = MemoryStore(workspace, max_index_lines=3)
+    store.extend([rec(f"r{i}") for i in range(5)])
     index = str(store.root / "MEMORY.md")
-    assert check(store.workspace).ok
-    report = check(store.workspace, max_index_lines=1)
-    assert [(p.file, p.reason) for p in report.errors] == [
-        (index, "index over its bound: 2 lines > 1; consolidate")
-    ]
-    size = len((store.root / "MEMORY.md").read_bytes())
-    report = check(store.workspace, max_index_bytes=size - 1)
-    assert [(p.file, p.reason) for p in report.errors] == [
-        (index, f"index over its bound: {size} bytes > {size - 1}; consolidate")
-    ]
-    assert check(store.workspace, max_index_bytes=size).ok
+    report = check(workspace, max_index_lines=3)
+    assert report.ok
+    [warning] = [p for p in report if p.file == index]
+    assert warning.severity == "warning" and not warning.leftover
+    assert warning.reason.startswith(
+        "the set is beyond the reference agent's bounds (5 records > 3): MEMORY.md lists "
+        "the newest 2 of 5 records, and the reference agent refuses to commit onto this set"
+    )
+    assert "consolidate" in warning.reason
+    # Checked against other bounds, the index is not the one those bounds give.
+    report = check(workspace)
+    assert [p.reason.split(" (")[0] for p in report.errors] == ["does not match manifest.json"]
+    reindex(workspace)
+    assert check(workspace).ok and not check(workspace)
 
 
-def test_check_reads_a_set_committed_under_larger_bounds(workspace: str) -> None:
+def test_check_words_a_byte_bound_and_reads_a_set_committed_under_larger_bounds(
+    workspace: str,
+) -> None:
     big = MemoryStore(workspace, max_index_lines=500, max_index_bytes=100_000)
     big.extend([rec(f"r{i}") for i in range(250)])
-    report = check(workspace)  # the default bounds: 200 lines, 4096 bytes
-    reasons = sorted(p.reason for p in report.errors)
-    assert reasons[0].startswith("index over its bound: ") and "bytes > 4096" in reasons[0]
-    assert reasons[1] == "index over its bound: 250 lines > 200; consolidate"
-    assert len(reasons) == 2
-    assert check(workspace, max_index_lines=500, max_index_bytes=100_000).ok
+    size = len(big.catalog().encode())
+    report = check(workspace, max_index_lines=500, max_index_bytes=100_000)
+    assert report.ok and not report
+    reindex(workspace)  # under the default bounds: 200 lines, 4096 bytes
+    report = check(workspace)
+    assert report.ok
+    [warning] = list(report)
+    assert f"(250 records > 200; a whole catalog of {size} bytes > 4096)" in warning.reason
+    assert len((big.root / "MEMORY.md").read_bytes()) <= 4096
 
 
 # --- gc ------------------------------------------------------------------------------
@@ -213,11 +223,17 @@ def test_reindex_rebuilds_exact_bytes(store: MemoryStore) -> None:
     assert not [p for p in store.root.iterdir() if p.name.startswith(".tmp-")]
 
 
-def test_reindex_refuses_over_bounds_and_without_store(store: MemoryStore, tmp_path: Path) -> None:
+def test_reindex_bounds_the_index_and_refuses_without_store(
+    store: MemoryStore, tmp_path: Path
+) -> None:
     index = store.root / "MEMORY.md"
     index.write_text("garbage")
-    with pytest.raises(MemoryStoreError, match="over the limit of 10 bytes"):
-        reindex(store.workspace, max_index_bytes=10)
-    assert index.read_text() == "garbage"
+    # Issue 31: a bound too small for one line leaves the note; too small for it, nothing.
+    assert reindex(store.workspace, max_index_bytes=100) == 2
+    assert index.read_text() == (
+        "<!-- 2 more records are listed only in manifest.json (MEMORY.md is bounded) -->\n"
+    )
+    assert reindex(store.workspace, max_index_bytes=10) == 2
+    assert index.read_text() == ""
     with pytest.raises(MemoryStoreError, match="no memory directory"):
         reindex(tmp_path)

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipymemory import MemoryFormatError, MemoryRecord, MemoryStoreError, StoredRecord
-from ipymemory.store.index import index_line, render_index
+from ipymemory import MemoryFormatError, MemoryRecord, StoredRecord
+from ipymemory.store.index import index_line, omitted_count, omitted_note, render_index
 from ipymemory.store.manifest import parse_manifest, render_manifest
 
 ID = "0123456789abcdef0123456789abcdef"
@@ -108,11 +108,22 @@ def test_index_line_exact() -> None:
     assert two == f"- [a](a-{ID}.md) - d\n- [b](b-{ID}.md) - 記憶\n".encode()
 
 
-def test_index_bounds() -> None:
-    entries = [_entry(f"r{i}") for i in range(3)]
-    size = len(render_index(entries, 3, 4096))
-    assert render_index(entries, 3, size)
-    with pytest.raises(MemoryStoreError, match="4 records, over the index limit of 3 lines"):
-        render_index([*entries, _entry("r3")], 3, 4096)
-    with pytest.raises(MemoryStoreError, match=f"{size} bytes, over the limit of {size - 1} bytes"):
-        render_index(entries, 3, size - 1)
+def test_index_bounds_shape_the_catalog_and_refuse_nothing() -> None:
+    entries = [_entry(f"r{i}") for i in range(4)]
+    lines = [index_line(e) for e in entries]
+    size = len("".join(lines[:3]).encode())
+    assert render_index(entries[:3], 3, size) == "".join(lines[:3]).encode()  # fits: as before
+    # One line too many: the newest that fit with the note (it counts as a line).
+    assert render_index(entries, 3, 4096) == (lines[2] + lines[3] + omitted_note(2)).encode()
+    assert omitted_count(omitted_note(2).rstrip("\n")) == 2
+    assert omitted_note(1) == (
+        "<!-- 1 more record is listed only in manifest.json (MEMORY.md is bounded) -->\n"
+    )
+    # One byte too few: the same, bounded by bytes.
+    data = render_index(entries[:3], 3, size - 1)
+    assert len(data) <= size - 1 and data.endswith(
+        omitted_note(len(entries[:3]) - data.count(b"- [")).encode()
+    )
+    # Not even the note fits: an empty catalog, never an error.
+    assert render_index(entries, 3, 10) == b""
+    assert omitted_count("- [r0](r0.md) - d") is None

@@ -239,16 +239,18 @@ def test_cli_list_fails_and_recover_rebuilds(store: MemoryStore) -> None:
     ]
 
 
-def test_recover_over_the_index_bounds_is_refused_before_anything_moves(
+def test_recover_over_the_index_bounds_rebuilds_the_set_and_bounds_the_index(
     store: MemoryStore,
 ) -> None:
+    # Issue 31: the bounds shape MEMORY.md; they refuse no set, a recovered one neither.
+    names = [r.name for r in store.records()]
     (store.root / "manifest.json").unlink()
-    (store.root / "manifest.json").mkdir()  # recover would move this aside
-    before = tree(store.root)
+    (store.root / "manifest.json").mkdir()  # recover moves this aside
     small = MemoryStore(store.workspace, max_index_lines=2)
-    with pytest.raises(MemoryStoreError, match="over the index limit of 2 lines"):
-        small.recover()
-    assert tree(store.root) == before
+    assert small.recover().applied
+    assert [r.name for r in small.records()] == names
+    index = (store.root / "MEMORY.md").read_text()
+    assert index.count("\n") <= 2 and index.endswith("(MEMORY.md is bounded) -->\n")
 
 
 def test_an_unreadable_manifest_is_not_an_empty_set(

@@ -15,6 +15,8 @@ from record_support import rec
 
 from ipymemory import MemoryConflictError, MemoryFormatError, MemoryStore, MemoryStoreError
 from ipymemory.store import plan as plan_module
+from ipymemory.store.index import index_line
+from ipymemory.store.maintenance import check
 from ipymemory.store.record import render_record
 from ipymemory.store.store import COMMIT_STEPS
 
@@ -142,22 +144,56 @@ def test_missing_workspace(tmp_path: Path) -> None:
 # --- index bounds -----------------------------------------------------------------------
 
 
-def test_index_line_bound_refuses_and_changes_nothing(workspace: str, root: Path) -> None:
-    store = MemoryStore(workspace, max_index_lines=2)
+def test_a_set_over_the_index_line_bound_commits_and_the_index_lists_the_newest(
+    workspace: str, root: Path
+) -> None:
+    # Issue 31: the bound shapes MEMORY.md, it never refuses a record.
+    store = MemoryStore(workspace, max_index_lines=3)
     store.extend([rec("a"), rec("b")])
-    before = snapshot(root)
-    with pytest.raises(MemoryStoreError, match="3 records, over the index limit of 2 lines"):
-        store.extend([rec("c")])
-    assert snapshot(root) == before
+    store.extend([rec("c"), rec("d")])
+    assert [r.name for r in store.records()] == ["a", "b", "c", "d"]
+    entries = store.entries()
+    index = (root / "MEMORY.md").read_text()
+    assert index == (
+        "".join(index_line(e) for e in entries[2:])
+        + "<!-- 2 more records are listed only in manifest.json (MEMORY.md is bounded) -->\n"
+    )
+    assert index.count("\n") == 3
 
 
-def test_index_byte_bound_refuses_and_changes_nothing(workspace: str, root: Path) -> None:
-    store = MemoryStore(workspace, max_index_bytes=120)
+def test_a_set_over_the_index_byte_bound_commits_and_the_index_stays_within_it(
+    workspace: str, root: Path
+) -> None:
+    store = MemoryStore(workspace, max_index_bytes=400)
     store.extend([rec("a")])
-    before = snapshot(root)
-    with pytest.raises(MemoryStoreError, match=r"MEMORY\.md: .* over the limit of 120 bytes"):
-        store.extend([rec("b", description="x" * 80)])
-    assert snapshot(root) == before
+    store.extend([rec(f"long-{i}", description="x" * 80) for i in range(5)])
+    assert len(store.records()) == 6
+    data = (root / "MEMORY.md").read_bytes()
+    assert len(data) <= 400
+    assert data.endswith(b"(MEMORY.md is bounded) -->\n")
+    assert data.startswith(index_line(store.entries()[-2]).encode())  # the newest that fit
+    assert b"- [a](" not in data
+    # The whole set still fits a bigger bound: the same set, its full catalog.
+    assert MemoryStore(workspace).catalog().count("\n") == 6
+
+
+def test_five_hundred_records_commit_one_by_one(workspace: str, root: Path) -> None:
+    # Issue 31: neither MEMORY.md's 4096 bytes nor the manifest's 200 entries refuse one.
+    store = MemoryStore(workspace)
+    for i in range(0, 500, 50):
+        store.extend(
+            [
+                rec(
+                    f"fact-{j}",
+                    description=f"A fact of about a hundred characters, number {j:03d}, "
+                    "about the pipeline's exports",
+                )
+                for j in range(i, i + 50)
+            ]
+        )
+    assert len(MemoryStore(workspace).records()) == 500
+    assert len((root / "MEMORY.md").read_bytes()) <= 4096
+    assert check(workspace).ok
 
 
 # --- apply_consolidation ----------------------------------------------------------------

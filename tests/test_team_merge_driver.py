@@ -21,7 +21,7 @@ from team_support import MARKERS, Clone, init_origin, record_id
 from ipymemory import MemoryRecord, MemoryStore
 from ipymemory.store import plan as plan_module
 from ipymemory.store.index import render_catalog
-from ipymemory.store.maintenance import check
+from ipymemory.store.maintenance import check, reindex
 from ipymemory.store.manifest import parse_manifest, render_manifest
 from ipymemory.team.gitsetup import local_config
 from ipymemory.team.merge_driver import main as driver_main
@@ -212,9 +212,29 @@ def test_index_over_its_bound_still_merges(pair: tuple[Clone, Clone]) -> None:
     got = merge(a, b)
     assert got.returncode == 0, got.stderr
     assert len(a.files()) == 5
+    index_matches(a)  # the driver bounds with the default bounds: all five fit
     report = check(a.path, max_index_lines=small)
-    assert any("consolidate" in p.reason for p in report.errors)
-    index_matches(a)
+    # Issue 31: beyond the bounds is a warning (MEMORY.md lists what fits, nothing refused).
+    assert any("consolidate" in p.reason and p.severity == "warning" for p in report)
+
+
+def test_a_bounded_index_is_kept_and_reindexed_after_the_merge(pair: tuple[Clone, Clone]) -> None:
+    # Issue 31: past 4096 bytes each side's MEMORY.md lists only its newest records, so
+    # no set can be merged from it: the driver keeps ours and says to reindex; the
+    # manifest merges the sets as always.
+    a, b = pair
+    long = "a description of about a hundred characters, like the ones a real model writes"
+    MemoryStore(a.path).extend([rec(f"base-{i}", long) for i in range(45)])
+    share(a, b)
+    MemoryStore(a.path).extend([rec("a1", long)])
+    MemoryStore(b.path).extend([rec("b1", long)])
+    got = merge(a, b)
+    assert got.returncode == 0, got.stderr
+    assert "run `ipymemory reindex`" in got.stderr
+    assert len(a.files()) == 47
+    reindex(a.path)
+    assert check(a.path).ok
+    assert len((a.path / ".memory" / "MEMORY.md").read_bytes()) <= 4096
 
 
 def test_driver_refuses_a_bad_index_line(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ real MCP server over stdio."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,13 @@ from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, text
 from notebook_support import memory, use_api
 from record_support import rec
-from turn_support import requests_of
+from turn_support import records_reply, requests_of, session_for
 
 from ipymemory import MemoryStore, NoModel
+from ipymemory import _constants as C
 from ipymemory.notebook import get_session
 from ipymemory.notebook.output import TurnOutput
+from ipymemory.store.maintenance import check
 from ipymemory.turn.choosing import choose_memories, select_from
 from ipymemory.turn.question import Question
 from ipymemory.turn.scopes import read_scopes
@@ -64,7 +67,9 @@ def test_memory_select_and_the_turn_choose_the_same_records_over_both_scopes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     use_api(ip, messages_server.base_url, monkeypatch)
-    ip.run_line_magic("config", "IPyMemory.max_selected = 2")  # a choice to make
+    ip.run_line_magic("config", "IPyMemory.max_selected = 2")  # a choice to make...
+    ip.run_line_magic("config", "IPyMemory.memory_budget = 0")  # ...though the set is small
+    ip.run_line_magic("config", "IPyMemory.selector = 'model'")  # by the side model
     question = "how should I indent this Python file before Friday's deploy?"
     chosen = '["prefers-tabs", "deploy-friday"]'  # one user-wide record, one project's
     messages_server.enqueue(text(chosen))  # %memory select's selector
@@ -92,10 +97,14 @@ def test_memory_select_and_the_turn_choose_the_same_records_over_both_scopes(
     assert "the user's note of the same name" not in catalog_of(first)
 
 
-def test_without_a_model_select_the_turn_and_mcp_fall_back_to_the_same_records(
-    ip: InteractiveShell, workspace: str, user_dir: Path
+@pytest.mark.parametrize("selector", ["model", "keyword"])
+def test_without_a_model_select_the_turn_and_mcp_rank_by_keyword_alike(
+    ip: InteractiveShell, workspace: str, user_dir: Path, selector: str
 ) -> None:
+    # selector "model" without a model falls back; "keyword" asks no model at all.
     ip.run_line_magic("config", "IPyMemory.max_selected = 1")
+    ip.run_line_magic("config", "IPyMemory.memory_budget = 0")
+    ip.run_line_magic("config", f"IPyMemory.selector = {selector!r}")
     question = "indents Python with tabs"  # the words of a user-wide record only
     view = memory(ip, f"select {question}")
     turn = get_session().begin_turn(question)
@@ -103,10 +112,57 @@ def test_without_a_model_select_the_turn_and_mcp_fall_back_to_the_same_records(
     async def use(client: McpClient) -> Any:
         return await client.call_tool("memory_select", {"query": question, "limit": 1})
 
-    mcp = data(with_mcp(workspace, use, env={"IPYMEMORY_USER_DIR": str(user_dir)}))
+    env = {
+        "IPYMEMORY_USER_DIR": str(user_dir),
+        "IPYMEMORY_MEMORY_BUDGET": "0",
+        "IPYMEMORY_SELECTOR": selector,
+    }
+    mcp = data(with_mcp(workspace, use, env=env))
     assert selected(view) == turn.names == ("prefers-tabs",)
     assert [r["name"] for r in mcp["records"]] == ["prefers-tabs"]
-    assert view.static_view().source == turn.source == mcp["chosen_by"] == "fallback"
+    source = "fallback" if selector == "model" else "keyword"
+    assert view.static_view().source == turn.source == mcp["chosen_by"] == source
+    assert (get_session().last_error is None) == (selector == "keyword")
+
+
+def test_a_set_that_fits_the_memory_budget_is_taken_whole_by_the_turn_select_and_mcp(
+    ip: InteractiveShell,
+    workspace: str,
+    user_dir: Path,
+    messages_server: MessagesServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 31: five short records are over max_selected but far under the budget: no
+    # side-query, every record, the same for the three (SPEC §12).
+    use_api(ip, messages_server.base_url, monkeypatch)
+    ip.run_line_magic("config", "IPyMemory.max_selected = 2")
+    ip.run_line_magic("config", "IPyMemory.memory_budget = 3000")  # the default
+    ip.run_line_magic("config", "IPyMemory.follow_check = False")
+    question = "how should I indent this Python file?"
+    messages_server.enqueue(text("Use tabs."), text("[]"))
+    view = memory(ip, f"select {question}")
+    turn = ip.run_cell_magic("agent", "", question)
+
+    async def use(client: McpClient) -> Any:
+        return await client.call_tool("memory_select", {"query": question, "limit": 2})
+
+    env = {"IPYMEMORY_USER_DIR": str(user_dir), "IPYMEMORY_MEMORY_BUDGET": "3000"}
+    mcp = data(with_mcp(workspace, use, env=env))
+    assert isinstance(turn, TurnOutput)
+    names = ("deploy-friday", "ci-matrix", "shared", "prefers-tabs", "answers-in-german")
+    assert selected(view) == turn.result.selection.names == names
+    assert tuple(r["name"] for r in mcp["records"]) == names
+    assert view.static_view().source == turn.result.selection.source == mcp["chosen_by"] == "all"
+    assert "they fit the memory budget" in str(turn.result.selection.reason)
+    assert requests_of(messages_server.requests, "selector") == []
+    # One token less than the block: the turn chooses again (the side model, as set).
+    size = int(str(turn.result.selection.reason).split("(")[1].split(" of")[0])
+    ip.run_line_magic("config", f"IPyMemory.memory_budget = {size - 1}")
+    messages_server.enqueue(text('["prefers-tabs"]'), text("Tabs."), text("[]"))
+    again = ip.run_cell_magic("agent", "", question)
+    assert isinstance(again, TurnOutput)
+    assert again.result.selection.names == ("prefers-tabs",)
+    assert len(requests_of(messages_server.requests, "selector")) == 1
 
 
 def test_a_user_scope_that_cannot_be_read_is_said_and_the_projects_set_is_ranked(
@@ -142,3 +198,49 @@ def test_choose_memories_reads_both_scopes_and_a_limit_of_0_chooses_none(
     assert chosen.scoped.user_names == {"prefers-tabs", "answers-in-german"}
     none = select_from(NoModel(), question, read_scopes(project, user), side_model=None, limit=0)
     assert (none.records, none.source, none.reason) == ((), "none", "max_selected is 0")
+
+
+def test_five_hundred_records_commit_through_real_turns_and_selection_stays_bounded(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    # Issue 31: ten turns, each extracting 50 records of ~100-character descriptions,
+    # committed after review: none refused by MEMORY.md's 4096 bytes or the manifest's
+    # former 200 entries; check warns about the reference agent's bounds only.
+    session = session_for(
+        messages_server.base_url, workspace, consolidate_threshold=10_000, selector="keyword"
+    )
+    for turn in range(10):
+        items = [
+            rec(
+                f"fact-{turn}-{i}",
+                f"Pipeline fact {turn}.{i}: the nightly export of zone{i:03d} runs after the "
+                "warehouse load and before the report",
+            )
+            for i in range(50)
+        ]
+        messages_server.enqueue(text(f"Answer {turn}."), records_reply(*items))
+        result = session.run_turn(f"turn {turn}: what happens to the nightly export?")
+        assert result.batch is not None and len(result.batch.items) == 50
+        assert session.commit(result.batch).ok, session.last_error_cause
+    store = MemoryStore(workspace)
+    assert len(store.records()) == 500
+    assert len((store.root / "MEMORY.md").read_bytes()) <= 4096
+    report = check(workspace)
+    assert report.ok and [p.severity for p in report] == ["warning"]
+    # The model selector is shown select_candidates of the 500, the keyword one none.
+    assert requests_of(messages_server.requests, "selector") == []
+    session.config = replace(session.config, selector="model")
+    before = len(messages_server.requests)
+    messages_server.enqueue(text('["fact-9-7"]'))
+    chosen = session.begin_turn("what about zone007's export?")
+    assert chosen.names == ("fact-9-7",)
+    [asked] = requests_of(messages_server.requests[before:], "selector")
+    assert catalog_of(asked).count("\n") == C.DEFAULT_SELECT_CANDIDATES
+    session.config = replace(session.config, selector="keyword")
+    keyword = session.begin_turn("what about zone007's export?")
+    assert keyword.source == "keyword" and len(keyword.names) == 5
+    assert all(name.endswith("-7") for name in keyword.names)
+    assert len(requests_of(messages_server.requests, "selector")) == 1
+    # With the default budget, the turn's selection is as fast at 500 as at 50.
+    session.config = replace(session.config, memory_budget=C.DEFAULT_MEMORY_BUDGET)
+    assert session.begin_turn("zone007").source == "keyword"

@@ -5,6 +5,7 @@ prefix, the extraction cursor, and the spacing between consolidations."""
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from messages_server import MessagesServer, Scripted, error, text, tool_use
 from record_support import rec
 from turn_support import (
+    OLD_SELECTION,
     assert_alternates,
     assert_pairs_intact,
     memory_text,
@@ -29,13 +31,14 @@ from turn_support import (
 from ipymemory import AgentSession, MemoryStore, SessionConfig
 from ipymemory._dates import today_text
 from ipymemory.sidequery import LAST_ERROR_EXTRACT
-from ipymemory.sidequery.extract import CONTEXT_MARK, NEW_MARK, extractor_messages
+from ipymemory.sidequery.extract import extractor_request, turn_mark
 from ipymemory.turn.loop import request_messages
 
 MARK = {"type": "ephemeral"}
 
 
 def _session(srv: MessagesServer, workspace: str, **config: Any) -> AgentSession:
+    config = {**OLD_SELECTION, **config}
     return AgentSession(workspace, model=model_for(srv.base_url), config=SessionConfig(**config))
 
 
@@ -225,23 +228,33 @@ def test_the_extractor_reads_from_its_cursor(
     catalog = MemoryStore(workspace).catalog()
     extract = _extract_requests(messages_server)
     assert len(extract) == 4
-    # Turn 1: nothing before it, so no context and no marks.
-    assert extract[0]["messages"] == extractor_messages(history[one:two], catalog)
-    assert CONTEXT_MARK not in json.dumps(extract[0])
-    # Turn 2: turn 1 as processed context, then turn 2 with its tool pair.
-    assert extract[1]["messages"] == extractor_messages(
-        history[two:three], catalog, context=history[one:two]
+    # Issue 31: append-only. Turn 1: nothing before it; its turn is new.
+    assert extract[0]["messages"] == extractor_request(history[one:two], catalog)
+    # Turn 2: turn 1 as processed context (the session's turns since its anchor), then
+    # turn 2 with its tool pair; the input says where the new part starts.
+    assert extract[1]["messages"] == extractor_request(
+        history[two:three], catalog, earlier=history[one:two]
     )
-    # Turn 3's extraction failed, so turn 4's reads turns 3 and 4 after turn 2.
-    assert extract[3]["messages"] == extractor_messages(
-        history[three:], catalog, context=history[two:three]
+    # Turn 3's extraction failed, so turn 4's reads turns 3 and 4 as new, after 1 and 2.
+    assert extract[3]["messages"] == extractor_request(
+        history[three:], catalog, earlier=history[one:three]
     )
+    news = [json.loads(r["messages"][-1]["content"][-1]["text"])["new_from_turn"] for r in extract]
+    assert news == [1, 2, 3, 3]
     sent = json.dumps(extract[3]["messages"])
-    assert '\\"one\\"' not in sent and '"text": "one"' not in sent
     assert sent.count("toolu_r") == 2  # the context's tool call and its result, together
-    for request in extract[1:]:
+    for before, after in itertools.pairwise(extract):
+        # Each request's history is a prefix of the next one's: cached once, then read.
+        old = [b for m in before["messages"][:-1] for b in m["content"]]
+        new = [b for m in after["messages"] for b in m["content"]]
+        strip = [{k: v for k, v in b.items() if k != "cache_control"} for b in old]
+        assert [{k: v for k, v in b.items() if k != "cache_control"} for b in new][
+            : len(strip)
+        ] == strip
+        assert old[-1]["cache_control"] == {"type": "ephemeral"}
+    for request in extract:
         texts = [b["text"] for m in request["messages"] for b in m["content"]]
-        assert texts[0] == CONTEXT_MARK and texts.count(NEW_MARK) == 1
+        assert texts[0] == turn_mark(1)
         assert_alternates(request["messages"])
 
 
@@ -280,7 +293,10 @@ def test_an_interrupted_turn_is_read_by_the_next_extraction(
     session.run_turn("three")
     last = json.dumps(_extract_requests(messages_server)[-1]["messages"])
     assert "remember that I like tabs" in last and "three" in last
-    assert last.index(NEW_MARK[:10]) < last.index("remember that I like tabs")
+    data = json.loads(_extract_requests(messages_server)[-1]["messages"][-1]["content"][-1]["text"])
+    mark = turn_mark(data["new_from_turn"])
+    assert last.index(mark) < last.index("remember that I like tabs")
+    assert data["new_from_turn"] == 2
 
 
 def _consolidated_set(workspace: str) -> None:
@@ -323,7 +339,11 @@ def test_consolidation_waits_for_consolidate_every_new_records(
 def test_the_turn_cost_benchmark_reports_every_measure() -> None:
     bench = Path(__file__).resolve().parents[1] / "benchmarks" / "turn_cost.py"
     done = subprocess.run(
-        [sys.executable, str(bench), "--quick", "--json"],
+        # The selector's requests as before issue 31 (the defaults send none).
+        [
+            *(sys.executable, str(bench), "--quick", "--json"),
+            *("--memory-budget", "0", "--selector", "model"),
+        ],
         capture_output=True,
         text=True,
         timeout=300,

@@ -17,7 +17,7 @@ from turn_support import (
 )
 
 from ipymemory import AgentSession, MemoryStore, SessionConfig, SideQueryError
-from ipymemory.sidequery.extract import CONTEXT_TOOL_OUTPUT_CHARS, extractor_messages, omitted
+from ipymemory.sidequery.extract import extractor_request
 from ipymemory.turn.history import (
     SUMMARY_HEADER,
     RequestHistory,
@@ -259,22 +259,21 @@ def test_extraction_reads_whole_canonical_turns_after_compression(
     assert SUMMARY_HEADER in sent and sent.count(full_result) < 6  # the agent got less
     extract = requests_of(messages_server.requests, "extractor")
     assert len(extract) == 6
-    # Each extraction reads its turn, and the turn before as context, from the
-    # canonical history, whole: the compressed request history never reaches it.
+    # Each extraction reads its turn after the session's turns before it (issue 31:
+    # append-only), from the canonical history, whole: the compressed request history
+    # never reaches it.
     starts = [i for i, m in enumerate(history) if str(m["content"]).startswith("turn ")]
     assert len(starts) == 6
     catalog = MemoryStore(workspace).catalog()
-    assert extract[-1]["messages"] == extractor_messages(
-        list(history[starts[5] :]), catalog, context=list(history[starts[4] : starts[5]])
+    assert extract[-1]["messages"] == extractor_request(
+        list(history[starts[5] :]), catalog, earlier=list(history[: starts[5]])
     )
     for request in extract:
         read = json.dumps(request["messages"])
         assert SUMMARY_HEADER not in read and "Automatic truncation" not in read
-    # The new turn's output whole (it fits the bound), the turn before's as a stub.
-    assert all(json.dumps(r["messages"]).count(full_result) == 1 for r in extract)
-    stub = omitted(2_000 - CONTEXT_TOOL_OUTPUT_CHARS)
-    counts = [json.dumps(r["messages"], ensure_ascii=False).count(stub) for r in extract]
-    assert counts == [0, 1, 1, 1, 1, 1]
+    # Every turn's output whole (it fits the bound), the earlier ones as they were sent.
+    counts = [json.dumps(r["messages"]).count(full_result) for r in extract]
+    assert counts == [1, 2, 3, 4, 5, 6]
 
 
 def test_a_file_read_in_a_turn_reaches_the_extractor_as_one_untrusted_quote(

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from messages_server import MessagesServer, text, tool_use
 from record_support import rec
-from turn_support import memory_text, model_for, records_reply, requests_of
+from turn_support import OLD_SELECTION, memory_text, model_for, records_reply, requests_of
 
 from ipymemory import AgentSession, MemoryStore, SessionConfig
 from ipymemory.store import maintenance
@@ -37,7 +37,7 @@ def session(messages_server: MessagesServer, project: Path, user: Path | None) -
     return AgentSession(
         project,
         model=model_for(messages_server.base_url),
-        config=SessionConfig(user_dir=user, commit_mode="off"),
+        config=SessionConfig(**OLD_SELECTION, user_dir=user, commit_mode="off"),
     )
 
 
@@ -136,12 +136,16 @@ def test_a_record_whose_source_changed_says_so_in_the_block(
             rec("indent-rule", description="the indent rule", body="CONVENTIONS.md: tabs.")
         ),
     )
-    first = AgentSession(project, model=model_for(messages_server.base_url))
+    first = AgentSession(
+        project, model=model_for(messages_server.base_url), config=SessionConfig(**OLD_SELECTION)
+    )
     result = first.run_turn("How do we indent? See CONVENTIONS.md")
     assert result.batch is not None and first.commit(result.batch).ok
     (project / "CONVENTIONS.md").write_text("Indent with four spaces.\n")
     messages_server.enqueue(text(json.dumps(["indent-rule", "project-note-0"])), text("ok"))
-    AgentSession(project, model=model_for(messages_server.base_url)).run_turn("indent?")
+    AgentSession(
+        project, model=model_for(messages_server.base_url), config=SessionConfig(**OLD_SELECTION)
+    ).run_turn("indent?")
     block = memory_text(requests_of(messages_server.requests, "main")[-1])
     section = block.split("## indent-rule (project, saved ", 1)[1].split("\n\n", 1)[1]
     assert section.startswith("source changed since saved: CONVENTIONS.md\n\nthe indent rule")
@@ -170,7 +174,7 @@ def extracting_session(
     turn = AgentSession(
         project,
         model=model_for(messages_server.base_url),
-        config=SessionConfig(user_dir=user, commit_mode=mode),  # type: ignore[arg-type]
+        config=SessionConfig(**OLD_SELECTION, user_dir=user, commit_mode=mode),  # type: ignore[arg-type]
     )
     turn.run_turn("I always use polars, not pandas. The ingest rewrite is due Friday.")
     return turn
@@ -255,7 +259,7 @@ def test_an_update_of_a_user_wide_record_is_an_update_there_and_undoable(
     turn = AgentSession(
         project,
         model=model_for(messages_server.base_url),
-        config=SessionConfig(user_dir=user),
+        config=SessionConfig(**OLD_SELECTION, user_dir=user),
     )
     turn.run_turn("I switched to polars, no more pandas.")
     [batch] = turn.pending

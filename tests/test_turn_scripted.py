@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from record_support import rec
-from turn_support import assert_alternates, assert_pairs_intact, memory_text
+from turn_support import OLD_SELECTION, assert_alternates, assert_pairs_intact, memory_text
 
 from ipymemory import (
     AgentSession,
@@ -116,7 +116,9 @@ def test_a_whole_offline_turn(workspace: str) -> None:
             json.dumps([{"name": "prefers-tabs", "verdict": "follows", "reason": "says tabs"}]),
         ]
     )
-    session = AgentSession(workspace, model=model, config=SessionConfig(commit_mode="auto"))
+    session = AgentSession(
+        workspace, model=model, config=SessionConfig(**OLD_SELECTION, commit_mode="auto")
+    )
     result = session.run_turn("how should I indent? I keep my notes in notes.md")
     assert result.answer == "Tabs, as your notes say."
     assert result.tool_calls == 1 and result.last_error is None
@@ -140,7 +142,9 @@ def test_running_out_is_reported_like_an_api_failure(workspace: str) -> None:
     # the extractor and the follow-up checker find the script empty: all are memory
     # failures, the answer still comes back.
     model = ScriptedModel(["let me think", "use tabs"])
-    session = AgentSession(workspace, model=model, config=SessionConfig(max_selected=1))
+    session = AgentSession(
+        workspace, model=model, config=SessionConfig(**OLD_SELECTION, max_selected=1)
+    )
     result = session.run_turn("indentation?")
     assert result.answer == "use tabs"
     assert result.selection.source == "fallback" and result.selection.names == ("prefers-tabs",)
@@ -178,7 +182,9 @@ def test_replies_per_role_do_not_depend_on_how_many_calls_a_turn_makes(workspace
         agent=["Use tabs.", "Tabs there too."],
         extractor=[json.dumps([item.to_json()]), "[]"],
     )
-    session = AgentSession(workspace, model=model, config=SessionConfig(commit_mode="auto"))
+    session = AgentSession(
+        workspace, model=model, config=SessionConfig(**OLD_SELECTION, commit_mode="auto")
+    )
     first = session.run_turn("I always indent with tabs, not spaces. How do I format it?")
     assert (first.answer, first.last_error, first.committed) == (
         "Use tabs.",
@@ -194,7 +200,7 @@ def test_replies_per_role_do_not_depend_on_how_many_calls_a_turn_makes(workspace
 def test_the_role_that_ran_out_is_named(workspace: str) -> None:
     events: list[TurnEvent] = []
     model = ScriptedModel(agent=["one"], extractor=[])
-    session = AgentSession(workspace, model=model)
+    session = AgentSession(workspace, model=model, config=SessionConfig(**OLD_SELECTION))
     result = session.run_turn("q", on_event=events.append)
     assert result.answer == "one" and result.last_error == "Memory extraction failed"
     assert "no extractor reply left for call 2 (it was given 0 extractor replies)" in (

@@ -14,6 +14,7 @@ from messages_server import MessagesServer, Scripted, error, text, tool_use
 from record_support import rec
 from turn_support import (
     MAIN_MODEL,
+    OLD_SELECTION,
     SIDE_MODEL,
     assert_alternates,
     assert_pairs_intact,
@@ -45,12 +46,16 @@ from ipymemory import (
 )
 from ipymemory._dates import today_text
 from ipymemory.sidequery import LAST_ERROR_CONSOLIDATE, LAST_ERROR_EXTRACT, LAST_ERROR_SELECT
-from ipymemory.sidequery.extract import extractor_messages
+from ipymemory.sidequery.extract import extractor_request
 from ipymemory.turn.session import LAST_ERROR_COMMIT
 
 
 def _session(srv: MessagesServer, workspace: str, **config: Any) -> AgentSession:
-    return AgentSession(workspace, model=model_for(srv.base_url), config=SessionConfig(**config))
+    return AgentSession(
+        workspace,
+        model=model_for(srv.base_url),
+        config=SessionConfig(**{**OLD_SELECTION, **config}),
+    )
 
 
 def _names(workspace: str) -> list[str]:
@@ -162,7 +167,7 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
     # Extraction input = the canonical history (adapted for a tool-free call) + catalog.
     extract = requests_of(reqs, "extractor")[0]
     assert "tools" not in extract
-    assert extract["messages"] == extractor_messages(list(history), catalog)
+    assert extract["messages"] == extractor_request(list(history), catalog)
     assert SECRET not in json.dumps(extract["messages"])
 
     # Usage per role, from the API's numbers.
@@ -829,7 +834,7 @@ def test_without_a_key_the_session_has_no_model_but_still_selects(workspace: str
     MemoryStore(workspace).extend(
         [rec("deploy-day", "deploys happen on Fridays"), rec("lint-rule", "run the linter")]
     )
-    session = AgentSession(workspace, config=SessionConfig(max_selected=1))
+    session = AgentSession(workspace, config=SessionConfig(**OLD_SELECTION, max_selected=1))
     selection = session.begin_turn("which day do deploys happen?")
     assert selection.source == "fallback" and selection.names == ("deploy-day",)
     assert session.last_error == LAST_ERROR_SELECT

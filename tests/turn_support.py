@@ -33,9 +33,16 @@ def model_for(base_url: str, *, timeout: float = 10.0) -> AnthropicModel:
     return AnthropicModel(MAIN_MODEL, side_model=SIDE_MODEL, client=client)
 
 
+#: Selection as before issue 31 (no memory budget, the model selector): the tests of the
+#: selector's calls were written for it (see conftest).
+OLD_SELECTION: dict[str, Any] = {"memory_budget": 0, "selector": "model"}
+
+
 def session_for(srv_url: str, workspace: str, **config: Any) -> AgentSession:
     """An AgentSession over ``workspace`` whose model is the real SDK against the
-    scripted server at ``srv_url``."""
+    scripted server at ``srv_url``. Unless ``config`` says otherwise it selects as
+    before issue 31 (no memory budget, the model selector: see conftest)."""
+    config = {**OLD_SELECTION, **config}
     return AgentSession(workspace, model=model_for(srv_url), config=SessionConfig(**config))
 
 

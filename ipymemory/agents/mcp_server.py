@@ -124,7 +124,7 @@ class Selected(BaseModel):
 
     records: list[Record]
     # "all": the set fits the limit, so every record, without asking (SPEC §12).
-    chosen_by: Literal["model", "fallback", "none", "all"]
+    chosen_by: Literal["model", "fallback", "none", "all", "keyword"]
     model: str | None = Field(description="the side model that chose, when one did")
     reason: str | None = Field(
         description="why the fallback chose (or why nothing, or every record, was)"
@@ -234,6 +234,9 @@ class MemoryTools:
                 self.user,
                 side_model=self.settings.side_model,
                 limit=limit,
+                budget=self.settings.memory_budget,
+                selector=self.settings.selector,
+                candidates=self.settings.select_candidates,
             )
         except MemoryStoreError as e:
             raise _Refused(f"the memory set could not be read: {e}") from e

@@ -120,6 +120,9 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
         ctx.user_store,
         side_model=ctx.settings.side_model,
         limit=args.limit if args.limit is not None else ctx.settings.max_selected,
+        budget=ctx.settings.memory_budget,
+        selector=ctx.settings.selector,
+        candidates=ctx.settings.select_candidates,
     )
     selection = chosen.selection
     if chosen.scoped.error is not None:  # chosen from the project's set only: say why

@@ -4,7 +4,17 @@ Input (SPEC §3, §8): the canonical history read from the session's cursor -- t
 messages since the last successful extraction, preceded by the last turn before them
 (``context``) marked as already processed -- then the sorted-key JSON
 ``{"existing_catalog": <catalog>, "today": <date>}`` as the last text of the last user
-message. The reply must be a JSON array of valid, unique, new records, each optionally
+message.
+
+**Append-only** (issue 31, :func:`extract_memories` with ``earlier``): the turns before
+the new messages are the session's since an anchor the caller keeps, each turn opened by
+a ``[turn N]`` mark (N counted from the first turn sent), every message adapted the same
+way whether it is new or earlier, and the input says where the new part starts:
+``{"existing_catalog", "new_from_turn", "today"}``. So one extraction's request is a
+prefix of the next one's, a cache breakpoint on its last history block caches it once
+past the side model's minimum, and the next extraction reads it at a tenth of the price.
+
+The reply must be a JSON array of valid, unique, new records, each optionally
 with ``evidence`` and ``replaces`` (SPEC §9, :func:`~.replies.validate_items`); any flaw
 rejects the whole batch (all-or-nothing) with a :class:`SideQueryError` naming it, and
 the caller sets ``last_error = LAST_ERROR_EXTRACT``.
@@ -53,6 +63,7 @@ __all__ = [
     "bounded",
     "extract_memories",
     "extractor_messages",
+    "extractor_request",
     "omitted",
     "quote_tool_output",
 ]
@@ -101,12 +112,15 @@ def extract_memories(
     existing_names: Collection[str],
     *,
     context: Sequence[dict[str, Any]] = (),
+    earlier: Sequence[dict[str, Any]] | None = None,
     side_model: str | None = None,
     max_tokens: int = EXTRACT_MAX_TOKENS,
     today: str | None = None,
 ) -> Extraction:
     """Ask ``model`` which memories ``history`` (the messages not yet extracted) holds
     that the set does not; ``context`` (already processed) is sent before it, marked.
+    With ``earlier`` instead (the already processed messages since the caller's anchor),
+    the request is the append-only form (:func:`extractor_request`).
     ``existing_names`` are the current records (the ones an item may replace);
     ``today`` defaults to :func:`~ipymemory._dates.today_text`.
 
@@ -116,7 +130,11 @@ def extract_memories(
     new = _adapted_history(history, TOOL_OUTPUT_CHARS)
     if not new:
         return Extraction(())
-    messages = _marked(new, _adapted_history(context, CONTEXT_TOOL_OUTPUT_CHARS), catalog, today)
+    if earlier is not None:
+        messages = extractor_request(history, catalog, earlier, today)
+    else:
+        context_view = _adapted_history(context, CONTEXT_TOOL_OUTPUT_CHARS)
+        messages = _marked(new, context_view, catalog, today)
     existing = frozenset(existing_names)
     items, usage = side_query(
         model,
@@ -151,6 +169,83 @@ def extractor_messages(
         catalog,
         today,
     )
+
+
+def extractor_request(
+    history: Sequence[dict[str, Any]],
+    catalog: str,
+    earlier: Sequence[dict[str, Any]] = (),
+    today: str | None = None,
+) -> list[dict[str, Any]]:
+    """The append-only request (see the module docstring): ``earlier`` then ``history``
+    (the new messages), both adapted alike, each turn opened by its ``[turn N]`` mark,
+    a cache breakpoint on the last block of the last message, then the input JSON with
+    ``new_from_turn``, the mark of the first new turn."""
+    first_new = _turns(earlier) + 1
+    messages = _with_turn_marks([*earlier, *history], TOOL_OUTPUT_CHARS)
+    if messages:
+        last = messages[-1]["content"][-1]
+        last["cache_control"] = {"type": "ephemeral"}
+    payload = {
+        "existing_catalog": catalog,
+        "new_from_turn": first_new,
+        "today": today_text() if today is None else today,
+    }
+    block = _text(encode_input(payload))
+    if messages and messages[-1]["role"] == "user":
+        messages[-1]["content"].append(block)
+    else:
+        messages.append({"role": "user", "content": [block]})
+    return messages
+
+
+def turn_mark(number: int) -> str:
+    """The mark that opens turn ``number`` of an append-only extractor request."""
+    return f"[turn {number}]"
+
+
+def _is_turn_start(message: dict[str, Any]) -> bool:
+    """A user message that is a query (not tool results): where a turn starts."""
+    content = message.get("content")
+    if message.get("role") != "user":
+        return False
+    return not (
+        isinstance(content, list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
+
+
+def _turns(messages: Sequence[dict[str, Any]]) -> int:
+    return sum(1 for m in messages if isinstance(m, dict) and _is_turn_start(m))
+
+
+def _with_turn_marks(history: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """``history`` adapted (:func:`_adapted_history`), a ``[turn N]`` text first in each
+    turn's query; messages adapted one by one, so a message's blocks never depend on
+    what follows it (the request stays a prefix of the next one)."""
+    out: list[dict[str, Any]] = []
+    number = 0
+    for i, message in enumerate(history):
+        adapted = _adapted_history([message], limit) if isinstance(message, dict) else None
+        if adapted is None:
+            raise SideQueryError(f"extractor history message {i} is not a message object")
+        if _is_turn_start(message):
+            number += 1
+            mark = _text(turn_mark(number))
+            if adapted and adapted[-1]["role"] == "user":
+                adapted[-1]["content"].insert(0, mark)
+            else:
+                adapted = [{"role": "user", "content": [mark]}]
+        for piece in adapted:
+            if piece["content"] == [_text(_NO_USER_FIRST)] and out:
+                continue  # only the request's first message needs that note
+            if out and out[-1]["role"] == piece["role"]:
+                out[-1]["content"].extend(piece["content"])
+            else:
+                out.append(piece)
+    if out and out[0]["role"] == "assistant":
+        out.insert(0, _user_text(_NO_USER_FIRST))
+    return out
 
 
 def _marked(
@@ -193,8 +288,11 @@ def _adapted_history(history: Sequence[dict[str, Any]], limit: int) -> list[dict
             messages.append({"role": role, "content": blocks})
     if messages and messages[0]["role"] == "assistant":
         # The API wants a user message first; say plainly that none was recorded.
-        messages.insert(0, _user_text("(the conversation starts with an assistant message)"))
+        messages.insert(0, _user_text(_NO_USER_FIRST))
     return messages
+
+
+_NO_USER_FIRST = "(the conversation starts with an assistant message)"
 
 
 def _with_catalog(

@@ -3,7 +3,7 @@
 ``check`` reports every problem with the file and the reason. Two severities:
 
 * ``error`` — the directory is not consistent: a bad manifest, a listed file missing
-  or invalid, a set over the index bounds, a broken lock (anything but a directory at
+  or invalid, a broken lock (anything but a directory at
   ``.lock``, files inside it, a lock side file that is not a regular file), or a MEMORY.md
   missing or out of date with the manifest (a commit killed between its index swap and
   its manifest swap leaves it ahead; readers never trust it, and ``ipymemory reindex``
@@ -13,7 +13,10 @@
   ``ipymemory gc`` removes), files that are not part of the format, and locks that
   make commits wait (an orphaned lock of ours, another agent's live or stale lock),
   and records whose source files (those the agent read in the turn that saved them)
-  changed or vanished since (SPEC §11).
+  changed or vanished since (SPEC §11); and a set beyond the reference agent's own
+  bounds (more records than ``max_index_lines``, or a whole catalog over
+  ``max_index_bytes``): MEMORY.md then lists only the newest records, and the reference
+  agent refuses to commit onto the set until a consolidation brings it back (issue 31).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from .._secrets import redact
 from ..errors import MemoryStoreError
 from . import durable
 from .history import Journal, journal_findings, prune_kept
-from .index import render_catalog
+from .index import render_catalog, render_index
 from .layout import (
     HISTORY_DIR_NAME,
     INDEX_NAME,
@@ -103,14 +106,12 @@ def check(
 ) -> CheckReport:
     """Verify the whole ``.memory`` directory; return every problem found (errors first).
 
-    ``max_index_lines`` / ``max_index_bytes`` are the bounds in force (the store's or the
-    resolved settings'); a set over them is reported as such (it blocks every commit
-    that does not shrink it), not as a broken manifest.
+    ``max_index_lines`` / ``max_index_bytes`` are MEMORY.md's bounds in force (the
+    store's or the resolved settings', by default the reference agent's); a set beyond
+    them is a warning (MEMORY.md lists what fits; the reference agent cannot commit onto
+    it), never a broken manifest.
     """
-    # Read with room above the bounds, so a set moderately over them is still seen.
-    store = MemoryStore(
-        workspace, max_index_lines * _OVER_BOUND_READ, max_index_bytes * _OVER_BOUND_READ
-    )
+    store = MemoryStore(workspace, max_index_lines, max_index_bytes)
     where = store.dir.where
     try:
         real = store.directory()
@@ -214,7 +215,7 @@ def _check_history(store: MemoryStore, real: str, listed: tuple[str, ...] | None
     if not journal.exists():
         return []
     try:
-        got = store.dir.read(real, MANIFEST_NAME, manifest_byte_bound(store.max_index_lines))
+        got = store.dir.read(real, MANIFEST_NAME, manifest_byte_bound(C.MAX_SET_RECORDS))
     except MemoryStoreError:
         got = None
     findings = journal_findings(journal, got and got[0], listed, C.HISTORY_KEEP_ENTRIES)
@@ -229,22 +230,30 @@ def _check_history(store: MemoryStore, real: str, listed: tuple[str, ...] | None
 _SEVERITY: dict[str, Literal["error", "warning"]] = {"error": "error", "warning": "warning"}
 
 
-# How far over its bounds a set may be for check to still read it (and say so).
-_OVER_BOUND_READ = 4
+_NL = b"\n"
 
 
 def _check_index(
     store: MemoryStore, real: str, entries: list[StoredRecord], max_lines: int, max_bytes: int
 ) -> list[Problem]:
     where = store.dir.where(INDEX_NAME)
-    expected = render_catalog(entries).encode("utf-8")
+    expected = render_index(entries, max_lines, max_bytes)
+    whole = len(render_catalog(entries).encode("utf-8"))
     over: list[Problem] = []
-    if len(entries) > max_lines:
-        reason = f"index over its bound: {len(entries)} lines > {max_lines}; consolidate"
-        over.append(Problem(where, reason))
-    if len(expected) > max_bytes:
-        reason = f"index over its bound: {len(expected)} bytes > {max_bytes}; consolidate"
-        over.append(Problem(where, reason))
+    if len(entries) > max_lines or whole > max_bytes:
+        listed = expected.count(_NL) - (1 if expected else 0)
+        beyond = [
+            f"{len(entries)} records > {max_lines}" if len(entries) > max_lines else None,
+            f"a whole catalog of {whole} bytes > {max_bytes}" if whole > max_bytes else None,
+        ]
+        reason = (
+            f"the set is beyond the reference agent's bounds "
+            f"({'; '.join(b for b in beyond if b)}): "
+            f"{INDEX_NAME} lists the newest {listed} of {len(entries)} records, and the "
+            "reference agent refuses to commit onto this set; consolidate "
+            "(`%memory consolidate`) to share it with the reference agent"
+        )
+        over.append(Problem(where, reason, "warning", collectable=False))
     return over + _compare_index(store, real, entries, expected)
 
 
@@ -266,7 +275,7 @@ def _compare_index(
             Problem(
                 where,
                 f"does not match {MANIFEST_NAME} (run `ipymemory reindex` to rebuild it): "
-                f"expected {len(entries)} lines, {len(expected)} bytes; "
+                f"expected {expected.count(_NL)} lines, {len(expected)} bytes; "
                 f"found {found} lines, {len(got[0])} bytes",
             )
         ]
@@ -489,9 +498,9 @@ def reindex(
 ) -> int:
     """Rebuild MEMORY.md from the manifest, atomically, under the lock.
 
-    Returns the number of index lines written. Raises if the set does not load (a
-    missing manifest says to run ``recover``) or its index would exceed the bounds
-    (then MEMORY.md is left as it was).
+    Returns the number of records in the set (MEMORY.md lists those that fit its
+    bounds). Raises if the set does not load (a missing manifest says to run
+    ``recover``); then MEMORY.md is left as it was.
     """
     store = MemoryStore(workspace, max_index_lines, max_index_bytes, lock_timeout)
     return store.rebuild_index()

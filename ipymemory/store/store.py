@@ -126,7 +126,8 @@ class _Vanished(Exception):
 class MemoryStore:
     """The memory set of one workspace, stored in ``<workspace>/.memory``.
 
-    ``max_index_lines`` / ``max_index_bytes`` bound MEMORY.md (and so the set);
+    ``max_index_lines`` / ``max_index_bytes`` bound MEMORY.md (what it lists, never what
+    the set holds: issue 31);
     ``lock_timeout`` bounds the wait for the writer lock (seconds); ``on_lock_wait``
     hears about a long wait for it (default: the context's ``reporting_lock_waits``).
     """
@@ -214,7 +215,7 @@ class MemoryStore:
 
     def _read_manifest(self, real: str) -> tuple[bytes | None, tuple[str, ...]]:
         where = self.dir.where(MANIFEST_NAME)
-        bound = manifest_byte_bound(self.max_index_lines)
+        bound = manifest_byte_bound(C.MAX_SET_RECORDS)
         try:
             got = self.dir.read(real, MANIFEST_NAME, bound)
             if got is None:
@@ -230,7 +231,7 @@ class MemoryStore:
             cached = self._manifest_cache
             if cached is not None and cached[0] == raw:
                 return raw, cached[1]
-            files = parse_manifest(raw, where, self.max_index_lines)
+            files = parse_manifest(raw, where, C.MAX_SET_RECORDS)
         except MemoryRecoveryNeeded as e:
             raise MemoryRecoveryNeeded(f"{e}; {RECOVER_HINT}") from None
         except MemoryStoreError as e:
@@ -343,8 +344,8 @@ class MemoryStore:
     def rebuild_index(self) -> int:
         """Rewrite MEMORY.md from the manifest, atomically, under the lock.
 
-        Returns the number of index lines. Refuses (raises) if there is no memory
-        directory, the set does not load, or its index would exceed the bounds.
+        Returns the number of records in the set. Refuses (raises) if there is no memory
+        directory or the set does not load.
         """
         if self.directory() is None:
             raise MemoryStoreError(f"{self.root}: no memory directory to reindex")
@@ -626,8 +627,6 @@ class MemoryStore:
             if not plan.needed:
                 return plan
             journal = self._journal(real)
-            # Refused (over the index bounds) before anything is moved.
-            render_index(plan.entries, self.max_index_lines, self.max_index_bytes)
             try:
                 if plan.set_aside is not None:
                     os.rename(f"{real}/{MANIFEST_NAME}", f"{real}/{plan.set_aside}")
@@ -661,7 +660,7 @@ class MemoryStore:
     def _raw_manifest(self, real: str) -> bytes | None:
         """The manifest's bytes if it is a readable regular file (whatever they say)."""
         try:
-            got = self.dir.read(real, MANIFEST_NAME, manifest_byte_bound(self.max_index_lines))
+            got = self.dir.read(real, MANIFEST_NAME, manifest_byte_bound(C.MAX_SET_RECORDS))
         except MemoryStoreError:
             return None
         return None if got is None else got[0]
@@ -781,7 +780,7 @@ class MemoryStore:
             durable.replace_atomic(real, INDEX_NAME, index_bytes, step, "index")
             index_replaced = True
             manifest_backup = durable.take_backup(
-                real, MANIFEST_NAME, manifest_byte_bound(self.max_index_lines)
+                real, MANIFEST_NAME, manifest_byte_bound(C.MAX_SET_RECORDS)
             )
             lock.check_held()
             durable.replace_atomic(real, MANIFEST_NAME, manifest_bytes, step, "manifest")
@@ -804,7 +803,13 @@ class MemoryStore:
 
     def _check_new_set(self, new_set: Sequence[StoredRecord]) -> None:
         """SPEC §4 step 3 on the set about to be committed: each file once, each record
-        name once (the index bound is checked by rendering the index)."""
+        name once, at most ``MAX_SET_RECORDS`` records (MEMORY.md's bounds refuse
+        nothing: the index lists what fits)."""
+        if len(new_set) > C.MAX_SET_RECORDS:
+            raise MemoryStoreError(
+                f"{self.root / MANIFEST_NAME}: the new set would hold {len(new_set)} records, "
+                f"over the limit of {C.MAX_SET_RECORDS}; consolidate first, nothing changed"
+            )
         seen: set[str] = set()
         for entry in new_set:
             if entry.file in seen:

@@ -13,7 +13,12 @@ and reports a conflict). Both drivers merge the SETS their files list
 (:mod:`ipymemory.team.setmerge`), so the merged ``MEMORY.md`` lists exactly the merged
 manifest's records: the index driver renders each line from the three indexes' lines
 (git runs it first, before any file of the other side is on disk), and those lines are
-the ones the manifest's writers rendered from the same records.
+the ones the manifest's writers rendered from the same records. The merged index is
+bounded as a store bounds it (issue 31: the newest lines that fit, then a note of how
+many more the manifest holds). A side that is itself bounded does not list its whole
+set, so no set can be merged from it: the index driver keeps our version, exits 0 and
+says to run ``ipymemory reindex`` once the merge is done (``check`` reports the stale
+index until then; the manifest, the authority, merges as always).
 
 **A corrupted side** (a manifest or index that does not parse): nothing is written,
 the driver says which side and why, and exits 1; ``%A`` keeps our version.
@@ -53,13 +58,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import _constants as C
 from ..errors import IPyMemoryError, MemoryFormatError
 from ..store.durable import create_exclusive
+from ..store.index import bounded_catalog, omitted_count
 from ..store.layout import read_regular
 from ..store.manifest import parse_manifest, render_manifest
 from .setmerge import MergeResult, Rename, merge_sets
 
-__all__ = ["IndexLine", "main", "merge_index", "merge_manifest", "parse_index", "record_names"]
+__all__ = [
+    "BoundedIndex",
+    "IndexLine",
+    "main",
+    "merge_index",
+    "merge_manifest",
+    "parse_index",
+    "record_names",
+]
 
 # Far above any bound in force: an over-bound set still merges (check says to consolidate).
 _MAX_INPUT_BYTES = 64 << 20
@@ -90,7 +105,10 @@ def parse_index(raw: bytes, where: str) -> tuple[IndexLine, ...]:
         raise MemoryFormatError(f"{where}: not valid UTF-8 ({e.reason} at byte {e.start})") from e
     out: list[IndexLine] = []
     seen: set[str] = set()
-    for number, line in enumerate(text.split("\n")[:-1] if text else [], start=1):
+    lines = text.split("\n")[:-1] if text else []
+    if lines and omitted_count(lines[-1]) is not None:
+        lines.pop()  # a bounded index's closing note: no record line
+    for number, line in enumerate(lines, start=1):
         match = _LINE.fullmatch(line)
         if match is None or not match.group("file").endswith(".md"):
             raise MemoryFormatError(
@@ -130,8 +148,16 @@ def merge_manifest(
     return merge_sets(sides[0], sides[1], sides[2], None if names is None else names(listed))
 
 
+class BoundedIndex(MemoryFormatError):
+    """A side of an index merge is a bounded ``MEMORY.md``: it does not list its set."""
+
+
 def merge_index(base: bytes, ours: bytes, theirs: bytes, path: str) -> tuple[MergeResult, bytes]:
-    """The merged set of three ``MEMORY.md`` versions and the merged file's bytes."""
+    """The merged set of three ``MEMORY.md`` versions and the merged file's bytes,
+    bounded as a store bounds it. Raises :class:`BoundedIndex` when a side is bounded."""
+    for raw, side in zip((base, ours, theirs), _SIDES, strict=True):
+        if _is_bounded(raw):
+            raise BoundedIndex(f"{path} ({side}): a bounded index does not list the whole set")
     sides = [
         parse_index(raw, f"{path} ({side})")
         for raw, side in zip((base, ours, theirs), _SIDES, strict=True)
@@ -151,7 +177,14 @@ def merge_index(base: bytes, ours: bytes, theirs: bytes, path: str) -> tuple[Mer
         else:
             old = known[rename.old_file]
             out.append(IndexLine(rename.new_name, rename.new_file, old.description).render())
-    return result, "".join(out).encode("utf-8")
+    data = bounded_catalog(out, C.DEFAULT_MAX_INDEX_LINES, C.DEFAULT_MAX_INDEX_BYTES)
+    return result, data
+
+
+def _is_bounded(raw: bytes) -> bool:
+    """Whether ``raw`` ends with a bounded index's note."""
+    last = raw.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    return omitted_count(last.decode("utf-8", "replace")) is not None
 
 
 def _to_write(result: MergeResult, listed: Sequence[Sequence[str]]) -> list[Rename]:
@@ -354,7 +387,16 @@ def run(kind: str, base: str, ours: str, theirs: str, path: str, virtual: bool) 
             listed = [_parse_manifest_side(r, path) for r in raw[1:]]
             data = render_manifest(result.files)
         else:
-            result, data = merge_index(raw[0], raw[1], raw[2], path)
+            try:
+                result, data = merge_index(raw[0], raw[1], raw[2], path)
+            except BoundedIndex:
+                print(
+                    f"ipymemory: {path} is bounded (the set is beyond the reference agent's "
+                    "bounds), so it cannot be merged line by line: kept ours; run "
+                    "`ipymemory reindex` once the merge is done",
+                    file=sys.stderr,
+                )
+                return EXIT_MERGED
             listed = [[line.file for line in parse_index(r, path)] for r in raw[1:]]
         pending = [] if virtual else _to_write(result, listed)
         if kind == "manifest":

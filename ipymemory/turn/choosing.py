@@ -5,9 +5,12 @@
 
     read both scopes    read_scopes (turn/scopes.py): the project's set, then the user's
                         records the project does not shadow
-    select              select_from: at most ``limit`` of their records, by the side
-                        model over their catalog, else the keyword fallback
-                        (sidequery/select.py); none when the limit is 0
+    select              select_from: the whole set when its block fits the memory
+                        budget (issue 31: no selection, no side-query); else at most
+                        ``limit`` of their records, by the keyword ranking at once
+                        (selector ``keyword``) or by the side model over the ranking's
+                        best candidates, else the keyword fallback (selector ``model``,
+                        sidequery/select.py); none when the limit is 0
     the injected block  memory_block: render_memory_block (turn/injection.py) with, per
                         chosen record, its scope (user-wide), the date its own scope's
                         journal says it was saved (saved_dates) and the notes said of
@@ -26,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from .. import _constants as C
 from ..errors import MemoryStoreError
 from ..model import ModelClient
 from ..sidequery import LAST_ERROR_SELECT, Selection, select_memories
@@ -34,6 +38,7 @@ from ..store.record import MemoryRecord
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
 from .context import TurnContext
+from .history import estimate_tokens
 from .injection import render_memory_block
 from .question import Question
 from .scopes import PROJECT, SCOPES, ScopedSet, read_scopes
@@ -41,6 +46,7 @@ from .scopes import PROJECT, SCOPES, ScopedSet, read_scopes
 __all__ = [
     "LAST_ERROR_READ",
     "Chosen",
+    "block_tokens",
     "choose_for_turn",
     "choose_memories",
     "memory_block",
@@ -69,15 +75,46 @@ def select_from(
     *,
     side_model: str | None,
     limit: int,
+    budget: int = C.DEFAULT_MEMORY_BUDGET,
+    selector: str = C.DEFAULT_SELECTOR,
+    candidates: int = C.DEFAULT_SELECT_CANDIDATES,
 ) -> Selection:
     """At most ``limit`` of ``scoped``'s records for ``question`` (a limit of 0 chooses
-    none and asks nobody)."""
+    none and asks nobody), or all of them when their block fits ``budget`` tokens."""
     records = scoped.records
     if limit == 0 and records:
         return Selection((), "none", "max_selected is 0")
+    if len(records) > limit:
+        size = block_tokens(records, budget)
+        if size <= budget:
+            why = f"all {len(records)} records: they fit the memory budget ({size} of {budget})"
+            return Selection(tuple(records), "all", why)
     return select_memories(
-        model, question.text, records, scoped.catalog, side_model=side_model, limit=limit
+        model,
+        question.text,
+        records,
+        scoped.catalog,
+        side_model=side_model,
+        limit=limit,
+        selector=selector,
+        candidates=candidates,
     )
+
+
+def block_tokens(records: Sequence[MemoryRecord], stop: int | None = None) -> int:
+    """The estimated tokens of the injected block of ``records`` (each header with a
+    saved date, as the turn writes it); counting stops once past ``stop``."""
+    total = _TAGS_TOKENS
+    for record in records:
+        one = render_memory_block((record,), saved={record.name: "2000-01-01"})
+        total += estimate_tokens(one) - _TAGS_TOKENS
+        if stop is not None and total > stop:
+            break
+    return total
+
+
+# The block's own tags, counted once (each record's block above holds them too).
+_TAGS_TOKENS = estimate_tokens("<relevant_memories>\n\n</relevant_memories>")
 
 
 def choose_memories(
@@ -88,12 +125,25 @@ def choose_memories(
     *,
     side_model: str | None,
     limit: int,
+    budget: int = C.DEFAULT_MEMORY_BUDGET,
+    selector: str = C.DEFAULT_SELECTOR,
+    candidates: int = C.DEFAULT_SELECT_CANDIDATES,
 ) -> Chosen:
-    """Read both scopes and select over them. Raises :class:`MemoryStoreError` when
-    the project's set cannot be read; a user scope that cannot be read leaves its
-    records out and says why in ``chosen.scoped.error``."""
+    """Read both scopes and select over them (see :func:`select_from`). Raises
+    :class:`MemoryStoreError` when the project's set cannot be read; a user scope that
+    cannot be read leaves its records out and says why in ``chosen.scoped.error``."""
     scoped = read_scopes(project, user)
-    return Chosen(select_from(model, question, scoped, side_model=side_model, limit=limit), scoped)
+    selection = select_from(
+        model,
+        question,
+        scoped,
+        side_model=side_model,
+        limit=limit,
+        budget=budget,
+        selector=selector,
+        candidates=candidates,
+    )
+    return Chosen(selection, scoped)
 
 
 def choose_for_turn(ctx: TurnContext, question: Question) -> Chosen:
@@ -109,6 +159,9 @@ def choose_for_turn(ctx: TurnContext, question: Question) -> Chosen:
             ctx.user_store,
             side_model=ctx.config.side_model,
             limit=ctx.config.max_selected,
+            budget=ctx.config.memory_budget,
+            selector=ctx.config.selector,
+            candidates=ctx.config.select_candidates,
         )
     except MemoryStoreError as e:
         log.fail(LAST_ERROR_READ, str(e), e)

@@ -70,6 +70,9 @@ class SessionConfig:
     consolidate_threshold: int = C.DEFAULT_CONSOLIDATE_THRESHOLD
     consolidate_every: int = C.DEFAULT_CONSOLIDATE_EVERY
     max_selected: int = C.DEFAULT_MAX_SELECTED
+    memory_budget: int = C.DEFAULT_MEMORY_BUDGET
+    selector: str = C.DEFAULT_SELECTOR
+    select_candidates: int = C.DEFAULT_SELECT_CANDIDATES
     max_tool_steps: int = C.DEFAULT_MAX_TOOL_STEPS
     history_token_budget: int = C.DEFAULT_HISTORY_TOKEN_BUDGET
     max_tokens: int = C.DEFAULT_MAX_TOKENS

@@ -2,8 +2,10 @@
 
 ::
 
-    window       the canonical messages no successful extraction read, after the turn
-                 before them as context (SPEC §8): extraction_window
+    window       the canonical messages no successful extraction read, after the turns
+                 before them since the session's anchor as context (SPEC §8, issue 31:
+                 the requests are append-only, so their prefix is cached):
+                 extraction_window
     extract      the extractor over them, knowing both scopes' records (no duplicate of
                  either); a failure leaves the cursor where it was, so the next turn's
                  extraction reads these messages again
@@ -30,9 +32,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .. import _constants as C
 from ..errors import MemoryStoreError, ProposalError, SideQueryError
 from ..screen.dependence import file_outputs
 from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
@@ -41,7 +44,7 @@ from ..store.record import MemoryRecord, MemoryType
 from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
 from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
 from .context import TurnContext
-from .history import previous_turn_start
+from .history import message_tokens, previous_turn_start
 from .proposals import Proposal, assemble_batch, join_batches, new_batch_id, screen_proposals
 from .provenance import TurnProvenance
 from .scopes import ScopedSet, read_scopes
@@ -57,6 +60,7 @@ __all__ = [
     "commit_batch",
     "extraction_window",
     "new_scopes",
+    "skipped",
 ]
 
 # Texts for the failures SPEC §3 does not name (its own come from sidequery).
@@ -68,22 +72,37 @@ LAST_ERROR_AGENT = "Memory tool proposals failed"
 @dataclass(frozen=True)
 class Window:
     """What one extraction reads: ``messages`` (copies of the canonical messages no
-    successful extraction read), ``context`` (the turn before them), and ``end``, where
-    the cursor moves once they are read."""
+    successful extraction read), ``context`` (the turn before them: what screening
+    reads beside them), ``end``, where the cursor moves once they are read, and
+    ``earlier`` (the messages since ``anchor``, the turn before included: what the
+    append-only request sends before them)."""
 
     messages: list[dict[str, Any]]
     context: list[dict[str, Any]]
     end: int
+    earlier: list[dict[str, Any]] = field(default_factory=list)
+    anchor: int = 0
 
 
-def extraction_window(history: Sequence[dict[str, Any]], cursor: int) -> Window:
-    """SPEC §8: the messages from ``cursor`` on, after the turn before them."""
+def extraction_window(
+    history: Sequence[dict[str, Any]], cursor: int, anchor: int | None = None
+) -> Window:
+    """SPEC §8: the messages from ``cursor`` on, after the turn before them; with an
+    ``anchor``, the request also sends the messages since it (issue 31), unless they
+    pass :data:`~ipymemory._constants.EXTRACT_PREFIX_TOKENS`: then the anchor moves up
+    to the turn before the cursor (one rewrite of the cache, then append-only again)."""
     end = len(history)
     start = min(cursor, end)
+    before = previous_turn_start(history, start)
+    at = before if anchor is None else min(max(anchor, 0), before)
+    if sum(message_tokens(m) for m in history[at:start]) > C.EXTRACT_PREFIX_TOKENS:
+        at = before
     return Window(
         copy.deepcopy(list(history[start:end])),
-        copy.deepcopy(list(history[previous_turn_start(history, start) : start])),
+        copy.deepcopy(list(history[before:start])),
         end,
+        copy.deepcopy(list(history[at:start])),
+        at,
     )
 
 
@@ -96,6 +115,8 @@ class WorkOutcome:
     batch: PendingBatch | None
     held: PendingBatch | None = None
     extracted_upto: int | None = None
+    #: Where the next extraction's append-only request starts (None: where it was).
+    anchor: int | None = None
 
 
 @dataclass(frozen=True)
@@ -129,20 +150,25 @@ class MemoryWork:
         self._outputs: Mapping[str, str] = {}
         self._held: PendingBatch | None = None
         self._upto: int | None = None
+        self._anchor: int | None = None
 
-    def run(self, mode: str, history: Sequence[dict[str, Any]], cursor: int) -> WorkOutcome:
+    def run(
+        self, mode: str, history: Sequence[dict[str, Any]], cursor: int, anchor: int = 0
+    ) -> WorkOutcome:
         """The memory work of a turn in commit ``mode`` over the canonical ``history``
-        whose messages before ``cursor`` were already read."""
+        whose messages before ``cursor`` were already read (the extractor's request
+        starting at ``anchor``)."""
         if mode == "off":  # nothing extracted, nothing proposed: the cursor moves past
-            return WorkOutcome(None, extracted_upto=len(history))
+            return skipped(history)
         self.ctx.log.emit("extracting", "looking for memories worth keeping")
-        window = extraction_window(history, cursor)
+        window = extraction_window(history, cursor, anchor)
+        self._anchor = window.anchor
         # What each file read returned in the whole session: a record may be about a
         # file an earlier turn read.
         self._outputs = file_outputs(history) if self.reads else {}
         batch, asked = self._extracted_batch(window, auto=mode == "auto")
         registered = self._register(batch, mode, asked=asked)
-        return WorkOutcome(registered, self._held, self._upto)
+        return WorkOutcome(registered, self._held, self._upto, self._anchor)
 
     # --- extract, screen, scope, consolidate -------------------------------------------
 
@@ -207,7 +233,7 @@ class MemoryWork:
                 window.messages,
                 scoped.catalog,
                 {record.name for record in scoped.records},
-                context=window.context,
+                earlier=window.earlier,
                 side_model=ctx.config.side_model,
             )
         except SideQueryError as e:  # the cursor stays: the next turn reads these too
@@ -319,6 +345,14 @@ class MemoryWork:
             batch_id=new_batch_id(),
             provenance=replace(self.provenance, models=self.ctx.log.models()),
         )
+
+
+def skipped(history: Sequence[dict[str, Any]]) -> WorkOutcome:
+    """A turn with no extraction (commit mode off, memory not used): the cursor moves
+    past it, and the next request starts at it (the turn before, as context), never
+    earlier -- a turn that opted out is no one's context but the next turn's."""
+    end = len(history)
+    return WorkOutcome(None, extracted_upto=end, anchor=previous_turn_start(history, end))
 
 
 def new_scopes(

@@ -64,7 +64,7 @@ from .followed import FollowReport, FollowTracker, FollowTurn
 from .history import RequestHistory
 from .history_change import HistoryChange
 from .loop import LoopOutcome, ToolStep
-from .memory_work import LAST_ERROR_COMMIT, MemoryWork, WorkOutcome, commit_batch
+from .memory_work import LAST_ERROR_COMMIT, MemoryWork, WorkOutcome, commit_batch, skipped
 from .pending import PendingFiles
 from .proposals import Proposal, new_batch_id
 from .provenance import TurnProvenance
@@ -185,6 +185,9 @@ class AgentSession:
         # SPEC §8: canonical messages before this index were read by a successful
         # extraction (or belong to turns that opted out of it).
         self._extracted_upto = 0
+        # Issue 31: where the extractor's append-only request starts (its turns since
+        # then are its cached prefix).
+        self._extract_anchor = 0
         # The project journal's entries, read once per change: the saved dates and the
         # source notes of phase 1, the consolidation spacing of phase 3 (SPEC §9).
         self._journal = JournalCache()
@@ -246,6 +249,7 @@ class AgentSession:
             self._history.clear()
             self._request_history.reset()
             self._extracted_upto = 0
+            self._extract_anchor = 0
 
     @property
     def last_error(self) -> str | None:
@@ -411,7 +415,7 @@ class AgentSession:
         if use_memory:
             work = self._memory_work(mode, proposals)
         else:  # the cursor moves past a turn that opted out: no extraction reads it
-            work = self._moved(WorkOutcome(None, extracted_upto=len(self._history)))
+            work = self._moved(skipped(self._history))
         batch, held = work.batch, work.held
         followed = self._follow_up(mode, use_memory, selection, outcome)
         said = f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"
@@ -492,11 +496,15 @@ class AgentSession:
             proposals,
             reads=self._read_hashes,
         )
-        return self._moved(work.run(mode, self._history, self._extracted_upto))
+        return self._moved(
+            work.run(mode, self._history, self._extracted_upto, self._extract_anchor)
+        )
 
     def _moved(self, work: WorkOutcome) -> WorkOutcome:
         if work.extracted_upto is not None:
             self._extracted_upto = work.extracted_upto
+        if work.anchor is not None:
+            self._extract_anchor = work.anchor
         return work
 
     # --- batches -------------------------------------------------------------------

@@ -19,12 +19,13 @@ _SOURCE_TEXT = {
     "fallback": "deterministic keyword fallback",
     "none": "no memories stored",
     "all": "the whole set",
+    "keyword": "the best by keyword",
 }
 
 
 class SelectionView(StaticView):
-    """``records`` selected for ``query`` by ``source`` ("model", "fallback", "none" or
-    "all": every record, the set fits).
+    """``records`` selected for ``query`` by ``source`` ("model", "fallback", "none",
+    "all": every record, the set fits, or "keyword": the keyword ranking by choice).
 
     ``compact`` gives the one-line "memories used" form shown under an agent answer.
     ``model`` (the side model that chose, if it did) and ``directory`` (where the
@@ -127,6 +128,8 @@ class SelectionView(StaticView):
             head = f"selected by the deterministic fallback; model not used: {reason}"
         elif self.source == "all":
             head = f"no selection needed: {self.reason}"
+        elif self.source == "keyword":
+            head = f"selected by keyword, no model asked: {self.reason}"
         elif self.reason:
             head = f"nothing selected: {self.reason}"
         else:

@@ -21,15 +21,15 @@ query that asks for the exception). Every (memory, answer) pair is judged twice:
 "Not followed" is the verdict ``contradicts``: precision = found and true / found,
 recall = found and true / true.
 
-**Cost.** A 40-turn session like ``benchmarks/turn_cost.py``: an ``AgentSession`` over
-the real SDK against the same server, the corpus's memories in the set (with six
-project notes, so the selector chooses), each turn one corpus query, the selector
-picking that turn's memories, the agent answering with that turn's answer (every third
-turn reads a 3-6 KB file first), the extractor finding nothing, and each turn's own
-follow-up check in its memory work. Every request is priced under the prompt-caching rules of
-``turn_cost.py`` (reads 0.1x, writes 1.25x, minimum cacheable 1024 tokens for the main
-model and 2048 for the side model; tokens = bytes / 4). Reported: the checker's input
-cost over the agent's (main calls), the same run.
+**Cost.** A 40-turn session like ``benchmarks/turn_cost.py``: an ``AgentSession`` over the
+real SDK against the same server, the corpus's memories in the set (with six project notes
+and ``memory_budget`` 0, so the selector chooses), each turn one corpus query, the
+selector picking that turn's memories, the agent answering with that turn's answer (every
+third turn reads a 3-6 KB file first), the extractor finding nothing, and each turn's own
+follow-up check in its memory work. Every request is priced under the prompt-caching rules
+of ``turn_cost.py`` (reads 0.1x, writes 1.25x, minimum cacheable 1024 tokens for the main
+model and 2048 for the side model; tokens = bytes / 4). Reported: the checker's input cost
+over the agent's (main calls), the same run.
 
 Exit status 1 if a target is missed: precision of "not followed" >= 0.9 and recall >= 0.8
 with the side model; checker cost <= 0.1x the agent's input cost.
@@ -277,7 +277,8 @@ def cost(turns: list[dict[str, Any]], count: int, server: MessagesServer) -> dic
             "claude-sonnet-bench", side_model="claude-haiku-bench", client=client
         )
         session = AgentSession(
-            workspace, model=model, config=SessionConfig(commit_mode="auto"),
+            # memory_budget 0: the selector chooses each turn's memories, as written for
+            workspace, model=model, config=SessionConfig(commit_mode="auto", memory_budget=0),
             store=MemoryStore(workspace, max_index_bytes=16 * 1024),
         )  # fmt: skip
         called = 0

@@ -54,7 +54,9 @@ def test_tools_are_listed_with_typed_arguments_and_results(workspace: str) -> No
     assert list(tools) == TOOLS
     select = tools["memory_select"]["inputSchema"]
     assert select["required"] == ["query"]
-    assert select["properties"]["limit"]["default"] == 5
+    limit = select["properties"]["limit"]
+    assert limit["default"] is None  # as a turn selects, unless a count is asked for
+    assert {"type": "integer", "minimum": 1, "maximum": 50} in limit["anyOf"]
     propose = tools["memory_propose"]["inputSchema"]
     record = propose["$defs"]["ProposedRecord"]
     assert record["additionalProperties"] is False  # an unknown key is refused by the schema

@@ -41,7 +41,7 @@ SAMPLES: dict[str, tuple[str, object, object, object]] = {
     "consolidate_every": ("4", 4, 5, 6),
     "max_selected": ("0", 0, 2, 3),
     "memory_budget": ("0", 0, 1500, 4000),
-    "selector": ("model", "model", "keyword", "model"),
+    "selector": ("keyword", "keyword", "model", "keyword"),
     "select_candidates": ("10", 10, 20, 40),
     "max_tool_steps": ("3", 3, 4, 5),
     "history_token_budget": ("1000", 1000, 2000, 3000),

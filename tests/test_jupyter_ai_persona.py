@@ -81,10 +81,12 @@ def test_a_message_is_one_turn_over_the_chats_memory_streamed_into_the_chat(
         chat.until(lambda c: len(c.by(PERSONA_ID)) == 2)
         answer, note = chat.by(PERSONA_ID)
         requests = ai_lab.messages.requests[start:]
-        assert [role_of(r) for r in requests] == ["selector", "main", "extractor"]
+        # The chat's small set fits the memory budget: injected whole, no selector call
+        # before the answer (SPEC §12), exactly as %%agent does.
+        assert [role_of(r) for r in requests] == ["main", "extractor"]
         # The answer used the injected memory, and was streamed into the chat (one
         # message, updated piece by piece as the model's reply arrived).
-        assert "Releases go out on Fridays." in memory_text(requests[1])
+        assert "Releases go out on Fridays." in memory_text(requests[0])
         assert answer["body"] == ANSWER
         assert chat.updates[answer["id"]] > len(ANSWER.split()) // 2
         batch = pending_batch(directory)

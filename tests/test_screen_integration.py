@@ -265,8 +265,7 @@ def test_auto_mode_plan_replacing_most_of_the_set_waits_for_review(
     store = MemoryStore(workspace)
     store.extend([rec(f"n{i}") for i in range(8)])
     merged = rec("all-notes", body="Every note, merged.")
-    messages_server.enqueue(
-        text("[]"),  # the selector (the set is not empty)
+    messages_server.enqueue(  # no selector: the 8 notes fit memory_budget, injected whole
         text("Noted."),
         records_reply(STATED),
         plan_reply([f"n{i}" for i in range(8)], [merged]),

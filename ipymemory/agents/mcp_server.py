@@ -7,9 +7,10 @@ has typed arguments (the SDK validates them against the input schema and answers
 one with a tool error naming the field) and a typed, structured result:
 
 * ``memory_catalog()`` -- the MEMORY.md text;
-* ``memory_select(query, limit=5)`` -- the records chosen for a request, with who chose
-  them: the configured side model (settings resolved as everywhere: ``config.py``), or
-  the deterministic fallback and why;
+* ``memory_select(query, limit=None)`` -- the records chosen for a request, with who
+  chose them: the configured side model (settings resolved as everywhere: ``config.py``),
+  or the deterministic fallback and why; without ``limit`` the turn's own selection
+  (``max_selected``, a set within ``memory_budget`` whole), with it at most that many;
 * ``memory_read(names)`` -- those records;
 * ``memory_propose(records)`` -- extractor-shaped items (SPEC §9), screened as origin
   ``agent`` and kept as one pending batch (:mod:`ipymemory.agents.proposals`); in
@@ -223,7 +224,7 @@ class MemoryTools:
     def catalog(self) -> str:
         return _shown(self._scoped().catalog)
 
-    def select(self, query: str, limit: int) -> Selected:
+    def select(self, query: str, limit: int | None) -> Selected:
         if not query.strip():
             raise _Refused("query: empty; say what the memories are for")
         try:  # the selection a turn makes (SPEC §12): both scopes, the same ranking
@@ -233,8 +234,9 @@ class MemoryTools:
                 self.store,
                 self.user,
                 side_model=self.settings.side_model,
-                limit=limit,
-                budget=self.settings.memory_budget,
+                # An explicit limit is a count asked for: no whole set within the budget.
+                limit=self.settings.max_selected if limit is None else limit,
+                budget=self.settings.memory_budget if limit is None else 0,
                 selector=self.settings.selector,
                 candidates=self.settings.select_candidates,
             )
@@ -357,11 +359,14 @@ def tool_functions(
 
     async def memory_select(
         query: Annotated[str, Field(description="what the memories are for")],
-        limit: Annotated[int, Field(ge=1, le=50, description="at most this many")] = 5,
+        limit: Annotated[
+            int | None,
+            Field(ge=1, le=50, description="at most this many (default: as a turn selects)"),
+        ] = None,
     ) -> Selected:
         """The memories relevant to a request (name, type, description, body) and how
         they were chosen: the configured side model, or the deterministic keyword
-        fallback and why."""
+        fallback and why. Without a limit, the selection a turn makes."""
         return await run(lambda memory, _: memory.select(query, limit))
 
     async def memory_read(

@@ -101,7 +101,8 @@ def handle_show(ctx: Context, args: argparse.Namespace) -> View:
         "--limit",
         type=positive_int,
         metavar="N",
-        help="select at most N records (default: the max_selected setting, 5)",
+        help="select at most N records, even from a set that fits memory_budget "
+        "(default: as a turn selects: max_selected, 5, or a set within the budget whole)",
     ),
     literal_tail="query",
 )
@@ -120,7 +121,8 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
         ctx.user_store,
         side_model=ctx.settings.side_model,
         limit=args.limit if args.limit is not None else ctx.settings.max_selected,
-        budget=ctx.settings.memory_budget,
+        # An explicit --limit is a count asked for: no whole set within the budget.
+        budget=ctx.settings.memory_budget if args.limit is None else 0,
         selector=ctx.settings.selector,
         candidates=ctx.settings.select_candidates,
     )

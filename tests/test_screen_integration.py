@@ -281,8 +281,9 @@ def test_auto_mode_plan_replacing_most_of_the_set_waits_for_review(
     assert result.held is not None and PLAN_FLAG in result.held.flags
     assert "replace 8 of the 8" in result.held.flags[PLAN_FLAG][-1]
     assert len(store.records()) == 8
-    # A person accepts it: one commit.
-    assert session.commit(result.held).ok
+    # A person accepts it by name (issue 28 item 0): one commit.
+    assert not session.commit(result.held).ok  # a plain commit applies no held plan
+    assert session.commit(result.held, accept=[PLAN_FLAG]).ok
     assert sorted(r.name for r in store.records()) == ["all-notes", "ci-buildkite"]
 
 
@@ -523,7 +524,8 @@ def test_review_widget_shows_redacted_and_flagged_items_and_commits_on_click(
     assert GH_TOKEN not in token_label
     assert "Held for review" in review._labels["append-link"].value
     assert review.decisions["user-token"].value == "reject"  # explicit choice needed
-    assert review.decisions["append-link"].value == "accept"  # the person sees the flag
+    # Held: unticked until the person ticks it (issue 28 item 0), the flag shown.
+    assert review.decisions["append-link"].value == "reject"
     static = review.static_view().to_text()
     assert "user-token (redacted)" in static and GH_TOKEN not in static
     review.decisions["user-token"].value = "accept"  # the explicit choice
@@ -568,7 +570,11 @@ def test_a_held_batch_survives_the_kernel_with_its_flags(
     batch = later.pending_files.reopen(saved, later.store.records(), later.batch_registry)
     assert batch.redacted == ("user-token",)
     assert dict(batch.flags) == dict(held.flags)
-    result = later.commit(batch)  # without naming it: the redacted item is not written
+    # Without naming them: the redacted item is not written, the held one stays held.
+    result = later.commit(batch)
+    assert result.ok and result.held == ("append-link",) and result.committed == ()
+    assert later.batch_registry.lookup(batch.id).names == ("append-link",)  # still pending
+    result = later.commit(batch, accept=["append-link"])
     assert result.ok and result.committed == ("append-link",)
     assert GH_TOKEN not in everything_written(workspace)
 
@@ -758,7 +764,9 @@ def test_an_auto_mode_cell_shows_what_it_committed_and_the_review_of_what_it_hel
     assert out.review is not None and out.review.batch.names == ("append-link",)
     shown = [type(part).__name__ for part in out.parts()]
     assert shown[-2:] == ["BatchView", "BatchReview"]  # committed, then held
-    out.review.commit_button.click()  # the person decides
+    assert out.review.decisions["append-link"].value == "reject"  # held: unticked
+    out.review.decisions["append-link"].value = "accept"  # the person decides
+    out.review.commit_button.click()
     store = MemoryStore(workspace)
     assert sorted(r.name for r in store.records()) == ["append-link", "ci-buildkite"]
     latest = store.history()[0]  # the journal keeps where it came from and who decided

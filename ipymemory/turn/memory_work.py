@@ -353,6 +353,7 @@ def commit_batch(
     auto: bool,
     redacted: Collection[str] = (),
     scopes: Mapping[str, str] | None = None,
+    accept: Collection[str] = (),
 ) -> CommitResult:
     """Commit ``batch`` (see :meth:`BatchRegistry.commit`), decided by a person or
     (``auto``) by auto mode; a store's refusal is logged as ``LAST_ERROR_COMMIT``."""
@@ -369,6 +370,7 @@ def commit_batch(
         redacted=redacted,
         user_store=ctx.user_store,
         scopes=scopes,
+        accept=accept,
     )
     failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
     if failed and result.error is not None:  # the store refused

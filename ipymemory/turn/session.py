@@ -509,10 +509,14 @@ class AgentSession:
         accept_plan: bool = True,
         redacted: Collection[str] = (),
         scopes: Mapping[str, str] | None = None,
+        accept: Collection[str] = (),
     ) -> CommitResult:
         """Commit ``batch`` minus the ``reject``-ed item names, with or without its
         plan, in one store commit (see :mod:`ipymemory.turn.batch`). Redacted items
-        (``batch.redacted``) are committed only when named in ``redacted``. ``scopes``
+        (``batch.redacted``) are committed only when named in ``redacted``; items held
+        for review (flagged by screening) only when named in ``accept`` -- the others
+        stay pending in the batch (``CommitResult.held``) -- and a flagged plan only
+        when ``accept`` names ``PLAN_FLAG``. ``scopes``
         moves items between the project and the user scope (SPEC §11) before; the
         user scope's items are committed there, in a commit of its own.
 
@@ -532,6 +536,7 @@ class AgentSession:
                 auto=False,
                 redacted=redacted,
                 scopes=scopes,
+                accept=accept,
             )
 
     def discard(self, batch: PendingBatch) -> None:

@@ -62,6 +62,7 @@ from ..turn.proposals import (
     keep_proposals,
     new_batch_id,
     screen_proposals,
+    user_wide_names,
 )
 from ..turn.provenance import TurnProvenance
 from ..turn.scopes import read_user_scope
@@ -386,6 +387,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         )
         new = self._file(command.new_path, "new_path")
         record = self._existing(old, command.old_path)
+        self._refuse_user_wide(new, command.new_path)  # the project's would hide the user's
         if new in self._visible(self._current()):
             raise _error(f"The destination {command.new_path} already exists")
         renamed = replace(record, name=new)
@@ -439,8 +441,13 @@ class MemoryTool(BetaAbstractMemoryTool):
         them); auto commits leave the list."""
         proposals = list(self._proposals.values())
         try:
-            if not self.keep:
-                screen_proposals(proposals, self.store.records(), auto=self.commit == "auto")
+            if not self.keep:  # checked now; screened with the turn's history later
+                screen_proposals(
+                    proposals,
+                    self.store.records(),
+                    auto=self.commit == "auto",
+                    user_wide=user_wide_names(self.user_store),
+                )
                 return None
             if not proposals:
                 self._files.remove(self.batch_id)
@@ -452,6 +459,7 @@ class MemoryTool(BetaAbstractMemoryTool):
                 provenance=self.provenance(),
                 batch_id=self.batch_id,
                 files=self._files,
+                user_store=self.user_store,
             )
         except ProposalError as e:
             raise _error(str(e)) from None

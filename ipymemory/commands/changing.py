@@ -222,12 +222,19 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
 
 
 def _taken_names(ctx: Context, batch: PendingBatch, reject: list[str]) -> list[str]:
-    """Accepted names of ``batch`` the set holds now (committed elsewhere meanwhile)."""
+    """Accepted names of ``batch`` the set they go to holds now (committed elsewhere
+    meanwhile), in either scope."""
     try:
-        current = {record.name for record in ctx.store.records()}
+        project = {record.name for record in ctx.store.records()}
+        user = ctx.user_store
+        theirs = {record.name for record in user.records()} if user is not None else set()
     except MemoryStoreError:
         return []
-    return [name for name in batch.names if name not in reject and name in current]
+    return [
+        name
+        for name in batch.names
+        if name not in reject and name in (theirs if batch.scope_of(name) == "user" else project)
+    ]
 
 
 @command("discard", "drop the pending batch", _BATCH, section="change")

@@ -434,6 +434,13 @@ class PendingFiles:
                 raise BatchError(f"batch id {batch.id!r} is not a safe file name")
             self._refuse_odd_directory()
             data = json.dumps(_to_json(batch, time.time()), sort_keys=True, ensure_ascii=False)
+            if len(data.encode("utf-8")) > _MAX_FILE_BYTES:
+                # Never a file no reader takes (listing, reopening and expiry skip it).
+                raise BatchError(
+                    f"batch {batch.id} would be {len(data.encode('utf-8')):,} bytes, over "
+                    f"the {_MAX_FILE_BYTES:,}-byte bound of pending/; decide it here or "
+                    "split it"
+                )
             self.directory.mkdir(parents=True, exist_ok=True)
             replace_atomic(
                 str(self.directory), f"{batch.id}.json", data.encode("utf-8"), _no_step, "pending"

@@ -407,9 +407,10 @@ class AgentSession:
     ) -> TurnResult:
         """Phase 3, and the turn's result."""
         # What the memory tool proposed this turn joins the extracted batch.
-        proposals = self._memory_tool.take() if self._memory_tool else ()
+        tool = self._memory_tool
+        proposals = tool.take() if tool else ()
         if use_memory:
-            work = self._memory_work(mode, proposals)
+            work = self._memory_work(mode, proposals, tool.name if tool else None)
         else:  # the cursor moves past a turn that opted out: no extraction reads it
             work = self._moved(WorkOutcome(None, extracted_upto=len(self._history)))
         batch, held = work.batch, work.held
@@ -482,7 +483,9 @@ class AgentSession:
         with self._lock:
             return self._memory_work(self.config.commit_mode).batch
 
-    def _memory_work(self, mode: str, proposals: Sequence[Proposal] = ()) -> WorkOutcome:
+    def _memory_work(
+        self, mode: str, proposals: Sequence[Proposal] = (), tool_name: str | None = None
+    ) -> WorkOutcome:
         provenance = self._provenance or TurnProvenance(self.id, caller=self._caller())
         work = MemoryWork(
             self._context(),
@@ -491,6 +494,7 @@ class AgentSession:
             provenance,
             proposals,
             reads=self._read_hashes,
+            memory_tool_name=tool_name,
         )
         return self._moved(work.run(mode, self._history, self._extracted_upto))
 

@@ -534,7 +534,7 @@ def test_an_oversized_proposal_is_refused_where_it_enters(workspace: str) -> Non
     """Issue 28 item 7: a 450-item memory_propose was "kept for review as batch N" in a
     file over pending/'s read bound: listed nowhere, never decided, never expired. It
     is refused where it enters; and no batch over the bound is ever written."""
-    from ipymemory.turn.batch import PendingBatch
+    from ipymemory import PendingBatch
     from ipymemory.turn.pending import PendingFiles
 
     seeded(workspace)

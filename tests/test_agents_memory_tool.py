@@ -63,6 +63,12 @@ def result_text(block: dict[str, Any]) -> str:
     return " ".join(part.get("text", "") for part in content)
 
 
+def rename(old: str, new: str) -> Scripted:
+    return memory_call(
+        command="rename", old_path=f"/memories/{old}.md", new_path=f"/memories/{new}.md"
+    )
+
+
 def seeded(workspace: str) -> MemoryStore:
     store = MemoryStore(workspace)
     store.extend(
@@ -217,11 +223,7 @@ def test_rename_and_auto_mode_commit_clean_proposals_and_hold_the_rest(
     run(
         messages_server,
         tool,
-        memory_call(
-            command="rename",
-            old_path="/memories/deploy-friday.md",
-            new_path="/memories/release-day.md",
-        ),
+        rename("deploy-friday", "release-day"),
         memory_call(
             command="create",
             path="/memories/ci-token.md",
@@ -606,15 +608,7 @@ def test_rename_onto_a_user_wide_name_is_refused(
     user.mkdir()
     MemoryStore(user).extend([rec("prefers-polars", "uses polars", "Always polars.", "user")])
     tool = MemoryTool(workspace, commit="auto", user_store=MemoryStore(user))
-    run(
-        messages_server,
-        tool,
-        memory_call(
-            command="rename",
-            old_path="/memories/deploy-friday.md",
-            new_path="/memories/prefers-polars.md",
-        ),
-    )
+    run(messages_server, tool, rename("deploy-friday", "prefers-polars"))
     [result] = tool_results(messages_server)
     assert result.get("is_error") is True and "is a user-wide memory" in result_text(result)
     assert tool.proposals == ()

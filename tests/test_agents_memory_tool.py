@@ -613,3 +613,19 @@ def test_rename_onto_a_user_wide_name_is_refused(
     assert result.get("is_error") is True and "is a user-wide memory" in result_text(result)
     assert tool.proposals == ()
     assert [r.name for r in MemoryStore(workspace).records()] == ["prefers-tabs", "deploy-friday"]
+
+
+def test_the_memory_tools_batch_is_bounded_where_it_grows(
+    workspace: str, messages_server: MessagesServer
+) -> None:
+    """Issue 28 item 7: one tool's batch holds at most 200 proposals; the next is refused
+    (an is_error result) and nothing of it is kept."""
+    seeded(workspace)
+    tool = MemoryTool(workspace)
+    run(messages_server, tool, *(_create(f"note-{i}", f"Note {i}.") for i in range(201)))
+    *accepted, refused = tool_results(messages_server)
+    assert not any(r.get("is_error") for r in accepted)
+    assert refused.get("is_error") is True
+    assert "one batch holds at most 200" in result_text(refused)
+    [saved], _ = tool._files.load()
+    assert len(saved.unscreened.names) == 200 and "note-200" not in saved.unscreened.names

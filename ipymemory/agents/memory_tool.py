@@ -59,6 +59,7 @@ from ..turn.proposals import (
     CommitChoice,
     Proposal,
     ProposalOutcome,
+    check_size,
     keep_proposals,
     new_batch_id,
     screen_proposals,
@@ -441,6 +442,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         them); auto commits leave the list."""
         proposals = list(self._proposals.values())
         try:
+            check_size(proposals)
             if not self.keep:  # checked now; screened with the turn's history later
                 screen_proposals(
                     proposals,

@@ -7,10 +7,10 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
 
 1. check them against the current set and the user scope's names (an agent neither
    adds a record named like a user-wide one -- the project's would shadow the user's
-   -- nor changes one), and their size (at most ``MAX_PROPOSAL_ITEMS`` items and
-   ``MAX_PROPOSAL_BYTES`` of text: a larger batch could not be read back from
-   ``pending/``): :class:`~ipymemory.errors.ProposalError` naming the item and the
-   field; nothing kept;
+   -- nor changes one), and, where an agent's proposal enters (:func:`parse_items`,
+   the memory tool), their size (:func:`check_size`: at most ``MAX_PROPOSAL_ITEMS``
+   items and ``MAX_PROPOSAL_BYTES`` of text): :class:`~ipymemory.errors.ProposalError`
+   naming the item and the field; nothing kept;
 2. screen each as origin ``agent`` (SPEC §7, §10): a credential is redacted at once (the
    credential is never kept) and waits for an explicit choice; an instruction to the
    assistant waits for a person; in ``auto`` mode so does an item carrying a URL,
@@ -76,6 +76,7 @@ __all__ = [
     "Proposal",
     "ProposalOutcome",
     "assemble_batch",
+    "check_size",
     "join_batches",
     "keep_proposals",
     "parse_items",
@@ -214,6 +215,7 @@ def parse_items(items: Sequence[Mapping[str, Any]], where: str = "records") -> l
         if replaces is not None and not (isinstance(replaces, str) and is_valid_name(replaces)):
             raise ProposalError(f"{at}.replaces: {replaces!r} is not a record name")
         out.append(Proposal(record, replaces, _evidence(item.get("evidence"), f"{at}.evidence")))
+    check_size(out)
     return out
 
 
@@ -249,8 +251,10 @@ def _evidence(value: Any, at: str) -> tuple[str, ...]:
 # --- checking and screening ----------------------------------------------------------
 
 
-def _check_size(proposals: Sequence[Proposal]) -> None:
-    """Refuse a proposal too large to be kept and read back as one batch."""
+def check_size(proposals: Sequence[Proposal]) -> None:
+    """Refuse an agent's proposal too large to be kept and read back as one batch
+    (where it enters: ``memory_propose``, the memory tool); a sync's pull is bounded by
+    ``pending/``'s own read bound instead."""
     if len(proposals) > _MAX_ITEMS:
         raise ProposalError(
             f"records: {len(proposals)} proposals; one batch holds at most {_MAX_ITEMS}"
@@ -274,7 +278,6 @@ def _check_against(
 ) -> None:
     """Refuse proposals that do not fit the current set (names taken or unknown) or
     touch a user-wide record (``user_wide``: the user scope's names the project lacks)."""
-    _check_size(proposals)
     names = {record.name for record in current}
     theirs = set(user_wide) - names
     writes: dict[str, int] = {}

@@ -142,6 +142,21 @@ SOURCE_CARRIED_WEIGHT: Final = 2
 # records, waits for review.
 CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5
 
+# --- Other agents' proposals (SPEC §10, issue 28) ----------------------------------------
+# One proposal (memory_propose, a memory tool's batch) holds at most this many items and
+# this many bytes of record text: a batch that large could never be read back from
+# pending/ (its 4 MiB read bound) or committed into one set (max_index_lines).
+MAX_PROPOSAL_ITEMS: Final = 200
+MAX_PROPOSAL_BYTES: Final = 1024 * 1024
+# The auto-mode update guard counts what the same route (MCP, the memory tool, a sync)
+# replaced through auto commits in this window, so one record per call is held as soon
+# as all the calls together pass the CONSOLIDATION_REVIEW_MAX_REPLACED / half-the-set
+# line; and how far back in the journal that is looked for.
+AGENT_UPDATE_WINDOW_SECONDS: Final = 24 * 3600.0
+AGENT_JOURNAL_LOOKBACK: Final = 200
+# The memory tool finds a person's decisions on its batch in this many newest entries.
+MEMORY_TOOL_JOURNAL_LOOKBACK: Final = 50
+
 # --- Followed memories (SPEC §14) ------------------------------------------------------
 # What the follow-up check says of an injected feedback/user memory after an answer, and
 # which check decided it (the exact ones first, the side model for the rest).

@@ -108,12 +108,23 @@ class Project:
         assert code in (0, 1), err
         return json.loads(out)
 
-    def decide(self, batch: str, *, reject: Sequence[str] = (), discard: bool = False) -> str:
-        """A person's decision on the command line; returns what it printed."""
+    def decide(
+        self,
+        batch: str,
+        *,
+        reject: Sequence[str] = (),
+        discard: bool = False,
+        accept: Sequence[str] = (),
+        accept_plan: bool = False,
+    ) -> str:
+        """A person's decision on the command line; returns what it printed. What is
+        held for review is committed only when named (``accept``, ``accept_plan``)."""
         if discard:
             code, out, err = self.cli("discard", "--batch", batch)
         else:
             extra = ["--reject", *reject] if reject else []
+            extra += ["--accept", *accept] if accept else []
+            extra += ["--accept-plan"] if accept_plan else []
             code, out, err = self.cli("commit", "--batch", batch, *extra)
         assert code == 0, err
         return out

@@ -241,3 +241,11 @@ def test_followed_reports_both_judgments_and_the_cost_against_the_agent() -> Non
     assert cost["turns"] == 8 and 0 < cost["checker_calls"] <= 8
     assert cost["requests"]["checker"] == cost["checker_calls"]
     assert cost["checker_vs_agent"] > 0
+
+
+def test_pending_listing_times_the_listing_and_the_decision_against_an_empty_one() -> None:
+    done = _run(str(BENCH / "pending_listing.py"), "--quick", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["items"], report["runs"]) == (30, 1) and report["file_bytes"] > 30 * 3000
+    assert report["baseline_s"] > 0 and report["listing_ratio"] > 0 and report["decide_ratio"] > 0

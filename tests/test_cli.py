@@ -256,8 +256,8 @@ def test_pending_open_on_the_command_line_names_the_command_line(
     assert code == 0, err
     assert "dark-mode" in out
     assert out.rstrip().endswith(
-        f"Decide it: ipymemory commit --batch {batch} [--reject NAME …] [--redacted NAME …] "
-        f"[--no-plan], or ipymemory discard --batch {batch}"
+        f"Decide it: ipymemory commit --batch {batch} [--reject NAME …] [--accept NAME …] "
+        f"[--redacted NAME …] [--no-plan | --accept-plan], or ipymemory discard --batch {batch}"
     )
     assert "widget" not in out and "%memory" not in out
 

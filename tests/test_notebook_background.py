@@ -252,3 +252,77 @@ def test_a_terminal_shell_runs_the_memory_work_in_the_cell_unless_set(
     assert not gate.extractor_done()
     gate.open.set()
     assert get_session().pending != ()
+
+
+class RoleGate:
+    """Requests of role ``role`` wait until the test opens the gate (and signal that
+    one arrived); every other role is answered from ``replies`` by role."""
+
+    def __init__(self, srv: MessagesServer, role: str, replies: dict[str, list[Scripted]]) -> None:
+        self.role = role
+        self.open = threading.Event()
+        self.arrived = threading.Event()
+        self.replies = replies
+        srv.responder = self._respond
+
+    def _respond(self, body: dict[str, Any]) -> Scripted:
+        role = role_of(body)
+        if role == self.role:
+            self.arrived.set()
+            self.open.wait(GATE_SECONDS)
+        return self.replies[role].pop(0)
+
+
+@pytest.mark.parametrize(
+    ("mode", "where"), [("review", "worker"), ("auto", "worker"), ("review", "cell")]
+)
+def test_a_ctrl_c_in_the_consolidator_call_loses_nothing_of_the_turn(
+    ip: InteractiveShell, api: MessagesServer, pub: Publisher, workspace: str, mode: str, where: str
+) -> None:
+    """Issue 28 item 4: a Ctrl-C while the memory work waits for the consolidator --
+    in the worker (a command waiting for it) or in the cell. The turn's items are
+    neither committed nor pending, so the cursor stays: the next turn's extraction
+    reads that turn as new again, after the NEW mark (not as ALREADY PROCESSED)."""
+    MemoryStore(workspace).extend([rec(f"old-note-{i}") for i in range(9)])
+    ip.run_line_magic("config", "IPyMemory.consolidate_every = 1")
+    ip.run_line_magic("config", f"IPyMemory.commit_mode = {mode!r}")
+    plan = json.dumps({"source_names": [], "records": []})
+    gate = RoleGate(
+        api,
+        "consolidator",
+        {
+            "main": [text("Hello."), text("Noted."), text("Sure.")],
+            "selector": [text('["old-note-0"]')] * 3,
+            "extractor": [text("[]"), text(items_json(BOLD)), text("[]")],
+            "consolidator": [text(plan), text(plan)],
+            "checker": [text("[]")] * 3,
+        },
+    )
+    ip.run_line_magic("config", "IPyMemory.background_memory = False")
+    ip.run_cell("%%agent\nHi there.")  # extracted (nothing found): the cursor is past it
+    main = threading.main_thread().ident
+    assert main is not None
+    interrupter = _after(gate.arrived, lambda: signal.pthread_kill(main, signal.SIGINT))
+    if where == "cell":
+        with ctrl_c_raises():
+            ip.run_cell("%%agent\nI like bold answers.")
+        gate.open.set()
+    else:
+        ip.run_line_magic("config", "IPyMemory.background_memory = True")
+        ip.run_cell("%%agent\nI like bold answers.")
+        pub.watch_for = "■ stopping"
+        opener = _after(pub.seen, gate.open.set)  # the reply arrives once the stop was asked
+        with ctrl_c_raises():
+            stopped = ip.run_line_magic("memory", "pending")
+        opener.join()
+        assert isinstance(stopped, MessageView) and stopped.kind == "interrupted"
+    interrupter.join()
+    assert get_session().pending == ()
+    assert [r.name for r in MemoryStore(workspace).records()][-1] == "old-note-8"
+    ip.run_line_magic("config", "IPyMemory.background_memory = False")
+    ip.run_cell("%%agent\nAnd dark mode too.")
+    extract = [r for r in api.requests if role_of(r) == "extractor"][-1]
+    sent = json.dumps(extract["messages"])
+    _processed, new = sent.split("[NEW:", 1)
+    assert "I like bold answers." in new and "I like bold answers." not in _processed
+    assert "Hi there." in _processed

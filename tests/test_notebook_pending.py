@@ -245,6 +245,10 @@ def test_a_crafted_pending_batch_is_screened_again_and_never_trusted_more(
         "no-origin": "tool",  # no origin given: the least trusted, held for a person
     }
     assert "comes from tool output" in " ".join(batch.flags["no-origin"])
+    # Held items start unticked (issue 28 item 0): the person ticks each to commit it.
+    assert review.decisions["always-french"].value == review.decisions["no-origin"].value
+    assert review.decisions["no-origin"].value == "reject"
+    review.decisions["always-french"].value = review.decisions["no-origin"].value = "accept"
     review.commit_button.click()
     entry = MemoryStore(workspace).history(limit=1)[0]
     assert {n: p["origin"] for n, p in entry.provenance.items()} == {

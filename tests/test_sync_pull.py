@@ -25,6 +25,7 @@ from sync_support import STORE_ID, Project, project, record_text, text_of
 
 from ipymemory import BatchRegistry, MemoryStore
 from ipymemory.cli import main
+from ipymemory.turn.batch import PLAN_FLAG
 from ipymemory.turn.pending import PendingFiles
 
 RECORDS = [rec("prefers-tabs"), rec("db-notes"), rec("deadline")]
@@ -135,7 +136,7 @@ def test_a_remote_deletion_is_a_proposal_to_forget_never_a_loss(proj: Project) -
     deletions = next(b for b in report.batches if not batch_file(proj, b)["items"])
     flags = batch_file(proj, deletions)["flags"]
     assert "an agent's removal waits for a person" in json.dumps(flags)
-    proj.decide(deletions)
+    proj.decide(deletions, accept_plan=True)  # a held removal: the person names it
     assert "deadline" not in proj.names()
     entry = proj.store.history(1)[0]
     assert entry.op == "forget" and [r.name for r in entry.removed] == ["deadline"]
@@ -212,9 +213,9 @@ def test_a_conflict_waits_for_a_person_with_both_sides_and_blocks_nothing_else(
     # A push meanwhile sends nothing over either side of the conflict.
     assert proj.sync().push().pushed == ()
     assert proj.there()["deadline"] == theirs
-    # The person takes theirs: both sides agree, nothing moves either way.
+    # The person takes theirs (a held item: named): both sides agree, nothing moves.
     (batch,) = report.batches
-    proj.decide(batch)
+    proj.decide(batch, accept=["deadline"])
     assert proj.store.get("deadline").body.startswith("Theirs")
     assert proj.sync().push().requests == 0
     assert proj.sync().pull().pulled == ()
@@ -299,7 +300,7 @@ def test_a_deletion_of_a_record_changed_here_meanwhile_forgets_nothing(proj: Pro
     (saved,) = files.load()[0]
     batch = files.reopen(saved, proj.store.records(), registry, proj.store)
     edited = proj.edit("deadline", "Changed here after the pull.")
-    result = registry.commit(proj.store, batch)
+    result = registry.commit(proj.store, batch, accept=[PLAN_FLAG])
     assert result.error is not None
     assert "changed or left the set since the removal was proposed" in result.error
     assert proj.store.get("deadline") == edited  # the newer record is not forgotten

@@ -317,3 +317,59 @@ def test_two_kernels_of_two_projects_commit_to_one_user_scope_at_once(tmp_path: 
     seqs = [e.seq for e in reversed(MemoryStore(user).history())]
     assert seqs == list(range(1, 13))  # one add per turn, none lost, in order
     assert maintenance.check(user) == []
+
+
+_HALF_COMMIT = """
+import os, signal, sys
+from ipymemory import AgentSession, SessionConfig
+from ipymemory.model import NoModel
+from ipymemory.turn.scopes import read_scopes
+
+project, user = sys.argv[1:3]
+session = AgentSession(project, model=NoModel(), config=SessionConfig(user_dir=user))
+(saved,), _ = session.pending_files.load()
+current = read_scopes(session.store, session.user_store).records
+batch = session.pending_files.reopen(saved, current, session.batch_registry, session.store)
+
+def die(step):  # the project's commit never starts: killed after the user scope's
+    print("killed at", step, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+session.store._checkpoint = die
+session.commit(batch)
+print("not killed", flush=True)
+"""
+
+
+def test_a_batch_killed_between_its_two_commits_resumes_with_what_is_left(
+    messages_server: MessagesServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 28 item 8: a kill between a batch's user-scope and project commits left a
+    batch whose every retry failed "'X' was added by another session meanwhile"."""
+    from ipymemory.cli import main
+
+    project, user = dirs(tmp_path)
+    turn = extracting_session(messages_server, project, user)
+    [batch] = turn.pending
+    child = subprocess.run(
+        [sys.executable, "-c", _HALF_COMMIT, str(project), str(user)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert child.returncode == -9 and "killed at" in child.stdout, child.stderr
+    # Half applied: the user scope holds its item, the project not yet its own.
+    assert [r.name for r in MemoryStore(user).records()] == ["prefers-polars"]
+    assert "ingest-deadline" not in [r.name for r in MemoryStore(project).records()]
+    capsys.readouterr()
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
+    code = main(["--dir", str(project), "commit", "--batch", batch.id])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert [r.name for r in MemoryStore(user).records()] == ["prefers-polars"]
+    assert "ingest-deadline" in [r.name for r in MemoryStore(project).records()]
+    assert len(MemoryStore(user).history()) == 1  # not committed there twice
+    assert not (project / ".memory" / "pending" / f"{batch.id}.json").exists()

@@ -800,6 +800,35 @@ def test_interrupt_during_selection_leaves_no_trace(
     assert session.history == () and messages_server.requests == []
 
 
+@pytest.mark.parametrize("mode", ["review", "auto"])
+def test_interrupt_in_the_consolidation_keeps_the_turn_for_the_next_extraction(
+    messages_server: MessagesServer, workspace: str, mode: str
+) -> None:
+    """Issue 28 item 4 (run_turn): a KeyboardInterrupt once the consolidator is asked
+    leaves the turn's items neither committed nor pending, and the cursor where it
+    was: the next turn's extraction reads the interrupted turn as new."""
+    MemoryStore(workspace).extend([rec(f"old-note-{i}") for i in range(9)])
+    session = _session(
+        messages_server, workspace, commit_mode=mode, consolidate_every=1, max_selected=20
+    )
+    messages_server.enqueue(text("Hello."), text("[]"))
+    session.run_turn("Hi there.")
+
+    def stop(event: TurnEvent) -> None:
+        if event.kind == "consolidating":
+            raise KeyboardInterrupt
+
+    messages_server.enqueue(text("Noted."), records_reply(rec("likes-bold")))
+    with pytest.raises(KeyboardInterrupt):
+        session.run_turn("I like bold answers.", on_event=stop)
+    assert session.pending == () and _names(workspace)[-1] == "old-note-8"
+    messages_server.enqueue(text("Sure."), text("[]"))
+    session.run_turn("And dark mode too.")
+    [*_, extract] = requests_of(messages_server.requests, "extractor")
+    processed, new = json.dumps(extract["messages"]).split("[NEW:", 1)
+    assert "I like bold answers." in new and "Hi there." in processed
+
+
 def test_history_is_a_read_only_copy(messages_server: MessagesServer, workspace: str) -> None:
     messages_server.enqueue(text("A."), text("[]"))
     session = _session(messages_server, workspace)

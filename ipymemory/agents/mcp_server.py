@@ -278,6 +278,7 @@ class MemoryTools:
                 commit=self.commit,
                 provenance=TurnProvenance(self.session, via="mcp", caller=caller or {}),
                 batch_id=new_batch_id(),
+                user_store=self.user,
             )
         except ProposalError as e:
             raise _Refused(f"{e}; nothing was kept") from None

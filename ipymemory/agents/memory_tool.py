@@ -17,6 +17,12 @@ batch; the tool's own later views show what it proposed. With ``commit="auto"`` 
 clean proposal commits at once. Under ``%%agent --memory-tool`` (``keep=False``) the
 proposals only gather here and the session adds them to the turn's extractor batch.
 
+A person may decide the batch while the tool is still in use (the notebook, the CLI):
+before each command the tool takes what was decided out of its proposals -- a
+committed record is the set's now (a later edit of it proposes an update of it), a
+rejected or discarded one is gone (an edit of it is refused, saying so) -- and what
+is still pending stays in the same batch (issue 28 item 5).
+
 A path outside ``/memories``, a traversal, a name that is not a record name, a file
 that is not a valid record, or an edit the SDK's own backend would refuse (``old_str``
 missing or not unique, a line out of range, an existing destination) raises the SDK's
@@ -31,7 +37,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
+from anthropic.types.beta import (
+    BetaMemoryTool20250818CreateCommand,
+    BetaMemoryTool20250818DeleteCommand,
+    BetaMemoryTool20250818InsertCommand,
+    BetaMemoryTool20250818RenameCommand,
+    BetaMemoryTool20250818StrReplaceCommand,
+    BetaMemoryTool20250818ViewCommand,
+)
+from pydantic import BaseModel, ValidationError
 
+from .. import _constants as C
 from .._text import escape
 from ..errors import MemoryFormatError, MemoryStoreError, ProposalError
 from ..store.names import is_valid_name
@@ -43,27 +59,33 @@ from ..turn.proposals import (
     CommitChoice,
     Proposal,
     ProposalOutcome,
+    check_size,
     keep_proposals,
     new_batch_id,
     screen_proposals,
+    user_wide_names,
 )
 from ..turn.provenance import TurnProvenance
 from ..turn.scopes import read_user_scope
 
 if TYPE_CHECKING:
-    from anthropic.types.beta import (
-        BetaMemoryTool20250818CreateCommand,
-        BetaMemoryTool20250818DeleteCommand,
-        BetaMemoryTool20250818InsertCommand,
-        BetaMemoryTool20250818RenameCommand,
-        BetaMemoryTool20250818StrReplaceCommand,
-        BetaMemoryTool20250818ViewCommand,
-    )
+    from anthropic.lib.tools import BetaFunctionToolResultType
 
 __all__ = ["MEMORY_ROOT", "MemoryTool"]
 
 MEMORY_ROOT = "/memories"
-_FILE = re.compile(r"^/memories/([^/]+)\.md$")
+# fullmatch: "$" alone would take "/memories/a.md\n" for the file a.
+_FILE = re.compile(r"/memories/([^/]+)\.md")
+#: The command models the SDK's own ``call`` builds without checking them (a null
+#: ``file_text`` reached the handlers): each input is validated against its own here.
+_COMMANDS: dict[str, type[BaseModel]] = {
+    "view": BetaMemoryTool20250818ViewCommand,
+    "create": BetaMemoryTool20250818CreateCommand,
+    "str_replace": BetaMemoryTool20250818StrReplaceCommand,
+    "insert": BetaMemoryTool20250818InsertCommand,
+    "delete": BetaMemoryTool20250818DeleteCommand,
+    "rename": BetaMemoryTool20250818RenameCommand,
+}
 _LINE_WIDTH = 6
 
 _FORMAT_NOTE = (
@@ -77,6 +99,21 @@ _FORMAT_NOTE = (
 
 def _error(message: str) -> ToolError:
     return ToolError(message)
+
+
+def _command(value: object) -> BaseModel:
+    """``value`` (a tool call's input) as its command's model; ``ToolError`` otherwise."""
+    name = value.get("command") if isinstance(value, dict) else None
+    model = _COMMANDS.get(name) if isinstance(name, str) else None
+    if model is None:
+        raise _error(f"command must be one of {', '.join(_COMMANDS)}, got {name!r}")
+    try:
+        return model.model_validate(value)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(map(str, err['loc'])) or 'input'}: {err['msg']}" for err in e.errors()
+        )
+        raise _error(f"{name}: {problems}") from None
 
 
 class MemoryTool(BetaAbstractMemoryTool):
@@ -118,6 +155,14 @@ class MemoryTool(BetaAbstractMemoryTool):
         self._proposals: dict[str, Proposal] = {}
         self._files = PendingFiles(self.store.root)
         self._kept = False
+        #: Proposals a person decided meanwhile: name -> "committed" / "rejected" /
+        #: "discarded" (what a later command on that path is told).
+        self._decided: dict[str, str] = {}
+
+    def call(self, input: object) -> BetaFunctionToolResultType:
+        """The SDK's entry point, with the input checked against its command's model
+        first: a missing or mistyped field is a ``ToolError`` naming it."""
+        return self.execute(_command(input))  # type: ignore[arg-type]
 
     # --- what the tool holds -------------------------------------------------------------
 
@@ -148,7 +193,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         parts = path[len(MEMORY_ROOT) + 1 :].split("/")
         if any(part in ("..", ".", "") for part in parts):
             raise _error(f"{what} {path!r}: no traversal ('..', '.', '//') in memory paths")
-        match = _FILE.match(path)
+        match = _FILE.fullmatch(path)
         if match is None or not is_valid_name(match.group(1)):
             raise _error(
                 f"{what} {path!r} is not a memory file: use /memories/<name>.md where the "
@@ -192,8 +237,18 @@ class MemoryTool(BetaAbstractMemoryTool):
         self._refuse_user_wide(name, path)
         record = self._visible(self._current()).get(name)
         if record is None:
-            raise _error(f"The path {path} does not exist. Please provide a valid path.")
+            raise _error(self._missing(name, path))
         return record
+
+    def _missing(self, name: str, path: str) -> str:
+        said = f"The path {path} does not exist. Please provide a valid path."
+        how = self._decided.get(name)
+        if how in ("rejected", "discarded"):
+            said += (
+                f" (The person {how} the proposal of {name!r} in review; propose it again "
+                "with create only if it is still worth keeping.)"
+            )
+        return said
 
     def _key_of(self, name: str) -> str:
         """The proposal key a change to ``name`` (as visible now) goes under."""
@@ -220,6 +275,7 @@ class MemoryTool(BetaAbstractMemoryTool):
     # --- commands --------------------------------------------------------------------------
 
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
+        self._reconcile()
         name = self._name(command.path)
         current = self._current()
         visible = self._visible(current)
@@ -248,7 +304,7 @@ class MemoryTool(BetaAbstractMemoryTool):
             return "\n".join(lines)
         record = visible.get(name) or self._user_wide(current).get(name)
         if record is None:
-            raise _error(f"The path {command.path} does not exist. Please provide a valid path.")
+            raise _error(self._missing(name, command.path))
         lines = render_record(record).decode("utf-8").split("\n")
         if lines and lines[-1] == "":
             lines.pop()
@@ -268,6 +324,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         return f"Here's the content of {command.path} with line numbers:\n" + "\n".join(numbered)
 
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
+        self._reconcile()
         name = self._name(command.path)
         if name is None:
             raise _error(f"{MEMORY_ROOT} is the memory directory, not a file")
@@ -282,6 +339,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         return self._change(key, proposal, f"a new memory {name!r}")
 
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
+        self._reconcile()
         name = self._file(command.path)
         text = render_record(self._existing(name, command.path)).decode("utf-8")
         count = text.count(command.old_str) if command.old_str else 0
@@ -299,6 +357,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         return self._update(name, new)
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
+        self._reconcile()
         name = self._file(command.path)
         lines = render_record(self._existing(name, command.path)).decode("utf-8").split("\n")
         if lines and lines[-1] == "":
@@ -313,6 +372,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         return self._update(name, new)
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
+        self._reconcile()
         name = self._file(command.path, refuse_root="Cannot delete the /memories directory itself")
         self._existing(name, command.path)
         key = self._key_of(name)
@@ -322,11 +382,13 @@ class MemoryTool(BetaAbstractMemoryTool):
         return self._change(key, Proposal(None, original), f"forgetting {name!r}")
 
     def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
+        self._reconcile()
         old = self._file(
             command.old_path, "old_path", refuse_root="Cannot rename the /memories directory itself"
         )
         new = self._file(command.new_path, "new_path")
         record = self._existing(old, command.old_path)
+        self._refuse_user_wide(new, command.new_path)  # the project's would hide the user's
         if new in self._visible(self._current()):
             raise _error(f"The destination {command.new_path} already exists")
         renamed = replace(record, name=new)
@@ -380,12 +442,15 @@ class MemoryTool(BetaAbstractMemoryTool):
         them); auto commits leave the list."""
         proposals = list(self._proposals.values())
         try:
-            if not self.keep:
-                screen_proposals(proposals, self.store.records(), auto=self.commit == "auto")
+            check_size(proposals)
+            if not self.keep:  # checked now; screened with the turn's history later
+                screen_proposals(
+                    proposals,
+                    self.store.records(),
+                    auto=self.commit == "auto",
+                    user_wide=user_wide_names(self.user_store),
+                )
                 return None
-            if self._kept and not (self._files.directory / f"{self.batch_id}.json").exists():
-                self._decided_elsewhere()
-                proposals = list(self._proposals.values())
             if not proposals:
                 self._files.remove(self.batch_id)
                 return None
@@ -396,6 +461,7 @@ class MemoryTool(BetaAbstractMemoryTool):
                 provenance=self.provenance(),
                 batch_id=self.batch_id,
                 files=self._files,
+                user_store=self.user_store,
             )
         except ProposalError as e:
             raise _error(str(e)) from None
@@ -407,42 +473,62 @@ class MemoryTool(BetaAbstractMemoryTool):
         self.last_outcome = outcome
         return outcome
 
-    def _decided_elsewhere(self) -> None:
-        """The batch was committed or discarded by a person meanwhile: what the decision
-        named (accepted or rejected, from its journal entry) is decided; the rest -- made
-        after the person opened the batch -- and the newest change start a new batch.
-        A discarded batch has no entry: everything but the newest change was decided."""
-        decided: set[str] | None = None
-        try:
-            for entry in self.store.history(50):
-                if entry.actor.get("batch") == self.batch_id:
-                    names = [*entry.actor.get("accepted", ()), *entry.actor.get("rejected", ())]
-                    decided = {str(name) for name in names}
-                    break
-        except MemoryStoreError:
-            decided = None
-        items = list(self._proposals.items())
-        try:
-            current = {record.name for record in self.store.records()}
-        except MemoryStoreError:
-            current = set()
-        kept = [
-            (k, p)
-            for k, p in items[:-1]
-            if decided is not None and p.name not in decided and _still_fits(p, current)
-        ]
-        self._proposals = dict([*kept, *items[-1:]])
-        self.batch_id = new_batch_id()
-        self._kept = False
+    def _reconcile(self) -> None:
+        """Take out of the proposals what a person decided meanwhile (see the module
+        docstring). The batch file gone: committed or discarded whole -- the journal
+        entry of the commit says which names it accepted or rejected (a discard writes
+        none: every proposal saved was discarded), the rest was proposed after the
+        person opened the batch and starts a new batch. The file holding fewer items:
+        a commit left the held ones pending there, the batch goes on."""
+        if not self.keep or not self._kept:
+            return
+        saved = self._files.read(self.batch_id)
+        pending = set() if saved is None else set(saved.unscreened.names)
+        plan = None if saved is None else saved.unscreened.plan
+        forgets = set(plan.source_names) if plan is not None else set()
 
+        def waits(proposal: Proposal) -> bool:
+            if proposal.record is None:
+                return proposal.replaces in forgets
+            return proposal.name in pending
 
-def _still_fits(proposal: Proposal, current: set[str]) -> bool:
-    """Whether ``proposal`` still applies to a set holding ``current`` (a forget or an
-    update of a record that left it, or a new name now taken, does not)."""
-    if proposal.replaces is not None and proposal.replaces not in current:
-        return False
-    name = proposal.record.name if proposal.record is not None else None
-    return name is None or name == proposal.replaces or name not in current
+        if saved is not None and all(waits(p) for p in self._proposals.values()):
+            return
+        decisions = self._journal_decisions()
+        kept: dict[str, Proposal] = {}
+        for key, proposal in self._proposals.items():
+            if waits(proposal):
+                kept[key] = proposal
+                continue
+            how = decisions.get(proposal.name)
+            if how is None and saved is None and not decisions:
+                how = "discarded"
+            if how is None and proposal.record is None:
+                how = "decided"  # a forget left the batch with its plan
+            if how is None:  # made after the person opened the batch: still proposed
+                kept[key] = proposal
+                continue
+            self._decided[proposal.name] = how
+        self._proposals = kept
+        if saved is None:
+            self.batch_id = new_batch_id()
+            self._kept = False
+
+    def _journal_decisions(self) -> dict[str, str]:
+        """What commits of this tool's batch decided: name -> "committed" / "rejected"
+        (several entries when a commit left held items pending and a later one took
+        them)."""
+        out: dict[str, str] = {}
+        try:
+            entries = self.store.history(C.MEMORY_TOOL_JOURNAL_LOOKBACK)
+        except MemoryStoreError:
+            return out
+        for entry in reversed(entries):  # oldest first: a later decision wins
+            if entry.actor.get("batch") != self.batch_id:
+                continue
+            out.update(dict.fromkeys(map(str, entry.actor.get("accepted", ())), "committed"))
+            out.update(dict.fromkeys(map(str, entry.actor.get("rejected", ())), "rejected"))
+        return out
 
 
 def _said(what: str, name: str, outcome: ProposalOutcome | None, batch_id: str) -> str:

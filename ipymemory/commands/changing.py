@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
+from ..turn.batch import PLAN_FLAG
 from ..turn.scopes import prepare_user_scope
 from ..views import BatchView, ErrorView, HistoryChangeView, MessageView
 from .common import actor, check_names, pending_batch, require, scope_arg, scoped_stores
@@ -127,7 +128,19 @@ def handle_consolidate(ctx: Context, args: argparse.Namespace) -> View:
     "commit",
     "commit the pending batch (--batch ID: another one)",
     arg("--reject", nargs="+", default=[], metavar="NAME", help="items not to commit"),
+    arg(
+        "--accept",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="also commit these items held for review (a plain commit leaves them pending)",
+    ),
     arg("--no-plan", action="store_true", help="do not apply the consolidation plan"),
+    arg(
+        "--accept-plan",
+        action="store_true",
+        help="apply a consolidation plan held for review",
+    ),
     arg(
         "--redacted",
         nargs="+",
@@ -164,6 +177,8 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
     if both:
         raise CommandUsageError(f"{', '.join(both)}: named in both --to-user and --to-project")
     scopes = {**dict.fromkeys(args.to_user, "user"), **dict.fromkeys(args.to_project, "project")}
+    if args.accept_plan and args.no_plan:
+        raise CommandUsageError("--accept-plan and --no-plan: choose one")
     try:
         result = ctx.session.commit(
             batch,
@@ -172,11 +187,23 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
             accept_plan=not args.no_plan,
             redacted=args.redacted,
             scopes=scopes,
+            accept=[*args.accept, *([PLAN_FLAG] if args.accept_plan else [])],
         )
     except BatchError as e:
         raise CommandError(str(e)) from None
     if result.error:
         hint = f"e.g. {ctx.front} commit --no-plan, or {ctx.front} discard"
+        if result.held:
+            names = " ".join(result.held)
+            hint = (
+                f"commit them: {ctx.front} commit --batch {batch.id} --accept {names}, "
+                f"or reject them: --reject {names}"
+            )
+        elif PLAN_FLAG in batch.flags and batch.plan is not None:
+            hint = (
+                f"{ctx.front} commit --batch {batch.id} --accept-plan to apply it, or "
+                "--no-plan to commit without it"
+            )
         taken = _taken_names(ctx, batch, args.reject)
         if taken:  # another session committed these names meanwhile
             rest = " ".join([*args.reject, *taken])
@@ -190,16 +217,25 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
         # An undo/restore: what it did to the set, not "0 extracted memories".
         done = replace(result.batch.history, leaving=result.removed, returning=result.committed)
         return HistoryChangeView(done, batch_id=result.batch.id, status="committed")
-    return BatchView.of(result.batch) if result.batch is not None else MessageView("Committed.")
+    if result.batch is None:
+        return MessageView("Committed.")
+    return BatchView.of(result.batch, command_line=not ctx.proposes)
 
 
 def _taken_names(ctx: Context, batch: PendingBatch, reject: list[str]) -> list[str]:
-    """Accepted names of ``batch`` the set holds now (committed elsewhere meanwhile)."""
+    """Accepted names of ``batch`` the set they go to holds now (committed elsewhere
+    meanwhile), in either scope."""
     try:
-        current = {record.name for record in ctx.store.records()}
+        project = {record.name for record in ctx.store.records()}
+        user = ctx.user_store
+        theirs = {record.name for record in user.records()} if user is not None else set()
     except MemoryStoreError:
         return []
-    return [name for name in batch.names if name not in reject and name in current]
+    return [
+        name
+        for name in batch.names
+        if name not in reject and name in (theirs if batch.scope_of(name) == "user" else project)
+    ]
 
 
 @command("discard", "drop the pending batch", _BATCH, section="change")

@@ -141,12 +141,12 @@ def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:
     saved, _problems = session.pending_files.load()
     if batch_id is None:
         if saved:
-            ids = ", ".join(entry.batch.id for entry in saved)
+            ids = ", ".join(entry.id for entry in saved)
             raise CommandUsageError(f"name the batch with --batch ID (pending: {ids})")
         return None
     if batch_id not in live:
         for entry in saved:
-            if entry.batch.id == batch_id:
+            if entry.id == batch_id:
                 store = session.store
                 # Both scopes: an update of a user-wide record is checked against it.
                 current = read_scopes(store, session.user_store).records
@@ -154,7 +154,7 @@ def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:
     try:
         return registry.choose(batch_id)
     except BatchError:
-        known = sorted({*live, *(entry.batch.id for entry in saved)})
+        known = sorted({*live, *(entry.id for entry in saved)})
         raise CommandError(
             f"no pending batch {batch_id!r}; pending: {', '.join(known) or 'none'}"
         ) from None

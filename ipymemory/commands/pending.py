@@ -58,7 +58,7 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
         return _review(ctx, batch)
     entries: list[PendingEntry] = []
     live_ids = set()
-    on_disk = {entry.batch.id: entry for entry in saved}
+    on_disk = {entry.id: entry for entry in saved}
     for batch in session.pending:
         live_ids.add(batch.id)
         plan = batch.plan
@@ -75,20 +75,20 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 via=_via(batch),
             )
         )
-    for entry in saved:
-        if entry.batch.id in live_ids:
+    for entry in saved:  # listed without screening them again (that is for reopening)
+        if entry.id in live_ids:
             continue
-        plan = entry.batch.plan
+        sizes = entry.plan
         entries.append(
             PendingEntry(
-                entry.batch.id,
-                entry.batch.names,
-                None if plan is None else _plan_text(len(plan.source_names), len(plan.records)),
+                entry.id,
+                entry.names,
+                None if sizes is None else _plan_text(*sizes),
                 live=False,
                 saved_at=entry.saved_at,
                 expires_at=entry.expires_at(files.expiry_days),
-                change=_change_text(entry.batch),
-                via=_via(entry.batch),
+                change=None if entry.history is None else entry.history.title,
+                via=entry.via,
             )
         )
     hint = OPEN_HINT if ctx.proposes else DECIDE_HINT

@@ -160,7 +160,7 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     if session.last_error_cause:
         notes.append(f"last error cause: {session.last_error_cause}")
     live = {batch.id for batch in session.pending}
-    saved = [e for e in session.pending_files.load(prune=False)[0] if e.batch.id not in live]
+    saved = [e for e in session.pending_files.load(prune=False)[0] if e.id not in live]
     if saved:  # proposed before a restart (or by another kernel): still reviewable
         n = len(saved)
         notes.append(

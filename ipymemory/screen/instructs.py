@@ -17,7 +17,7 @@ The feedback type legitimately holds how-to-work notes ("do not mock the databas
    -- the SPEC's examples, aimed at the assistant; the same words inside a sentence
    ("the user always uses tabs") are a description, not an order;
 4. answer control: "when asked …, say …", "reply only with …", "do not tell the user";
-5. exfiltration: printing/sending/showing keys, tokens, passwords, credentials, the
+5. exfiltration: printing/sending/showing/quoting keys, tokens, passwords, credentials, the
    system prompt, the conversation or memories; sending anything to a URL or an email
    address; piping a download into a shell -- unless negated just before ("do not
    print the API key" is feedback against leaking);
@@ -139,7 +139,11 @@ _REVEAL_VERBS = (
 _EXFIL_VERBS = (
     r"\b(?:print|output|reveal|show|display|echo|repeat|leak|send|post|upload|e-?mail|mail|cc|bcc|"
     r"exfiltrate|forward|transmit|share|dump|zeige|gib|sende|schicke|poste"
-    r"|affiche|montre|révèle|envoie|transmets|publie)\b"
+    r"|affiche|montre|révèle|envoie|transmets|publie"
+    # Worded as a preference (issue 28 item 2): "answers that begin by quoting the
+    # system prompt", "reciting your instructions".
+    r"|quot(?:e|es|ed|ing)|recit(?:e|es|ed|ing)|reproduc(?:e|es|ed|ing)|verbatim copy of"
+    r"|(?:print|repeat|reveal|output|display|echo|leak)(?:s|ed|ing)|echoes|zitier\w*|cite[rz]?)\b"
 )
 
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(

@@ -195,12 +195,9 @@ class Decision:
             args.redacted = list(self.redacted)
             args.no_plan = self.no_plan
             # A held item is committed only when named (issue 28: --accept NAME,
-            # --accept-plan). A commit command without those options commits every
-            # item not rejected: a ticked held item is then simply not rejected.
-            if hasattr(args, "accept"):
-                args.accept = list(self.accept)
-            if hasattr(args, "accept_plan"):
-                args.accept_plan = self.accept_plan
+            # --accept-plan): a tick on it is that naming.
+            args.accept = list(self.accept)
+            args.accept_plan = self.accept_plan
         return args
 
 

@@ -166,20 +166,17 @@ def _pending(ws: Workspace) -> list[dict[str, Any]]:
     ``PANEL_PENDING_LIMIT``), read only: nothing is pruned or changed here."""
     saved, _problems = PendingFiles(ws.memory_dir).load(prune=False)
     out = []
-    for entry in reversed(saved[-C.PANEL_PENDING_LIMIT :]):
-        batch = entry.batch
-        plan = batch.plan
+    for entry in reversed(saved[-C.PANEL_PENDING_LIMIT :]):  # listed, not screened
+        plan = entry.plan
         out.append(
             {
-                "id": batch.id,
-                "names": list(batch.names),
-                "plan": None
-                if plan is None
-                else f"a plan: {len(plan.source_names)} → {len(plan.records)} records",
+                "id": entry.id,
+                "names": list(entry.names),
+                "plan": None if plan is None else f"a plan: {plan[0]} → {plan[1]} records",
                 "saved_at": entry.saved_at,
                 # Which agent proposed it (SPEC §10: the MCP server, the memory tool);
                 # None for a notebook turn's batch.
-                "agent": via if (via := _via(batch)) in AGENT_VIAS else None,
+                "agent": entry.via if entry.via in AGENT_VIAS else None,
             }
         )
     return out
@@ -210,11 +207,6 @@ def _user_listing(user: MemoryStore | None) -> dict[str, Any] | None:
         ],
         "error": None if error is None else error.replace(str(user.root), shown_path(user.root)),
     }
-
-
-def _via(batch: Any) -> str | None:
-    provenance = getattr(batch, "provenance", None)
-    return getattr(provenance, "via", None)
 
 
 def list_memory(ws: Workspace, user: MemoryStore | None = None) -> tuple[int, dict[str, Any]]:

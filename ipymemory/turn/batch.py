@@ -33,7 +33,15 @@ Screening (SPEC §7) marks items: ``redacted`` items are the redacted form of an
 that held a credential (the credential itself is never kept) and are committed only
 when the decision names them explicitly (``redacted=``); otherwise they count as
 rejected. ``flags`` says, per item, why it needs a person (redacted, from tool output,
-instructs the assistant); a person committing the batch is that person.
+instructs the assistant). Such a **held** item is committed only when the decision
+names it (``accept=``: ``--accept NAME``, a tick in the review widget), and a flagged
+plan only when ``accept`` names :data:`PLAN_FLAG` (or ``accept_plan=False`` leaves it
+out): a plain commit commits the rest, and the held items stay pending in the same
+batch (same id), which says what was committed from it so far (issue 28 item 0).
+
+A batch half applied -- its user-scope commit done, the process killed before the
+project's -- resumes with what is left: a scope part whose accepted items are all in
+that store as proposed (and what they replace gone) is not applied again.
 
 Rejecting an item that an accepted plan replaces would make the plan drop it
 silently, so that commit is refused with a message and the batch stays as it was:
@@ -68,9 +76,11 @@ __all__ = [
     "CommitResult",
     "PendingBatch",
     "apply_batch",
+    "check_accept",
     "check_reject",
     "commit_effect",
     "effective_reject",
+    "held_items",
     "plan_conflict",
     "rescoped",
     "scope_parts",
@@ -190,6 +200,9 @@ class CommitResult:
     batch: PendingBatch | None = field(default=None, compare=False)
     #: The store's typed error behind ``error`` (None for a refusal decided here).
     exception: MemoryStoreError | None = field(default=None, compare=False, repr=False)
+    #: Items held for a person that the decision did not name: still pending in
+    #: ``batch`` (same id), never committed by this commit.
+    held: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -292,6 +305,58 @@ def check_reject(batch: PendingBatch, reject: Collection[str]) -> None:
         )
 
 
+def holdable(batch: PendingBatch) -> tuple[str, ...]:
+    """What a decision must name to commit it (issue 28 item 0): the items screening
+    flagged that are not redacted (a redacted item is chosen with ``redacted=``), and
+    :data:`PLAN_FLAG` for a flagged plan."""
+    items = [n for n in batch.names if n in batch.flags and n not in batch.redacted]
+    plan = [PLAN_FLAG] if batch.plan is not None and PLAN_FLAG in batch.flags else []
+    return (*items, *plan)
+
+
+def check_accept(batch: PendingBatch, accept: Collection[str]) -> None:
+    """Refuse an ``accept`` list naming anything but the batch's held items (or its
+    held plan, :data:`PLAN_FLAG`)."""
+    held = holdable(batch)
+    unknown = _unknown_names(accept, held, "accept")
+    if unknown:
+        shown = ", ".join("the plan" if n == PLAN_FLAG else n for n in held) or "none"
+        raise BatchError(
+            f"batch {batch.id}: {', '.join(map(repr, unknown))}: not held for review "
+            f"(held: {shown}); only a held item needs to be accepted by name"
+        )
+
+
+def held_items(
+    batch: PendingBatch,
+    reject: Collection[str] = (),
+    accept: Collection[str] = (),
+    accept_plan: bool = True,
+) -> tuple[str, ...]:
+    """The held items (:func:`holdable`) this decision leaves held: neither accepted
+    nor rejected by name, nor merged by a plan the decision applies."""
+    named = {*reject, *accept}
+    merged = set(batch.plan.source_names) if batch.plan is not None and accept_plan else set()
+    return tuple(
+        n for n in holdable(batch) if n != PLAN_FLAG and n not in named and n not in merged
+    )
+
+
+def held_plan(batch: PendingBatch, accept: Collection[str], accept_plan: bool) -> str | None:
+    """Why the decision cannot be applied: it would apply a flagged plan nobody
+    accepted by name; ``None`` otherwise."""
+    if batch.plan is None or not accept_plan or PLAN_FLAG not in batch.flags:
+        return None
+    if PLAN_FLAG in accept:
+        return None
+    return (
+        "the consolidation plan is held for review ("
+        + "; ".join(batch.flags[PLAN_FLAG])
+        + "): accept the plan by name to apply it, or commit without it; nothing was "
+        "committed"
+    )
+
+
 def plan_conflict(batch: PendingBatch, reject: Collection[str], accept_plan: bool) -> str | None:
     """Why this decision cannot be applied (the accepted plan replaces a rejected
     item), or ``None``."""
@@ -389,12 +454,15 @@ def apply_batch(
     *,
     decided_by: str = "review",
     redacted: Collection[str] = (),
+    held: Collection[str] = (),
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Commit the accepted part of ``batch`` in one store commit, its provenance
     (and the decision: ``decided_by`` ``review`` or ``auto``) in the journal entry.
 
     Redacted items are written only when named in ``redacted`` (else they count as
-    rejected). Returns (names added, names removed). Raises :class:`BatchError` for a bad
+    rejected). ``held`` names items of the whole batch this decision leaves pending
+    (not items of ``batch``): the journal's actor lists them. Returns (names added,
+    names removed). Raises :class:`BatchError` for a bad
     decision (nothing written; see :func:`check_reject` and :func:`plan_conflict`)
     and the store's errors (``MemoryConflictError``, ``MemoryFormatError``,
     ``MemoryLockTimeout``, …) when it refuses.
@@ -436,6 +504,8 @@ def apply_batch(
             evidence=batch.evidence,
             sources=batch.sources,
         )
+        if held:  # still pending in the same batch: neither accepted nor rejected
+            actor["held"] = sorted(held)
         return {"actor": actor, "provenance": provenance}
 
     added = tuple(r.name for r in (*split.additions, *split.replacements))
@@ -484,17 +554,54 @@ def _apply_part(
     redacted: Collection[str],
     accept_plan: bool,
     decided_by: str,
+    held: Collection[str] = (),
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """:func:`apply_batch` of one scope's part of a batch, with the decision's names
-    that are its items."""
+    that are its items; a part already applied (:func:`_already_applied`) is not
+    applied again."""
+    mine_reject = [n for n in reject if n in part.names]
+    mine_redacted = [n for n in redacted if n in part.names]
+    done = _already_applied(store, part, mine_reject, mine_redacted, accept_plan)
+    if done is not None:
+        return done
     return apply_batch(
         store,
         part,
-        [n for n in reject if n in part.names],
+        mine_reject,
         accept_plan,
         decided_by=decided_by,
-        redacted=[n for n in redacted if n in part.names],
+        redacted=mine_redacted,
+        held=held,
     )
+
+
+def _already_applied(
+    store: MemoryStore,
+    part: PendingBatch,
+    reject: Collection[str],
+    redacted: Collection[str],
+    accept_plan: bool,
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(added, removed) when ``part`` is already in ``store`` as this decision would
+    write it -- a batch half applied before a crash -- else None. Only parts without
+    a plan: every accepted item is in the set exactly as proposed, and every record an
+    update renames away is gone."""
+    if part.history is not None or (part.plan is not None and accept_plan):
+        return None
+    skipped = set(effective_reject(part, reject, redacted))
+    accepted = [item for item in part.items if item.name not in skipped]
+    if not accepted:
+        return None
+    try:
+        current = {record.name: record for record in store.records()}
+    except MemoryStoreError:
+        return None  # the commit itself says what is wrong
+    if any(current.get(item.name) != item for item in accepted):
+        return None
+    left = [part.replaces[i.name] for i in accepted if part.replaces.get(i.name, i.name) != i.name]
+    if any(name in current for name in left):
+        return None
+    return tuple(item.name for item in accepted), tuple(left)
 
 
 _SCOPE_OFF = (
@@ -599,39 +706,60 @@ class BatchRegistry(HasTraits):
         redacted: Collection[str] = (),
         user_store: MemoryStore | None = None,
         scopes: Mapping[str, str] | None = None,
+        accept: Collection[str] = (),
     ) -> CommitResult:
         """Commit ``batch`` minus ``reject`` (see the module docstring); its user-scope
         items (SPEC §11; ``scopes`` moves items between scopes first, see
-        :func:`rescoped`) into ``user_store`` first, in a commit of their own.
+        :func:`rescoped`) into ``user_store`` first, in a commit of their own. A held
+        item (:func:`holdable`) is committed only when ``accept`` names it; those left
+        unnamed stay pending in the batch (``CommitResult.held``).
 
         Raises :class:`BatchError` for an unknown or decided batch or reject names that
         are not items (or ``redacted`` names that are not redacted items: only those
-        named there are committed). Otherwise the outcome is in the result: ``refusal``
-        (a reason the caller refuses every commit) or a plan conflict leave the batch as it was; a
-        store failure marks it ``failed`` (retryable); success marks it ``committed``
-        (``discarded`` when nothing was accepted).
+        named there are committed; ``accept`` names that are not held). Otherwise the
+        outcome is in the result: ``refusal`` (a reason the caller refuses every
+        commit), a plan conflict, a held plan not accepted, or nothing to commit but
+        held items leave the batch as it was; a store failure marks it ``failed``
+        (retryable); success marks it ``committed`` (``discarded`` when nothing was
+        accepted), or leaves it pending with only its held items.
         """
         with self._lock:
             current = self.lookup(batch, undecided=True)
             check_reject(current, reject)
+            check_accept(current, accept)
             reject = effective_reject(current, reject, redacted)
-            conflict = refusal or plan_conflict(current, reject, accept_plan)
+            conflict = (
+                refusal
+                or plan_conflict(current, reject, accept_plan)
+                or held_plan(current, accept, accept_plan)
+            )
             if conflict is not None:
                 return CommitResult((), (), conflict, current)
+            held = held_items(current, reject, accept, accept_plan)
+            rest = [name for name in current.names if name not in held]
+            if held and not rest and (current.plan is None or not accept_plan):
+                why = (
+                    f"{', '.join(held)} {'is' if len(held) == 1 else 'are'} held for review "
+                    "and not accepted by name; nothing else to commit, nothing was committed"
+                )
+                return CommitResult((), (), why, current, held=held)
             if scopes:
                 moved = rescoped(current, scopes)
                 if moved != current:
                     current = self._record(moved)
-            project, user = scope_parts(current)
+            deciding = current.restricted(rest) if held else current
+            project, user = scope_parts(deciding)
             if user is not None and user_store is None:
                 return CommitResult((), (), _SCOPE_OFF.format(", ".join(user.names)), current)
             done_user: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
             try:
                 if user is not None and user_store is not None:
                     prepare_user_scope(user_store)
-                    done_user = _apply_part(user_store, user, reject, redacted, False, decided_by)
+                    done_user = _apply_part(
+                        user_store, user, reject, redacted, False, decided_by, held
+                    )
                 added, removed = _apply_part(
-                    store, project, reject, redacted, accept_plan, decided_by
+                    store, project, reject, redacted, accept_plan, decided_by, held
                 )
             except MemoryStoreError as e:
                 if not done_user[0] and not done_user[1]:
@@ -642,10 +770,24 @@ class BatchRegistry(HasTraits):
                     f"{e} (the user-wide {', '.join(done_user[0])} "
                     "were committed; the rest of the batch is still pending)"
                 )
-                left = replace(project, status=BatchStatus.FAILED, error=message)
+                left = current.restricted(
+                    [*project.names, *held], base=project.base, status=BatchStatus.FAILED
+                )
+                left = replace(left, error=message)
                 return CommitResult(done_user[0], done_user[1], message, self._record(left), e)
             added, removed = done_user[0] + added, done_user[1] + removed
             rejected = set(reject)
+            if held:  # the held items wait in the same batch, which says what it wrote
+                left = current.restricted(held, plan=None, plan_error=None)
+                left = replace(
+                    left,
+                    status=BatchStatus.PENDING,
+                    error=None,
+                    committed=(*current.committed, *added),
+                    removed=(*current.removed, *removed),
+                    rejected=(*current.rejected, *(n for n in rest if n in rejected)),
+                )
+                return CommitResult(added, removed, None, self._record(left), held=held)
             # An accepted plan is committed even when it merges nothing (it is journalled).
             planned = accept_plan and current.plan is not None
             done = self._record(

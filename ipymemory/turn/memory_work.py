@@ -37,6 +37,7 @@ from typing import Any
 
 from .. import _constants as C
 from ..errors import MemoryStoreError, ProposalError, SideQueryError
+from ..screen import history_sources
 from ..screen.dependence import file_outputs
 from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
 from ..sidequery.extract import ExtractedItem
@@ -45,7 +46,15 @@ from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, Pending
 from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
 from .context import TurnContext
 from .history import message_tokens, previous_turn_start
-from .proposals import Proposal, assemble_batch, join_batches, new_batch_id, screen_proposals
+from .proposals import (
+    Proposal,
+    assemble_batch,
+    join_batches,
+    new_batch_id,
+    recent_agent_updates,
+    screen_proposals,
+    user_wide_names,
+)
 from .provenance import TurnProvenance
 from .scopes import ScopedSet, read_scopes
 from .screened import ScreenedItems, screen_items, split_for_auto
@@ -140,10 +149,13 @@ class MemoryWork:
         provenance: TurnProvenance,
         proposals: Sequence[Proposal] = (),
         reads: Mapping[str, str] | None = None,
+        memory_tool_name: str | None = None,
     ) -> None:
         self.ctx, self.registry, self.spacing = ctx, registry, spacing
         self.provenance = provenance
         self.proposals = tuple(proposals)
+        #: The tool the proposals came through (its calls are not the turn's evidence).
+        self.memory_tool_name = memory_tool_name
         #: SPEC §11: the files the session read, sha256 as last read (each item keeps
         #: those it depends on).
         self.reads = dict(reads or {})
@@ -167,7 +179,7 @@ class MemoryWork:
         # file an earlier turn read.
         self._outputs = file_outputs(history) if self.reads else {}
         batch, asked = self._extracted_batch(window, auto=mode == "auto")
-        registered = self._register(batch, mode, asked=asked)
+        registered = self._register(batch, mode, window, asked=asked)
         return WorkOutcome(registered, self._held, self._upto, self._anchor)
 
     # --- extract, screen, scope, consolidate -------------------------------------------
@@ -302,11 +314,11 @@ class MemoryWork:
     # --- register: review, or auto commit ----------------------------------------------
 
     def _register(
-        self, batch: PendingBatch | None, mode: str, *, asked: bool
+        self, batch: PendingBatch | None, mode: str, window: Window, *, asked: bool
     ) -> PendingBatch | None:
         """Register this turn's batch (the memory tool's proposals joined) for review,
         or in ``auto`` mode commit what needs nobody and hold the rest."""
-        agent = self._agent_batch(mode)
+        agent = self._agent_batch(mode, window)
         if agent is not None and batch is not None:
             batch, separate = join_batches(batch, agent)
             if separate is not None:  # both carry a plan: reviewed side by side
@@ -328,13 +340,28 @@ class MemoryWork:
     def _proposed(self, batch: PendingBatch, asked: bool) -> PendingBatch:
         return self.spacing.proposed(self.registry.add(batch), asked)
 
-    def _agent_batch(self, mode: str) -> PendingBatch | None:
-        """The memory tool's proposals of this turn as one batch (origin ``agent``)."""
+    def _agent_batch(self, mode: str, window: Window) -> PendingBatch | None:
+        """The memory tool's proposals of this turn as one batch, each judged against
+        the turn's history by the rules of an extracted item (SPEC §9, issue 28 item
+        1): copied from tool output, it is origin ``tool`` and held, as the extractor's
+        would be. The memory tool's own calls and results are left out of that
+        history: the records it showed are the set's, not a file's."""
         if not self.proposals:
             return None
+        auto = mode == "auto"
+        read = [*window.context, *window.messages]
+        sources = history_sources(without_tool(read, self.memory_tool_name))
         try:
             current = self.ctx.store.records()
-            screened = screen_proposals(self.proposals, current, auto=mode == "auto")
+            theirs = user_wide_names(self.ctx.user_store)
+            screened = screen_proposals(
+                self.proposals,
+                current,
+                auto=auto,
+                sources=sources,
+                user_wide=theirs,
+                recent_updates=recent_agent_updates(self.ctx.store) if auto else (),
+            )
         except (ProposalError, MemoryStoreError) as e:  # the set changed under them
             why = f"the memory tool's proposals were not kept: {e}"
             self.ctx.log.fail(LAST_ERROR_AGENT, why, e)
@@ -353,6 +380,43 @@ def skipped(history: Sequence[dict[str, Any]]) -> WorkOutcome:
     earlier -- a turn that opted out is no one's context but the next turn's."""
     end = len(history)
     return WorkOutcome(None, extracted_upto=end, anchor=previous_turn_start(history, end))
+
+
+def without_tool(history: Sequence[dict[str, Any]], name: str | None) -> list[dict[str, Any]]:
+    """``history`` without the calls of tool ``name`` and their results (a message left
+    empty is left out)."""
+    if name is None:
+        return list(history)
+    calls = {
+        str(block.get("id"))
+        for message in history
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == name
+    }
+    out = []
+    for message in history:
+        content = message.get("content")
+        if not isinstance(content, list) or not calls:
+            out.append(message)
+            continue
+        kept = [
+            block
+            for block in content
+            if not (
+                isinstance(block, dict)
+                and (
+                    (block.get("type") == "tool_use" and str(block.get("id")) in calls)
+                    or (
+                        block.get("type") == "tool_result"
+                        and str(block.get("tool_use_id")) in calls
+                    )
+                )
+            )
+        ]
+        if kept:
+            out.append({**message, "content": kept})
+    return out
 
 
 def new_scopes(
@@ -388,6 +452,7 @@ def commit_batch(
     decided_by: str = "review",
     redacted: Collection[str] = (),
     scopes: Mapping[str, str] | None = None,
+    accept: Collection[str] = (),
 ) -> CommitResult:
     """Commit ``batch`` (see :meth:`BatchRegistry.commit`), decided by a person or
     (``auto``) by auto mode; a store's refusal is logged as ``LAST_ERROR_COMMIT``."""
@@ -404,6 +469,7 @@ def commit_batch(
         redacted=redacted,
         user_store=ctx.user_store,
         scopes=scopes,
+        accept=accept,
     )
     failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
     if failed and result.error is not None:  # the store refused

@@ -43,7 +43,8 @@ import re
 import stat
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +81,48 @@ def record_digest(record: MemoryRecord) -> str:
 
 @dataclass(frozen=True)
 class SavedBatch:
-    """A batch read back from ``pending/``; ``saved_at`` is a UNIX time."""
+    """A batch read back from ``pending/``; ``saved_at`` is a UNIX time.
 
-    batch: PendingBatch
+    ``unscreened`` is the file's batch as parsed and checked; :attr:`batch` the same
+    screened again (see the module docstring), done on first use: listing the
+    batches (``id``, ``names``, ``plan``, ``history``, ``via``) screens nothing, so a
+    large saved batch costs ``ipymemory pending`` and the Lab panel's poll only its
+    parsing (issue 28 item 7)."""
+
+    unscreened: PendingBatch = field(repr=False)
     base_digests: tuple[tuple[str, str], ...]
     saved_at: float
     path: Path
+
+    @cached_property
+    def batch(self) -> PendingBatch:
+        """The batch as it may be reviewed and committed: screened again."""
+        return _screened_again(self.unscreened)
+
+    @property
+    def id(self) -> str:
+        return self.unscreened.id
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The items' names as listed (a credential in a hand-edited name redacted)."""
+        return tuple(redact(name) for name in self.unscreened.names)
+
+    @property
+    def plan(self) -> tuple[int, int] | None:
+        """(records the plan replaces, records it adds), or None without a plan."""
+        plan = self.unscreened.plan
+        return None if plan is None else (len(plan.source_names), len(plan.records))
+
+    @property
+    def history(self) -> HistoryChange | None:
+        return self.unscreened.history
+
+    @property
+    def via(self) -> str | None:
+        """Who proposed it (``mcp``, ``memory-tool``, ``turn`` …), when saved."""
+        provenance = self.unscreened.provenance
+        return None if provenance is None else provenance.via
 
     def expires_at(self, expiry_days: int) -> float:
         return self.saved_at + expiry_days * _DAY
@@ -281,7 +318,7 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         scopes={str(k): USER_SCOPE for k in scopes},
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
-    return SavedBatch(_screened_again(batch), digests, float(saved_at), path)
+    return SavedBatch(batch, digests, float(saved_at), path)
 
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -397,6 +434,13 @@ class PendingFiles:
                 raise BatchError(f"batch id {batch.id!r} is not a safe file name")
             self._refuse_odd_directory()
             data = json.dumps(_to_json(batch, time.time()), sort_keys=True, ensure_ascii=False)
+            if len(data.encode("utf-8")) > _MAX_FILE_BYTES:
+                # Never a file no reader takes (listing, reopening and expiry skip it).
+                raise BatchError(
+                    f"batch {batch.id} would be {len(data.encode('utf-8')):,} bytes, over "
+                    f"the {_MAX_FILE_BYTES:,}-byte bound of pending/; decide it here or "
+                    "split it"
+                )
             self.directory.mkdir(parents=True, exist_ok=True)
             replace_atomic(
                 str(self.directory), f"{batch.id}.json", data.encode("utf-8"), _no_step, "pending"
@@ -418,6 +462,18 @@ class PendingFiles:
         """Whether a batch of this id is saved here, undecided (an expired one counts
         until a listing removes it). Cheap: the file is not read."""
         return bool(_ID.match(batch_id)) and (self.directory / f"{batch_id}.json").is_file()
+
+    def read(self, batch_id: str) -> SavedBatch | None:
+        """The saved batch ``batch_id`` (None: no such file, or it cannot be read), one
+        file read, nothing pruned."""
+        if not _ID.match(batch_id) or self._odd_directory() is not None:
+            return None
+        path = self.directory / f"{batch_id}.json"
+        try:
+            raw = read_regular(str(path), _MAX_FILE_BYTES, path.name)
+            return _from_json(loads(raw.decode("utf-8")), path)
+        except (OSError, ValueError, MemoryStoreError):
+            return None
 
     def remove(self, batch_id: str) -> None:
         self._saved.pop(batch_id, None)
@@ -480,9 +536,9 @@ class PendingFiles:
             if now >= entry.expires_at(self.expiry_days):
                 if not prune:
                     continue
-                self.remove(entry.batch.id)
+                self.remove(entry.id)
                 problems.append(
-                    f"batch {entry.batch.id} expired (undecided for over "
+                    f"batch {entry.id} expired (undecided for over "
                     f"{self.expiry_days} day{'' if self.expiry_days == 1 else 's'}) and was removed"
                 )
                 continue

@@ -5,13 +5,27 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
 (``replaces`` its current name, possibly under a new name: a rename), or forgetting one.
 :func:`keep_proposals` then does what SPEC §10 asks, the same way for both:
 
-1. check them against the current set (:class:`~ipymemory.errors.ProposalError` naming
-   the item and the field; nothing kept);
+1. check them against the current set and the user scope's names (an agent neither
+   adds a record named like a user-wide one -- the project's would shadow the user's
+   -- nor changes one), and, where an agent's proposal enters (:func:`parse_items`,
+   the memory tool), their size (:func:`check_size`: at most ``MAX_PROPOSAL_ITEMS``
+   items and ``MAX_PROPOSAL_BYTES`` of text): :class:`~ipymemory.errors.ProposalError`
+   naming the item and the field; nothing kept;
 2. screen each as origin ``agent`` (SPEC §7, §10): a credential is redacted at once (the
    credential is never kept) and waits for an explicit choice; an instruction to the
-   assistant waits for a person; forgetting a record always waits for one (an agent
-   cannot delete memories on its own), and so do updates replacing more than half the
-   set or more than five records;
+   assistant waits for a person; in ``auto`` mode so does an item carrying a URL,
+   host, e-mail or IP address, a command or a flag
+   (:func:`~ipymemory.screen.evidence.unsafe_tokens`): another agent's conversation is
+   unseen, nothing can vouch for those (issue 28 item 2). A proposal made inside a
+   turn (the memory tool under ``%%agent``) is judged against that turn's history by
+   the rules of an extracted item instead
+   (``sources``): its origin is decided there -- text taken from tool output is origin
+   ``tool``, held like the extractor's -- and only what the user did not write counts
+   as planted. Forgetting a record always waits for a person (an agent cannot delete
+   memories on its own), and so do updates replacing more than half the set or more
+   than five records -- counted with what auto commits of other agents' proposals
+   replaced in the last ``AGENT_UPDATE_WINDOW_SECONDS`` (:func:`recent_agent_updates`),
+   so one update per call is held as soon as the calls together pass the line;
 3. make ONE :class:`~ipymemory.turn.batch.PendingBatch` of them -- new, updated and
    renamed records as its items (an update or rename names the record it ``replaces``:
    one swap when committed, undoable, decided item by item like any), forgets as its
@@ -26,14 +40,25 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
 
 from __future__ import annotations
 
+import datetime as _dt
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .. import _constants as C
 from ..errors import MemoryFormatError, MemoryStoreError, ProposalError
-from ..screen import Origin, Verdict, consolidation_needs_review, screen_record
+from ..screen import (
+    Origin,
+    Screening,
+    Sources,
+    Verdict,
+    consolidation_needs_review,
+    least_trusted,
+    screen_batch,
+    screen_record,
+)
+from ..screen.evidence import fold_text, plantable_from, unsafe_tokens
 from ..sidequery.consolidate import ConsolidationPlan
 from ..sidequery.replies import ITEM_OPTIONAL_KEYS
 from ..store.names import is_valid_name
@@ -42,6 +67,7 @@ from ..store.store import MemoryStore
 from .batch import PLAN_FLAG, PendingBatch, apply_batch
 from .pending import PendingFiles
 from .provenance import TurnProvenance
+from .scopes import read_user_scope
 from .screened import keep_screened
 
 __all__ = [
@@ -50,10 +76,13 @@ __all__ = [
     "Proposal",
     "ProposalOutcome",
     "assemble_batch",
+    "check_size",
     "join_batches",
     "keep_proposals",
     "parse_items",
+    "recent_agent_updates",
     "screen_proposals",
+    "user_wide_names",
 ]
 
 CommitChoice = Literal["review", "auto"]
@@ -65,6 +94,8 @@ _OPTIONAL_KEYS = frozenset(ITEM_OPTIONAL_KEYS)
 _MAX_EVIDENCE = C.MAX_EVIDENCE_ITEMS
 _MAX_EVIDENCE_CHARS = C.MAX_EVIDENCE_CHARS
 _FORGET_REASON = "forgets a record: an agent's removal waits for a person"
+_MAX_ITEMS = C.MAX_PROPOSAL_ITEMS
+_MAX_BYTES = C.MAX_PROPOSAL_BYTES
 
 
 @dataclass(frozen=True)
@@ -127,6 +158,9 @@ class Screened:
     verdict: Verdict
     reasons: tuple[str, ...]
     redacted: bool = False
+    #: ``agent``, or ``tool`` for a turn's proposal its history shows copied from
+    #: tool output (see :func:`screen_proposals`).
+    origin: Origin = Origin.AGENT
 
     @property
     def held(self) -> bool:
@@ -158,6 +192,11 @@ def parse_items(items: Sequence[Mapping[str, Any]], where: str = "records") -> l
     ``where[i].field``."""
     if not items:
         raise ProposalError(f"{where}: empty; propose at least one record")
+    if len(items) > _MAX_ITEMS:
+        raise ProposalError(
+            f"{where}: {len(items)} items; a proposal holds at most {_MAX_ITEMS} "
+            "(propose them in several calls)"
+        )
     out = []
     for index, item in enumerate(items):
         at = f"{where}[{index}]"
@@ -176,6 +215,7 @@ def parse_items(items: Sequence[Mapping[str, Any]], where: str = "records") -> l
         if replaces is not None and not (isinstance(replaces, str) and is_valid_name(replaces)):
             raise ProposalError(f"{at}.replaces: {replaces!r} is not a record name")
         out.append(Proposal(record, replaces, _evidence(item.get("evidence"), f"{at}.evidence")))
+    check_size(out)
     return out
 
 
@@ -211,13 +251,50 @@ def _evidence(value: Any, at: str) -> tuple[str, ...]:
 # --- checking and screening ----------------------------------------------------------
 
 
-def _check_against(proposals: Sequence[Proposal], current: Sequence[MemoryRecord]) -> None:
-    """Refuse proposals that do not fit the current set (names taken or unknown)."""
+def check_size(proposals: Sequence[Proposal]) -> None:
+    """Refuse an agent's proposal too large to be kept and read back as one batch
+    (where it enters: ``memory_propose``, the memory tool); a sync's pull is bounded by
+    ``pending/``'s own read bound instead."""
+    if len(proposals) > _MAX_ITEMS:
+        raise ProposalError(
+            f"records: {len(proposals)} proposals; one batch holds at most {_MAX_ITEMS}"
+        )
+    size = 0
+    for index, proposal in enumerate(proposals):
+        record = proposal.record
+        if record is not None:
+            size += sum(len(v.encode("utf-8")) for v in record.to_json().values())
+        if size > _MAX_BYTES:
+            raise ProposalError(
+                f"records[{index}]: the proposal's text passes {_MAX_BYTES:,} bytes; "
+                "propose the rest in another call"
+            )
+
+
+def _check_against(
+    proposals: Sequence[Proposal],
+    current: Sequence[MemoryRecord],
+    user_wide: Collection[str] = (),
+) -> None:
+    """Refuse proposals that do not fit the current set (names taken or unknown) or
+    touch a user-wide record (``user_wide``: the user scope's names the project lacks)."""
     names = {record.name for record in current}
+    theirs = set(user_wide) - names
     writes: dict[str, int] = {}
     replaced: dict[str, int] = {}
     for index, proposal in enumerate(proposals):
         at = f"records[{index}]"
+        if proposal.replaces in theirs:
+            raise ProposalError(
+                f"{at}.replaces: {proposal.replaces!r} is a user-wide record (the user's own, "
+                "for every project): an agent does not change it; a person does"
+            )
+        if proposal.record is not None and proposal.record.name in theirs:
+            raise ProposalError(
+                f"{at}.name: {proposal.record.name!r} is a user-wide record (the user's own, "
+                "for every project); a project record of that name would hide it: choose "
+                "another name"
+            )
         if proposal.replaces is not None:
             if proposal.replaces not in names:
                 raise ProposalError(
@@ -254,39 +331,106 @@ def screen_proposals(
     *,
     auto: bool,
     held: Mapping[str, Sequence[str]] | None = None,
+    sources: Sources | None = None,
+    user_wide: Collection[str] = (),
+    recent_updates: Collection[str] = (),
 ) -> list[Screened]:
-    """Check ``proposals`` against ``current`` and screen each as origin ``agent``;
-    ``held`` adds the caller's reasons for a person to look at an item (by its name)."""
-    _check_against(proposals, current)
+    """Check ``proposals`` against ``current`` (and ``user_wide``, the user scope's
+    names) and screen each (see the module docstring): as origin ``agent``, or, given
+    the ``sources`` of the turn it was made in, as an extracted item of that turn
+    would be. ``held`` adds the caller's reasons for a person to look at an item (by its
+    name); ``recent_updates`` are the records other agents' auto commits replaced
+    lately (:func:`recent_agent_updates`), counted by the update guard."""
+    _check_against(proposals, current, user_wide)
     taken = {record.name for record in current} | {p.name for p in proposals}
     out: list[Screened] = []
     for index, proposal in enumerate(proposals):
         if proposal.record is None:
             out.append(Screened(proposal, Verdict.HOLD, (_FORGET_REASON,)))
             continue
-        screening = screen_record(proposal.record, Origin.AGENT)
+        screening, planted = _screened_agent(proposal, sources)
         kept = keep_screened([screening], taken - {proposal.record.name})
         if kept.dropped or not kept.items:
             why = "; ".join(kept.dropped) or "its redacted form is not a valid record"
             raise ProposalError(f"records[{index}]: holds a credential and {why}; nothing kept")
         record = kept.items[0]
+        reasons = kept.flags.get(record.name, ())
+        verdict = screening.verdict
+        if planted and auto:  # in review a person looks at every item anyway
+            reasons = (*reasons, _planted_reason(planted, sources))
+            verdict = Verdict.REDACT if verdict is Verdict.REDACT else Verdict.HOLD
         out.append(
             Screened(
                 replace(proposal, record=record),
-                screening.verdict,
-                kept.flags.get(record.name, ()),
+                verdict,
+                reasons,
                 redacted=record.name in kept.redacted,
+                origin=screening.origin,
             )
         )
-    replacing = sum(1 for p in proposals if p.replaces is not None)
-    if auto and consolidation_needs_review(len(current), replacing):
+    replacing = {p.replaces for p in proposals if p.replaces is not None}
+    counted = len(replacing | set(recent_updates))
+    if auto and replacing and consolidation_needs_review(len(current), counted):
+        lately = len(set(recent_updates) - replacing)
         why = (
-            f"with the others it would replace {replacing} of the {len(current)} records "
-            "(more than half the set, or more than five)"
+            f"with the others it would replace {counted} of the {len(current)} records "
+            + (f"({lately} replaced by other agents' auto commits lately) " if lately else "")
+            + "(more than half the set, or more than five)"
         )
         out = [replace(s, reasons=(*s.reasons, why)) if s.proposal.replaces else s for s in out]
     if held:
         out = [replace(s, reasons=(*s.reasons, *held.get(s.proposal.name, ()))) for s in out]
+    return out
+
+
+def _screened_agent(proposal: Proposal, sources: Sources | None) -> tuple[Screening, list[str]]:
+    """The screening of a written proposal and what it carries that nobody vouches for
+    (see the module docstring)."""
+    record = proposal.record
+    assert record is not None
+    text = f"{record.description}\n{record.body}"
+    if sources is None:  # another agent's conversation: unseen
+        return screen_record(record, Origin.AGENT), list(unsafe_tokens(fold_text(text)))
+    evidence = {record.name: proposal.evidence} if proposal.evidence else None
+    (screening,) = screen_batch([record], sources, evidence=evidence)
+    # Decided on the turn's history, never more trusted than another agent's item.
+    origin = least_trusted((screening.origin, Origin.AGENT))
+    screening = replace(screening, origin=origin)
+    planted = [] if origin is Origin.TOOL else plantable_from(text, sources)
+    return screening, planted
+
+
+def _planted_reason(planted: Sequence[str], sources: Sources | None) -> str:
+    shown = ", ".join(repr(token) for token in planted[:3]) + (" …" if len(planted) > 3 else "")
+    nobody = "nobody in the conversation wrote" if sources is not None else "no one can vouch for"
+    return (
+        f"carries {shown}, which {nobody}: an agent's link, address, command or flag "
+        "waits for a person"
+    )
+
+
+def recent_agent_updates(
+    store: MemoryStore,
+    *,
+    now: _dt.datetime | None = None,
+    window: float = C.AGENT_UPDATE_WINDOW_SECONDS,
+) -> set[str]:
+    """The records that auto commits of other agents' items (origin ``agent`` or
+    ``tool`` in the journal's provenance) replaced in the last ``window`` seconds."""
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    out: set[str] = set()
+    for entry in store.history(C.AGENT_JOURNAL_LOOKBACK):
+        try:
+            at = _dt.datetime.fromisoformat(entry.at)
+        except ValueError:
+            continue
+        if at.tzinfo is None or (now - at).total_seconds() > window:
+            break  # newest first: the rest is older
+        if entry.actor.get("decided_by") != "auto" or not entry.removed:
+            continue
+        origins = {str(p.get("origin")) for p in entry.provenance.values() if isinstance(p, dict)}
+        if origins & {Origin.AGENT.value, Origin.TOOL.value}:
+            out.update(r.name for r in entry.removed)
     return out
 
 
@@ -317,7 +461,7 @@ def assemble_batch(
         plan,
         tuple(by_name[str(s.proposal.replaces)] for s in replaced),
         provenance=provenance,
-        origins={s.proposal.name: Origin.AGENT.value for s in written},
+        origins={s.proposal.name: s.origin.value for s in written},
         flags=flags,
         redacted=tuple(s.proposal.name for s in written if s.redacted),
         replaces={
@@ -357,18 +501,28 @@ def keep_proposals(
     batch_id: str | None = None,
     files: PendingFiles | None = None,
     held: Mapping[str, Sequence[str]] | None = None,
+    user_store: MemoryStore | None = None,
 ) -> ProposalOutcome:
     """Screen ``proposals`` and keep them as one pending batch (``batch_id``, default a
     new one; the same id replaces that batch's file); in ``auto`` mode commit the
     clean ones first. ``held``: the caller's reasons, per item name, for a person to
-    decide it (e.g. a sync's conflict): such an item waits in any mode. Raises
+    decide it (e.g. a sync's conflict): such an item waits in any mode. ``user_store``:
+    the user scope, whose names an agent's items may not take. Raises
     :class:`ProposalError` for proposals that do not fit (nothing kept) and the store's
     errors when the set cannot be read."""
     if commit not in COMMIT_CHOICES:
         raise ProposalError(f"commit must be one of {', '.join(COMMIT_CHOICES)}, got {commit!r}")
     files = files if files is not None else PendingFiles(store.root)
     current = store.records()
-    screened = screen_proposals(proposals, current, auto=commit == "auto", held=held)
+    auto = commit == "auto"
+    screened = screen_proposals(
+        proposals,
+        current,
+        auto=auto,
+        held=held,
+        user_wide=user_wide_names(user_store),
+        recent_updates=recent_agent_updates(store) if auto else (),
+    )
     batch_id = batch_id or new_batch_id()
     now = [s for s in screened if not s.held] if commit == "auto" else []
     later = [s for s in screened if s not in now]
@@ -398,6 +552,14 @@ def keep_proposals(
             None if failure is None else failure.error
         )
     return ProposalOutcome(batch_id, committed, removed, tuple(items), commit, error, done_id)
+
+
+def user_wide_names(user_store: MemoryStore | None) -> frozenset[str]:
+    """The user scope's names (empty when it is off or cannot be read now)."""
+    if user_store is None:
+        return frozenset()
+    entries, _error = read_user_scope(user_store)
+    return frozenset(entry.record.name for entry in entries)
 
 
 def join_batches(

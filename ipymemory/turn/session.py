@@ -411,9 +411,10 @@ class AgentSession:
     ) -> TurnResult:
         """Phase 3, and the turn's result."""
         # What the memory tool proposed this turn joins the extracted batch.
-        proposals = self._memory_tool.take() if self._memory_tool else ()
+        tool = self._memory_tool
+        proposals = tool.take() if tool else ()
         if use_memory:
-            work = self._memory_work(mode, proposals)
+            work = self._memory_work(mode, proposals, tool.name if tool else None)
         else:  # the cursor moves past a turn that opted out: no extraction reads it
             work = self._moved(skipped(self._history))
         batch, held = work.batch, work.held
@@ -486,7 +487,9 @@ class AgentSession:
         with self._lock:
             return self._memory_work(self.config.commit_mode).batch
 
-    def _memory_work(self, mode: str, proposals: Sequence[Proposal] = ()) -> WorkOutcome:
+    def _memory_work(
+        self, mode: str, proposals: Sequence[Proposal] = (), tool_name: str | None = None
+    ) -> WorkOutcome:
         provenance = self._provenance or TurnProvenance(self.id, caller=self._caller())
         work = MemoryWork(
             self._context(),
@@ -495,6 +498,7 @@ class AgentSession:
             provenance,
             proposals,
             reads=self._read_hashes,
+            memory_tool_name=tool_name,
         )
         return self._moved(
             work.run(mode, self._history, self._extracted_upto, self._extract_anchor)
@@ -518,10 +522,14 @@ class AgentSession:
         accept_plan: bool = True,
         redacted: Collection[str] = (),
         scopes: Mapping[str, str] | None = None,
+        accept: Collection[str] = (),
     ) -> CommitResult:
         """Commit ``batch`` minus the ``reject``-ed item names, with or without its
         plan, in one store commit (see :mod:`ipymemory.turn.batch`). Redacted items
-        (``batch.redacted``) are committed only when named in ``redacted``. ``scopes``
+        (``batch.redacted``) are committed only when named in ``redacted``; items held
+        for review (flagged by screening) only when named in ``accept`` -- the others
+        stay pending in the batch (``CommitResult.held``) -- and a flagged plan only
+        when ``accept`` names ``PLAN_FLAG``. ``scopes``
         moves items between the project and the user scope (SPEC §11) before; the
         user scope's items are committed there, in a commit of its own.
 
@@ -544,6 +552,7 @@ class AgentSession:
                 decided_by=decided_by,
                 redacted=redacted,
                 scopes=scopes,
+                accept=accept,
             )
 
     def discard(self, batch: PendingBatch) -> None:

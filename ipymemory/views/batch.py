@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..store.record import MemoryRecord
-from ..turn.batch import USER_SCOPE, BatchStatus, commit_effect
+from ..turn.batch import PLAN_FLAG, USER_SCOPE, BatchStatus, commit_effect, holdable
 from ..turn.provenance import AGENT_VIAS
 from ._static import (
     StaticView,
@@ -39,7 +39,8 @@ _RESUME_HINT = (
 
 _DECIDE_HINT = (
     "Pending: nothing was written. Decide it: ipymemory commit --batch {id} "
-    "[--reject NAME …] [--redacted NAME …] [--no-plan], or ipymemory discard --batch {id}"
+    "[--reject NAME …] [--accept NAME …] [--redacted NAME …] [--no-plan | --accept-plan], "
+    "or ipymemory discard --batch {id}"
 )
 
 _ITEM_COLUMNS = (
@@ -176,7 +177,9 @@ class BatchView(StaticView):
     ``rejected`` names the items the reviewer turned down; ``committed`` what the
     commit wrote; ``flags`` why screening wants a person for an item or the plan
     (SPEC §7), shown beside the items; ``redacted`` the items shown in redacted form;
-    ``replaces`` the items that update a current record (SPEC §9), and which.
+    ``replaces`` the items that update a current record (SPEC §9), and which;
+    ``held`` the items held for a person that no decision named yet (committed only
+    when accepted by name, issue 28 item 0).
     """
 
     view_name = "batch"
@@ -198,8 +201,10 @@ class BatchView(StaticView):
         user_wide: Collection[str] = (),
         proposer: str | None = None,
         command_line: bool = False,
+        held: Collection[str] = (),
     ) -> None:
         self.items = tuple(items)
+        self.held = frozenset(held)
         #: Shown on the command line: the hint names its commands, not the notebook's.
         self.command_line = command_line
         #: Who proposed the batch when not a turn's extractor (another agent: "mcp", …).
@@ -227,13 +232,20 @@ class BatchView(StaticView):
         rejected: Collection[str] | None = None,
         plan_accepted: bool | None = None,
         command_line: bool = False,
+        accepted_held: Collection[str] = (),
     ) -> BatchView:
         """The static view of ``batch`` as the session last recorded it; ``rejected`` /
-        ``plan_accepted`` override its decision (a review's choices before Commit)."""
+        ``plan_accepted`` / ``accepted_held`` override its decision (a review's choices
+        before Commit)."""
         accepted = batch.plan_accepted if plan_accepted is None else plan_accepted
         if rejected is None:
             # Open: a redacted item is committed only on an explicit choice (SPEC §7).
             rejected = (*batch.rejected, *batch.redacted) if batch.open else batch.rejected
+        held = (
+            [n for n in holdable(batch) if n != PLAN_FLAG and n not in {*rejected, *accepted_held}]
+            if batch.open
+            else []
+        )
         net = None
         if batch.open and batch.plan is not None and batch.history is None:
             effect = commit_effect(batch, rejected, accepted)
@@ -253,6 +265,7 @@ class BatchView(StaticView):
             user_wide=[n for n in batch.names if batch.scope_of(n) == USER_SCOPE],
             proposer=agent_proposer(batch),
             command_line=command_line,
+            held=held,
         )
 
     def net_line(self) -> str | None:
@@ -282,10 +295,17 @@ class BatchView(StaticView):
         for name, why in self.flags.items():
             label = "redacted" if name in self.redacted else "held for review"
             lines.append(f"\u26a0 {name} ({label}): {'; '.join(why)}")
+        front = "ipymemory" if self.command_line else "%memory"
+        where = f" --batch {self.batch_id}" if self.command_line and self.batch_id else ""
         if self.redacted and self.status.open:
             lines.append(
                 "Redacted items are committed only when chosen: "
-                "%memory commit --redacted NAME (the redacted text, never the credential)"
+                f"{front} commit{where} --redacted NAME (the redacted text, never the credential)"
+            )
+        if self.held and self.status.open:
+            lines.append(
+                "Held items are committed only when named: "
+                f"{front} commit{where} --accept NAME (a plain commit leaves them pending)"
             )
         return lines
 
@@ -294,7 +314,9 @@ class BatchView(StaticView):
         ``reject``); then ``written``, ``rejected``, ``merged`` (an accepted plan
         replaced it by its records) or ``discarded`` (the whole batch was dropped)."""
         if self.status.open:
-            return "reject" if name in self.rejected else "accept"
+            if name in self.rejected:
+                return "reject"
+            return "held" if name in self.held else "accept"
         if self.status is BatchStatus.DISCARDED:
             return "discarded"
         if name in self.rejected:
@@ -322,7 +344,8 @@ class BatchView(StaticView):
             "items": [
                 {
                     **r.to_json(),
-                    "accepted": r.name not in self.rejected,
+                    "accepted": r.name not in self.rejected
+                    and not (self.status.open and r.name in self.held),
                     "decision": self.decision(r.name),
                     # (additive: an update of a current record, SPEC §9)
                     **({"replaces": self.replaces[r.name]} if r.name in self.replaces else {}),
@@ -331,6 +354,8 @@ class BatchView(StaticView):
                 }
                 for r in self.items
             ],
+            # (additive: items held for a person that no decision named yet)
+            **({"held": sorted(self.held)} if self.held and self.status.open else {}),
             "consolidation": None if self.plan is None else self.plan.plan_json(),
             # (additive, only when screening flagged something: SPEC §7)
             **({"flags": {n: list(why) for n, why in self.flags.items()}} if self.flags else {}),
@@ -361,6 +386,11 @@ class BatchView(StaticView):
             return "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
         if self.status is BatchStatus.DISCARDED:
             return "Discarded: nothing was written."
+        if self.committed:  # a commit left the held items pending here
+            return (
+                f"Committed: {', '.join(self.committed)}; still held for review (pending): "
+                + ", ".join(r.name for r in self.items)
+            )
         return None
 
     def to_text(self) -> str:
@@ -383,7 +413,7 @@ class BatchView(StaticView):
         hint = self.hint()
         if outcome:
             lines.append(outcome)
-        elif hint:
+        if hint and (not outcome or self.status.open):
             lines.append(hint)
         return "\n".join(lines)
 
@@ -398,7 +428,7 @@ class BatchView(StaticView):
                     _ITEM_COLUMNS,
                     row_class=lambda r: (
                         "ipm-rejected"
-                        if r["decision"] in ("reject", "rejected", "discarded")
+                        if r["decision"] in ("reject", "rejected", "discarded", "held")
                         else None
                     ),
                 )
@@ -416,7 +446,7 @@ class BatchView(StaticView):
         hint = self.hint()
         if outcome:
             parts.append(f"<div>{esc(outcome)}</div>")
-        elif hint:  # HTML is what a frontend without widgets shows
+        if hint and (not outcome or self.status.open):  # what a frontend without widgets shows
             parts.append(f'<div class="ipm-note">{esc(hint)}</div>')
         return "".join(parts)
 

@@ -22,8 +22,8 @@ _COLUMNS = (
 OPEN_HINT = "Reopen one for review: %memory pending --open ID"
 #: The command line's hint: it decides batches rather than reopening them.
 DECIDE_HINT = (
-    "Decide one: ipymemory commit --batch ID [--reject NAME …] [--redacted NAME …], "
-    "or ipymemory discard --batch ID"
+    "Decide one: ipymemory commit --batch ID [--reject NAME …] [--accept NAME …] "
+    "[--redacted NAME …], or ipymemory discard --batch ID"
 )
 
 

@@ -8,10 +8,11 @@ session -- the widget then disables its controls and shows the outcome. When it 
 displayed through IPython's ``display``, that output is then replaced by the static
 outcome, so a notebook saved without widget state still records what happened.
 
-Screening (SPEC §7): an item screening flagged shows why under its label; a redacted
-item (shown as redacted: the credential was never kept) starts rejected, and
-accepting it is the explicit choice that commits the redacted text. A flagged plan
-starts rejected too.
+Screening (SPEC §7): an item screening flagged shows why under its label and starts
+rejected: accepting it is the explicit choice that commits it (for a redacted item,
+shown as redacted -- the credential was never kept -- its redacted text). A flagged
+plan starts rejected too. A commit made elsewhere that left held items pending in the
+batch (``%memory commit`` without ``--accept``) locks the items it decided.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from IPython.display import DisplayHandle
 
 from ..errors import BatchError, MemoryStoreError
 from ..store.record import MemoryRecord
-from ..turn.batch import PLAN_FLAG, PROJECT_SCOPE, USER_SCOPE, BatchStatus, commit_effect
+from ..turn.batch import (
+    PLAN_FLAG,
+    PROJECT_SCOPE,
+    USER_SCOPE,
+    BatchStatus,
+    commit_effect,
+    holdable,
+)
 from ._static import StaticView, display_bundle, esc, styled_html, update_bundle
 from ._widgetbase import (
     StaticBundleBox,
@@ -125,6 +133,7 @@ class _Reviewer(Protocol):
         accept_plan: bool = True,
         redacted: Collection[str] = (),
         scopes: Mapping[str, str] | None = None,
+        accept: Collection[str] = (),
     ) -> CommitResult: ...
 
     def discard(self, batch: PendingBatch) -> None: ...
@@ -159,8 +168,8 @@ class BatchReview(StaticBundleBox):
         parts: list[w.Widget] = [self._heading()]
         for record in batch.items:
             toggle = _decision(f"keep {record.name}", f"drop {record.name}")
-            if record.name in batch.redacted:
-                toggle.value = REJECT  # the redacted text only on an explicit choice
+            if record.name in batch.flags:
+                toggle.value = REJECT  # held (or redacted): committed on an explicit choice
             label = w.HTML(value="")
             outcome = w.HTML(
                 value="", layout=w.Layout(display="none", width=_TOGGLES_WIDTH, **_FIXED)
@@ -281,11 +290,29 @@ class BatchReview(StaticBundleBox):
             return
         self.batch = latest
         if latest.open:  # a store failure: still decidable, the cause is shown
+            self._lock_decided(latest)
             if latest.error:
                 self._refused(latest.error)
             return
         self._stop_observing()
         self._show_outcome()
+
+    def _lock_decided(self, latest: PendingBatch) -> None:
+        """Items a commit made elsewhere decided while held ones stayed pending here:
+        each says what became of it, its toggle locked."""
+        left = set(latest.names)
+        for name, toggle in self.decisions.items():
+            if name in left or toggle.disabled:
+                continue
+            decision = "rejected" if name in latest.rejected else "written"
+            toggle.disabled = True
+            toggle.layout.display = "none"
+            self.outcomes[name].value = _wrapping(f"<b>{esc(decision)}</b>")
+            self.outcomes[name].layout.display = ""
+            self._strike(name, decision == "rejected")
+        if self.plan_decision is not None and latest.plan is None:
+            self.plan_decision.disabled = True
+        self._update_summary()
 
     # --- the user's choices -------------------------------------------------------------
 
@@ -375,11 +402,24 @@ class BatchReview(StaticBundleBox):
 
     @property
     def rejected(self) -> tuple[str, ...]:
-        return tuple(name for name, t in self.decisions.items() if t.value == REJECT)
+        left = set(self.batch.names)
+        return tuple(n for n, t in self.decisions.items() if t.value == REJECT and n in left)
 
     @property
     def plan_accepted(self) -> bool:
+        if self.batch.plan is None:
+            return self.plan_decision is None
         return self.plan_decision is None or self.plan_decision.value == ACCEPT
+
+    @property
+    def accepted_held(self) -> tuple[str, ...]:
+        """Held items (and a held plan, :data:`PLAN_FLAG`) the reviewer ticked: the
+        explicit choice that commits them."""
+        rejected = set(self.rejected)
+        out = [n for n in holdable(self.batch) if n != PLAN_FLAG and n not in rejected]
+        if PLAN_FLAG in holdable(self.batch) and self.plan_accepted:
+            out.append(PLAN_FLAG)
+        return tuple(out)
 
     def commit(self) -> None:
         """Commit the accepted items (and the plan if accepted).
@@ -406,8 +446,11 @@ class BatchReview(StaticBundleBox):
                 accept_plan=self.plan_accepted,
                 redacted=tuple(n for n in self.redacted_chosen if n not in reject),
                 scopes={
-                    n: v for n, v in self.chosen_scopes.items() if n not in self.batch.replaces
+                    n: v
+                    for n, v in self.chosen_scopes.items()
+                    if n not in self.batch.replaces and n in self.batch.names
                 },
+                accept=tuple(n for n in self.accepted_held if n not in reject),
             )
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e))
@@ -493,7 +536,12 @@ class BatchReview(StaticBundleBox):
         if not self.batch.open:
             return BatchView.of(self.batch)
         # Pending: the choices as they stand in the widget.
-        return BatchView.of(self.batch, rejected=self.rejected, plan_accepted=self.plan_accepted)
+        return BatchView.of(
+            self.batch,
+            rejected=self.rejected,
+            plan_accepted=self.plan_accepted,
+            accepted_held=self.accepted_held,
+        )
 
     def _stop_observing(self) -> None:
         if self._observing:

@@ -18,7 +18,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, Scripted, text
 from notebook_support import ctrl_c_raises, items_json, use_api
 from record_support import rec
-from turn_support import role_of
+from turn_support import role_of, split_extraction
 
 from ipymemory import MemoryStore
 from ipymemory.notebook import get_session, last_turn
@@ -322,7 +322,6 @@ def test_a_ctrl_c_in_the_consolidator_call_loses_nothing_of_the_turn(
     ip.run_line_magic("config", "IPyMemory.background_memory = False")
     ip.run_cell("%%agent\nAnd dark mode too.")
     extract = [r for r in api.requests if role_of(r) == "extractor"][-1]
-    sent = json.dumps(extract["messages"])
-    _processed, new = sent.split("[NEW:", 1)
+    _processed, new = split_extraction(extract)
     assert "I like bold answers." in new and "I like bold answers." not in _processed
     assert "Hi there." in _processed

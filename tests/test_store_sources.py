@@ -40,6 +40,9 @@ SHORT = rec(
 )
 
 
+TOOL_FLAG = "comes from tool output (a file read or code output), not from the user"
+
+
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -56,7 +59,10 @@ def remembered_turn(messages_server: MessagesServer, workspace: str) -> None:
     session = AgentSession(workspace, model=model_for(messages_server.base_url))
     result = session.run_turn("Keep answers short. What do CONVENTIONS.md say?")
     assert result.batch is not None
-    assert session.commit(result.batch).ok
+    # What the file says is tool output (a question does not vouch for it): held, and
+    # committed by naming it, as a person's tick does (SPEC §7).
+    assert result.batch.flags == {"indent-tabs": (TOOL_FLAG,)}
+    assert session.commit(result.batch, accept=["indent-tabs"]).ok
 
 
 def test_the_journal_keeps_the_hash_of_each_file_read(
@@ -118,7 +124,12 @@ def test_a_batch_decided_later_from_the_command_line_keeps_its_sources_hashes(
     cli_main(["--dir", workspace, "pending"])
     assert "unreadable" in (out := capsys.readouterr().out) and "sources must map" in out
     saved.write_text(good)
-    assert cli_main(["--dir", workspace, "commit", "--batch", result.batch.id]) == 0
+    assert (
+        cli_main(
+            ["--dir", workspace, "commit", "--batch", result.batch.id, "--accept", "indent-tabs"]
+        )
+        == 0
+    )
     assert "Committed: indent-tabs" in capsys.readouterr().out
     entry = MemoryStore(workspace).history(1)[0]
     assert entry.provenance["indent-tabs"]["files_sha256"] == {

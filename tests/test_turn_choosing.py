@@ -144,10 +144,14 @@ def test_a_set_that_fits_the_memory_budget_is_taken_whole_by_the_turn_select_and
     turn = ip.run_cell_magic("agent", "", question)
 
     async def use(client: McpClient) -> Any:
-        return await client.call_tool("memory_select", {"query": question, "limit": 2})
+        # Without a limit, the turn's own selection; a limit is a count asked for.
+        return [
+            await client.call_tool("memory_select", {"query": question}),
+            await client.call_tool("memory_select", {"query": question, "limit": 2}),
+        ]
 
     env = {"IPYMEMORY_USER_DIR": str(user_dir), "IPYMEMORY_MEMORY_BUDGET": "3000"}
-    mcp = data(with_mcp(workspace, use, env=env))
+    mcp, limited = (data(r) for r in with_mcp(workspace, use, env=env))
     assert isinstance(turn, TurnOutput)
     names = ("deploy-friday", "ci-matrix", "shared", "prefers-tabs", "answers-in-german")
     assert selected(view) == turn.result.selection.names == names
@@ -155,6 +159,7 @@ def test_a_set_that_fits_the_memory_budget_is_taken_whole_by_the_turn_select_and
     assert view.static_view().source == turn.result.selection.source == mcp["chosen_by"] == "all"
     assert "they fit the memory budget" in str(turn.result.selection.reason)
     assert requests_of(messages_server.requests, "selector") == []
+    assert len(limited["records"]) == 2 and limited["chosen_by"] == "fallback"
     # One token less than the block: the turn chooses again (the side model, as set).
     size = int(str(turn.result.selection.reason).split("(")[1].split(" of")[0])
     ip.run_line_magic("config", f"IPyMemory.memory_budget = {size - 1}")

@@ -26,6 +26,7 @@ from turn_support import (
     records_reply,
     requests_of,
     role_of,
+    split_extraction,
     system_text,
 )
 
@@ -825,7 +826,7 @@ def test_interrupt_in_the_consolidation_keeps_the_turn_for_the_next_extraction(
     messages_server.enqueue(text("Sure."), text("[]"))
     session.run_turn("And dark mode too.")
     [*_, extract] = requests_of(messages_server.requests, "extractor")
-    processed, new = json.dumps(extract["messages"]).split("[NEW:", 1)
+    processed, new = split_extraction(extract)
     assert "I like bold answers." in new and "Hi there." in processed
 
 

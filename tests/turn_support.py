@@ -16,6 +16,7 @@ import pytest
 from messages_server import Scripted, text
 
 from ipymemory import AgentSession, AnthropicModel, MemoryRecord, SessionConfig
+from ipymemory.sidequery.extract import turn_mark
 from ipymemory.sidequery.prompts import (
     CONSOLIDATOR_PROMPT,
     EXTRACTOR_PROMPT,
@@ -106,6 +107,17 @@ def memory_text(request: dict[str, Any]) -> str:
     message = request["messages"][i]
     assert message["role"] == "user" and j == len(message["content"]) - 2  # before the query
     return str(block)
+
+
+def split_extraction(request: dict[str, Any]) -> tuple[str, str]:
+    """An extractor request's history as JSON text, cut where its new turns start (the
+    ``[turn N]`` mark its last text names as ``new_from_turn``): (processed, new)."""
+    last = request["messages"][-1]["content"][-1]["text"]
+    mark = turn_mark(json.loads(last)["new_from_turn"])
+    sent = json.dumps(request["messages"])
+    assert sent.count(mark) == 1, mark
+    processed, new = sent.split(mark, 1)
+    return processed, new
 
 
 def assert_pairs_intact(messages: Sequence[dict[str, Any]]) -> None:

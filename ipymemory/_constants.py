@@ -99,6 +99,9 @@ DEFAULT_SELECTOR: Final = "model"
 # The model selector sees at most this many candidates: its input is bounded whatever
 # the size of the set (the ranking's best, then the newest records when few match).
 DEFAULT_SELECT_CANDIDATES: Final = 30
+# Escaped record texts remembered per process (a record's description and body, each
+# rendered into every block and budget check): about two texts per record of a large set.
+ESCAPED_TEXT_CACHE: Final = 4096
 DEFAULT_MAX_TOOL_STEPS: Final = 20  # model/tool round trips per turn
 DEFAULT_HISTORY_TOKEN_BUDGET: Final = 60_000  # request history before older turns are summarised
 

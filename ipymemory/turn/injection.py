@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
+from .. import _constants as C
 from .._secrets import redact
 from .._text import escape
 from ..store.record import MemoryRecord
@@ -41,6 +43,10 @@ BLOCK_CLOSE = "</relevant_memories>"
 _DAY = re.compile(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 
 
+# A pure function of the text, and the credential scan is most of a selection's cost
+# (the budget check renders each record; an MCP server or kernel renders the same
+# immutable records again on every call): remembered per text.
+@lru_cache(maxsize=C.ESCAPED_TEXT_CACHE)
 def escape_text(text: str) -> str:
     """Escape record text for the block (the request form of :func:`escape`). A
     credential a record holds (one stored before screening, or by another tool) is

@@ -66,6 +66,7 @@ from messages_server import MessagesServer, Scripted, text, tool_use  # noqa: E4
 from turn_support import role_of  # noqa: E402
 
 from ipymemory import MemoryRecord, MemoryStore  # noqa: E402
+from ipymemory import _constants as C  # noqa: E402
 from ipymemory.model import AnthropicModel  # noqa: E402
 from ipymemory.notebook import get_session, use_model  # noqa: E402
 from ipymemory.sidequery.extract import extractor_messages  # noqa: E402
@@ -532,9 +533,12 @@ def main(argv: list[str] | None = None) -> int:
         "--min-side", type=int, default=2048, help="the side model's minimum cacheable tokens"
     )
     parser.add_argument(
-        "--memory-budget", type=int, default=3000, help="the setting (0: choose every turn)"
+        "--memory-budget",
+        type=int,
+        default=C.DEFAULT_MEMORY_BUDGET,
+        help="the setting (0: choose every turn)",
     )
-    parser.add_argument("--selector", choices=("keyword", "model"), default="keyword")
+    parser.add_argument("--selector", choices=C.SELECTORS, default=C.DEFAULT_SELECTOR)
     parser.add_argument("--quick", action="store_true", help="8 turns, short delays (CI)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -31,10 +31,11 @@ MAX_EVIDENCE_CHARS: Final = 300
 EXTRACT_TOOL_OUTPUT_CHARS: Final = 2000
 EXTRACT_CONTEXT_TOOL_OUTPUT_CHARS: Final = 200
 # Issue 31: the extractor's append-only requests send the session's turns since an
-# anchor (cached past the side model's minimum); past this many estimated tokens of them
-# the anchor moves up to the turn before the new messages (reads of a long prefix cost
-# more than one rewrite of a short one).
-EXTRACT_PREFIX_TOKENS: Final = 12_000
+# anchor; past this many estimated tokens of them the anchor moves up to the turn before
+# the new messages. Its prompt is cached on its own (over 4,096 tokens), so a move costs
+# only the rewrite of a short history, and reads of a long prefix cost more: 2,000 was
+# the cheapest in benchmarks/turn_cost.py (12,000 / 4,000 / 2,000 / 1,000 measured).
+EXTRACT_PREFIX_TOKENS: Final = 2_000
 
 # --- The format (SPEC §1) -----------------------------------------------------------
 MAX_RECORD_LINES: Final = 200  # a whole record file, frontmatter included

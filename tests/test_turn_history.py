@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from escape_support import folded, header_lines
 from messages_server import MessagesServer, Scripted, text, tool_use
 from turn_support import (
@@ -17,6 +18,7 @@ from turn_support import (
 )
 
 from ipymemory import AgentSession, MemoryStore, SessionConfig, SideQueryError
+from ipymemory import _constants as C
 from ipymemory.sidequery.extract import extractor_request
 from ipymemory.turn.history import (
     SUMMARY_HEADER,
@@ -236,9 +238,12 @@ def test_a_long_session_stays_under_budget_and_keeps_pairs(
 
 
 def test_extraction_reads_whole_canonical_turns_after_compression(
-    messages_server: MessagesServer, workspace: str
+    messages_server: MessagesServer, workspace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Compression shortens what the agent is sent, never what the extractor reads."""
+    # The anchor stays at the first turn here (what moves it is tested in
+    # test_turn_session), so every request holds the session's turns so far.
+    monkeypatch.setattr(C, "EXTRACT_PREFIX_TOKENS", 100_000)
     Path(workspace, "big.txt").write_text("b" * 2_000)
     main_and_summaries = _long_session_responder(messages_server)
 

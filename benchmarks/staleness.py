@@ -272,7 +272,9 @@ def run_session(
             raise RuntimeError(f"{session.name} turn {n}: scripted replies left unused")
         held = set(result.held.names) if result.held is not None else set()
         if result.held is not None:
-            agent.commit(result.held)  # a person accepts the user's own items
+            # A person accepts the user's own items, naming each (SPEC §7: a held item
+            # is committed only when named).
+            agent.commit(result.held, accept=result.held.names)
         names = {r.name for r in agent.store.records()}
         for item in turn.items:
             if item.record["name"] not in names:

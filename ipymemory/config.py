@@ -353,9 +353,9 @@ class Settings:
         default=C.DEFAULT_SELECTOR,
         metadata=_row(
             Choice(C.SELECTORS),
-            "Who chooses when the set does not fit memory_budget: keyword (the keyword "
-            "ranking, at once; default) or model (the side model over the ranking's best "
-            "candidates: one side-query before the answer).",
+            "Who chooses when the set does not fit memory_budget: model (the side model "
+            "over the keyword ranking's best candidates: one side-query before the answer) "
+            f"or keyword (the ranking alone, at once) ({C.DEFAULT_SELECTOR}).",
             "session",
         ),
     )

@@ -18,7 +18,7 @@ from notebook_support import memory, use_api
 from record_support import rec
 from turn_support import records_reply, requests_of, session_for
 
-from ipymemory import MemoryStore, NoModel
+from ipymemory import MemoryStore, NoModel, SessionConfig
 from ipymemory import _constants as C
 from ipymemory.notebook import get_session
 from ipymemory.notebook.output import TurnOutput
@@ -191,7 +191,7 @@ def test_choose_memories_reads_both_scopes_and_a_limit_of_0_chooses_none(
     project, user = MemoryStore(workspace), MemoryStore(user_dir)
     question = Question.of("tabs \ud83d")  # a lone surrogate: made encodable once, here
     assert question.text == "tabs \ufffd"
-    chosen = choose_memories(NoModel(), question, project, user, side_model=None, limit=9)
+    chosen = choose_memories(NoModel(), question, project, user, SessionConfig(), limit=9)
     assert chosen.selection.source == "all"  # five records fit a limit of nine
     assert chosen.selection.names == (
         "deploy-friday",

@@ -229,16 +229,7 @@ class MemoryTools:
             raise _Refused("query: empty; say what the memories are for")
         try:  # the selection a turn makes (SPEC §12): both scopes, the same ranking
             chosen = choose_memories(
-                self.model,
-                Question.of(query),
-                self.store,
-                self.user,
-                side_model=self.settings.side_model,
-                # An explicit limit is a count asked for: no whole set within the budget.
-                limit=self.settings.max_selected if limit is None else limit,
-                budget=self.settings.memory_budget if limit is None else 0,
-                selector=self.settings.selector,
-                candidates=self.settings.select_candidates,
+                self.model, Question.of(query), self.store, self.user, self.settings, limit=limit
             )
         except MemoryStoreError as e:
             raise _Refused(f"the memory set could not be read: {e}") from e

@@ -115,16 +115,7 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
     question = Question.of(" ".join(args.query))  # the user's text enters here
     store = ctx.store
     chosen = choose_memories(
-        ctx.model,
-        question,
-        store,
-        ctx.user_store,
-        side_model=ctx.settings.side_model,
-        limit=args.limit if args.limit is not None else ctx.settings.max_selected,
-        # An explicit --limit is a count asked for: no whole set within the budget.
-        budget=ctx.settings.memory_budget if args.limit is None else 0,
-        selector=ctx.settings.selector,
-        candidates=ctx.settings.select_candidates,
+        ctx.model, question, store, ctx.user_store, ctx.settings, limit=args.limit
     )
     selection = chosen.selection
     if chosen.scoped.error is not None:  # chosen from the project's set only: say why

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .. import _constants as C
 from ..errors import MemoryStoreError
@@ -117,31 +118,48 @@ def block_tokens(records: Sequence[MemoryRecord], stop: int | None = None) -> in
 _TAGS_TOKENS = estimate_tokens("<relevant_memories>\n\n</relevant_memories>")
 
 
+class SelectionSettings(Protocol):
+    """The settings a selection reads: :class:`SessionConfig` in a turn, resolved
+    :class:`~ipymemory.config.Settings` in the command layer and the MCP server."""
+
+    @property
+    def side_model(self) -> str | None: ...
+    @property
+    def max_selected(self) -> int: ...
+    @property
+    def memory_budget(self) -> int: ...
+    @property
+    def selector(self) -> str: ...
+    @property
+    def select_candidates(self) -> int: ...
+
+
 def choose_memories(
     model: ModelClient,
     question: Question,
     project: MemoryStore,
     user: MemoryStore | None,
+    settings: SelectionSettings,
     *,
-    side_model: str | None,
-    limit: int,
-    budget: int = C.DEFAULT_MEMORY_BUDGET,
-    selector: str = C.DEFAULT_SELECTOR,
-    candidates: int = C.DEFAULT_SELECT_CANDIDATES,
+    limit: int | None = None,
 ) -> Chosen:
-    """Read both scopes and select over them (see :func:`select_from`). Raises
-    :class:`MemoryStoreError` when the project's set cannot be read; a user scope that
-    cannot be read leaves its records out and says why in ``chosen.scoped.error``."""
+    """Read both scopes and select over them (see :func:`select_from`) with
+    ``settings``: without ``limit``, the selection a turn makes (``max_selected``, a set
+    within ``memory_budget`` whole); an explicit ``limit`` is a count asked for (``%memory
+    select --limit``, MCP ``memory_select(limit=…)``): at most that many, even from a set
+    within the budget. Raises :class:`MemoryStoreError` when the project's set cannot be
+    read; a user scope that cannot be read leaves its records out and says why in
+    ``chosen.scoped.error``."""
     scoped = read_scopes(project, user)
     selection = select_from(
         model,
         question,
         scoped,
-        side_model=side_model,
-        limit=limit,
-        budget=budget,
-        selector=selector,
-        candidates=candidates,
+        side_model=settings.side_model,
+        limit=settings.max_selected if limit is None else limit,
+        budget=settings.memory_budget if limit is None else 0,
+        selector=settings.selector,
+        candidates=settings.select_candidates,
     )
     return Chosen(selection, scoped)
 
@@ -152,17 +170,7 @@ def choose_for_turn(ctx: TurnContext, question: Question) -> Chosen:
     user scope, the project's only; a fallback says why) and the selector's call counted."""
     log = ctx.log
     try:
-        chosen = choose_memories(
-            ctx.model,
-            question,
-            ctx.store,
-            ctx.user_store,
-            side_model=ctx.config.side_model,
-            limit=ctx.config.max_selected,
-            budget=ctx.config.memory_budget,
-            selector=ctx.config.selector,
-            candidates=ctx.config.select_candidates,
-        )
+        chosen = choose_memories(ctx.model, question, ctx.store, ctx.user_store, ctx.config)
     except MemoryStoreError as e:
         log.fail(LAST_ERROR_READ, str(e), e)
         return Chosen(Selection((), "none", f"the memory set could not be read: {e}"))

@@ -278,7 +278,9 @@ def cost(turns: list[dict[str, Any]], count: int, server: MessagesServer) -> dic
         )
         session = AgentSession(
             # memory_budget 0: the selector chooses each turn's memories, as written for
-            workspace, model=model, config=SessionConfig(commit_mode="auto", memory_budget=0),
+            # (the model selector: it picks the corpus's memories).
+            workspace, model=model,
+            config=SessionConfig(commit_mode="auto", memory_budget=0, selector="model"),
             store=MemoryStore(workspace, max_index_bytes=16 * 1024),
         )  # fmt: skip
         called = 0

@@ -45,7 +45,7 @@ from ipymemory.sidequery.replies import encode_input  # noqa: E402
 from ipymemory.sidequery.select import shortlist  # noqa: E402
 from ipymemory.store.index import render_catalog  # noqa: E402
 from ipymemory.store.record import MemoryRecord, MemoryType, StoredRecord  # noqa: E402
-from ipymemory.turn.choosing import block_tokens  # noqa: E402
+from ipymemory.turn.choosing import block_tokens, fill_by_rank  # noqa: E402
 
 TODAY = "2026-12-01 (Tuesday)"
 K = 5
@@ -99,15 +99,8 @@ def selector_cost(sets: list[Any], size: int, queries: int) -> dict[str, Any]:
 
 
 def _fill(query: str, records: list[MemoryRecord], budget: int) -> list[MemoryRecord]:
-    ranked = keyword_select(query, records, limit=min(len(records), 200))
-    chosen: list[MemoryRecord] = []
-    total = block_tokens([])
-    for record in ranked:
-        total += block_tokens([record]) - block_tokens([])
-        if total > budget:
-            break
-        chosen.append(record)
-    return chosen
+    # The default selector past the budget, as the turn runs it (issue 31).
+    return list(fill_by_rank(query, records, limit=C.DEFAULT_MAX_SELECTED, budget=budget).records)
 
 
 def quality(sets: list[Any], budget: int) -> dict[str, Any]:

@@ -92,11 +92,14 @@ DEFAULT_MAX_SELECTED: Final = 5  # memories injected per turn when they must be 
 # Issue 31 (SPEC §12): a set whose injected block fits this many estimated tokens is
 # injected whole, with no selection (20 records of ~400 characters are ~2,100 tokens).
 DEFAULT_MEMORY_BUDGET: Final = 3000
-# Who chooses beyond the budget: the side model over the ranking's best candidates
-# ("model", the design's selector, SPEC §3) or the keyword ranking at once ("keyword":
-# no side-query before the answer, the faster first token measured in benchmarks/).
+# Who chooses beyond the budget: the keyword ranking at once ("keyword": its best
+# max_selected, then the next best while the block fits the budget -- no side-query
+# before the answer, so the first token does not wait; issue 31, benchmarks/latency.py)
+# or the side model over the ranking's best candidates ("model", SPEC §3's selector: a
+# smaller block, one round trip before the answer). Past the budget the model only
+# sees the ranking's best candidates, which the keyword fill (nearly) holds already.
 SELECTORS: Final[tuple[str, ...]] = ("keyword", "model")
-DEFAULT_SELECTOR: Final = "model"
+DEFAULT_SELECTOR: Final = "keyword"
 # The model selector sees at most this many candidates: its input is bounded whatever
 # the size of the set (the ranking's best, then the newest records when few match).
 DEFAULT_SELECT_CANDIDATES: Final = 30

@@ -336,7 +336,9 @@ class Settings:
         default=C.DEFAULT_MAX_SELECTED,
         metadata=_row(
             Count(0),
-            f"Memories injected per turn at most ({C.DEFAULT_MAX_SELECTED}).",
+            "Memories a turn chooses from a set over memory_budget: the model selector's "
+            "most, the keyword selector's least before it fills the budget "
+            f"({C.DEFAULT_MAX_SELECTED}; 0: none).",
             "session",
         ),
     )
@@ -353,9 +355,10 @@ class Settings:
         default=C.DEFAULT_SELECTOR,
         metadata=_row(
             Choice(C.SELECTORS),
-            "Who chooses when the set does not fit memory_budget: model (the side model "
-            "over the keyword ranking's best candidates: one side-query before the answer) "
-            f"or keyword (the ranking alone, at once) ({C.DEFAULT_SELECTOR}).",
+            "Who chooses when the set does not fit memory_budget: keyword (the keyword "
+            "ranking at once: its best max_selected, then more while memory_budget holds "
+            "them) or model (the side model picks max_selected of the ranking's best "
+            f"candidates: one side-query before the answer) ({C.DEFAULT_SELECTOR}).",
             "session",
         ),
     )

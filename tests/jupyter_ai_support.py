@@ -91,6 +91,7 @@ def scripted_models(
         "ANTHROPIC_API_KEY": "test",
         "ANTHROPIC_BASE_URL": messages.base_url,
         "IPYMEMORY_USER_DIR": "off",
+        "IPYMEMORY_SELECTOR": "model",  # these tests show the side model choosing
     }
     return env, [f"--JupyternautExtension.initial_language_model=anthropic/{model}"]
 

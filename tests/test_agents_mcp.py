@@ -82,7 +82,9 @@ def test_catalog_select_read_and_history_without_a_model(workspace: str) -> None
             await client.call_tool("memory_select", {"query": "anything"}),
         ]
 
-    catalog, selected, read, history, whole = map(data, with_mcp(workspace, use))
+    # The model selector, with no model configured: its fallback says why.
+    env = {"IPYMEMORY_SELECTOR": "model"}
+    catalog, selected, read, history, whole = map(data, with_mcp(workspace, use, env=env))
     # Two records fit the default limit (5): both, no choice made (SPEC §12).
     assert whole["chosen_by"] == "all" and whole["reason"] == "all 2 records: the set fits"
     assert [r["name"] for r in whole["records"]] == ["prefers-tabs", "deploy-friday"]
@@ -109,6 +111,7 @@ def test_select_uses_the_configured_model_and_says_so(
     messages_server.enqueue(text('["deploy-friday"]'))
     env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": messages_server.base_url}
     env["IPYMEMORY_SIDE_MODEL"] = "claude-side-test"
+    env["IPYMEMORY_SELECTOR"] = "model"  # the side model chooses (not the default)
 
     async def use(client: McpClient) -> Any:
         return await client.call_tool("memory_select", {"query": "when do we release", "limit": 1})

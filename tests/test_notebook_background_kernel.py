@@ -162,6 +162,9 @@ def test_in_a_kernel_select_takes_its_limit_after_the_query(
     MemoryStore(workspace).extend([rec(f"tabs-{i}", description=f"tabs {i}") for i in range(7)])
     messages_server.responder = lambda body: text('["tabs-1"]')
     run_cell(client, nb, SETUP)
+    # The side model chooses here (the default past the budget is keyword): its request
+    # shows the query it was given.
+    run_cell(client, nb, "%config IPyMemory.selector = 'model'")
     cell = run_cell(client, nb, "%memory select tabs --limit 1")
     [shown] = [o["data"][MIME_TYPE] for o in cell.outputs if MIME_TYPE in o.get("data", {})]
     assert shown["query"] == "tabs"

@@ -23,7 +23,7 @@ from ipymemory import _constants as C
 from ipymemory.notebook import get_session
 from ipymemory.notebook.output import TurnOutput
 from ipymemory.store.maintenance import check
-from ipymemory.turn.choosing import choose_memories, select_from
+from ipymemory.turn.choosing import block_tokens, choose_memories, fill_by_rank, select_from
 from ipymemory.turn.question import Question
 from ipymemory.turn.scopes import read_scopes
 from ipymemory.views import SelectionWidget
@@ -159,7 +159,7 @@ def test_a_set_that_fits_the_memory_budget_is_taken_whole_by_the_turn_select_and
     assert view.static_view().source == turn.result.selection.source == mcp["chosen_by"] == "all"
     assert "they fit the memory budget" in str(turn.result.selection.reason)
     assert requests_of(messages_server.requests, "selector") == []
-    assert len(limited["records"]) == 2 and limited["chosen_by"] == "fallback"
+    assert len(limited["records"]) == 2 and limited["chosen_by"] == "keyword"  # the default
     # One token less than the block: the turn chooses again (the side model, as set).
     size = int(str(turn.result.selection.reason).split("(")[1].split(" of")[0])
     ip.run_line_magic("config", f"IPyMemory.memory_budget = {size - 1}")
@@ -246,6 +246,75 @@ def test_five_hundred_records_commit_through_real_turns_and_selection_stays_boun
     assert keyword.source == "keyword" and len(keyword.names) == 5
     assert all(name.endswith("-7") for name in keyword.names)
     assert len(requests_of(messages_server.requests, "selector")) == 1
-    # With the default budget, the turn's selection is as fast at 500 as at 50.
+    # With the default budget, the keyword selector fills it at once: the ten records
+    # about zone007 first, then the newest, the block within the budget; no request.
     session.config = replace(session.config, memory_budget=C.DEFAULT_MEMORY_BUDGET)
-    assert session.begin_turn("zone007").source == "keyword"
+    filled = session.begin_turn("zone007")
+    assert filled.source == "keyword" and 10 < len(filled.names) < 500
+    assert {n for n in filled.names[:10]} == {f"fact-{t}-7" for t in range(10)}
+    assert filled.names[10:13] == ("fact-9-49", "fact-9-48", "fact-9-47")
+    assert block_tokens(filled.records) <= C.DEFAULT_MEMORY_BUDGET
+    assert "as many as fit the memory budget" in str(filled.reason)
+    assert len(requests_of(messages_server.requests, "selector")) == 1
+
+
+def _long(name: str, words: str, size: int) -> Any:
+    return rec(name, f"notes about {words}", body=f"{words} " + "detail " * size)
+
+
+def test_the_keyword_selector_fills_the_budget_best_first_then_the_newest() -> None:
+    records = [
+        _long("old-unrelated", "gardening", 40),
+        _long("export-a", "the export", 40),
+        _long("middle-unrelated", "birthdays", 40),
+        _long("export-b", "the nightly export", 40),
+        _long("newest-unrelated", "holidays", 40),
+    ]
+    one = block_tokens(records[:1]) - block_tokens([])
+    # Room for four records: both matches (best first), then the newest two others.
+    budget = block_tokens(records[:4])
+    filled = fill_by_rank("nightly export", records, limit=1, budget=budget)
+    assert filled.names == ("export-b", "export-a", "newest-unrelated", "middle-unrelated")
+    assert filled.source == "keyword" and f"({block_tokens(filled.records)} of" in str(
+        filled.reason
+    )
+    # The limit is a floor: two records over a one-record budget are still both taken.
+    tight = fill_by_rank("nightly export", records, limit=2, budget=one)
+    assert tight.names == ("export-b", "export-a")
+    assert "as many as fit" not in str(tight.reason)
+    # A query that matches nothing gets the newest records, as many as fit.
+    assert fill_by_rank("quantum", records, limit=1, budget=budget).names == (
+        "newest-unrelated",
+        "export-b",
+        "middle-unrelated",
+        "export-a",
+    )
+
+
+def test_the_default_selector_past_the_budget_asks_no_model_and_a_limit_is_a_count(
+    ip: InteractiveShell,
+    workspace: str,
+    messages_server: MessagesServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("IPYMEMORY_SELECTOR", "IPYMEMORY_MEMORY_BUDGET"):  # the defaults
+        monkeypatch.delenv(name)
+    use_api(ip, messages_server.base_url, monkeypatch)
+    ip.run_line_magic("config", "IPyMemory.follow_check = False")
+    MemoryStore(workspace).extend(
+        [_long(f"note-{i:02d}", f"topic{i} of the pipeline", 120) for i in range(40)]
+    )
+    question = "what do we know about topic7?"
+    messages_server.enqueue(text("Topic 7 is ..."), text("[]"))
+    view = memory(ip, f"select {question}")
+    turn = ip.run_cell_magic("agent", "", question)
+    assert isinstance(turn, TurnOutput)
+    chosen = turn.result.selection
+    assert selected(view) == chosen.names and chosen.source == "keyword"
+    assert chosen.names[0] == "note-07" and 5 < len(chosen.names) < 40
+    assert block_tokens(chosen.records) <= C.DEFAULT_MEMORY_BUDGET
+    assert requests_of(messages_server.requests, "selector") == []
+    assert get_session().last_error is None
+    # An explicit limit is a count asked for: the keyword selector fills nothing.
+    assert selected(memory(ip, f"select --limit 2 {question}"))[0] == "note-07"
+    assert len(selected(memory(ip, f"select --limit 2 {question}"))) == 2

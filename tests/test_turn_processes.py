@@ -76,7 +76,9 @@ def test_one_kernel_writes_the_other_selects_it(
     # With a choice to make and no model, kernel A finds it with the deterministic fallback.
     MemoryStore(workspace).extend([rec("lint-rule", "run the linter before a commit")])
     offline = AgentSession(
-        workspace, model=NoModel(), config=SessionConfig(max_selected=1, memory_budget=0)
+        workspace,
+        model=NoModel(),
+        config=SessionConfig(max_selected=1, memory_budget=0, selector="model"),
     )
     selection = offline.begin_turn("which day do we deploy to production?")
     assert selection.source == "fallback" and selection.names == ("deploy-day",)

@@ -6,10 +6,12 @@
     read both scopes    read_scopes (turn/scopes.py): the project's set, then the user's
                         records the project does not shadow
     select              select_from: the whole set when its block fits the memory
-                        budget (issue 31: no selection, no side-query); else at most
-                        ``limit`` of their records, by the keyword ranking at once
-                        (selector ``keyword``) or by the side model over the ranking's
-                        best candidates, else the keyword fallback (selector ``model``,
+                        budget (issue 31: no selection, no side-query); else, by the
+                        keyword ranking at once, its best ``limit`` records and then
+                        the next best while the block fits the budget (selector
+                        ``keyword``, the default: fill_by_rank), or at most ``limit``
+                        chosen by the side model over the ranking's best candidates,
+                        else the keyword fallback (selector ``model``,
                         sidequery/select.py); none when the limit is 0
     the injected block  memory_block: render_memory_block (turn/injection.py) with, per
                         chosen record, its scope (user-wide), the date its own scope's
@@ -34,6 +36,7 @@ from .. import _constants as C
 from ..errors import MemoryStoreError
 from ..model import ModelClient
 from ..sidequery import LAST_ERROR_SELECT, Selection, select_memories
+from ..sidequery.fallback import keyword_select
 from ..store.recency import JournalCache, saved_dates
 from ..store.record import MemoryRecord
 from ..store.sources import stale_records
@@ -50,6 +53,7 @@ __all__ = [
     "block_tokens",
     "choose_for_turn",
     "choose_memories",
+    "fill_by_rank",
     "memory_block",
     "saved_dates_of",
     "select_from",
@@ -80,8 +84,10 @@ def select_from(
     selector: str = C.DEFAULT_SELECTOR,
     candidates: int = C.DEFAULT_SELECT_CANDIDATES,
 ) -> Selection:
-    """At most ``limit`` of ``scoped``'s records for ``question`` (a limit of 0 chooses
-    none and asks nobody), or all of them when their block fits ``budget`` tokens."""
+    """``scoped``'s records for ``question``: all of them when their block fits
+    ``budget`` tokens; else, with the ``keyword`` selector, the ranking's best ``limit``
+    and then as many more as the budget holds (:func:`fill_by_rank`), with the ``model``
+    selector at most ``limit``. A limit of 0 chooses none and asks nobody."""
     records = scoped.records
     if limit == 0 and records:
         return Selection((), "none", "max_selected is 0")
@@ -90,6 +96,8 @@ def select_from(
         if size <= budget:
             why = f"all {len(records)} records: they fit the memory budget ({size} of {budget})"
             return Selection(tuple(records), "all", why)
+        if selector == "keyword":
+            return fill_by_rank(question.text, records, limit=limit, budget=budget)
     return select_memories(
         model,
         question.text,
@@ -100,6 +108,34 @@ def select_from(
         selector=selector,
         candidates=candidates,
     )
+
+
+def fill_by_rank(
+    query: str, records: Sequence[MemoryRecord], *, limit: int, budget: int
+) -> Selection:
+    """The keyword selector (issue 31, no side-query): the ranking's best ``limit``
+    records, then the next best -- after the records that match, the newest -- while
+    the block stays within ``budget`` tokens. Best first; ``records`` has unique names."""
+    # The ranking is cut where the budget must be full: no record's block is smaller.
+    ranked = keyword_select(query, records, limit=min(len(records), limit + budget // 16))
+    taken = {record.name for record in ranked}
+    order = [*ranked, *(r for r in reversed(records) if r.name not in taken)]
+    chosen = order[:limit]
+    total = block_tokens(chosen)
+    for record in order[limit:]:
+        size = total + block_tokens((record,)) - _TAGS_TOKENS
+        if size > budget:
+            break
+        chosen.append(record)
+        total = size
+    if len(chosen) > limit:
+        why = (
+            f"the {len(chosen)} best of {len(records)} records by keyword, as many as fit "
+            f"the memory budget ({total} of {budget}; selector keyword)"
+        )
+    else:
+        why = f"the {len(chosen)} best of {len(records)} records by keyword (selector keyword)"
+    return Selection(tuple(chosen), "keyword", why)
 
 
 def block_tokens(records: Sequence[MemoryRecord], stop: int | None = None) -> int:

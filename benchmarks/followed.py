@@ -23,8 +23,8 @@ recall = found and true / true.
 
 **Cost.** A 40-turn session like ``benchmarks/turn_cost.py``: an ``AgentSession`` over the
 real SDK against the same server, the corpus's memories in the set (with six project notes
-and ``memory_budget`` 0, so the selector chooses), each turn one corpus query, the
-selector picking that turn's memories, the agent answering with that turn's answer (every
+and ``memory_budget`` 0, so each turn's first request carries the keyword ranking's best
+five), each turn one corpus query, the agent answering with that turn's answer (every
 third turn reads a 3-6 KB file first), the extractor finding nothing, and each turn's own
 follow-up check in its memory work. Every request is priced under the prompt-caching rules
 of ``turn_cost.py`` (reads 0.1x, writes 1.25x, minimum cacheable 1024 tokens for the main
@@ -123,7 +123,10 @@ class CheckerScript:
         self.asked.append(len(data["memories"]))
         verdicts = []
         for memory in data["memories"]:
-            pair = pairs[memory["name"]]
+            pair = pairs.get(memory["name"])
+            if pair is None:  # the cost session's ranking brought another turn's memory
+                verdicts.append({"name": memory["name"], "verdict": "untouched", "reason": "-"})
+                continue
             reason = pair.note if pair.model == pair.expected and pair.note else ""
             verdicts.append(
                 {
@@ -202,8 +205,8 @@ def _scores(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
 
 @dataclass
 class SessionScript:
-    """The session's model: the selector picks the turn's memories, the agent answers
-    with the turn's answer, the extractor finds nothing, the checker as above."""
+    """The session's model: the agent answers with the turn's answer, the extractor
+    finds nothing, the checker as above."""
 
     turns: list[dict[str, Any]]
     checker: CheckerScript
@@ -214,10 +217,6 @@ class SessionScript:
             return self.checker.reply(body)
         if kind == "extractor":
             return text("[]")
-        if kind == "selector":
-            query = json.loads(body["messages"][0]["content"])["query"]
-            turn = self._turn(query)
-            return text(json.dumps([r.name for r in turn["records"]][:5]))
         assert kind == "main", kind
         last = body["messages"][-1]["content"]
         if isinstance(last, list) and any(b.get("type") == "tool_result" for b in last):
@@ -277,10 +276,10 @@ def cost(turns: list[dict[str, Any]], count: int, server: MessagesServer) -> dic
             "claude-sonnet-bench", side_model="claude-haiku-bench", client=client
         )
         session = AgentSession(
-            # memory_budget 0: the selector chooses each turn's memories, as written for
-            # (the model selector: it picks the corpus's memories).
+            # memory_budget 0: each turn's first request carries the keyword ranking's
+            # best max_selected (issue 40: no side-query before the answer).
             workspace, model=model,
-            config=SessionConfig(commit_mode="auto", memory_budget=0, selector="model"),
+            config=SessionConfig(commit_mode="auto", memory_budget=0),
             store=MemoryStore(workspace, max_index_bytes=16 * 1024),
         )  # fmt: skip
         called = 0

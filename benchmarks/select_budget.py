@@ -42,13 +42,19 @@ from ipymemory.model import cached_system  # noqa: E402
 from ipymemory.sidequery.fallback import keyword_select  # noqa: E402
 from ipymemory.sidequery.prompts import SELECTOR_PROMPT  # noqa: E402
 from ipymemory.sidequery.replies import encode_input  # noqa: E402
-from ipymemory.sidequery.select import shortlist  # noqa: E402
+from ipymemory.sidequery.select import newest_shown, shortlist  # noqa: E402
 from ipymemory.store.index import render_catalog  # noqa: E402
 from ipymemory.store.record import MemoryRecord, MemoryType, StoredRecord  # noqa: E402
 from ipymemory.turn.choosing import block_tokens, fill_by_rank  # noqa: E402
 
 TODAY = "2026-12-01 (Tuesday)"
 K = 5
+OLD_CANDIDATES = 30  # what the model selector was shown before issue 40: its ceiling
+DATASETS = {
+    "LoCoMo": "locomo_obs_dev.jsonl",
+    "MADial en": "madial_en_dev.jsonl",
+    "MADial zh": "madial_zh_dev.jsonl",
+}
 
 
 def _records(raw: list[Any], prefix: str = "") -> list[MemoryRecord]:
@@ -75,24 +81,49 @@ def _request(catalog: str, query: str) -> dict[str, Any]:
     }
 
 
+def _cached_request(catalog: str, query: str) -> dict[str, Any]:
+    """The request as issue 40 sends it: the catalog in a cached block, then the query."""
+    asked = encode_input({"given": [], "query": query, "today": TODAY})
+    return {
+        "system": cached_system(SELECTOR_PROMPT),
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": encode_input({"catalog": catalog}),
+                        "cache_control": {"type": "ephemeral"},
+                    },
+                    {"type": "text", "text": asked},
+                ],
+            }
+        ],
+    }
+
+
 def selector_cost(sets: list[Any], size: int, queries: int) -> dict[str, Any]:
-    """(a): the same queries, today's request and the bounded one, priced."""
+    """(a): the same queries, the whole catalog uncached (before issue 31), the bounded
+    30 candidates (issue 31) and the whole catalog in a cached block (issue 40), priced."""
     memory_set = max(sets, key=lambda s: len(s.records))
     records = _records(list(memory_set.records)[:size])
     catalog = render_catalog(_entries(records))
     asked = [q.text for q in memory_set.queries[:queries]]
     out: dict[str, Any] = {"records": len(records), "queries": len(asked)}
     for minimum in (2048, 4096):
-        old_cache, new_cache = PromptCache(minimum), PromptCache(minimum)
-        old = new = 0.0
+        old_cache, new_cache, cached_cache = (PromptCache(minimum) for _ in range(3))
+        old = new = cached = 0.0
         for query in asked:
             old += old_cache.price(_request(catalog, query))[0]
-            _, shown = shortlist(query, records, catalog, C.DEFAULT_SELECT_CANDIDATES)
+            _, shown = shortlist(query, records, catalog, OLD_CANDIDATES)
             new += new_cache.price(_request(shown, query))[0]
+            cached += cached_cache.price(_cached_request(catalog, query))[0]
         out[f"min_{minimum}"] = {
             "today_tokens_per_call": old / len(asked),
             "bounded_tokens_per_call": new / len(asked),
+            "cached_tokens_per_call": cached / len(asked),
             "ratio": new / old,
+            "cached_ratio": cached / old,
             "keyword_tokens_per_call": 0.0,
         }
     return out
@@ -103,14 +134,16 @@ def _fill(query: str, records: list[MemoryRecord], budget: int) -> list[MemoryRe
     return list(fill_by_rank(query, records, limit=C.DEFAULT_MAX_SELECTED, budget=budget).records)
 
 
-def quality(sets: list[Any], budget: int) -> dict[str, Any]:
-    """(b): recall and what is injected, at 50 and at 500 records, the same queries."""
+def quality(sets: list[Any], budget: int, pad: list[Any] | None = None) -> dict[str, Any]:
+    """(b): recall and what is injected, at 50 and at 500 records, the same queries. A
+    set's 500 is its own records padded with the other sets' (renamed), then with
+    ``pad``'s (another bench file's records) when they are too few."""
     rows: dict[int, dict[str, list[float]]] = {}
     for memory_set in sets:
         own = _records(list(memory_set.records))
         others = [
             r
-            for other in sets
+            for other in [*sets, *(pad or [])]
             if other is not memory_set
             for r in _records(list(other.records), f"{other.ident}-")
         ]
@@ -121,7 +154,7 @@ def quality(sets: list[Any], budget: int) -> dict[str, Any]:
             rng = random.Random(f"{memory_set.ident}-{number}")
             pool = [r for r in own if r.name not in query.gold]
             small = [r for r in own if r.name in query.gold] + rng.sample(
-                pool, 50 - len(query.gold)
+                pool, min(50 - len(query.gold), len(pool))
             )
             small.sort(key=lambda r: r.name)
             for size, records in ((50, small), (500, big)):
@@ -130,9 +163,8 @@ def quality(sets: list[Any], budget: int) -> dict[str, Any]:
                 picks = {
                     "keyword": list(keyword_select(query.text, records, limit=K)),
                     "fill": _fill(query.text, records, budget),
-                    "candidates": list(
-                        shortlist(query.text, records, catalog, C.DEFAULT_SELECT_CANDIDATES)[0]
-                    ),
+                    "candidates": list(shortlist(query.text, records, catalog, OLD_CANDIDATES)[0]),
+                    "shown": list(newest_shown(records, catalog, C.DEFAULT_SELECT_CANDIDATES)[0]),
                 }
                 for option, chosen in picks.items():
                     found = len(query.gold & {r.name for r in chosen}) / len(query.gold)
@@ -174,9 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     sets = load(args.data / "locomo_obs_dev.jsonl")
+    loaded = {label: load(args.data / name) for label, name in DATASETS.items()}
     result = {
         "selector_input": selector_cost(sets, 200, args.queries),
-        "quality": quality(sets, args.budget),
+        "quality": {
+            label: quality(found, args.budget, pad=sets if label != "LoCoMo" else None)
+            for label, found in loaded.items()
+        },
         "budget_reach": budget_reach(sets, args.budget),
         "budget": args.budget,
     }
@@ -186,28 +222,35 @@ def main(argv: list[str] | None = None) -> int:
     a = result["selector_input"]
     print(f"(a) selector input, {a['records']} records, {a['queries']} queries (cost units/call)")
     print(
-        "| side model's cache minimum | today (whole catalog) | bounded (30 candidates) | ratio |"
+        "| side model's cache minimum | whole catalog, uncached | 30 candidates (issue 31) "
+        "| whole catalog, cached block (issue 40) |"
     )
     print("|---|---|---|---|")
     for minimum in (2048, 4096):
         row = a[f"min_{minimum}"]
         print(
             f"| {minimum} | {row['today_tokens_per_call']:.0f} | "
-            f"{row['bounded_tokens_per_call']:.0f} | **{row['ratio']:.3f}** |"
+            f"{row['bounded_tokens_per_call']:.0f} ({row['ratio']:.3f}x) | "
+            f"**{row['cached_tokens_per_call']:.0f}** ({row['cached_ratio']:.3f}x) |"
         )
     print("selector keyword: no request (0)\n")
-    q = result["quality"]
-    print(f"(b) LoCoMo, the same queries over 50 and over 500 records (budget {args.budget})")
     print(
-        "| option | recall@5/injected, 50 | 500 | records injected, 50 / 500 | tokens, 50 / 500 |"
+        f"(b) recall of the gold records over 50 and over 500 records (budget {args.budget}): "
+        "keyword top 5; the keyword fill (what a turn's first request carries, the default "
+        "agent's by its answer); the 30 candidates the model selector was shown before "
+        "issue 40 (its ceiling); the catalog it is shown now (the newest "
+        f"{C.DEFAULT_SELECT_CANDIDATES})"
     )
-    print("|---|---|---|---|---|")
-    for option in ("keyword", "fill", "candidates"):
-        print(
-            f"| {option} | {q['50'][f'{option}_recall']:.3f} | {q['500'][f'{option}_recall']:.3f} "
-            f"| {q['50'][f'{option}_records']:.1f} / {q['500'][f'{option}_records']:.1f} "
-            f"| {q['50'][f'{option}_tokens']:.0f} / {q['500'][f'{option}_tokens']:.0f} |"
-        )
+    print("| data | option | recall, 50 | recall, 500 | records, 50 / 500 | tokens, 50 / 500 |")
+    print("|---|---|---|---|---|---|")
+    for label, q in result["quality"].items():
+        for option in ("keyword", "fill", "candidates", "shown"):
+            print(
+                f"| {label} | {option} | {q['50'][f'{option}_recall']:.3f} "
+                f"| {q['500'][f'{option}_recall']:.3f} "
+                f"| {q['50'][f'{option}_records']:.1f} / {q['500'][f'{option}_records']:.1f} "
+                f"| {q['50'][f'{option}_tokens']:.0f} / {q['500'][f'{option}_tokens']:.0f} |"
+            )
     reach = result["budget_reach"]
     print(
         f"\n(c) a {args.budget}-token block holds "

@@ -63,13 +63,14 @@ import anthropic  # noqa: E402
 from IPython.core.displaypub import CapturingDisplayPublisher  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from messages_server import MessagesServer, Scripted, text, tool_use  # noqa: E402
-from turn_support import role_of  # noqa: E402
+from turn_support import role_of, selector_input  # noqa: E402
 
 from ipymemory import MemoryRecord, MemoryStore  # noqa: E402
 from ipymemory import _constants as C  # noqa: E402
 from ipymemory.model import AnthropicModel  # noqa: E402
 from ipymemory.notebook import get_session, use_model  # noqa: E402
 from ipymemory.sidequery.extract import extractor_messages  # noqa: E402
+from ipymemory.turn.injection import render_block, sections_of  # noqa: E402
 
 TARGET_EXTRACT_BYTES = 0.25
 TARGET_MAIN_COST = 0.4
@@ -149,8 +150,9 @@ def _blocks(request: dict[str, Any]) -> list[tuple[str, bool]]:
         add(block)
     for message in request["messages"]:
         content = message["content"]
-        for block in [content] if isinstance(content, str) else content:
-            add({"role": message["role"], "block": block} if isinstance(block, str) else block)
+        # A string is the API's shorthand for one text block: the same prefix either way.
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
+            add(block)
     return out
 
 
@@ -194,24 +196,29 @@ def _is_block(block: Any) -> bool:
     return isinstance(block, dict) and str(block.get("text", "")).startswith("<relevant_memories>")
 
 
+def carried_block(request: dict[str, Any]) -> str:
+    """The records a request carries, as one block (each record once, as last given)."""
+    sections: dict[str, str] = {}
+    for message in request["messages"]:
+        if isinstance(message["content"], list):
+            for block in message["content"]:
+                if _is_block(block):
+                    sections.update(sections_of(block["text"]))
+    return render_block(list(sections.values()))
+
+
 def old_main_request(request: dict[str, Any], history: list[dict[str, Any]]) -> dict[str, Any]:
-    """The same request as the block-in-system placement sent it: the canonical
-    messages (no compression happens in this run) with a breakpoint on the last one,
-    and the memory block after the cached system prompt."""
-    blocks = [
-        b["text"]
-        for m in request["messages"]
-        if isinstance(m["content"], list)
-        for b in m["content"]
-        if _is_block(b)
-    ]
+    """The same request as round 1's placement sent it: the canonical messages (no
+    compression happens in this run) with a breakpoint on the last one, and the records
+    the request carries in one block after the cached system prompt."""
+    block = carried_block(request)
     messages = copy.deepcopy(history[: len(request["messages"])])
     last = messages[-1]
     content = last["content"]
     marked = [{"type": "text", "text": content}] if isinstance(content, str) else content
     marked[-1] = {**marked[-1], "cache_control": {"type": "ephemeral"}}
     messages[-1] = {**last, "content": marked}
-    system = [*request["system"], *({"type": "text", "text": b} for b in blocks)]
+    system = [*request["system"], *([{"type": "text", "text": block}] if block else [])]
     return {**request, "system": system, "messages": messages}
 
 
@@ -230,7 +237,7 @@ class Script:
         kind = role_of(body)
         side = {"delay": self.side_delay}
         if kind == "selector":
-            data = json.loads(body["messages"][0]["content"])
+            data = selector_input(body)
             names = sorted(re.findall(r"^- \[([a-z0-9-]+)\]", data["catalog"], re.M))
             turn = int(re.search(r"turn (\d+):", data["query"]).group(1))  # type: ignore[union-attr]
             picks = {names[(turn * 2) % len(names)], names[(turn * 3 + 1) % len(names)]}
@@ -322,7 +329,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     description=f"Pipeline fact number {i} about exports and reports",
                     body=prose(200 + i, 300),
                 )
-                for i in range(6)
+                for i in range(args.records)
             )
             client = anthropic.Anthropic(
                 base_url=server.base_url, api_key="bench", max_retries=0, timeout=30
@@ -421,7 +428,7 @@ def report(
         row["cost"] += new_cache[cache].price(request)[0]
         row["old_cost"] += old_cache[cache].price(old)[0]
     # The old rule consolidated on every extracting turn once the set was at the threshold.
-    set_size, old_consolidations = 6, 0
+    set_size, old_consolidations = args.records, 0
     for turn in sorted(script.extracted):
         items = script.extracted[turn]
         if items and set_size + items >= 10:
@@ -539,6 +546,9 @@ def main(argv: list[str] | None = None) -> int:
         help="the setting (0: choose every turn)",
     )
     parser.add_argument("--selector", choices=C.SELECTORS, default=C.DEFAULT_SELECTOR)
+    parser.add_argument(
+        "--records", type=int, default=6, help="records in the set at the start (6: it fits)"
+    )
     parser.add_argument("--quick", action="store_true", help="8 turns, short delays (CI)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -66,6 +66,7 @@ PROVENANCE_QUERY_CHARS: Final = 2_000
 PROVENANCE_FILES: Final = 50
 PROVENANCE_PATH_CHARS: Final = 300
 PROVENANCE_BUDGET_BYTES: Final = 128 * 1024
+PROVENANCE_MEMORY_NAMES: Final = 40  # names per list of a turn's memory trace in the journal
 # SPEC §11: a file the agent read is hashed whole for staleness up to this size (a
 # bigger one is recorded without a hash: checked on every `check`, it would cost too much).
 SOURCE_HASH_LIMIT: Final = 64 * 1024 * 1024
@@ -92,20 +93,26 @@ DEFAULT_MAX_SELECTED: Final = 5  # memories injected per turn when they must be 
 # Issue 31 (SPEC §12): a set whose injected block fits this many estimated tokens is
 # injected whole, with no selection (20 records of ~400 characters are ~2,100 tokens).
 DEFAULT_MEMORY_BUDGET: Final = 3000
-# Who chooses beyond the budget: the keyword ranking at once ("keyword": its best
-# max_selected, then the next best while the block fits the budget -- no side-query
-# before the answer, so the first token does not wait; issue 31, benchmarks/latency.py)
-# or the side model over the ranking's best candidates ("model", SPEC §3's selector: a
-# smaller block, one round trip before the answer). Past the budget the model only
-# sees the ranking's best candidates, which the keyword fill (nearly) holds already.
+# Who chooses beyond the budget (SPEC §13: nothing waits before the first request): the
+# keyword ranking at once ("keyword": its best max_selected, then the next best while the
+# block fits the budget), and with "model" the side model too, beside the main call:
+# what it picks that the first request lacked joins the next request of the tool loop,
+# or the next turn (issue 40; the measured trade in benchmarks/README.md "No wait").
 SELECTORS: Final[tuple[str, ...]] = ("keyword", "model")
 DEFAULT_SELECTOR: Final = "keyword"
-# The model selector sees at most this many candidates: its input is bounded whatever
-# the size of the set (the ranking's best, then the newest records when few match).
-DEFAULT_SELECT_CANDIDATES: Final = 30
+# The model selector sees the catalog lines of at most this many records (the newest
+# past it, in set order): its input is bounded, and the same from call to call, so the
+# prompt cache keeps it while the set does not change.
+DEFAULT_SELECT_CANDIDATES: Final = 500
+# Issue 40: the memory blocks a conversation's requests carry (each where it was first
+# given, for the prompt cache) start again from the turn's own block when they would
+# pass this many times memory_budget estimated tokens.
+CARRIED_BUDGET_FACTOR: Final = 2
+TRACES_KEPT: Final = 50  # turns whose memory trace a session keeps (%memory session)
 # Escaped record texts remembered per process (a record's description and body, each
-# rendered into every block and budget check): about two texts per record of a large set.
-ESCAPED_TEXT_CACHE: Final = 4096
+# rendered into every block that carries it): two texts per record of the largest set
+# (issue 40: at 10,000 records a turn otherwise scans its block's records again).
+ESCAPED_TEXT_CACHE: Final = 2 * 10_000
 DEFAULT_MAX_TOOL_STEPS: Final = 20  # model/tool round trips per turn
 DEFAULT_HISTORY_TOKEN_BUDGET: Final = 60_000  # request history before older turns are summarised
 

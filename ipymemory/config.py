@@ -336,8 +336,8 @@ class Settings:
         default=C.DEFAULT_MAX_SELECTED,
         metadata=_row(
             Count(0),
-            "Memories a turn chooses from a set over memory_budget: the model selector's "
-            "most, the keyword selector's least before it fills the budget "
+            "Memories a turn chooses from a set over memory_budget: the keyword ranking's "
+            "least before it fills the budget, the model's pick's most "
             f"({C.DEFAULT_MAX_SELECTED}; 0: none).",
             "session",
         ),
@@ -355,10 +355,11 @@ class Settings:
         default=C.DEFAULT_SELECTOR,
         metadata=_row(
             Choice(C.SELECTORS),
-            "Who chooses when the set does not fit memory_budget: keyword (the keyword "
-            "ranking at once: its best max_selected, then more while memory_budget holds "
-            "them) or model (the side model picks max_selected of the ranking's best "
-            f"candidates: one side-query before the answer) ({C.DEFAULT_SELECTOR}).",
+            "Who chooses when the set does not fit memory_budget. The first request "
+            "always carries the keyword ranking's best max_selected, then more while "
+            "memory_budget holds them (nothing waits); model also asks the side model "
+            "beside the answer: what it picks joins the next request of the tool loop, "
+            f"or the next turn (one side-query per turn) ({C.DEFAULT_SELECTOR}).",
             "session",
         ),
     )
@@ -366,7 +367,7 @@ class Settings:
         default=C.DEFAULT_SELECT_CANDIDATES,
         metadata=_row(
             Count(1),
-            "Candidates the model selector sees at most, whatever the size of the set "
+            "Records the model selector's catalog shows at most, the newest past it "
             f"({C.DEFAULT_SELECT_CANDIDATES}).",
             "session",
         ),

@@ -21,6 +21,7 @@ from jupyter_support import RunningJupyter, run_jupyter
 from memory_store_server import MemoryStoreServer
 from messages_server import MessagesServer
 from notebook_support import loaded_shell
+from turn_support import role_of
 
 # Property tests here do real file and process I/O: on a loaded 2-core CI machine a
 # per-example deadline only produces flakes, so no test gets one (their sizes bound time).
@@ -39,23 +40,23 @@ os.environ["HOME"] = tempfile.mkdtemp(prefix="ipymemory-test-home-")
 @pytest.fixture(autouse=True)
 def scrubbed_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test starts with no ``IPYMEMORY_*`` or ``ANTHROPIC_*`` variable set but
-    ``IPYMEMORY_USER_DIR=off``, ``IPYMEMORY_MEMORY_BUDGET=0`` and
-    ``IPYMEMORY_SELECTOR=model``."""
+    ``IPYMEMORY_USER_DIR=off`` and ``IPYMEMORY_MEMORY_BUDGET=0``."""
     for name in list(os.environ):
         if name.startswith(SCRUBBED_PREFIXES):
             monkeypatch.delenv(name)
     monkeypatch.setenv("IPYMEMORY_USER_DIR", "off")  # a test of the scope sets its own
     # Issue 31: the tests of selection were written when a set of more than
-    # max_selected records asked the side model; they still do (no budget, the model
-    # selector). A test of the budget or of the keyword selector sets its own (%config,
-    # SessionConfig, or these variables for a child process).
+    # max_selected records was chosen from; it still is (no budget: the keyword
+    # ranking's max_selected). A test of the budget or of the model's pick (issue 40:
+    # beside the agent's call, so its reply is scripted per role, enqueue_for) sets its
+    # own (%config, SessionConfig, or these variables for a child process).
     monkeypatch.setenv("IPYMEMORY_MEMORY_BUDGET", "0")
-    monkeypatch.setenv("IPYMEMORY_SELECTOR", "model")
 
 
 @pytest.fixture
 def messages_server() -> Iterator[MessagesServer]:
     srv = MessagesServer().start()
+    srv.role_of = role_of  # for enqueue_for: the replies of one role
     try:
         yield srv
     finally:

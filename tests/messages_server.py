@@ -1,7 +1,9 @@
 """A small scripted Anthropic Messages-API server for tests (binds 127.0.0.1 only).
 
 The real ``anthropic`` SDK is pointed at it with ``base_url``. Tests enqueue replies in
-order; every request body received is recorded in ``requests``, and when its answer
+order, or per role (``enqueue_for``: a request whose ``role_of`` is that role takes its
+role's next reply first -- for calls that race, like the model's memory pick beside the
+agent's call); every request body received is recorded in ``requests``, and when its answer
 was completely sent (``time.monotonic()``) in ``finished``, or in ``aborted`` that the
 client hung up before it was.
 
@@ -175,6 +177,9 @@ class MessagesServer:
         self.aborted: set[int] = set()  # requests whose client hung up mid-answer
         self.headers: list[dict[str, str]] = []
         self._queue: deque[Scripted] = deque()
+        self._roles: dict[str, deque[Scripted]] = {}
+        #: A request's role (tests/turn_support.role_of), for the replies of enqueue_for.
+        self.role_of: Callable[[dict[str, Any]], str] | None = None
         self.responder: Callable[[dict[str, Any]], Scripted] | None = None
         self.refuse_output_config: bool | Collection[str] = False
         self.refused: list[int] = []  # requests answered with OUTPUT_CONFIG_REFUSAL
@@ -251,6 +256,9 @@ class MessagesServer:
             if "output_config" in body and self._refuses(body.get("model")):
                 self.refused.append(index)
                 return error(400, OUTPUT_CONFIG_REFUSAL, "invalid_request_error"), index
+            own = self._roles.get(self.role_of(body)) if self.role_of and self._roles else None
+            if own:
+                return own.popleft(), index
             if self._queue:
                 return self._queue.popleft(), index
             if self.responder is not None:
@@ -271,10 +279,17 @@ class MessagesServer:
         with self._lock:
             self._queue.extend(replies)
 
+    def enqueue_for(self, role: str, *replies: Scripted) -> None:
+        """Replies for the requests of ``role`` only (see the module docstring)."""
+        if self.role_of is None:
+            raise RuntimeError("enqueue_for needs role_of (tests/turn_support.role_of)")
+        with self._lock:
+            self._roles.setdefault(role, deque()).extend(replies)
+
     @property
     def pending(self) -> int:
         with self._lock:
-            return len(self._queue)
+            return len(self._queue) + sum(len(q) for q in self._roles.values())
 
     def start(self) -> MessagesServer:
         self._thread.start()

@@ -129,6 +129,7 @@ def test_select_uses_the_configured_model_and_says_so(
         "chosen_by": "model",
         "model": "claude-side-test",
         "reason": None,
+        "model_added": [],  # a count asked for is the model's pick itself
     }
     [request] = messages_server.requests
     assert role_of(request) == "selector" and request["model"] == "claude-side-test"

@@ -8,17 +8,24 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 
 import pytest
 from messages_server import MessagesServer, error, text
 from sidequery_support import make_store, sample_records
+from turn_support import selector_input
 
-from ipymemory import keyword_select
+from ipymemory import MemoryRecord
 from ipymemory.cli import main
+from ipymemory.turn.choosing import fill_by_rank
 
 RECORDS = sample_records()
 QUERY = "tabs or spaces for python code"
 NO_MODEL = "no model configured (set ANTHROPIC_API_KEY)"
+# SPEC §13: the first request's choice, at once (budget 0: max_selected by keyword, then
+# the newest); the side model's pick (selector model) adds what that lacks.
+FIRST = fill_by_rank(QUERY, RECORDS, limit=5, budget=0)
+HEAD = f"selected by keyword at once (the first request): {FIRST.reason}"
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -28,7 +35,15 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def keyed(monkeypatch: pytest.MonkeyPatch, messages_server: MessagesServer) -> None:
+def model_pick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The side model's pick is asked too (the selector setting)."""
+    monkeypatch.setenv("IPYMEMORY_SELECTOR", "model")
+
+
+@pytest.fixture
+def keyed(
+    model_pick: None, monkeypatch: pytest.MonkeyPatch, messages_server: MessagesServer
+) -> None:
     """The SDK's own variables point at the scripted server; ours pick the side model."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "cli-test-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.base_url)
@@ -37,21 +52,23 @@ def keyed(monkeypatch: pytest.MonkeyPatch, messages_server: MessagesServer) -> N
     monkeypatch.setenv("IPYMEMORY_TIMEOUT", "5")
 
 
-def _fallback_lines() -> list[str]:
-    return [f"{r.name} ({r.type.value}) - {r.description}" for r in keyword_select(QUERY, RECORDS)]
+def _lines(records: Sequence[MemoryRecord]) -> list[str]:
+    return [f"{r.name} ({r.type.value}) - {r.description}" for r in records]
 
 
-def test_no_key_uses_the_fallback_and_says_why(workspace: str) -> None:
+def test_no_key_ranks_by_keyword_and_says_why_the_model_added_nothing(
+    model_pick: None, workspace: str
+) -> None:
     make_store(workspace)
     status, out, err = run("--dir", workspace, "select", QUERY)
     assert (status, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0] == f"selected by the deterministic fallback; model not used: {NO_MODEL}"
-    assert lines[1:] == _fallback_lines()
+    assert lines[0] == HEAD and lines[1:6] == _lines(FIRST.records)
     assert lines[1].startswith("prefers-tabs ")
+    assert lines[6:] == [f"The model's pick failed ({NO_MODEL}); the keyword ranking stands"]
 
 
-def test_no_key_json(workspace: str) -> None:
+def test_no_key_json(model_pick: None, workspace: str) -> None:
     make_store(workspace)
     status, out, _ = run("--dir", workspace, "select", QUERY, "--json")
     assert status == 0
@@ -59,48 +76,71 @@ def test_no_key_json(workspace: str) -> None:
     assert data == {
         "view": "selection",
         "query": QUERY,
-        "source": "fallback",
-        "reason": NO_MODEL,
+        "source": "keyword",
+        "reason": FIRST.reason,
         "model": None,
+        "model_pick": "fallback",
+        "model_added": [],
+        "model_reason": NO_MODEL,
         "records": [
             {"name": r.name, "type": r.type.value, "description": r.description}
-            for r in keyword_select(QUERY, RECORDS)
+            for r in FIRST.records
         ],
     }
 
 
-def test_model_chooses(keyed: None, messages_server: MessagesServer, workspace: str) -> None:
+def test_without_the_model_selector_no_model_is_asked(workspace: str) -> None:
+    make_store(workspace)
+    status, out, _ = run("--dir", workspace, "select", QUERY)
+    assert status == 0
+    assert out.splitlines() == [
+        f"selected by keyword, no model asked: {FIRST.reason}",
+        *_lines(FIRST.records),
+    ]
+
+
+def test_model_adds_what_the_ranking_missed(
+    keyed: None, messages_server: MessagesServer, workspace: str
+) -> None:
     store = make_store(workspace)
-    messages_server.enqueue(text('["style-guide", "prefers-tabs"]'))
+    # One it has already, one the ranking missed: only the second is added.
+    messages_server.enqueue(text('["prefers-tabs", "db-testing"]'))
     status, out, err = run("--dir", workspace, "select", QUERY)
     assert (status, err) == (0, "")
     assert out.splitlines() == [
-        "selected by the model (cli-side-model)",
-        "style-guide (reference) - Docstring style guide lives in docs/STYLE.md",
-        "prefers-tabs (user) - User indents Python code with tabs, not spaces",
+        HEAD,
+        *_lines(FIRST.records),
+        "The model's pick adds: db-testing (cli-side-model)",
+        "db-testing (feedback) - Never mock the database in integration tests",
     ]
     (request,) = messages_server.requests
     assert request["model"] == "cli-side-model" and "tools" not in request
-    sent = json.loads(request["messages"][0]["content"])
+    sent = selector_input(request)
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \([A-Z][a-z]+day\)", sent.pop("today"))
-    assert sent == {"catalog": store.catalog(), "query": QUERY}
+    assert sent == {"catalog": store.catalog(), "given": list(FIRST.names), "query": QUERY}
     headers = {k.lower(): v for k, v in messages_server.headers[0].items()}
     # The SDK sends the key from ANTHROPIC_API_KEY (header name varies by SDK version).
     assert "cli-test-key" in (headers.get("x-api-key"), headers.get("authorization", "")[7:])
 
 
-def test_model_chooses_json(keyed: None, messages_server: MessagesServer, workspace: str) -> None:
+def test_model_adds_json(keyed: None, messages_server: MessagesServer, workspace: str) -> None:
     make_store(workspace)
     messages_server.enqueue(text('["db-testing"]'))
     status, out, _ = run("--json", "--dir", workspace, "select", QUERY)
     data = json.loads(out)
-    assert (status, data["source"], data["reason"], data["model"]) == (
+    assert (status, data["source"], data["model_pick"], data["model"]) == (
         0,
+        "keyword",
         "model",
-        None,
         "cli-side-model",
     )
-    assert [r["name"] for r in data["records"]] == ["db-testing"]
+    assert [r["name"] for r in data["records"]] == list(FIRST.names)
+    assert [r["name"] for r in data["model_added"]] == ["db-testing"]
+    # A count asked for is the model's pick.
+    messages_server.enqueue(text('["db-testing"]'))
+    status, out, _ = run("--json", "--dir", workspace, "select", QUERY, "--limit", "2")
+    data = json.loads(out)
+    assert (data["source"], [r["name"] for r in data["records"]]) == ("model", ["db-testing"])
 
 
 @pytest.mark.parametrize(
@@ -112,17 +152,17 @@ def test_model_chooses_json(keyed: None, messages_server: MessagesServer, worksp
         (error(500, "down"), "selector call failed: model API error: HTTP 500"),
     ],
 )
-def test_invalid_reply_falls_back_with_the_cause(
+def test_an_invalid_reply_adds_nothing_and_says_why(
     keyed: None, messages_server: MessagesServer, workspace: str, reply: object, why: str
 ) -> None:
     make_store(workspace)
     messages_server.enqueue(reply)  # type: ignore[arg-type]
     status, out, _ = run("--dir", workspace, "select", QUERY)
     assert status == 0
-    head, *names = out.splitlines()
-    assert head.startswith("selected by the deterministic fallback; model not used: ")
-    assert why in head
-    assert names == _fallback_lines()
+    head, *names, pick = out.splitlines()
+    assert head == HEAD and names == _lines(FIRST.records)
+    assert pick.startswith("The model's pick failed (") and why in pick
+    assert pick.endswith("; the keyword ranking stands")
 
 
 def test_timeout_setting_reaches_the_client(
@@ -132,7 +172,7 @@ def test_timeout_setting_reaches_the_client(
     monkeypatch.setenv("IPYMEMORY_TIMEOUT", "0.2")
     messages_server.enqueue(text('["db-testing"]', delay=0.8))
     status, out, _ = run("--dir", workspace, "select", QUERY)
-    assert status == 0 and "timed out" in out.splitlines()[0]
+    assert status == 0 and "timed out" in out.splitlines()[-1]
 
 
 def test_retries_setting_reaches_the_client(
@@ -142,7 +182,9 @@ def test_retries_setting_reaches_the_client(
     monkeypatch.setenv("IPYMEMORY_MAX_RETRIES", "1")
     messages_server.enqueue(error(529, "overloaded", "overloaded_error"), text('["db-testing"]'))
     status, out, _ = run("--dir", workspace, "select", QUERY)
-    assert status == 0 and out.splitlines()[0] == "selected by the model (cli-side-model)"
+    assert (
+        status == 0 and out.splitlines()[-2] == "The model's pick adds: db-testing (cli-side-model)"
+    )
     assert len(messages_server.requests) == 2
 
 
@@ -210,9 +252,10 @@ def test_real_command_line(workspace: str) -> None:
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("no selection needed: all 7 records: they fit the memory budget (")
     assert len(lines) == 8
-    # Without the budget, the model selector's fallback (no key): the keyword ranking.
+    # Without the budget, the model's pick too (no key): the keyword ranking stands.
     env.update(IPYMEMORY_MEMORY_BUDGET="0", IPYMEMORY_SELECTOR="model")
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0].endswith(NO_MODEL)
-    assert proc.stdout.splitlines()[1:] == _fallback_lines()
+    lines = proc.stdout.splitlines()
+    assert lines[0] == HEAD and lines[1:6] == _lines(FIRST.records)
+    assert NO_MODEL in lines[6]

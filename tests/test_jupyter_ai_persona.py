@@ -22,11 +22,14 @@ import nbformat
 import pytest
 from jupyter_ai_support import PERSONA_ID, AiLab, ask, open_chat
 from lab_support import PANEL, UI_TIMEOUT, chromium, open_panel, open_review, review_ticks, shot
-from messages_server import MessagesServer, Scripted, error, text
+from messages_server import MessagesServer, Scripted, error, text, tool_use
 from record_support import rec
-from turn_support import memory_text, records_reply, role_of
+from turn_support import carried_names, memory_text, records_reply, role_of
 
-from ipymemory import MemoryStore
+from ipymemory import MemoryStore, ScriptedModel
+from ipymemory.config import resolve
+from ipymemory.turn.choosing import choose_memories
+from ipymemory.turn.question import Question
 from ipymemory.views.history import describe_actor
 
 RECORDS = [rec(f"note-{i}", f"note number {i}", f"Note {i}.") for i in range(5)] + [
@@ -103,6 +106,62 @@ def test_a_message_is_one_turn_over_the_chats_memory_streamed_into_the_chat(
         [main] = [r for r in ai_lab.messages.requests[start:] if role_of(r) == "main"][1:]
         said = json.dumps(main["messages"])
         assert "When do we release?" in said and ANSWER in said
+
+
+def test_past_the_budget_the_persona_agrees_with_select_on_the_first_request_and_the_pick(
+    ai_lab: AiLab,
+) -> None:
+    # SPEC §13: a set past the memory budget -- the persona's first request carries the
+    # keyword ranking at once, the side model's pick (beside the agent's call) joins the
+    # request after the tool step; choose_memories, which %memory select and MCP
+    # memory_select call, makes the same selection and pick with the server's settings.
+    directory = ai_lab.lab.root / f"chat-{uuid.uuid4().hex[:8]}"
+    directory.mkdir()
+    padding = [
+        rec(f"pipeline-note-{i}", f"pipeline note {i} about exports", "detail " * 60)
+        for i in range(60)
+    ]
+    release = rec("release-day", "Deploys go out on Fridays", "Releases ship on Fridays.")
+    MemoryStore(directory).extend([release, *padding])
+    question = "Which weekday do we ship on?"  # no word of the record's
+    path = ai_lab.lab.rel(directory / "ship.chat")
+
+    def respond(request: dict[str, Any]) -> Scripted:
+        role = role_of(request)
+        if role == "selector":
+            return text('["release-day"]')
+        if role == "main":
+            last = request["messages"][-1]["content"]
+            after_tool = isinstance(last, list) and any(
+                b.get("type") == "tool_result" for b in last
+            )
+            if after_tool:
+                return text("On Fridays.")
+            return tool_use("list_files", {}, delay=0.5)  # the pick arrives meanwhile
+        return text("[]")
+
+    ai_lab.messages.responder = respond
+    start = len(ai_lab.messages.requests)
+    with open_chat(ai_lab.lab, path, PERSONA_ID) as chat:
+        chat.send(question, PERSONA_ID)
+        chat.until(
+            lambda c: len(c.by(PERSONA_ID)) >= 1 and "Fridays" in c.by(PERSONA_ID)[0]["body"]
+        )
+    main = [r for r in ai_lab.messages.requests[start:] if role_of(r) == "main"]
+    assert len(main) == 2
+    # The server's settings (jupyter_ai_support.scripted_models), the defaults otherwise.
+    settings = resolve(env={"IPYMEMORY_USER_DIR": "off", "IPYMEMORY_SELECTOR": "model"})
+    chosen = choose_memories(
+        ScriptedModel(selector=['["release-day"]']),
+        Question.of(question),
+        MemoryStore(directory),
+        None,
+        settings,
+    )
+    assert chosen.selection.source == "keyword" and "release-day" not in chosen.selection.names
+    assert [r.name for r in chosen.added] == ["release-day"]
+    assert carried_names(main[0]) == list(chosen.selection.names)
+    assert carried_names(main[1]) == [r.name for r in chosen.records()]
 
 
 def test_the_rest_route_answers_from_the_server_roots_memory(ai_lab: AiLab) -> None:

@@ -16,7 +16,7 @@ from messages_server import MessagesServer, Scripted, text
 from notebook_support import memory, use_api
 from record_support import rec
 from test_config import SAMPLES
-from turn_support import requests_of, role_of
+from turn_support import requests_of, role_of, selector_input
 
 from ipymemory import AgentSession, MemoryStore, ScriptedModel
 from ipymemory.config import SETTINGS, IPyMemory
@@ -134,17 +134,17 @@ def test_a_query_may_end_with_a_question_mark(ip: InteractiveShell, workspace: s
             *(rec(f"other-{i}") for i in range(5)),  # more than fit: the selector is asked
         ]
     )
-    use_model(ScriptedModel(['["slides-style"]']))
+    ip.run_line_magic("config", "IPyMemory.selector = 'model'")  # the side model's pick too
+    use_model(ScriptedModel(selector=['["slides-style"]']))
     model = get_session().model
     assert isinstance(model, ScriptedModel)
-    got = ip.run_cell("%memory select which tool for my slides?")
+    got = ip.run_cell("%memory select --limit 1 which tool for my slides?")
     assert got.error_in_exec is None and got.error_before_exec is None
     data = got.result._repr_mimebundle_()[MIME_TYPE]
     assert data["query"] == "which tool for my slides?" and data["source"] == "model"
     assert [r["name"] for r in data["records"]] == ["slides-style"]
     # The query reached the selector verbatim, "?" included.
-    sent = json.loads(model.requests[-1]["messages"][0]["content"])
-    assert sent["query"] == "which tool for my slides?"
+    assert selector_input(model.requests[-1])["query"] == "which tool for my slides?"
     # `%memory?` alone is still IPython's help on the magic; a %%agent body is its text.
     shown = ip.run_cell("%memory?")
     assert shown.error_in_exec is None and shown.result is None

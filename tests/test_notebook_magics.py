@@ -19,7 +19,7 @@ from IPython.utils.capture import capture_output
 from messages_server import MessagesServer, error, text, tool_use
 from notebook_support import ctrl_c_raises, items_json, memory
 from record_support import rec
-from turn_support import memory_text
+from turn_support import memory_text, selector_input
 
 import ipymemory
 from ipymemory import MemoryRecord, MemoryStore, ScriptedModel
@@ -165,6 +165,7 @@ def test_select_uses_the_fallback_without_a_model_and_says_why(
         rec("prefers-tabs", description="indents with tabs"),
         rec("db-tests", description="never mock the database"),
     )
+    ip.run_line_magic("config", "IPyMemory.selector = 'model'")  # the side model's pick
     widget = memory(ip, "select --limit 1 how should I indent with tabs?")
     assert isinstance(widget, SelectionWidget)
     data = widget._repr_mimebundle_()[MIME_TYPE]
@@ -232,11 +233,12 @@ def test_manifest_takes_a_scope(
 
 def test_select_with_the_model(api: MessagesServer, ip: InteractiveShell, workspace: str) -> None:
     seed(workspace, rec("prefers-tabs"), rec("db-tests"))
+    ip.run_line_magic("config", "IPyMemory.selector = 'model'")
     api.enqueue(text('["db-tests"]'))
     data = memory(ip, "select --limit 1 what about tests?")._repr_mimebundle_()[MIME_TYPE]
     assert data["source"] == "model" and data["reason"] is None
     assert [r["name"] for r in data["records"]] == ["db-tests"]
-    sent = json.loads(api.requests[0]["messages"][0]["content"])
+    sent = selector_input(api.requests[0])
     assert sent["query"] == "what about tests?" and "db-tests" in sent["catalog"]
     assert api.requests[0]["model"] == "claude-haiku-5-5"  # the side model
 
@@ -249,8 +251,11 @@ def test_status_reports_model_pending_and_last_error(
     assert status["model"] and "claude-sonnet-5-5" in status["model"]
     assert status["records"] == 6 and status["pending"] == 0 and status["last_error"] is None
 
-    # A turn whose selection fails (HTTP 500) and whose extraction proposes one item.
-    api.enqueue(error(500), text("Answer."), text(items_json(rec("b"))))
+    # A turn whose model pick fails (HTTP 500: beside the agent's call, scripted per
+    # role) and whose extraction proposes one item.
+    ip.run_line_magic("config", "IPyMemory.selector = 'model'")
+    api.enqueue_for("selector", error(500))
+    api.enqueue(text("Answer."), text(items_json(rec("b"))))
     agent(ip, "", "question about a")
     status = memory(ip, "status")
     data = status._repr_mimebundle_()[MIME_TYPE]
@@ -509,7 +514,6 @@ def test_agent_with_the_real_sdk_review_mode(
         *FILLERS,
     )
     api.enqueue(
-        text('["prefers-tabs"]'),
         text("Use **tabs**."),
         text(items_json(rec("likes-bold", description="likes bold answers"))),
     )
@@ -518,17 +522,17 @@ def test_agent_with_the_real_sdk_review_mode(
     out = result.result
     assert isinstance(out, TurnOutput) and out.answer == "Use **tabs**."
     # The turn's request carried the selected memory; the extractor saw the history.
-    main_request = api.requests[1]
+    main_request = api.requests[0]
     assert "Tabs, not spaces." in memory_text(main_request)  # SPEC §8: before the query
     assert main_request["stream"] is True  # the answer streams into the cell
     assert main_request["model"] == "claude-sonnet-5-5"
-    assert "Use **tabs**." in json.dumps(api.requests[2])
+    assert "Use **tabs**." in json.dumps(api.requests[1])
     # Outputs: progress line, answer (Markdown), memories used, the review widget.
     bundles = [o.data for o in captured.outputs]
     assert any(b.get("text/markdown") == "Use **tabs**." for b in bundles)
     selection = [b[MIME_TYPE] for b in bundles if b.get(MIME_TYPE, {}).get("view") == "selection"]
-    assert selection and selection[0]["source"] == "model"
-    assert [r["name"] for r in selection[0]["records"]] == ["prefers-tabs"]
+    assert selection and selection[0]["source"] == "keyword"
+    assert selection[0]["records"][0]["name"] == "prefers-tabs"  # best first
     review = [b for b in bundles if "application/vnd.jupyter.widget-view+json" in b]
     assert review and review[0][MIME_TYPE]["view"] == "batch"
     progress = [o for o in captured.outputs if o.update and "text/html" in o.data]
@@ -635,11 +639,15 @@ def test_agent_without_a_key_explains_how_to_configure(ip: InteractiveShell) -> 
 
 def test_agent_with_scripted_model(ip: InteractiveShell, workspace: str) -> None:
     seed(workspace, rec("prefers-tabs", description="indents with tabs"), *FILLERS)
-    model = ScriptedModel(["not json", "Tabs.", "[]"])
+    ip.run_line_magic("config", "IPyMemory.selector = 'model'")
+    # The model's pick runs beside the agent's call: scripted per role.
+    model = ScriptedModel(agent=["Tabs."], selector=["not json"], extractor=["[]"])
     use_model(model)
     out = agent(ip, "", "how to indent with tabs")
     assert out.answer == "Tabs."
-    assert out.selection_view.source == "fallback"  # the selector reply was invalid
+    assert out.selection_view.source == "keyword"  # the first request's, at once
+    assert out.result.trace is not None and out.result.trace.pick is not None
+    assert out.result.trace.pick.source == "fallback"  # the selector reply was invalid
     assert out.result.last_error == "Memory selection failed; deterministic fallback used"
     assert out.result.batch is None
     assert model.remaining == 0

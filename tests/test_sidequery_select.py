@@ -9,11 +9,11 @@ from record_support import rec
 from sidequery_support import (
     SIDE_MODEL,
     TODAY,
-    last_user_json,
     make_store,
     model_for,
     sample_records,
 )
+from turn_support import selector_input
 
 from ipymemory import MemoryStore, NoModel, Usage, keyword_select, select_memories
 from ipymemory.sidequery import LAST_ERROR_SELECT
@@ -41,13 +41,60 @@ def test_request_shape(messages_server: MessagesServer, workspace: str) -> None:
     ]
     (message,) = request["messages"]
     assert message["role"] == "user"
-    # Sorted keys, exact text: the catalog is what MEMORY.md holds, the query as typed.
-    expected = {"catalog": catalog, "query": query, "today": TODAY}
-    assert message["content"] == json.dumps(expected, sort_keys=True, ensure_ascii=False)
-    keys = [message["content"].index(f'"{key}"') for key in ("catalog", "query", "today")]
-    assert keys == sorted(keys)
-    assert last_user_json(request) == expected
+    # Issue 40: two blocks, sorted keys, exact text -- the catalog (what MEMORY.md holds)
+    # with a cache breakpoint: it changes only with the set; then the query as typed,
+    # with today and what the agent already has.
+    assert message["content"] == [
+        {
+            "type": "text",
+            "text": json.dumps({"catalog": catalog}, ensure_ascii=False),
+            "cache_control": {"type": "ephemeral"},
+        },
+        {
+            "type": "text",
+            "text": json.dumps(
+                {"given": [], "query": query, "today": TODAY}, sort_keys=True, ensure_ascii=False
+            ),
+        },
+    ]
+    assert selector_input(request) == {
+        "catalog": catalog,
+        "given": [],
+        "query": query,
+        "today": TODAY,
+    }
     assert catalog.count("\n") == len(RECORDS)
+
+
+def test_the_model_is_told_what_the_agent_has_and_shown_the_newest_past_the_bound(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    store = make_store(workspace)
+    records, catalog = store.records(), store.catalog()
+    messages_server.enqueue(
+        text(json.dumps([records[-1].name])), text(json.dumps([records[0].name]))
+    )
+    given = (records[1].name, records[2].name)
+    chosen = select_memories(
+        model_for(messages_server.base_url),
+        "q",
+        records,
+        catalog,
+        today=TODAY,
+        limit=2,
+        given=given,
+        candidates=3,
+    )
+    assert chosen.names == (records[-1].name,)
+    first = selector_input(messages_server.requests[0])
+    assert first["given"] == list(given)
+    # The three newest, in set order, their lines as the catalog writes them.
+    assert first["catalog"] == "".join(f"{line}\n" for line in catalog.splitlines()[-3:])
+    # A name it was not shown is no choice: the fallback ranks instead, and says why.
+    fallback = select_memories(
+        model_for(messages_server.base_url), "q", records, catalog, limit=2, candidates=3
+    )
+    assert fallback.source == "fallback" and records[0].name in str(fallback.reason)
 
 
 def test_model_choice_in_reply_order(messages_server: MessagesServer) -> None:
@@ -158,8 +205,8 @@ def test_memory_text_is_data_inside_the_json_input(
         limit=1,
     )
     assert selection.names == ("sneaky",)
-    sent = last_user_json(messages_server.requests[0])
-    assert sent == {"catalog": store.catalog(), "query": "q", "today": TODAY}
+    sent = selector_input(messages_server.requests[0])
+    assert sent == {"catalog": store.catalog(), "given": [], "query": "q", "today": TODAY}
 
 
 def test_last_error_constants_are_the_spec_texts() -> None:

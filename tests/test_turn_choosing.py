@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from agents_support import McpClient, data, with_mcp
 from IPython.core.interactiveshell import InteractiveShell
-from messages_server import MessagesServer, text
+from messages_server import MessagesServer, text, tool_use
 from notebook_support import memory, use_api
 from record_support import rec
-from turn_support import records_reply, requests_of, session_for
+from turn_support import carried_names, records_reply, requests_of, selector_input, session_for
 
 from ipymemory import MemoryStore, NoModel, SessionConfig
 from ipymemory import _constants as C
@@ -51,42 +51,75 @@ def user_dir(workspace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     return user
 
 
-def catalog_of(request: dict[str, Any]) -> str:
-    return str(json.loads(request["messages"][0]["content"])["catalog"])
-
-
 def selected(view: Any) -> tuple[str, ...]:
     assert isinstance(view, SelectionWidget)
     return tuple(view.static_view().names)
 
 
-def test_memory_select_and_the_turn_choose_the_same_records_over_both_scopes(
+def test_select_the_turn_and_mcp_agree_on_the_first_request_and_the_models_pick(
     ip: InteractiveShell,
+    workspace: str,
     user_dir: Path,
     messages_server: MessagesServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # SPEC §13: the first request carries the keyword ranking's best at once; the side
+    # model's pick, beside the agent's call, adds what the question says in other words
+    # ("releases ship" for "deploys go out"). %memory select, the turn and MCP
+    # memory_select make the same selection and the same pick over both scopes.
     use_api(ip, messages_server.base_url, monkeypatch)
     ip.run_line_magic("config", "IPyMemory.max_selected = 2")  # a choice to make...
     ip.run_line_magic("config", "IPyMemory.memory_budget = 0")  # ...though the set is small
-    ip.run_line_magic("config", "IPyMemory.selector = 'model'")  # by the side model
-    question = "how should I indent this Python file before Friday's deploy?"
-    chosen = '["prefers-tabs", "deploy-friday"]'  # one user-wide record, one project's
-    messages_server.enqueue(text(chosen))  # %memory select's selector
-    messages_server.enqueue(text(chosen), text("Use tabs."), text("[]"))  # the turn's
+    ip.run_line_magic("config", "IPyMemory.selector = 'model'")  # and the model's pick
+    ip.run_line_magic("config", "IPyMemory.follow_check = False")
+    question = "which weekday do releases ship, and tabs or spaces for my code?"
+    picked = '["deploy-friday", "prefers-tabs"]'  # one project record, one user-wide
+    messages_server.enqueue_for("selector", text(picked), text(picked), text(picked))
+    # The agent reads the directory first: its next request is where the pick joins.
+    messages_server.enqueue(
+        tool_use("list_files", {}, delay=0.5), text("Fridays; tabs."), text("[]")
+    )
 
     view = memory(ip, f"select {question}")
     turn = ip.run_cell_magic("agent", "", question)
 
+    async def use(client: McpClient) -> Any:
+        return await client.call_tool("memory_select", {"query": question})
+
+    env = {
+        "ANTHROPIC_API_KEY": "test",
+        "ANTHROPIC_BASE_URL": messages_server.base_url,
+        "IPYMEMORY_MAX_RETRIES": "0",
+        "IPYMEMORY_USER_DIR": str(user_dir),
+        "IPYMEMORY_MEMORY_BUDGET": "0",
+        "IPYMEMORY_MAX_SELECTED": "2",
+        "IPYMEMORY_SELECTOR": "model",
+    }
+    mcp = data(with_mcp(workspace, use, env=env))
+
     assert isinstance(turn, TurnOutput)
-    assert selected(view) == turn.result.selection.names == ("prefers-tabs", "deploy-friday")
-    assert view.static_view().source == turn.result.selection.source == "model"
-    assert get_session().selected == turn.result.selection.records
-    # Both asked the selector over the same catalog: the project's lines, then the user's
-    # records the project does not shadow (its own 'shared' is offered, the user's not).
-    first, second = requests_of(messages_server.requests, "selector")
-    assert catalog_of(first) == catalog_of(second)
-    lines = catalog_of(first).splitlines()
+    result = turn.result
+    first = result.selection.names
+    assert first[0] == "prefers-tabs" and "deploy-friday" not in first  # keyword: "tabs"
+    assert result.selection.source == view.static_view().source == mcp["chosen_by"] == "keyword"
+    assert view.static_view().records == result.selection.records
+    # The pick adds deploy-friday: the turn's second request carries it; select and MCP
+    # name it as the model's addition.
+    assert result.trace is not None and result.trace.pick is not None
+    assert result.trace.pick.added == ("deploy-friday",) and result.trace.pick.joined == 2
+    assert [r.added for r in result.trace.requests] == [first, ("deploy-friday",)]
+    assert selected(view) == result.trace.seen == (*first, "deploy-friday")
+    assert [r["name"] for r in mcp["records"]] == list(result.trace.seen)
+    assert mcp["model_added"] == ["deploy-friday"] and mcp["model"] == C.DEFAULT_SIDE_MODEL
+    main = requests_of(messages_server.requests, "main")
+    assert carried_names(main[0]) == list(first)
+    assert carried_names(main[1]) == list(result.trace.seen)
+    # All three asked the model over the same catalog -- the project's lines, then the
+    # user's records the project does not shadow -- told what the first request has.
+    asked = [selector_input(r) for r in requests_of(messages_server.requests, "selector")]
+    assert len(asked) == 3 and all(a == asked[0] for a in asked)
+    assert asked[0]["given"] == list(first)
+    lines = asked[0]["catalog"].splitlines()
     assert [line.split("]")[0] for line in lines if line.startswith("- [")] == [
         "- [deploy-friday",
         "- [ci-matrix",
@@ -94,35 +127,52 @@ def test_memory_select_and_the_turn_choose_the_same_records_over_both_scopes(
         "- [prefers-tabs",
         "- [answers-in-german",
     ]
-    assert "the user's note of the same name" not in catalog_of(first)
+    assert "the user's note of the same name" not in asked[0]["catalog"]
+    # The trace says it: %memory session, the line under the answer, the journal.
+    said = memory(ip, "session")
+    assert said.to_json()["memory_traces"] == [{"turn": 1, **result.trace.to_json()}]
+    text_form = said.to_text()
+    assert f"request 1: added {', '.join(first)}; {len(first)} carried" in text_form
+    assert "deploy-friday joined request 2" in text_form
+    [line] = [v for v in turn.memory_parts() if getattr(v, "kind", None) == "memory-pick"]
+    assert line.to_text() == result.trace.pick.text()
 
 
 @pytest.mark.parametrize("selector", ["model", "keyword"])
 def test_without_a_model_select_the_turn_and_mcp_rank_by_keyword_alike(
     ip: InteractiveShell, workspace: str, user_dir: Path, selector: str
 ) -> None:
-    # selector "model" without a model falls back; "keyword" asks no model at all.
+    # The first request's selection asks no model; without one, selector "model"'s
+    # pick falls back (nothing added), and a count asked for is the fallback's.
     ip.run_line_magic("config", "IPyMemory.max_selected = 1")
     ip.run_line_magic("config", "IPyMemory.memory_budget = 0")
     ip.run_line_magic("config", f"IPyMemory.selector = {selector!r}")
     question = "indents Python with tabs"  # the words of a user-wide record only
     view = memory(ip, f"select {question}")
+    counted = memory(ip, f"select --limit 1 {question}")
     turn = get_session().begin_turn(question)
 
     async def use(client: McpClient) -> Any:
-        return await client.call_tool("memory_select", {"query": question, "limit": 1})
+        return [
+            await client.call_tool("memory_select", {"query": question}),
+            await client.call_tool("memory_select", {"query": question, "limit": 1}),
+        ]
 
     env = {
         "IPYMEMORY_USER_DIR": str(user_dir),
         "IPYMEMORY_MEMORY_BUDGET": "0",
+        "IPYMEMORY_MAX_SELECTED": "1",
         "IPYMEMORY_SELECTOR": selector,
     }
-    mcp = data(with_mcp(workspace, use, env=env))
-    assert selected(view) == turn.names == ("prefers-tabs",)
+    mcp, limited = (data(r) for r in with_mcp(workspace, use, env=env))
+    assert selected(view) == selected(counted) == turn.names == ("prefers-tabs",)
     assert [r["name"] for r in mcp["records"]] == ["prefers-tabs"]
-    source = "fallback" if selector == "model" else "keyword"
-    assert view.static_view().source == turn.source == mcp["chosen_by"] == source
-    assert (get_session().last_error is None) == (selector == "keyword")
+    assert [r["name"] for r in limited["records"]] == ["prefers-tabs"]
+    assert view.static_view().source == turn.source == mcp["chosen_by"] == "keyword"
+    pick = "fallback" if selector == "model" else None
+    assert view.static_view().pick == pick and mcp["model_added"] == []
+    assert counted.static_view().source == limited["chosen_by"] == (pick or "keyword")
+    assert get_session().last_error is None  # select changes no session's error
 
 
 def test_a_set_that_fits_the_memory_budget_is_taken_whole_by_the_turn_select_and_mcp(
@@ -160,13 +210,15 @@ def test_a_set_that_fits_the_memory_budget_is_taken_whole_by_the_turn_select_and
     assert "they fit the memory budget" in str(turn.result.selection.reason)
     assert requests_of(messages_server.requests, "selector") == []
     assert len(limited["records"]) == 2 and limited["chosen_by"] == "keyword"  # the default
-    # One token less than the block: the turn chooses again (the side model, as set).
+    # One token less than the block: the turn chooses again, the model beside it.
     size = int(str(turn.result.selection.reason).split("(")[1].split(" of")[0])
     ip.run_line_magic("config", f"IPyMemory.memory_budget = {size - 1}")
-    messages_server.enqueue(text('["prefers-tabs"]'), text("Tabs."), text("[]"))
+    ip.run_line_magic("config", "IPyMemory.selector = 'model'")
+    messages_server.enqueue_for("selector", text('["prefers-tabs"]'))
+    messages_server.enqueue(text("Tabs."), text("[]"))
     again = ip.run_cell_magic("agent", "", question)
     assert isinstance(again, TurnOutput)
-    assert again.result.selection.names == ("prefers-tabs",)
+    assert again.result.selection.source == "keyword" and 2 <= len(again.result.selection.names) < 5
     assert len(requests_of(messages_server.requests, "selector")) == 1
 
 
@@ -201,7 +253,7 @@ def test_choose_memories_reads_both_scopes_and_a_limit_of_0_chooses_none(
         "answers-in-german",
     )
     assert chosen.scoped.user_names == {"prefers-tabs", "answers-in-german"}
-    none = select_from(NoModel(), question, read_scopes(project, user), side_model=None, limit=0)
+    none = select_from(question, read_scopes(project, user), limit=0)
     assert (none.records, none.source, none.reason) == ((), "none", "max_selected is 0")
 
 
@@ -232,15 +284,23 @@ def test_five_hundred_records_commit_through_real_turns_and_selection_stays_boun
     assert len((store.root / "MEMORY.md").read_bytes()) <= 4096
     report = check(workspace)
     assert report.ok and [p.severity for p in report] == ["warning"]
-    # The model selector is shown select_candidates of the 500, the keyword one none.
+    # The model's pick is shown the newest select_candidates of the 500, in set order;
+    # the keyword selector asks nothing.
     assert requests_of(messages_server.requests, "selector") == []
-    session.config = replace(session.config, selector="model")
+    session.config = replace(session.config, selector="model", select_candidates=30)
     before = len(messages_server.requests)
-    messages_server.enqueue(text('["fact-9-7"]'))
-    chosen = session.begin_turn("what about zone007's export?")
-    assert chosen.names == ("fact-9-7",)
+    messages_server.enqueue_for("selector", text('["fact-9-27"]'))
+    chosen = choose_memories(
+        session.model,
+        Question.of("what about zone007's export?"),
+        session.store,
+        None,
+        session.config,
+    )
+    assert chosen.pick is not None and chosen.pick.names == ("fact-9-27",)
     [asked] = requests_of(messages_server.requests[before:], "selector")
-    assert catalog_of(asked).count("\n") == C.DEFAULT_SELECT_CANDIDATES
+    lines = selector_input(asked)["catalog"].splitlines()
+    assert [line.split("]")[0][3:] for line in lines] == [f"fact-9-{i}" for i in range(20, 50)]
     session.config = replace(session.config, selector="keyword")
     keyword = session.begin_turn("what about zone007's export?")
     assert keyword.source == "keyword" and len(keyword.names) == 5
@@ -297,8 +357,7 @@ def test_the_default_selector_past_the_budget_asks_no_model_and_a_limit_is_a_cou
     messages_server: MessagesServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for name in ("IPYMEMORY_SELECTOR", "IPYMEMORY_MEMORY_BUDGET"):  # the defaults
-        monkeypatch.delenv(name)
+    monkeypatch.delenv("IPYMEMORY_MEMORY_BUDGET")  # the defaults
     use_api(ip, messages_server.base_url, monkeypatch)
     ip.run_line_magic("config", "IPyMemory.follow_check = False")
     MemoryStore(workspace).extend(
@@ -318,3 +377,35 @@ def test_the_default_selector_past_the_budget_asks_no_model_and_a_limit_is_a_cou
     # An explicit limit is a count asked for: the keyword selector fills nothing.
     assert selected(memory(ip, f"select --limit 2 {question}"))[0] == "note-07"
     assert len(selected(memory(ip, f"select --limit 2 {question}"))) == 2
+
+
+def test_the_journal_keeps_what_each_request_carried_and_when_the_pick_arrived(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    # SPEC §13: the trace of a turn goes with its batch into the journal (actor.memories).
+    MemoryStore(workspace).extend(
+        [rec("deploy-friday", "deploys go out on Fridays"), rec("lint-rule", "run ruff")]
+    )
+    session = session_for(
+        messages_server.base_url, workspace, max_selected=1, selector="model", follow_check=False
+    )
+    messages_server.enqueue_for("selector", text('["deploy-friday"]'))
+    messages_server.enqueue(
+        tool_use("list_files", {}, delay=0.5),
+        text("On Fridays."),
+        records_reply(rec("ship-day", "we ship on Fridays")),
+    )
+    result = session.run_turn("which weekday do releases ship?")
+    assert result.batch is not None and result.trace is not None
+    assert session.commit(result.batch, accept=["ship-day"]).committed == ("ship-day",)
+    [entry] = MemoryStore(workspace).history(1)
+    memories = entry.actor["memories"]
+    assert memories == json.loads(json.dumps(result.trace.to_json()))
+    assert [r["added"] for r in memories["requests"]] == [["lint-rule"], ["deploy-friday"]]
+    pick = memories["model_pick"]
+    assert (pick["names"], pick["joined_request"], pick["carried_over"]) == (
+        ["deploy-friday"],
+        2,
+        [],
+    )
+    assert 0 < pick["seconds"] < result.answer_seconds

@@ -21,7 +21,7 @@ from turn_support import (
     OLD_SELECTION,
     assert_alternates,
     assert_pairs_intact,
-    memory_text,
+    memory_blocks,
     model_for,
     records_reply,
     requests_of,
@@ -55,7 +55,7 @@ def _marks(request: dict[str, Any]) -> list[tuple[int, int]]:
 
 def _unmarked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``messages`` without cache marks and memory blocks, strings for lone text blocks
-    (the canonical form of a query)."""
+    of user messages (the canonical form of a query)."""
     out = []
     for message in copy.deepcopy(messages):
         content = message["content"]
@@ -71,32 +71,45 @@ def _unmarked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _selector_picks(name: str) -> Scripted:
-    return text(json.dumps([name]))
+def _marks_off(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` without cache marks; a lone text block of a user message as the
+    string it stands for (the Messages API reads them alike)."""
+    out = []
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, list):
+            content = [{k: v for k, v in b.items() if k != "cache_control"} for b in content]
+            if len(content) == 1 and content[0]["type"] == "text" and message["role"] == "user":
+                content = content[0]["text"]
+        out.append({**message, "content": content})
+    return out
 
 
-def test_memory_block_after_the_history_and_breakpoints_on_the_stable_prefix(
+def test_blocks_stay_where_given_and_breakpoints_mark_each_requests_end(
     messages_server: MessagesServer, workspace: str
 ) -> None:
+    # Issue 40: a block stays with the message it was first given with, so the prompt
+    # cache keeps it; a turn adds only what no block holds; a record that changed or
+    # left the set starts the blocks again from the turn's own.
     Path(workspace, "notes.md").write_text("tabs\n")
-    MemoryStore(workspace).extend(
+    store = MemoryStore(workspace)
+    store.extend(
         [rec("alpha", "about alpha", "ALPHA BODY"), rec("beta", "about beta", "BETA BODY")]
     )
-    # One of two each turn: the selector chooses (a set that fits would need none).
-    session = _session(messages_server, workspace, commit_mode="off", max_selected=1)
-    messages_server.enqueue(_selector_picks("alpha"), text("One."))
+    session = _session(messages_server, workspace, commit_mode="off", memory_budget=3000)
+    messages_server.enqueue(text("One."))
     session.run_turn("first")
-    messages_server.enqueue(
-        _selector_picks("beta"),
-        tool_use("read_file", {"path": "notes.md"}, id="toolu_n"),
-        text("Two."),
-    )
+    messages_server.enqueue(tool_use("read_file", {"path": "notes.md"}, id="toolu_n"), text("Two."))
     session.run_turn("second")
-    messages_server.enqueue(_selector_picks("alpha"), text("Three."))
-    session.run_turn("third")
+    store.extend([rec("gamma", "about gamma", "GAMMA BODY")])
+    messages_server.enqueue(text("Three."))
+    third = session.run_turn("third")
+    store.forget(["alpha"])
+    messages_server.enqueue(text("Four."))
+    fourth = session.run_turn("fourth")
 
     main = requests_of(messages_server.requests, "main")
-    assert len(main) == 4
+    assert len(main) == 5
     # The system prompt: one cached block, no memories; then today's date after the
     # breakpoint (issue 26), so the prompt's cache survives the day changing.
     for request in main:
@@ -104,27 +117,38 @@ def test_memory_block_after_the_history_and_breakpoints_on_the_stable_prefix(
             {"type": "text", "text": session.config.system_prompt, "cache_control": MARK},
             {"type": "text", "text": f"Today is {today_text()}."},
         ]
-    # Turn 1: no history yet, so no message breakpoint; the block precedes the query.
-    assert _marks(main[0]) == []
-    assert "ALPHA BODY" in memory_text(main[0])
-    # Turn 2, step 1: the last history message (turn 1's answer) carries the breakpoint.
-    assert _marks(main[1]) == [(1, 0)]
-    assert "BETA BODY" in memory_text(main[1]) and "ALPHA" not in json.dumps(main[1])
-    # Turn 2, step 2 (after a tool): the history breakpoint stays, the last message gets
-    # one too (the next step rereads the turn so far); the block is still in the query.
+    # Turn 1: the whole set, before the query; the request's last message is marked.
+    [(at, first)] = memory_blocks(main[0])
+    assert at == 0 and "ALPHA BODY" in first and "BETA BODY" in first
+    assert _marks(main[0]) == [(0, 1)]
+    # Turn 2 adds nothing: both of its requests carry turn 1's block where it was, the
+    # earlier history's end and the request's last message marked.
+    for request in main[1:3]:
+        assert memory_blocks(request) == [(0, first)]
+        assert request["messages"][0] == {
+            "role": "user",
+            "content": [{"type": "text", "text": first}, {"type": "text", "text": "first"}],
+        }
+    assert _marks(main[1]) == [(1, 0), (2, 0)]
     assert _marks(main[2]) == [(1, 0), (4, 0)]
-    assert main[2]["messages"][2] == main[1]["messages"][2]
-    # Turn 3: the breakpoint moved to turn 2's answer; what lies before it is exactly the
-    # canonical history (turn 2's memories are gone), so it is the same prefix next time.
-    assert _marks(main[3]) == [(5, 0)]
-    assert "ALPHA BODY" in memory_text(main[3]) and "BETA" not in json.dumps(main[3])
+    # Turn 3: a record committed since is added at its own query, alone.
+    [(_, kept), (at, added)] = memory_blocks(main[3])
+    assert kept == first and at == 6
+    assert "GAMMA BODY" in added and "ALPHA" not in added and "BETA" not in added
+    assert third.trace is not None and third.trace.requests[0].added == ("gamma",)
+    # Every request's messages before its last are the previous request's, as sent: the
+    # prefix the cache keeps (marks aside).
+    for before, after in itertools.pairwise(main[:4]):
+        sent = before["messages"]
+        assert _marks_off(after["messages"][: len(sent)]) == _marks_off(sent)
+    # Turn 4: alpha was forgotten, so no request sends it again: one block, at its query.
+    [(at, again)] = memory_blocks(main[4])
+    assert at == 8 and "ALPHA" not in json.dumps(main[4])
+    assert "BETA BODY" in again and "GAMMA BODY" in again
+    assert fourth.trace is not None and fourth.trace.requests[0].rebased
     history = list(session.history)
-    assert _unmarked(main[3]["messages"][:6]) == history[:6]
-    assert main[3]["messages"][:2] == [
-        {"role": "user", "content": "first"},
-        {"role": "assistant", "content": [{"type": "text", "text": "One."}]},
-    ]
     assert "relevant_memories>" not in json.dumps(history)
+    assert _unmarked(main[4]["messages"][:8]) == _unmarked(history[:8])
 
 
 def test_no_memories_means_no_block(messages_server: MessagesServer, workspace: str) -> None:
@@ -132,7 +156,9 @@ def test_no_memories_means_no_block(messages_server: MessagesServer, workspace: 
     messages_server.enqueue(text("Hi."))
     session.run_turn("hello")
     (request,) = messages_server.requests
-    assert request["messages"] == [{"role": "user", "content": "hello"}]
+    assert request["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "hello", "cache_control": MARK}]}
+    ]
 
 
 _text_block = st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=8)})
@@ -162,33 +188,46 @@ def _turns(draw: st.DrawFn) -> tuple[list[dict[str, Any]], int]:
     return messages, current
 
 
-@settings(max_examples=200, deadline=None)
-@given(_turns(), st.sampled_from(["", "<relevant_memories>\n\nX\n\n</relevant_memories>"]))
-def test_request_messages_adds_only_the_block_and_at_most_two_marks(
-    turn: tuple[list[dict[str, Any]], int], block: str
+@settings(max_examples=300, deadline=None)
+@given(_turns(), st.data())
+def test_request_messages_adds_only_the_blocks_where_given_and_at_most_two_marks(
+    turn: tuple[list[dict[str, Any]], int], data: st.DataObject
 ) -> None:
     messages, current = turn
+    users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    at = data.draw(st.lists(st.sampled_from(users), unique=True, max_size=3))
+    blocks = {i: [f"<relevant_memories>\n\nX{i}\n\n</relevant_memories>"] for i in at}
+    # Blocks whose message was summarised away go after the summary note (cut > 0).
+    summary = messages[0]["content"] == [{"type": "text", "text": "SUMMARY"}]
+    summarised = ["<relevant_memories>\n\nS\n\n</relevant_memories>"] if summary else []
     before = copy.deepcopy(messages)
-    request = request_messages(messages, current, block)
+    request = request_messages(messages, current, blocks, summarised)
     assert messages == before  # the input is not changed
     assert _unmarked(request) == _unmarked(messages)
     assert_alternates(request)
     assert_pairs_intact(request)
+    for i, message in enumerate(request):
+        content = message["content"]
+        texts = [b.get("text") for b in content] if isinstance(content, list) else [content]
+        expected = [*(summarised if i == 0 else []), *blocks.get(i, [])]
+        if not expected:
+            assert not any(str(t).startswith("<relevant_memories>") for t in texts)
+            continue
+        original = messages[i]["content"]
+        original = [original] if isinstance(original, str) else original
+        if i == 0 and summarised:  # right after the summary note
+            assert texts[1 : 1 + len(expected)] == expected
+        elif original[-1].get("type") == "tool_result" if isinstance(original[-1], dict) else False:
+            assert texts[-len(expected) :] == expected  # after the tool results
+        else:
+            assert texts[-1 - len(expected) : -1] == expected  # right before the query
+        assert len(texts) == len(original) + len(expected)
     query = len(messages) - current
-    found = [
-        (i, j)
-        for i, m in enumerate(request)
-        if isinstance(m["content"], list)
-        for j, b in enumerate(m["content"])
-        if b.get("text") == block and block
-    ]
-    assert found == ([(query, len(request[query]["content"]) - 2)] if block else [])
     marks = _marks({"messages": request})
     expected = []
     if query > 0:
         expected.append((query - 1, len(request[query - 1]["content"]) - 1))
-    if current > 1:
-        expected.append((len(request) - 1, len(request[-1]["content"]) - 1))
+    expected.append((len(request) - 1, len(request[-1]["content"]) - 1))
     assert marks == expected
     assert len(marks) + 1 <= 4  # with the system prompt's: within the API's limit
 
@@ -396,11 +435,11 @@ NOTE = {"type": "text", "text": "SUMMARY"}
 def test_the_block_follows_a_summary_that_opens_the_turn() -> None:
     # Compression cut exactly at this turn: its query message starts with the summary.
     messages = [{"role": "user", "content": [NOTE, {"type": "text", "text": "q"}]}]
-    (request,) = request_messages(messages, 1, BLOCK)
+    (request,) = request_messages(messages, 1, {0: [BLOCK]})
     assert request["content"] == [
         NOTE,
         {"type": "text", "text": BLOCK},
-        {"type": "text", "text": "q"},
+        {"type": "text", "text": "q", "cache_control": MARK},
     ]
 
 
@@ -414,7 +453,7 @@ def test_the_block_follows_the_summary_when_the_query_was_summarised() -> None:
         {"role": "assistant", "content": [use]},
         {"role": "user", "content": [result]},
     ]
-    request = request_messages(messages, 5, BLOCK)
+    request = request_messages(messages, 5, {}, [BLOCK])
     assert request[0]["content"] == [NOTE, {"type": "text", "text": BLOCK}]
     assert request[2]["content"][-1]["cache_control"] == MARK  # the step's prefix
     assert _marks({"messages": request}) == [(2, 0)]

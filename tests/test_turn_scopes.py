@@ -15,7 +15,15 @@ from pathlib import Path
 import pytest
 from messages_server import MessagesServer, text, tool_use
 from record_support import rec
-from turn_support import OLD_SELECTION, memory_text, model_for, records_reply, requests_of
+from turn_support import (
+    MODEL_PICK,
+    OLD_SELECTION,
+    memory_text,
+    model_for,
+    records_reply,
+    requests_of,
+)
+from turn_support import selector_input as selector_request
 
 from ipymemory import AgentSession, MemoryStore, SessionConfig
 from ipymemory.store import maintenance
@@ -33,18 +41,22 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
     return project, user
 
 
-def session(messages_server: MessagesServer, project: Path, user: Path | None) -> AgentSession:
+def session(
+    messages_server: MessagesServer, project: Path, user: Path | None, *, pick: bool = False
+) -> AgentSession:
+    """A session over ``project`` and ``user``; ``pick``: the model's pick beside the
+    agent's call too (its replies: ``enqueue_for("selector", …)``)."""
+    selection = MODEL_PICK if pick else OLD_SELECTION
     return AgentSession(
         project,
         model=model_for(messages_server.base_url),
-        config=SessionConfig(**OLD_SELECTION, user_dir=user, commit_mode="off"),
+        config=SessionConfig(**selection, user_dir=user, commit_mode="off"),
     )
 
 
 def selector_input(messages_server: MessagesServer) -> dict[str, str]:
     [request] = requests_of(messages_server.requests, "selector")
-    content = request["messages"][0]["content"]
-    return json.loads(content if isinstance(content, str) else content[0]["text"])
+    return selector_request(request)
 
 
 def test_the_selector_sees_the_project_then_the_user_and_the_block_says_user_wide(
@@ -55,11 +67,17 @@ def test_the_selector_sees_the_project_then_the_user_and_the_block_says_user_wid
     MemoryStore(user).extend(
         [rec("prefers-polars", type="user", description="uses polars, not pandas")]
     )
-    messages_server.enqueue(
-        text(json.dumps(["prefers-polars", "project-note-1"])), text("Use polars.")
+    messages_server.enqueue_for("selector", text(json.dumps(["prefers-polars", "project-note-1"])))
+    messages_server.enqueue(text("Use polars."))
+    result = session(messages_server, project, user, pick=True).run_turn("Load the CSV for me")
+    # No record's words match: the first request carries the newest, the user's last.
+    assert result.selection.names == (
+        "prefers-polars",
+        "project-note-5",
+        "project-note-4",
+        "project-note-3",
+        "project-note-2",
     )
-    result = session(messages_server, project, user).run_turn("Load the CSV for me")
-    assert result.selection.names == ("prefers-polars", "project-note-1")
     catalog = selector_input(messages_server)["catalog"].splitlines()
     assert [line.split("]")[0][3:] for line in catalog] == [
         *(r.name for r in PROJECT),
@@ -67,7 +85,10 @@ def test_the_selector_sees_the_project_then_the_user_and_the_block_says_user_wid
     ]
     block = memory_text(requests_of(messages_server.requests, "main")[0])
     assert "## prefers-polars (user, user-wide, saved " in block  # its own journal
-    assert "## project-note-1 (project, saved " in block  # the project's journal knows it
+    assert "## project-note-5 (project, saved " in block  # the project's journal knows it
+    # The answer came first (no tool step): the pick's new record joins the next turn.
+    assert result.trace is not None and result.trace.pick is not None
+    assert result.trace.pick.carried_over == ("project-note-1",)
 
 
 def test_a_name_in_both_scopes_is_the_projects(
@@ -76,9 +97,11 @@ def test_a_name_in_both_scopes_is_the_projects(
     project, user = dirs(tmp_path)
     user.mkdir(parents=True)
     MemoryStore(user).extend([rec("project-note-0", type="user", body="THE USER'S COPY")])
-    messages_server.enqueue(text(json.dumps(["project-note-0"])), text("ok"))
-    result = session(messages_server, project, user).run_turn("What is fact 0?")
-    [record] = result.selection.records
+    messages_server.enqueue_for("selector", text(json.dumps(["project-note-0"])))
+    messages_server.enqueue(text("ok"))
+    result = session(messages_server, project, user, pick=True).run_turn("What is fact 0?")
+    assert result.trace is not None and result.trace.pick is not None
+    [record] = [r for r in result.selection.records if r.name == "project-note-0"]
     assert record == PROJECT[0]
     assert selector_input(messages_server)["catalog"].count("[project-note-0]") == 1
     assert "THE USER'S COPY" not in memory_text(requests_of(messages_server.requests, "main")[0])
@@ -90,11 +113,12 @@ def test_an_unreadable_user_scope_leaves_the_project_and_names_the_scope(
     project, user = dirs(tmp_path)
     user.mkdir(parents=True)
     (user / ".memory").write_text("not a directory")
-    messages_server.enqueue(text(json.dumps(["project-note-2"])), text("Fact 2 it is."))
+    messages_server.enqueue(text("Fact 2 it is."))
     turn = session(messages_server, project, user)
     result = turn.run_turn("What is fact 2?")
     assert result.answer == "Fact 2 it is."
-    assert result.selection.names == ("project-note-2",)
+    assert set(result.selection.names) <= {r.name for r in PROJECT}
+    assert len(result.selection.names) == 5
     assert turn.last_error == "Memory could not be read"
     assert turn.last_error_cause is not None and "the user scope (" in turn.last_error_cause
     assert str(user / ".memory") in turn.last_error_cause
@@ -104,7 +128,7 @@ def test_an_absent_user_directory_is_an_empty_scope(
     messages_server: MessagesServer, tmp_path: Path
 ) -> None:
     project, user = dirs(tmp_path)
-    messages_server.enqueue(text(json.dumps(["project-note-3"])), text("ok"))
+    messages_server.enqueue(text("ok"))
     turn = session(messages_server, project, user)
     turn.run_turn("fact 3?")
     assert turn.last_error is None
@@ -117,8 +141,9 @@ def test_without_user_dir_a_session_reads_its_workspace_only(
     project, user = dirs(tmp_path)
     user.mkdir(parents=True)
     MemoryStore(user).extend([rec("prefers-polars", type="user")])
-    messages_server.enqueue(text(json.dumps([])), text("ok"))
-    session(messages_server, project, None).run_turn("polars?")
+    messages_server.enqueue_for("selector", text(json.dumps([])))
+    messages_server.enqueue(text("ok"))
+    session(messages_server, project, None, pick=True).run_turn("polars?")
     assert "prefers-polars" not in selector_input(messages_server)["catalog"]
 
 
@@ -128,7 +153,6 @@ def test_a_record_whose_source_changed_says_so_in_the_block(
     project, _ = dirs(tmp_path)
     (project / "CONVENTIONS.md").write_text("Indent with tabs.\n")
     messages_server.enqueue(
-        text(json.dumps([])),
         tool_use("read_file", {"path": "CONVENTIONS.md"}),
         text("Tabs."),
         # It names the file it is about: its source (SPEC §11 as of issue 26).
@@ -142,14 +166,15 @@ def test_a_record_whose_source_changed_says_so_in_the_block(
     result = first.run_turn("How do we indent? See CONVENTIONS.md")
     assert result.batch is not None and first.commit(result.batch).ok
     (project / "CONVENTIONS.md").write_text("Indent with four spaces.\n")
-    messages_server.enqueue(text(json.dumps(["indent-rule", "project-note-0"])), text("ok"))
+    messages_server.enqueue(text("ok"))
     AgentSession(
         project, model=model_for(messages_server.base_url), config=SessionConfig(**OLD_SELECTION)
     ).run_turn("indent?")
     block = memory_text(requests_of(messages_server.requests, "main")[-1])
+    assert block.index("## indent-rule") < block.index("## project-note-5")  # best first
     section = block.split("## indent-rule (project, saved ", 1)[1].split("\n\n", 1)[1]
     assert section.startswith("source changed since saved: CONVENTIONS.md\n\nthe indent rule")
-    assert "source changed" not in block.split("## project-note-0", 1)[1]
+    assert "source changed" not in block.split("## project-note-5", 1)[1]
 
 
 # --- where new records go (SPEC §11) ---------------------------------------------------
@@ -167,7 +192,6 @@ def extracting_session(
     messages_server: MessagesServer, project: Path, user: Path | None, mode: str = "review"
 ) -> AgentSession:
     messages_server.enqueue(
-        text(json.dumps([])),  # the selector (the project holds 6 records)
         text("Noted: polars, and Friday."),
         records_reply(PREFERENCE, FACT),
     )
@@ -255,7 +279,7 @@ def test_an_update_of_a_user_wide_record_is_an_update_there_and_undoable(
         **rec("prefers-polars", type="user", body="I switched to polars.").to_json(),
         "replaces": "prefers-pandas",
     }
-    messages_server.enqueue(text(json.dumps([])), text("Noted."), text(json.dumps([changed])))
+    messages_server.enqueue(text("Noted."), text(json.dumps([changed])))
     turn = AgentSession(
         project,
         model=model_for(messages_server.base_url),

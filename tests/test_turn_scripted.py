@@ -138,32 +138,37 @@ def test_running_out_is_reported_like_an_api_failure(workspace: str) -> None:
     MemoryStore(workspace).extend(
         [rec("prefers-tabs", "indentation preference", "Tabs.", "user"), rec("lint-rule")]
     )
-    # The selector (one of two to choose) gets prose (invalid), the agent its answer;
-    # the extractor and the follow-up checker find the script empty: all are memory
-    # failures, the answer still comes back.
-    model = ScriptedModel(["let me think", "use tabs"])
+    # The model's pick (one of two to choose, beside the agent's call: scripted per
+    # role) gets prose (invalid), the agent its answer; the extractor and the follow-up
+    # checker find their scripts empty: all are memory failures, the answer still comes.
+    model = ScriptedModel(agent=["use tabs"], selector=["let me think"], extractor=[], checker=[])
     session = AgentSession(
-        workspace, model=model, config=SessionConfig(**OLD_SELECTION, max_selected=1)
+        workspace,
+        model=model,
+        config=SessionConfig(**OLD_SELECTION, max_selected=1, selector="model"),
     )
     result = session.run_turn("indentation?")
     assert result.answer == "use tabs"
-    assert result.selection.source == "fallback" and result.selection.names == ("prefers-tabs",)
+    # The first request carried the keyword ranking's best, which stands.
+    assert result.selection.source == "keyword" and result.selection.names == ("prefers-tabs",)
+    assert result.trace is not None and result.trace.pick is not None
+    assert result.trace.pick.source == "fallback"
     assert [f.message for f in result.memory_errors] == [
         LAST_ERROR_SELECT,
         "Memory extraction failed",
         "Memory follow-up check failed",
     ]
-    assert "no reply left for call 4" in (result.last_error_cause or "")
+    assert "no checker reply left for call 4" in (result.last_error_cause or "")
     # Each failure keeps its typed error: the fallback raised none, the extractor's and
     # the checker's script ran out (a SideQueryError caused by ScriptExhausted).
     selecting, extracting, checking = result.memory_errors
-    assert selecting.error is None
-    assert "no reply left for call 3" in extracting.cause
+    assert selecting.error is None and "let me think" in selecting.cause
+    assert "no extractor reply left for call 3" in extracting.cause
     for failure in (extracting, checking):
         assert isinstance(failure.error, SideQueryError)
         assert failure.cause == str(failure.error)
     # The agent itself running out is a failed turn; the history stays a valid dialogue.
-    with pytest.raises(ScriptExhausted, match="no reply left for call 6"):
+    with pytest.raises(ScriptExhausted, match="no agent reply left"):
         session.run_turn("and now?")
     assert_pairs_intact(session.history)
     assert_alternates(session.history)

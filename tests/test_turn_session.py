@@ -87,47 +87,57 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
         ]
     )
     catalog = store.catalog()
+    # The model's pick, beside the agent's first call (SPEC §13), arrives before it ends.
+    messages_server.enqueue_for(
+        "selector", text('["prefers-tabs"]', usage={"input_tokens": 50, "output_tokens": 4})
+    )
     messages_server.enqueue(
-        text('["prefers-tabs"]', usage={"input_tokens": 50, "output_tokens": 4}),
         tool_use(
             "read_file",
             {"path": "notes.md"},
             id="toolu_a",
             usage={"input_tokens": 300, "output_tokens": 20},
+            delay=0.5,
         ),
         text("Your notes say: tabs.", usage={"input_tokens": 400, "output_tokens": 9}),
         text("[]", usage={"input_tokens": 70, "output_tokens": 2}),
     )
     events: list[TurnEvent] = []
-    # One of two: a choice, so the selector runs (a set that fits needs none, SPEC §12);
-    # the follow-up check has its own tests (test_turn_followed).
-    session = _session(messages_server, workspace, max_selected=1, follow_check=False)
+    # One of two: a choice (a set that fits needs none, SPEC §12). "indent" matches no
+    # record's words, so the first request carries the newest; the model's pick joins
+    # the next request. The follow-up check has its own tests (test_turn_followed).
+    session = _session(
+        messages_server, workspace, max_selected=1, follow_check=False, selector="model"
+    )
     result = session.run_turn("how should I indent?", on_event=events.append)
 
     assert result.answer == "Your notes say: tabs."
     assert result.tool_calls == 1 and result.last_error is None and result.batch is None
-    assert result.selection.source == "model" and result.selection.names == ("prefers-tabs",)
+    assert result.selection.source == "keyword" and result.selection.names == ("db-testing",)
     assert session.selected == result.selection.records
+    assert result.trace is not None and result.trace.pick is not None
+    pick = result.trace.pick
+    assert (pick.source, pick.names, pick.added, pick.joined) == (
+        "model",
+        ("prefers-tabs",),
+        ("prefers-tabs",),
+        2,
+    )
+    assert pick.seconds is not None and 0 < pick.seconds < result.answer_seconds
+    assert [(r.request, r.added, r.carried) for r in result.trace.requests] == [
+        (1, ("db-testing",), 1),
+        (2, ("prefers-tabs",), 2),
+    ]
     reqs = messages_server.requests
-    assert [role_of(r) for r in reqs] == ["selector", "main", "main", "extractor"]
-    assert [reqs[i]["model"] for i in range(4)] == [SIDE_MODEL, MAIN_MODEL, MAIN_MODEL, SIDE_MODEL]
+    assert [role_of(r) for r in reqs if role_of(r) != "selector"] == ["main", "main", "extractor"]
+    assert [r["model"] for r in reqs] == [
+        SIDE_MODEL if role_of(r) != "main" else MAIN_MODEL for r in reqs
+    ]
     main = requests_of(reqs, "main")
     for request in main:
         assert [t["name"] for t in request["tools"]] == ["list_files", "read_file"]
         assert_pairs_intact(request["messages"])
-    # The tool really ran and its result went back under the protocol.
-    assert main[1]["messages"][-1] == {
-        "role": "user",
-        "content": [
-            {
-                "type": "tool_result",
-                "tool_use_id": "toolu_a",
-                "content": "indent with tabs\n",
-                "cache_control": {"type": "ephemeral"},  # prefix cached for the next step
-            }
-        ],
-    }
-    # SPEC §8: the memory block is a content block of this turn's user message, right
+    # SPEC §8: the first block is a content block of this turn's user message, right
     # before the query; never in the system prompt, never in the history.
     block = main[0]["messages"][0]["content"][0]["text"]
     assert main[0]["messages"] == [
@@ -135,16 +145,32 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
             "role": "user",
             "content": [
                 {"type": "text", "text": block},
-                {"type": "text", "text": "how should I indent?"},
+                {
+                    "type": "text",
+                    "text": "how should I indent?",
+                    "cache_control": {"type": "ephemeral"},  # the next step reads it
+                },
             ],
         }
     ]
     assert block.startswith("<relevant_memories>") and block.endswith("</relevant_memories>")
+    assert "## db-testing (feedback, saved " in block and "prefers-tabs" not in block
+    # The tool really ran and its result went back under the protocol; the model's pick
+    # follows it in the same message (SPEC §13), a block of its own.
+    late = main[1]["messages"][-1]["content"][1]["text"]
+    assert main[1]["messages"][-1] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "indent with tabs\n"},
+            {"type": "text", "text": late, "cache_control": {"type": "ephemeral"}},
+        ],
+    }
     # SPEC §9: the header says when the record was saved (the journal's local date).
     saved = datetime.datetime.now().astimezone().date().isoformat()
-    assert f"## prefers-tabs (user, saved {saved})" in block
-    assert SECRET in block and "db-testing" not in block
-    assert main[1]["messages"][0] == main[0]["messages"][0]  # the same block every step
+    assert late.startswith("<relevant_memories>") and late.endswith("</relevant_memories>")
+    assert f"## prefers-tabs (user, saved {saved})" in late and SECRET in late
+    assert "db-testing" not in late
+    assert main[1]["messages"][0]["content"][0] == main[0]["messages"][0]["content"][0]
     for request in main:
         assert request["system"] == [
             {
@@ -155,7 +181,7 @@ def test_full_turn_with_a_tool_call(messages_server: MessagesServer, workspace: 
             {"type": "text", "text": f"Today is {today_text()}."},
         ]
         assert "</relevant_memories>" not in system_text(request)
-        assert memory_text(request) == block
+    assert memory_text(main[0]) == block and memory_text(main[1]) == f"{block}\n\n{late}"
     # The canonical history: query, tool_use, tool_result, answer.
     history = session.history
     assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
@@ -414,15 +440,22 @@ def test_selection_failure_falls_back(
         [rec("x-note", "deploy schedule", "Deploy on Fridays."), rec("y-note", "lint rule")]
     )
     before = _snapshot(workspace)
-    messages_server.enqueue(selector, text("Fridays."), text("[]"))
-    # One of two: the selector has a choice to make (and fails at it).
-    session = _session(messages_server, workspace, commit_mode="auto", max_selected=1)
+    messages_server.enqueue_for("selector", selector)  # beside the agent's call
+    messages_server.enqueue(text("Fridays."), text("[]"))
+    # One of two: the model's pick has a choice to make (and fails at it); the first
+    # request carries the keyword ranking's best, which stands (SPEC §3, §13).
+    session = _session(
+        messages_server, workspace, commit_mode="auto", max_selected=1, selector="model"
+    )
     result = session.run_turn("when do we deploy?")
     assert result.answer == "Fridays."
     assert result.last_error == LAST_ERROR_SELECT == session.last_error
-    assert result.last_error_cause and result.last_error_cause == result.selection.reason
-    assert result.selection.source == "fallback" and result.selection.names == ("x-note",)
+    assert result.selection.source == "keyword" and result.selection.names == ("x-note",)
+    assert result.trace is not None and result.trace.pick is not None
+    assert result.trace.pick.source == "fallback" and result.trace.pick.added == ()
+    assert result.last_error_cause and result.last_error_cause == result.trace.pick.reason
     assert "Deploy on Fridays." in memory_text(requests_of(messages_server.requests, "main")[0])
+    assert len(requests_of(messages_server.requests, "selector")) == 1
     assert _snapshot(workspace) == before
 
 
@@ -588,8 +621,12 @@ def test_memory_costs_count_every_side_query_even_failed_ones(
     """What memory costs: the selector, extractor and consolidator calls of a turn are
     in its usage -- also when their reply was invalid (the API still billed it)."""
     MemoryStore(workspace).extend([rec("x-note"), rec("y-note")])
-    messages_server.enqueue(
+    messages_server.enqueue_for(
+        "selector",
         text('```json\n["x-note"]\n```', usage={"input_tokens": 11, "output_tokens": 1}),
+        text('["x-note"]', usage={"input_tokens": 5, "output_tokens": 1}),
+    )
+    messages_server.enqueue(
         text("A.", usage={"input_tokens": 100, "output_tokens": 10}),
         records_reply(rec("a-note"), usage={"input_tokens": 22, "output_tokens": 2}),
         plan_reply(
@@ -597,7 +634,12 @@ def test_memory_costs_count_every_side_query_even_failed_ones(
         ),
     )
     session = _session(
-        messages_server, workspace, consolidate_threshold=3, consolidate_every=1, max_selected=1
+        messages_server,
+        workspace,
+        consolidate_threshold=3,
+        consolidate_every=1,
+        max_selected=1,
+        selector="model",
     )
     first = session.run_turn("q1")
     assert first.last_error == LAST_ERROR_SELECT  # the fenced selector reply was refused
@@ -606,7 +648,6 @@ def test_memory_costs_count_every_side_query_even_failed_ones(
     assert first.usage.by_role("consolidator") == Usage(33, 3)
     assert first.usage.memory == Usage(66, 6) and first.usage.main == Usage(100, 10)
     messages_server.enqueue(
-        text('["x-note"]', usage={"input_tokens": 5, "output_tokens": 1}),
         text("B.", usage={"input_tokens": 100, "output_tokens": 10}),
         text("not json", usage={"input_tokens": 44, "output_tokens": 4}),
     )
@@ -864,11 +905,13 @@ def test_without_a_key_the_session_has_no_model_but_still_selects(workspace: str
     MemoryStore(workspace).extend(
         [rec("deploy-day", "deploys happen on Fridays"), rec("lint-rule", "run the linter")]
     )
-    session = AgentSession(workspace, config=SessionConfig(**OLD_SELECTION, max_selected=1))
+    session = AgentSession(
+        workspace, config=SessionConfig(**OLD_SELECTION, max_selected=1, selector="model")
+    )
+    # The first request's selection needs no model (SPEC §13): the keyword ranking.
     selection = session.begin_turn("which day do deploys happen?")
-    assert selection.source == "fallback" and selection.names == ("deploy-day",)
-    assert session.last_error == LAST_ERROR_SELECT
-    assert "no model configured" in (session.last_error_cause or "")
+    assert selection.source == "keyword" and selection.names == ("deploy-day",)
+    assert session.last_error is None
     with pytest.raises(ModelNotConfigured, match="no model configured"):
         session.run_turn("hello")
     assert_pairs_intact(session.history)

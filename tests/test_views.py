@@ -109,9 +109,24 @@ def test_selection_bundle_escapes_query_and_reason() -> None:
         "source": "fallback",
         "reason": EVIL,
         "records": [{"name": "a", "type": "project", "description": EVIL}],
+        "model_pick": None,
+        "model_added": [],
+        "model_reason": None,
     }
     assert_escaped(bundle["text/html"])
     assert "fallback" in bundle["text/plain"] and "Why:" in bundle["text/plain"]
+    # What the model's pick added, or why it failed (SPEC §13), escaped the same way.
+    added = SelectionView(
+        EVIL, [rec("a")], "keyword", EVIL, added=[rec("b", description=EVIL)], pick="model"
+    )._repr_mimebundle_()
+    assert added[MIME_TYPE]["model_added"] == [
+        {"name": "b", "type": "project", "description": EVIL}
+    ]
+    assert_escaped(added["text/html"])
+    assert "The model's pick adds: b" in added["text/plain"]
+    failed = SelectionView(EVIL, [rec("a")], "keyword", pick="fallback", pick_reason=EVIL)
+    assert_escaped(failed._repr_mimebundle_()["text/html"])
+    assert failed.to_json()["model_reason"] == EVIL
 
 
 def test_record_status_error_message_views() -> None:

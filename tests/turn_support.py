@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -34,15 +35,17 @@ def model_for(base_url: str, *, timeout: float = 10.0) -> AnthropicModel:
     return AnthropicModel(MAIN_MODEL, side_model=SIDE_MODEL, client=client)
 
 
-#: Selection as before issue 31 (no memory budget, the model selector): the tests of the
-#: selector's calls were written for it (see conftest).
-OLD_SELECTION: dict[str, Any] = {"memory_budget": 0, "selector": "model"}
+#: Selection as before issue 31 (no memory budget: max_selected of a larger set), by the
+#: keyword ranking; a test of the model's pick (issue 40) asks for it (see conftest).
+OLD_SELECTION: dict[str, Any] = {"memory_budget": 0}
+#: ... and with the model's pick beside the agent's call (its replies: enqueue_for).
+MODEL_PICK: dict[str, Any] = {"memory_budget": 0, "selector": "model"}
 
 
 def session_for(srv_url: str, workspace: str, **config: Any) -> AgentSession:
     """An AgentSession over ``workspace`` whose model is the real SDK against the
     scripted server at ``srv_url``. Unless ``config`` says otherwise it selects as
-    before issue 31 (no memory budget, the model selector: see conftest)."""
+    before issue 31 (no memory budget: see conftest), by keyword."""
     config = {**OLD_SELECTION, **config}
     return AgentSession(workspace, model=model_for(srv_url), config=SessionConfig(**config))
 
@@ -89,24 +92,48 @@ def system_text(request: dict[str, Any]) -> str:
     return "\n".join(block.get("text", "") for block in system or [])
 
 
-def memory_text(request: dict[str, Any]) -> str:
-    """The ``<relevant_memories>`` block a main request carries (SPEC §8: a text block of
-    the turn's user message), or ``""``; asserts it is nowhere else."""
-    found = [
-        (i, j, block["text"])
-        for i, message in enumerate(request["messages"])
-        if isinstance(message["content"], list)
-        for j, block in enumerate(message["content"])
-        if block.get("type") == "text" and block["text"].startswith("<relevant_memories>")
-    ]
+def memory_blocks(request: dict[str, Any]) -> list[tuple[int, str]]:
+    """Every ``<relevant_memories>`` block a main request carries, with the index of its
+    message (SPEC §8, §13: a text block of a user message -- before a turn's query, or
+    after a request's tool results -- each where it was first given); asserts they are
+    nowhere else."""
+    found = []
+    for i, message in enumerate(request["messages"]):
+        content = message["content"]
+        if not isinstance(content, list):
+            continue
+        for j, block in enumerate(content):
+            if block.get("type") == "text" and block["text"].startswith("<relevant_memories>"):
+                assert message["role"] == "user"
+                later = content[j + 1 :]
+                results = any(b.get("type") == "tool_result" for b in content[:j])
+                # Before the query (the message's last text), or after the tool results.
+                assert results or (later and later[-1].get("type") == "text"), content
+                found.append((i, str(block["text"])))
     assert "</relevant_memories>" not in system_text(request)
-    assert len(found) <= 1, found
-    if not found:
-        return ""
-    i, j, block = found[0]
-    message = request["messages"][i]
-    assert message["role"] == "user" and j == len(message["content"]) - 2  # before the query
-    return str(block)
+    return found
+
+
+def memory_text(request: dict[str, Any]) -> str:
+    """The memory blocks a main request carries (:func:`memory_blocks`), joined; ``""``
+    when it carries none."""
+    return "\n\n".join(text for _, text in memory_blocks(request))
+
+
+def carried_names(request: dict[str, Any]) -> list[str]:
+    """The names of the records a main request carries, in the order it gives them."""
+    return re.findall(r"^## ([a-z0-9-]+) \(", memory_text(request), re.M)
+
+
+def selector_input(request: dict[str, Any]) -> dict[str, Any]:
+    """A selector request's input: its catalog block and its per-call block, merged."""
+    (message,) = request["messages"]
+    content = message["content"]
+    blocks = [content] if isinstance(content, str) else [b["text"] for b in content]
+    merged: dict[str, Any] = {}
+    for block in blocks:
+        merged.update(json.loads(block))
+    return merged
 
 
 def split_extraction(request: dict[str, Any]) -> tuple[str, str]:

@@ -8,9 +8,11 @@ one with a tool error naming the field) and a typed, structured result:
 
 * ``memory_catalog()`` -- the MEMORY.md text;
 * ``memory_select(query, limit=None)`` -- the records chosen for a request, with who
-  chose them: the configured side model (settings resolved as everywhere: ``config.py``),
-  or the deterministic fallback and why; without ``limit`` the turn's own selection
-  (``max_selected``, a set within ``memory_budget`` whole), with it at most that many;
+  chose them (settings resolved as everywhere: ``config.py``): without ``limit`` what a
+  turn's agent gets by its answer -- the selection its first request carries (a set
+  within ``memory_budget`` whole, else the keyword ranking filling it), then what the
+  side model's pick adds (selector ``model``, ``model_added``); with it at most that
+  many, the side model's pick when it is asked, or the deterministic fallback and why;
 * ``memory_read(names)`` -- those records;
 * ``memory_propose(records)`` -- extractor-shaped items (SPEC §9), screened as origin
   ``agent`` and kept as one pending batch (:mod:`ipymemory.agents.proposals`); in
@@ -130,6 +132,11 @@ class Selected(BaseModel):
     reason: str | None = Field(
         description="why the fallback chose (or why nothing, or every record, was)"
     )
+    model_added: list[str] = Field(
+        default_factory=list,
+        description="of the records, those the side model's pick added to the keyword "
+        "ranking's (selector model: a turn's later request gets them)",
+    )
 
 
 class Records(BaseModel):
@@ -233,14 +240,20 @@ class MemoryTools:
             )
         except MemoryStoreError as e:
             raise _Refused(f"the memory set could not be read: {e}") from e
-        selection = chosen.selection
-        chose = selection.source == "model" and not isinstance(self.model, NoModel)
+        # A count asked for is the model's pick when it was asked; without one, what a
+        # turn's agent has by its answer: the selection, then what the pick adds.
+        counted = limit is not None and chosen.pick is not None
+        selection = chosen.pick if counted and chosen.pick is not None else chosen.selection
+        asked = chosen.pick is not None and chosen.pick.source == "model"
+        chose = asked and not isinstance(self.model, NoModel)
         empty = "the memory set is empty" if not chosen.scoped.records else None
+        added = () if counted else chosen.added
         return Selected(
-            records=[_out(r) for r in selection.records],
+            records=[_out(r) for r in (*selection.records, *added)],
             chosen_by=selection.source,
             model=self.settings.side_model if chose else None,
             reason=selection.reason or empty,
+            model_added=[r.name for r in added],
         )
 
     def read(self, names: Sequence[str]) -> Records:
@@ -357,8 +370,9 @@ def tool_functions(
         ] = None,
     ) -> Selected:
         """The memories relevant to a request (name, type, description, body) and how
-        they were chosen: the configured side model, or the deterministic keyword
-        fallback and why. Without a limit, the selection a turn makes."""
+        they were chosen: the keyword ranking, the configured side model's pick (what it
+        added is in model_added), or the deterministic fallback and why. Without a
+        limit, what a turn's agent gets by its answer."""
         return await run(lambda memory, _: memory.select(query, limit))
 
     async def memory_read(

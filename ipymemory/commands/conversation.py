@@ -15,8 +15,9 @@ __all__ = ["handle_session"]
 def handle_session(ctx: Context, args: argparse.Namespace) -> View:
     """The kernel's session for the directory: turns run, messages in the conversation
     history, tokens used by the agent and by memory work, the estimated cost, and per
-    feedback or user memory how often the answers followed it. %%agent --new starts a
-    fresh conversation; memory is kept."""
+    feedback or user memory how often the answers followed it, and per recent turn which
+    memories each request carried and when the model's pick arrived. %%agent --new
+    starts a fresh conversation; memory is kept."""
     session = ctx.session
     return ConversationView(
         session.id,
@@ -24,4 +25,5 @@ def handle_session(ctx: Context, args: argparse.Namespace) -> View:
         len(session.history),
         session.usage,
         session.followed.counts(),
+        session.traces,
     )

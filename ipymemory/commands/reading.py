@@ -117,12 +117,19 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
     chosen = choose_memories(
         ctx.model, question, store, ctx.user_store, ctx.settings, limit=args.limit
     )
-    selection = chosen.selection
+    # A count asked for is the model's pick when it was asked (its fallback's else).
+    counted = args.limit is not None and chosen.pick is not None
+    selection = chosen.pick if counted and chosen.pick is not None else chosen.selection
     if chosen.scoped.error is not None:  # chosen from the project's set only: say why
         why = "; ".join(t for t in (selection.reason, chosen.scoped.error) if t)
         selection = replace(selection, reason=why)
     view = SelectionView.of(
-        question.text, selection, model=ctx.settings.side_model, directory=str(store.root)
+        question.text,
+        selection,
+        model=ctx.settings.side_model,
+        directory=str(store.root),
+        pick=None if counted else chosen.pick,
+        added=chosen.added,
     )
     return ctx.widget(view, lambda: SelectionWidget(view))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .anthropic import AnthropicModel
 from .client import (
+    CACHE_MARK,
     NO_MODEL_REASON,
     ModelClient,
     ModelReply,
@@ -19,6 +20,7 @@ from .scripted import ScriptedModel
 from .usage import Usage, estimate_cost
 
 __all__ = [
+    "CACHE_MARK",
     "NO_MODEL_REASON",
     "AnthropicModel",
     "ModelClient",

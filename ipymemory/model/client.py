@@ -24,6 +24,7 @@ from ..errors import ModelNotConfigured
 from .usage import Usage
 
 __all__ = [
+    "CACHE_MARK",
     "NO_MODEL_REASON",
     "ModelClient",
     "ModelReply",
@@ -142,6 +143,10 @@ class NoModel:
         return f"NoModel({self.reason!r})"
 
 
+#: The mark of a prompt-cache breakpoint (Anthropic prompt caching); copy it per block.
+CACHE_MARK: dict[str, str] = {"type": "ephemeral"}
+
+
 def cached_system(text: str) -> list[dict[str, Any]]:
     """A system prompt as one text block marked for Anthropic prompt caching."""
-    return [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]
+    return [{"type": "text", "text": text, "cache_control": dict(CACHE_MARK)}]

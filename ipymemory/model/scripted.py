@@ -10,13 +10,15 @@ arguments, ``output_schema`` included: a script does not have to follow it)::
             {"type": "tool_use", "name": "read_file", "input": {"path": "notes.md"}},
             "Your notes say to indent with tabs.",             # final answer
         ],
-        selector=['["prefers-tabs"]'],   # used only when the set holds more than
-        extractor=["[]"],                # max_selected records: nothing new
+        selector=['["prefers-tabs"]'],   # with selector = model, past the memory
+        extractor=["[]"],                # budget; nothing new
     )
     session = AgentSession(".", model=model)
 
 A script per role does not depend on how many calls a turn makes (the selector is
-not called while the whole set fits, a consolidator only past its threshold). Replies
+not called while the whole set fits, a consolidator only past its threshold), nor on
+their order: the model's memory pick runs beside the agent's call (SPEC §13), so script
+the selector by role, not in call order. Replies
 may also be given in call order, as the first argument: a call whose role has no
 script of its own takes the next of those.
 

@@ -20,7 +20,7 @@ from .. import _constants as C
 from .._text import escape
 from ..turn import TurnResult
 from ..turn.loop import ToolStep
-from ..views import BatchReview, BatchView, ErrorView, SelectionView
+from ..views import BatchReview, BatchView, ErrorView, MessageView, SelectionView
 from ..views._static import display_bundle, esc, update_bundle
 from ..views.followed import FollowView
 from .progress import ProgressLine
@@ -72,10 +72,17 @@ class TurnOutput:
         answer may not follow (SPEC §14), its errors, the batch, the review widget."""
         followed = FollowView.of(self.result.followed)
         out: list[Any] = [followed] if followed is not None else []
+        trace = self.result.trace
+        pick = trace.pick if trace is not None else None
+        if pick is not None:  # SPEC §13: when the model's pick arrived, and where it went
+            out.insert(0, MessageView(pick.text(), kind="memory-pick", data=pick.to_json()))
         for failure in self.result.memory_errors:
-            # The selection view already explains a fallback.
+            # The selection view (or the pick's line) already explains a fallback.
             selection = self.result.selection
-            if selection.source == "fallback" and failure.cause == selection.reason:
+            explained = {selection.reason} if selection.source == "fallback" else set()
+            if pick is not None and pick.source == "fallback":
+                explained.add(pick.reason)
+            if failure.cause in explained:
                 continue
             hint = "The answer above is unaffected."
             out.append(ErrorView(failure.cause, where=failure.message, hint=hint))

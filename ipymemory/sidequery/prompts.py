@@ -393,18 +393,20 @@ said on 2026-12-01 is 2027-11-05); write the year and the user's words beside it
 SELECTOR_PROMPT = f"""\
 You choose which long-term memories are relevant to a user's request.
 
-The user message is a JSON object with three keys:
+The user message holds two JSON objects, one per text block. The first has one key:
 - "catalog": the memory catalog, one line per memory in the form
-  "- [<name>](<file>) - <description>";
+  "- [<name>](<file>) - <description>".
+The second has three keys:
+- "given": names of memories the assistant already has for this request (maybe none);
 - "query": the user's current request;
 - "today": the current date, "YYYY-MM-DD (Weekday)", for requests that depend on
   time (what is due, what changed recently).
 
 Pick the memories whose description makes them useful for answering the query,
-most useful first, at most 5. A memory is useful when it says how the user wants
-the work done (preferences, feedback), what the work is about, or where something
-the query needs is; it does not have to repeat the query's words. Pick none if
-nothing is clearly relevant.
+most useful first, at most 5, leaving out those in "given". A memory is useful when
+it says how the user wants the work done (preferences, feedback), what the work is
+about, or where something the query needs is; it does not have to repeat the query's
+words, nor be in the query's language. Pick none if nothing is clearly relevant.
 
 Reply with a JSON array of memory names (strings), e.g. ["prefers-tabs", "db-testing"].
 Each name must be copied exactly from the catalog (the text inside the square

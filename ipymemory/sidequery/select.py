@@ -1,15 +1,17 @@
-"""The selector side-query: which memories (at most ``limit``) a turn should see.
+"""The selector side-query: which memories (at most ``limit``) a request should see.
 
 The model gets the catalog and the query and names records; its reply is used only
 when valid (SPEC §3). Otherwise -- invalid reply, API error, no model -- the
 deterministic :func:`keyword_select` chooses, and :class:`Selection` says why, so the
 caller can set ``last_error = LAST_ERROR_SELECT``. Never raises a memory error.
 
-The model's input is bounded whatever the size of the set (issue 31): a set of more
-than ``candidates`` records is shown as the catalog lines of its ``candidates`` best
-records by :func:`keyword_select` (then the newest, when fewer match), in set order.
-``selector="keyword"`` asks no model at all: the keyword ranking's best ``limit``
-records, at once (source ``"keyword"``: a choice, not a failure).
+The request is cache-friendly (issue 40): the user message holds two text blocks, the
+catalog first (``{"catalog": …}``, with a cache breakpoint: it changes only when the set
+does) and then what changes per call (``{"given": […], "query": …, "today": …}``, where
+``given`` names the records the agent already has, so the model can add what they
+lack). A set of more than ``candidates`` records is shown as the catalog lines of its
+``candidates`` newest, in set order (:func:`newest_shown`): the input is bounded
+whatever the size of the set, and stable from one call to the next.
 """
 
 from __future__ import annotations
@@ -21,14 +23,14 @@ from typing import Literal
 from .. import _constants as C
 from .._dates import today_text
 from ..errors import SideQueryError, SideQueryReplyError
-from ..model import ModelClient, Usage
+from ..model import CACHE_MARK, ModelClient, Usage
 from ..store.record import MemoryRecord
 from .fallback import keyword_select
 from .prompts import SELECTOR_PROMPT
 from .replies import encode_input, side_query, validate_names
 from .schemas import SELECTOR_SCHEMA
 
-__all__ = ["SELECT_MAX_TOKENS", "Selection", "select_memories", "shortlist"]
+__all__ = ["SELECT_MAX_TOKENS", "Selection", "newest_shown", "select_memories", "shortlist"]
 
 # Room for far more names than are ever kept: a reply that needs more is not a
 # selection, and the stop would be a max_tokens truncation anyway.
@@ -63,17 +65,18 @@ def select_memories(
     limit: int = C.DEFAULT_MAX_SELECTED,
     max_tokens: int = SELECT_MAX_TOKENS,
     today: str | None = None,
-    selector: str = "model",
-    candidates: int = C.DEFAULT_SELECT_CANDIDATES,
+    given: Sequence[str] = (),
+    candidates: int | None = None,
 ) -> Selection:
     """Select up to ``limit`` of ``records`` for ``query`` (see module docstring);
-    the input is ``{"catalog", "query", "today"}`` (``today`` defaults to
-    :func:`~ipymemory._dates.today_text`); ``catalog`` is the set's catalog, one line
-    per record in the order of ``records``.
+    ``catalog`` is the set's catalog, one line per record in the order of ``records``;
+    ``given`` the names the agent already has; ``today`` defaults to
+    :func:`~ipymemory._dates.today_text`; ``candidates`` bounds what the model is shown
+    (None: every record).
 
     An empty ``records`` makes no model call (source ``"none"``), nor does a set of at
     most ``limit`` records: there is nothing to choose, so all of them (source ``"all"``,
-    SPEC §12; no side-query before the turn's first token).
+    SPEC §12).
     """
     if not records:
         return Selection((), "none")
@@ -81,12 +84,13 @@ def select_memories(
         return Selection((), "none", "max_selected is 0")
     if len(records) <= limit:
         return Selection(tuple(records), "all", f"all {len(records)} records: the set fits")
-    if selector == "keyword":
-        chosen = _fallback(query, records, limit)
-        why = f"the {len(chosen)} best of {len(records)} records by keyword (selector keyword)"
-        return Selection(chosen, "keyword", why)
-    shown, catalog = shortlist(query, records, catalog, candidates)
+    shown, catalog = newest_shown(records, catalog, candidates)
     by_name = {record.name: record for record in shown}
+    asked = {
+        "given": list(given),
+        "query": query,
+        "today": today_text() if today is None else today,
+    }
     usage = Usage()
     try:
         names, usage = side_query(
@@ -95,13 +99,14 @@ def select_memories(
             messages=[
                 {
                     "role": "user",
-                    "content": encode_input(
+                    "content": [
                         {
-                            "catalog": catalog,
-                            "query": query,
-                            "today": today_text() if today is None else today,
-                        }
-                    ),
+                            "type": "text",
+                            "text": encode_input({"catalog": catalog}),
+                            "cache_control": dict(CACHE_MARK),
+                        },
+                        {"type": "text", "text": encode_input(asked)},
+                    ],
                 }
             ],
             max_tokens=max_tokens,
@@ -117,6 +122,28 @@ def select_memories(
     return Selection(tuple(by_name[name] for name in names[: max(limit, 0)]), "model", None, usage)
 
 
+def newest_shown(
+    records: Sequence[MemoryRecord], catalog: str, candidates: int | None
+) -> tuple[tuple[MemoryRecord, ...], str]:
+    """The records the model selector is shown and their catalog: all of them when
+    there are at most ``candidates`` (or no bound), else the ``candidates`` newest, in
+    set order, their lines taken from ``catalog``."""
+    lines = _lines(records, catalog)
+    if candidates is None or len(records) <= candidates:
+        return tuple(records), "".join(f"{line}\n" for line in lines)
+    start = len(records) - max(candidates, 0)
+    return tuple(records[start:]), "".join(f"{line}\n" for line in lines[start:])
+
+
+def _lines(records: Sequence[MemoryRecord], catalog: str) -> list[str]:
+    """``catalog``'s line per record, or lines made from the records when ``catalog``
+    is not the set's catalog (the names and descriptions say enough)."""
+    lines = catalog.split("\n")[:-1]
+    if len(lines) != len(records):
+        lines = [f"- [{r.name}] - {r.description}" for r in records]
+    return lines
+
+
 def shortlist(
     query: str, records: Sequence[MemoryRecord], catalog: str, candidates: int
 ) -> tuple[tuple[MemoryRecord, ...], str]:
@@ -130,9 +157,7 @@ def shortlist(
         if len(best) >= candidates:
             break
         best.add(id(record))
-    lines = catalog.split("\n")[:-1]
-    if len(lines) != len(records):  # not the set's catalog: the lines' names say enough
-        lines = [f"- [{r.name}] - {r.description}" for r in records]
+    lines = _lines(records, catalog)
     shown = [(r, line) for r, line in zip(records, lines, strict=True) if id(r) in best]
     return tuple(r for r, _ in shown), "".join(f"{line}\n" for _, line in shown)
 

@@ -157,27 +157,38 @@ def record_secrets(record: MemoryRecord) -> tuple[tuple[str, SecretHit], ...]:
     """Every credential in ``record``'s text, as (field, hit), fields in record order;
     a key split across the end of the description and the start of the body (which a
     reader, or a model, joins again) counts in both, each hit clipped to its field."""
-    own = tuple(
-        (field, hit) for field in TEXT_FIELDS for hit in find_secrets(getattr(record, field))
-    )
-    return own + _split_secrets(record)
+    scanned = {field: find_secrets(getattr(record, field)) for field in TEXT_FIELDS}
+    own = tuple((field, hit) for field in TEXT_FIELDS for hit in scanned[field])
+    return own + _split_secrets(record, scanned)
 
 
 _SPLIT_WINDOW = 2048
 _KEY_CHAR = re.compile(r"[A-Za-z0-9_\-+/=.]")
 
 
-def _split_secrets(record: MemoryRecord) -> tuple[tuple[str, SecretHit], ...]:
+def _split_secrets(
+    record: MemoryRecord, scanned: Mapping[str, tuple[SecretHit, ...]] | None = None
+) -> tuple[tuple[str, SecretHit], ...]:
+    """Keys split across the description and the body; ``scanned`` (field -> its hits,
+    when the caller scanned the fields already) spares scanning them again."""
     description, body = record.description, record.body
     if not (_KEY_CHAR.match(description[-1:]) and _KEY_CHAR.match(body[:1])):
         return ()  # a key cannot run across a space or punctuation: the usual case, cheap
     cut = len(description)
     out: list[tuple[str, SecretHit]] = []
+    scanned = scanned or {}
+    before = scanned.get("description")
+    window = body[:_SPLIT_WINDOW]
+    after = scanned.get("body") if len(window) == len(body) else None
     # A key the description (or the body) holds whole is not split, even when the
     # joined text runs it into the next word ("… ghp_x" + "Use ghp_x …"): only a
     # match neither side makes alone is.
-    whole_before = [h for h in find_secrets(description) if h.end == cut]
-    whole_after = [h for h in find_secrets(body[:_SPLIT_WINDOW]) if h.start == 0]
+    if before is None:
+        before = find_secrets(description)
+    if after is None:
+        after = find_secrets(window)
+    whole_before = [h for h in before if h.end == cut]
+    whole_after = [h for h in after if h.start == 0]
     # The description is one short line; of the body, the start is enough for any key
     # (the longest shapes are a few hundred characters) and keeps this cheap.
     for hit in find_secrets(description + body[:_SPLIT_WINDOW]):

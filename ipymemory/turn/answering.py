@@ -5,8 +5,9 @@
     the tools      tool_box: what the model is offered this turn (turn/tools.py) -- the
                    read-only file tools, run_python when allowed, the memory tool when
                    offered (SPEC §10)
-    the requests   LoopInputs (turn/loop.py): the system prompt, the memory block
-                   phase 1 built (turn/choosing.py), the reply budget and tool rounds
+    the requests   LoopInputs (turn/loop.py): the system prompt, the turn's memory
+                   feed (turn/memory_feed.py: the blocks phase 1 gave, the model's
+                   pick joining a later request), the reply budget and tool rounds
     the tool loop  run_tool_loop over the canonical history, which grows by the
                    question, each reply and each round of tool results; the request
                    history (turn/history.py) is what is sent of it
@@ -29,7 +30,7 @@ from ..errors import SideQueryError
 from ..model import cached_system
 from .context import TurnContext
 from .history import RequestHistory, summarize_history
-from .loop import LoopInputs, LoopListener, LoopOutcome, run_tool_loop
+from .loop import LoopInputs, LoopListener, LoopOutcome, MemoryFeed, run_tool_loop
 from .proposals import Proposal
 from .question import Question
 from .tools import OfferedTool, ToolBox
@@ -87,7 +88,7 @@ def dated_system(prompt: str) -> list[dict[str, Any]]:
 def answer_question(
     ctx: TurnContext,
     question: Question,
-    memory_block: str,
+    memory: MemoryFeed | None,
     *,
     history: list[dict[str, Any]],
     request_history: RequestHistory,
@@ -102,7 +103,7 @@ def answer_question(
         max_tokens=config.max_tokens,
         max_tool_steps=config.max_tool_steps,
         model_name=config.model,
-        memory_block=memory_block,
+        memory=memory,
     )
     listen = LoopListener(
         on_reply=ctx.record_main,

@@ -1,29 +1,35 @@
-"""Phase 1 of a turn: choosing the memories, and the block that carries them (SPEC §3,
-§8, §9, §11, §12).
+"""Phase 1 of a turn: choosing the memories, and the sections that carry them (SPEC §3,
+§8, §9, §11, §12, §13).
 
 ::
 
     read both scopes    read_scopes (turn/scopes.py): the project's set, then the user's
                         records the project does not shadow
-    select              select_from: the whole set when its block fits the memory
-                        budget (issue 31: no selection, no side-query); else, by the
-                        keyword ranking at once, its best ``limit`` records and then
-                        the next best while the block fits the budget (selector
-                        ``keyword``, the default: fill_by_rank), or at most ``limit``
-                        chosen by the side model over the ranking's best candidates,
-                        else the keyword fallback (selector ``model``,
-                        sidequery/select.py); none when the limit is 0
-    the injected block  memory_block: render_memory_block (turn/injection.py) with, per
-                        chosen record, its scope (user-wide), the date its own scope's
-                        journal says it was saved (saved_dates) and the notes said of
-                        it (source_notes: a source file changed since it was saved)
+    select at once      select_from: the whole set when its block fits the memory
+                        budget (issue 31); else the keyword ranking's best ``limit``
+                        records, then the next best while the block fits the budget
+                        (fill_by_rank); none when the limit is 0. No side-query: the
+                        first request never waits for one (SPEC §13)
+    the model's pick    model_ask (selector ``model``, a set past the budget): what the
+                        side model is asked beside the main call -- the set's catalog
+                        (its ``select_candidates`` newest past that), the query, the
+                        names the first request carries; ask_model asks it
+                        (sidequery/select.py). A turn runs it on a thread
+                        (turn/beside.py) and what it adds joins a later request
+                        (turn/memory_feed.py); the commands wait for it
+    the sections        sections_for: per record, its section of a block
+                        (turn/injection.py) with its scope (user-wide), the date its own
+                        scope's journal says it was saved (saved_dates) and the notes
+                        said of it (source_notes: a source file changed since it was
+                        saved)
 
-:func:`choose_memories` (read both scopes, then select) is the one selection that
-``%%agent``, ``%memory select`` / ``ipymemory select`` and MCP ``memory_select`` share,
-so they choose the same records for the same question (SPEC §12). It raises what reading
-the project's set raises; the turn's :func:`choose_for_turn` turns every failure into a
-``last_error`` (the turn goes on, with fewer memories or none) and counts the selector's
-call. Nothing here writes.
+:func:`choose_memories` (read both scopes, select, and ask the model when there is a
+choice) is the one selection that ``%%agent``, ``%memory select`` / ``ipymemory select``,
+MCP ``memory_select`` and the Jupyter AI persona share, so they choose the same records
+for the same question (SPEC §12, §13): :meth:`Chosen.records` is what the agent has by
+its answer when the pick joins in time. It raises what reading the project's set raises;
+the turn's :func:`choose_for_turn` turns every failure into a ``last_error`` (the turn
+goes on, with fewer memories or none). Nothing here writes.
 """
 
 from __future__ import annotations
@@ -37,27 +43,32 @@ from ..errors import MemoryStoreError
 from ..model import ModelClient
 from ..sidequery import LAST_ERROR_SELECT, Selection, select_memories
 from ..sidequery.fallback import keyword_select
+from ..sidequery.select import newest_shown
 from ..store.recency import JournalCache, saved_dates
 from ..store.record import MemoryRecord
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
 from .context import TurnContext
 from .history import estimate_tokens
-from .injection import render_memory_block
+from .injection import render_section, section_tokens
 from .question import Question
 from .scopes import PROJECT, SCOPES, ScopedSet, read_scopes
 
 __all__ = [
     "LAST_ERROR_READ",
     "Chosen",
+    "ModelAsk",
+    "ask_model",
     "block_tokens",
     "choose_for_turn",
     "choose_memories",
     "fill_by_rank",
-    "memory_block",
+    "model_ask",
     "saved_dates_of",
+    "sections_for",
     "select_from",
     "source_notes",
+    "took_pick",
 ]
 
 # The failure SPEC §3 does not name (its select text comes from sidequery).
@@ -65,48 +76,108 @@ LAST_ERROR_READ = "Memory could not be read"
 
 
 @dataclass(frozen=True)
+class ModelAsk:
+    """What the side model is asked (selector ``model``): the question, the records it
+    may name and the set's catalog lines of them, the names the first request carries
+    (``given``), how many it may pick and how many it is shown at most."""
+
+    query: str
+    records: tuple[MemoryRecord, ...]
+    catalog: str
+    given: tuple[str, ...]
+    limit: int
+    side_model: str | None
+
+
+@dataclass(frozen=True)
 class Chosen:
-    """The selection and the sets it was made from (``scoped``: both scopes as read;
-    empty when the project's set could not be read)."""
+    """The selection the first request carries, the sets it was made from (``scoped``:
+    both scopes as read; empty when the project's set could not be read), what the
+    side model is to be asked (``ask``: None when there is no choice for it, or the
+    selector is ``keyword``) and its pick when it was waited for (``pick``)."""
 
     selection: Selection
     scoped: ScopedSet = field(default_factory=lambda: ScopedSet(()))
+    ask: ModelAsk | None = None
+    pick: Selection | None = None
+
+    @property
+    def added(self) -> tuple[MemoryRecord, ...]:
+        """What the model picked that the selection lacks (a failed pick adds none)."""
+        if self.pick is None or self.pick.source != "model":
+            return ()
+        have = set(self.selection.names)
+        return tuple(r for r in self.pick.records if r.name not in have)
+
+    def records(self, limit: int | None = None) -> tuple[MemoryRecord, ...]:
+        """What the agent has by its answer (the selection, then what the pick adds);
+        with ``limit``, a count asked for: the model's pick when it was asked (its
+        fallback's when it failed), else the ranking's best."""
+        if limit is None:
+            return (*self.selection.records, *self.added)
+        chosen = self.pick if self.pick is not None else self.selection
+        return chosen.records[:limit]
 
 
 def select_from(
-    model: ModelClient,
     question: Question,
     scoped: ScopedSet,
     *,
-    side_model: str | None,
     limit: int,
     budget: int = C.DEFAULT_MEMORY_BUDGET,
-    selector: str = C.DEFAULT_SELECTOR,
-    candidates: int = C.DEFAULT_SELECT_CANDIDATES,
 ) -> Selection:
-    """``scoped``'s records for ``question``: all of them when their block fits
-    ``budget`` tokens; else, with the ``keyword`` selector, the ranking's best ``limit``
-    and then as many more as the budget holds (:func:`fill_by_rank`), with the ``model``
-    selector at most ``limit``. A limit of 0 chooses none and asks nobody."""
+    """``scoped``'s records for ``question``, at once: all of them when they are at
+    most ``limit`` or their block fits ``budget`` tokens; else the ranking's best
+    ``limit`` and then as many more as the budget holds (:func:`fill_by_rank`). A limit
+    of 0 chooses none."""
     records = scoped.records
-    if limit == 0 and records:
+    if not records:
+        return Selection((), "none")
+    if limit == 0:
         return Selection((), "none", "max_selected is 0")
-    if len(records) > limit:
-        size = block_tokens(records, budget)
-        if size <= budget:
-            why = f"all {len(records)} records: they fit the memory budget ({size} of {budget})"
-            return Selection(tuple(records), "all", why)
-        if selector == "keyword":
-            return fill_by_rank(question.text, records, limit=limit, budget=budget)
-    return select_memories(
-        model,
+    if len(records) <= limit:
+        return Selection(tuple(records), "all", f"all {len(records)} records: the set fits")
+    size = block_tokens(records, budget)
+    if size <= budget:
+        why = f"all {len(records)} records: they fit the memory budget ({size} of {budget})"
+        return Selection(tuple(records), "all", why)
+    return fill_by_rank(question.text, records, limit=limit, budget=budget)
+
+
+def model_ask(
+    question: Question,
+    scoped: ScopedSet,
+    selection: Selection,
+    settings: SelectionSettings,
+    *,
+    limit: int,
+) -> ModelAsk | None:
+    """What the side model is asked about ``selection`` (None: nothing to ask -- the
+    selector is ``keyword``, or the selection left no choice)."""
+    if settings.selector != "model" or selection.source != "keyword":
+        return None
+    records, catalog = newest_shown(scoped.records, scoped.catalog, settings.select_candidates)
+    return ModelAsk(
         question.text,
         records,
-        scoped.catalog,
-        side_model=side_model,
-        limit=limit,
-        selector=selector,
-        candidates=candidates,
+        catalog,
+        selection.names,
+        limit,
+        settings.side_model,
+    )
+
+
+def ask_model(model: ModelClient, ask: ModelAsk) -> Selection:
+    """The side model's pick for ``ask`` (never raises a memory error: a failure is a
+    ``fallback`` selection that says why, SPEC §3)."""
+    return select_memories(
+        model,
+        ask.query,
+        ask.records,
+        ask.catalog,
+        side_model=ask.side_model,
+        limit=ask.limit,
+        given=ask.given,
     )
 
 
@@ -131,10 +202,10 @@ def fill_by_rank(
     if len(chosen) > limit:
         why = (
             f"the {len(chosen)} best of {len(records)} records by keyword, as many as fit "
-            f"the memory budget ({total} of {budget}; selector keyword)"
+            f"the memory budget ({total} of {budget})"
         )
     else:
-        why = f"the {len(chosen)} best of {len(records)} records by keyword (selector keyword)"
+        why = f"the {len(chosen)} best of {len(records)} records by keyword"
     return Selection(tuple(chosen), "keyword", why)
 
 
@@ -143,14 +214,13 @@ def block_tokens(records: Sequence[MemoryRecord], stop: int | None = None) -> in
     saved date, as the turn writes it); counting stops once past ``stop``."""
     total = _TAGS_TOKENS
     for record in records:
-        one = render_memory_block((record,), saved={record.name: "2000-01-01"})
-        total += estimate_tokens(one) - _TAGS_TOKENS
+        total += section_tokens(record)
         if stop is not None and total > stop:
             break
     return total
 
 
-# The block's own tags, counted once (each record's block above holds them too).
+# The block's own tags, counted once.
 _TAGS_TOKENS = estimate_tokens("<relevant_memories>\n\n</relevant_memories>")
 
 
@@ -178,66 +248,81 @@ def choose_memories(
     settings: SelectionSettings,
     *,
     limit: int | None = None,
+    wait: bool = True,
 ) -> Chosen:
-    """Read both scopes and select over them (see :func:`select_from`) with
-    ``settings``: without ``limit``, the selection a turn makes (``max_selected``, a set
-    within ``memory_budget`` whole); an explicit ``limit`` is a count asked for (``%memory
-    select --limit``, MCP ``memory_select(limit=…)``): at most that many, even from a set
-    within the budget. Raises :class:`MemoryStoreError` when the project's set cannot be
-    read; a user scope that cannot be read leaves its records out and says why in
+    """Read both scopes, select over them at once (see :func:`select_from`) with
+    ``settings`` and, when there is a choice for it, ask the side model (``wait``:
+    now; else ``chosen.ask`` says what to ask). Without ``limit``, the selection a turn
+    makes (``max_selected``, a set within ``memory_budget`` whole); an explicit
+    ``limit`` is a count asked for (``%memory select --limit``, MCP
+    ``memory_select(limit=…)``): at most that many, even from a set within the budget.
+    Raises :class:`MemoryStoreError` when the project's set cannot be read; a user
+    scope that cannot be read leaves its records out and says why in
     ``chosen.scoped.error``."""
     scoped = read_scopes(project, user)
+    count = settings.max_selected if limit is None else limit
     selection = select_from(
-        model,
-        question,
-        scoped,
-        side_model=settings.side_model,
-        limit=settings.max_selected if limit is None else limit,
-        budget=settings.memory_budget if limit is None else 0,
-        selector=settings.selector,
-        candidates=settings.select_candidates,
+        question, scoped, limit=count, budget=settings.memory_budget if limit is None else 0
     )
-    return Chosen(selection, scoped)
+    ask = model_ask(question, scoped, selection, settings, limit=count)
+    pick = ask_model(model, ask) if ask is not None and wait else None
+    return Chosen(selection, scoped, ask, pick)
 
 
 def choose_for_turn(ctx: TurnContext, question: Question) -> Chosen:
     """The turn's selection: :func:`choose_memories` over the context's stores and
-    settings, every failure logged (an unreadable set selects nothing; an unreadable
-    user scope, the project's only; a fallback says why) and the selector's call counted."""
+    settings, the model not waited for, every failure logged (an unreadable set selects
+    nothing; an unreadable user scope, the project's only)."""
     log = ctx.log
     try:
-        chosen = choose_memories(ctx.model, question, ctx.store, ctx.user_store, ctx.config)
+        chosen = choose_memories(
+            ctx.model, question, ctx.store, ctx.user_store, ctx.config, wait=False
+        )
     except MemoryStoreError as e:
         log.fail(LAST_ERROR_READ, str(e), e)
         return Chosen(Selection((), "none", f"the memory set could not be read: {e}"))
     if chosen.scoped.error is not None:  # the turn goes on with the project's set
         log.fail(LAST_ERROR_READ, chosen.scoped.error)
-    selection = chosen.selection
-    ctx.record_side("selector", selection.usage)
-    if selection.source == "fallback":
-        log.fail(LAST_ERROR_SELECT, selection.reason or "unknown cause")
     return chosen
 
 
-def memory_block(
+def took_pick(ctx: TurnContext, pick: Selection) -> None:
+    """The model's pick of a turn was looked at: its call counted, a failure logged
+    (SPEC §3: the keyword ranking the first request carries is the fallback)."""
+    ctx.record_side("selector", pick.usage)
+    if pick.source == "fallback":
+        ctx.log.fail(LAST_ERROR_SELECT, pick.reason or "unknown cause")
+
+
+def sections_for(
     ctx: TurnContext,
-    chosen: Chosen,
+    records: Sequence[MemoryRecord],
+    scoped: ScopedSet,
     journal: JournalCache,
     *,
     notes: Callable[[Sequence[MemoryRecord], dict[str, list[str]]], dict[str, list[str]]]
     | None = None,
-) -> str:
-    """The ``<relevant_memories>`` block for the chosen records (``""`` for none).
+) -> list[tuple[str, str]]:
+    """(name, section) of each record as a request writes it now (turn/injection.py).
     ``journal`` is the session's cache of the project's journal entries; ``notes``, when
     given, adds its lines to the records' source notes (SPEC §14: a memory not followed)."""
-    records = chosen.selection.records
-    lines = source_notes(ctx.store, records, chosen.scoped, journal)
-    return render_memory_block(
-        records,
-        user_wide=chosen.scoped.user_names,
-        notes=notes(records, lines) if notes is not None else lines,
-        saved=saved_dates_of(ctx, records, chosen.scoped, journal),
-    )
+    if not records:
+        return []
+    lines = source_notes(ctx.store, records, scoped, journal)
+    said = notes(records, lines) if notes is not None else lines
+    saved = saved_dates_of(ctx, records, scoped, journal)
+    return [
+        (
+            r.name,
+            render_section(
+                r,
+                user_wide=r.name in scoped.user_names,
+                notes=said.get(r.name, ()),
+                saved=saved.get(r.name),
+            ),
+        )
+        for r in records
+    ]
 
 
 def saved_dates_of(

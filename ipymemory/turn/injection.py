@@ -28,14 +28,19 @@ from .. import _constants as C
 from .._secrets import redact
 from .._text import escape
 from ..store.record import MemoryRecord
+from .history import estimate_tokens
 
 __all__ = [
     "BLOCK_CLOSE",
     "BLOCK_OPEN",
     "escape_text",
     "query_index",
+    "render_block",
     "render_memory_block",
-    "with_memory_block",
+    "render_section",
+    "section_tokens",
+    "sections_of",
+    "with_memory_blocks",
 ]
 
 BLOCK_OPEN = "<relevant_memories>"
@@ -54,6 +59,45 @@ def escape_text(text: str) -> str:
     return escape(redact(text), "request")
 
 
+@lru_cache(maxsize=C.ESCAPED_TEXT_CACHE)
+def section_tokens(record: MemoryRecord) -> int:
+    """The estimated tokens ``record`` adds to a block (a header with a saved date, the
+    blank lines between sections): what the budget counts. An estimate that reads no
+    record for credentials (a set's every record may be counted on a turn; redaction
+    changes a record's size by a few tokens at most)."""
+    section = (
+        f"## {record.name} ({record.type.value}, user-wide, saved 2000-01-01)\n\n"
+        f"{escape(record.description, 'request')}\n\n{escape(record.body, 'request')}"
+    )
+    return estimate_tokens(f"\n\n{section}")
+
+
+def render_section(
+    record: MemoryRecord,
+    *,
+    user_wide: bool = False,
+    notes: Sequence[str] = (),
+    saved: str | None = None,
+) -> str:
+    """One record's section of a block: its ``## <name> (<label>)`` header, the notes said
+    of it, its description and body (see the module docstring)."""
+    label = f"{record.type.value}, user-wide" if user_wide else record.type.value
+    if isinstance(saved, str) and _DAY.match(saved):
+        label += f", saved {saved}"
+    said = "".join(f"{escape_text(note)}\n" for note in notes)
+    return (
+        f"## {record.name} ({label})\n\n"
+        + (f"{said}\n" if said else "")
+        + f"{escape_text(record.description)}\n\n"
+        f"{escape_text(record.body)}"
+    )
+
+
+def render_block(sections: Sequence[str]) -> str:
+    """The block holding ``sections`` (from :func:`render_section`), or ``""`` for none."""
+    return "\n\n".join([BLOCK_OPEN, *sections, BLOCK_CLOSE]) if sections else ""
+
+
 def render_memory_block(
     records: Sequence[MemoryRecord],
     *,
@@ -67,25 +111,27 @@ def render_memory_block(
     (SPEC §11); ``notes[name]`` are lines said of a record before its text (e.g. that
     its source changed since it was saved), escaped like the record; ``saved[name]`` is
     the ``YYYY-MM-DD`` the record was last saved (SPEC §9; others get no date)."""
-    if not records:
-        return ""
     notes = notes or {}
     dates = saved or {}
-    sections = [BLOCK_OPEN]
-    for record in records:
-        label = f"{record.type.value}, user-wide" if record.name in user_wide else record.type.value
-        day = dates.get(record.name)
-        if isinstance(day, str) and _DAY.match(day):
-            label += f", saved {day}"
-        said = "".join(f"{escape_text(note)}\n" for note in notes.get(record.name, ()))
-        sections.append(
-            f"## {record.name} ({label})\n\n"
-            + (f"{said}\n" if said else "")
-            + f"{escape_text(record.description)}\n\n"
-            f"{escape_text(record.body)}"
-        )
-    sections.append(BLOCK_CLOSE)
-    return "\n\n".join(sections)
+    return render_block(
+        [
+            render_section(
+                record,
+                user_wide=record.name in user_wide,
+                notes=notes.get(record.name, ()),
+                saved=dates.get(record.name),
+            )
+            for record in records
+        ]
+    )
+
+
+def sections_of(block: str) -> dict[str, str]:
+    """Name -> section of a block this module rendered (the inverse of
+    :func:`render_block`: record text cannot forge a header line, see above)."""
+    inner = block[len(BLOCK_OPEN) : len(block) - len(BLOCK_CLOSE)].strip("\n")
+    parts = ("\n\n" + inner).split("\n\n## ")[1:]
+    return {part.split(" ", 1)[0]: f"## {part}" for part in parts}
 
 
 def query_index(messages: Sequence[dict[str, Any]], current: int) -> int:
@@ -97,24 +143,35 @@ def query_index(messages: Sequence[dict[str, Any]], current: int) -> int:
     return -1
 
 
-def with_memory_block(
-    messages: list[dict[str, Any]], current: int, block: str
+def with_memory_blocks(
+    messages: list[dict[str, Any]],
+    placed: Mapping[int, Sequence[str]],
+    *,
+    first: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """``messages`` (a request built from the canonical history, ending with the
-    ``current`` messages of the turn in progress) with ``block`` as a text block of the
-    turn's user message, right before the query. If the query itself was summarised
-    away, the block follows the summary in the first message. A new list; the input
-    messages are not changed."""
-    if not block or not messages:
-        return messages
-    index = query_index(messages, current)
-    at = index if index >= 0 else 0
-    target = messages[at]
-    content = target.get("content")
-    blocks: list[Any] = (
-        [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
-    )
-    # Before the query (the message's last block); after a summary note if there is one.
-    position = len(blocks) - 1 if index >= 0 else min(1, len(blocks))
-    blocks.insert(max(position, 0), {"type": "text", "text": block})
-    return [*messages[:at], {**target, "content": blocks}, *messages[at + 1 :]]
+    """``messages`` (a request) with memory blocks as text blocks of user messages:
+    ``placed[i]`` go into message ``i`` -- before its query when it ends with one (a
+    turn's user message), after its tool results otherwise; ``first`` go into the first
+    message right after its summary note (blocks whose own messages compression
+    summarised away). A new list; the input messages are not changed."""
+    out = list(messages)
+    targets = dict(placed)
+    if first and out:
+        targets[0] = [*first, *targets.get(0, ())]
+    for index, texts in targets.items():
+        if not texts or not 0 <= index < len(out):
+            continue
+        target = out[index]
+        content = target.get("content")
+        blocks: list[Any] = (
+            [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+        )
+        if index == 0 and first:
+            position = min(1, len(blocks))  # after the summary note
+        elif blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "text":
+            position = len(blocks) - 1  # before the query
+        else:
+            position = len(blocks)  # after the tool results
+        blocks[position:position] = [{"type": "text", "text": text} for text in texts]
+        out[index] = {**target, "content": blocks}
+    return out

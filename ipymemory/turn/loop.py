@@ -7,9 +7,10 @@ runs them and appends one user message with a ``tool_result`` for every
 or after ``max_tool_steps`` rounds of tools with a note in the answer.
 
 Its inputs: :class:`LoopInputs` (what every request of the turn is made of, one frozen
-value), the canonical history it appends to, the request history that builds what is
-sent of it, the :class:`~ipymemory.turn.tools.ToolBox`, and a :class:`LoopListener`
-(usage, progress, streamed text, steps). The answering phase
+value: with the :class:`MemoryFeed` that says before each request where the memory
+blocks go, turn/memory_feed.py), the canonical history it appends to, the request
+history that builds what is sent of it, the :class:`~ipymemory.turn.tools.ToolBox`, and
+a :class:`LoopListener` (usage, progress, streamed text, steps). The answering phase
 (:mod:`ipymemory.turn.answering`) builds them from the session's settings.
 
 Consistency: whatever stops the loop -- an exception, a failed model call or a
@@ -26,14 +27,14 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .._encodable import encodable
-from ..model import ModelClient, ModelReply, StreamingModelClient
+from ..model import CACHE_MARK, ModelClient, ModelReply, StreamingModelClient
 from .history import RequestHistory
-from .injection import query_index, with_memory_block
+from .injection import query_index, with_memory_blocks
 from .tools import ToolBox
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "LoopInputs",
     "LoopListener",
     "LoopOutcome",
+    "MemoryFeed",
     "ToolStep",
     "close_turn",
     "request_messages",
@@ -143,9 +145,6 @@ def close_turn(
         history.append({"role": "assistant", "content": [{"type": "text", "text": note}]})
 
 
-CACHE_MARK = {"type": "ephemeral"}
-
-
 def _mark_last_block(message: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``message`` whose last content block carries a cache breakpoint."""
     content = message.get("content")
@@ -160,40 +159,56 @@ def _mark_last_block(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def request_messages(
-    history_messages: list[dict[str, Any]], current: int, memory_block: str
+    history_messages: list[dict[str, Any]],
+    current: int,
+    blocks: Mapping[int, Sequence[str]] | None = None,
+    summarised: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """The messages of one main request (SPEC §8), from the request history built for
-    the canonical history whose last ``current`` messages are the turn in progress.
+    """The messages of one main request (SPEC §8, §13), from the request history built
+    for the canonical history whose last ``current`` messages are the turn in progress.
 
-    The memory block goes into the turn's user message, before the query; cache
-    breakpoints go on the last message of the earlier history (system prompt + history
-    are then a prefix the next turn rereads from the cache, whatever this turn's
-    memories) and, once the turn has tool steps, on the request's last message (the
-    next step rereads the turn so far). The system prompt carries its own breakpoint.
-    Only the request copy is marked.
+    ``blocks`` maps a message's index in this request to the memory blocks it carries
+    (a user query's before the query, a tool-result message's after its results);
+    ``summarised`` are blocks whose own message compression summarised away (right after
+    the summary note). Cache breakpoints go on the last message of the earlier history
+    and on the request's last message: each request's prefix -- its blocks included,
+    which stay where they were given -- is what the next request and the next turn
+    read from the cache. The system prompt carries its own breakpoint. Only the request
+    copy is marked.
     """
-    messages = with_memory_block(history_messages, current, memory_block)
+    messages = with_memory_blocks(history_messages, blocks or {}, first=summarised)
     index = query_index(messages, current)
     marked = list(messages)
     if index > 0:
         marked[index - 1] = _mark_last_block(marked[index - 1])
-    if marked and index != len(marked) - 1:
+    if marked:
         marked[-1] = _mark_last_block(marked[-1])
     return marked
+
+
+class MemoryFeed(Protocol):
+    """The memory of one turn's requests (turn/memory_feed.py): told before each
+    request is built (it may add what arrived meanwhile), and where the blocks go in a
+    request built from canonical message ``cut`` on (canonical index -> blocks, and the
+    blocks of messages summarised away)."""
+
+    def before_request(self, number: int, history: Sequence[dict[str, Any]]) -> None: ...
+
+    def placed(self, cut: int) -> tuple[dict[int, list[str]], list[str]]: ...
 
 
 @dataclass(frozen=True)
 class LoopInputs:
     """What every request of one turn is made of, fixed for the turn: the system prompt
-    (blocks, with its cache breakpoint), this turn's ``<relevant_memories>`` block (sent
-    with each request, never stored), the reply budget, the tool rounds allowed and the
-    main model's name (None: the client's own)."""
+    (blocks, with its cache breakpoint), the memory feed (None: no memory in this
+    turn's requests; blocks are sent, never stored), the reply budget, the tool rounds
+    allowed and the main model's name (None: the client's own)."""
 
     system: Sequence[dict[str, Any]]
     max_tokens: int
     max_tool_steps: int
     model_name: str | None = None
-    memory_block: str = ""
+    memory: MemoryFeed | None = None
 
 
 def _ignore(*_: object) -> None:
@@ -247,8 +262,8 @@ def run_tool_loop(
     listen: LoopListener = QUIET,
 ) -> LoopOutcome:
     """Run the loop on ``history`` (which ends with the user's message); see module
-    docstring. ``inputs.memory_block`` is sent with every request of this turn (see
-    :func:`request_messages`), never stored. With ``listen.on_text`` and a streaming
+    docstring. ``inputs.memory`` places the memory blocks of every request of this turn
+    (see :func:`request_messages`), never stored. With ``listen.on_text`` and a streaming
     client, every model reply is streamed and ``on_text`` gets its text as it arrives.
     Mutates ``history`` (appends only)."""
     progress = _Progress(turn_start=len(history) - 1)
@@ -298,9 +313,17 @@ def _ask(
     to ``listen.on_text`` when it listens and the client streams."""
     progress.model_calls += 1
     listen.emit("model", f"step {progress.model_calls}")
-    messages = request_messages(
-        request_history.build(history), len(history) - progress.turn_start, inputs.memory_block
-    )
+    built = request_history.build(history)
+    blocks: dict[int, list[str]] = {}
+    summarised: list[str] = []
+    if inputs.memory is not None:
+        inputs.memory.before_request(progress.model_calls, history)
+        cut = request_history.cut
+        kept, summarised = inputs.memory.placed(cut)
+        # The request holds canonical messages from ``cut`` on, maybe after a summary.
+        offset = len(built) - (len(history) - cut)
+        blocks = {at - cut + offset: texts for at, texts in kept.items()}
+    messages = request_messages(built, len(history) - progress.turn_start, blocks, summarised)
     # A failed call raises its typed ModelError as is (run_tool_loop closes the history
     # first), so callers can tell "no key" from "HTTP 529".
     on_text = listen.on_text

@@ -196,6 +196,7 @@ def _provenance(value: Any) -> TurnProvenance | None:
         files_read=tuple(str(f) for f in files_read),
         caller=dict(caller),
         files_sha256=_hashes(value.get("files_sha256"), files_read),
+        memories=value["memories"] if isinstance(value.get("memories"), dict) else {},
     )
 
 

@@ -47,10 +47,13 @@ class TurnProvenance:
     caller: Mapping[str, Any] = field(default_factory=dict)
     #: sha256 of each file read, as read (SPEC §11 staleness); paths as in files_read.
     files_sha256: Mapping[str, str] = field(default_factory=dict)
+    #: SPEC §13: what each request of the turn carried and the model's pick
+    #: (``SelectionTrace.to_json``); empty when unknown.
+    memories: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # What the journal and pending/ store of a turn enters here (ipymemory._encodable).
-        for name in ("query", "models", "files_read", "caller"):
+        for name in ("query", "models", "files_read", "caller", "memories"):
             object.__setattr__(self, name, encodable_data(getattr(self, name)))
 
     def to_json(self) -> dict[str, Any]:
@@ -62,6 +65,7 @@ class TurnProvenance:
             "files_read": list(self.files_read),
             "files_sha256": dict(self.files_sha256),
             "caller": dict(self.caller),
+            **({"memories": dict(self.memories)} if self.memories else {}),
         }
 
 
@@ -103,6 +107,9 @@ def commit_meta(
     }
     if "session" in turn:
         actor["session"] = turn["session"]
+    memories = turn.pop("memories", None)
+    if isinstance(memories, dict):  # the turn's, once per commit (SPEC §13)
+        actor["memories"] = _bounded_memories(memories)
     turn.pop("files_sha256", None)
     out = fit_provenance(turn, added, origins)
     for name, excerpts in (evidence or {}).items():
@@ -113,6 +120,29 @@ def commit_meta(
         if name in out and kept:
             out[name]["files_sha256"] = kept
     return actor, out
+
+
+def _bounded_memories(memories: Mapping[str, Any]) -> dict[str, Any]:
+    """A turn's memory trace with each list of names cut to ``PROVENANCE_MEMORY_NAMES``
+    (its full length beside it as ``<key>_count``)."""
+    cap = C.PROVENANCE_MEMORY_NAMES
+
+    def cut(item: Any) -> Any:
+        if not isinstance(item, dict):
+            return item
+        out = dict(item)
+        for key, value in item.items():
+            if isinstance(value, list) and len(value) > cap:
+                out[key] = value[:cap]
+                out[f"{key}_count"] = len(value)
+        return out
+
+    requests = memories.get("requests")
+    return {
+        **memories,
+        "requests": [cut(r) for r in requests] if isinstance(requests, list) else [],
+        "model_pick": cut(memories.get("model_pick")),
+    }
 
 
 def _bounded_hashes(hashes: Mapping[str, str]) -> dict[str, str]:

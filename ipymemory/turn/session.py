@@ -8,13 +8,18 @@ turn's phases in order, each a module of its own that takes a
 stores, the :class:`~ipymemory.turn.turnlog.TurnLog` it reports into)::
 
     question        Question.asked: the user's text, made encodable once (turn/question.py)
-    1. choosing     choose_for_turn + memory_block (turn/choosing.py): read both scopes,
-                    select (model, else fallback), build the <relevant_memories> block
-                    for this turn's requests only -- begin_turn
+    1. choosing     choose_for_turn + sections_for (turn/choosing.py): read both
+                    scopes, select at once (the whole set, or the keyword ranking
+                    filling the budget); with selector "model" the side model's pick
+                    starts on a thread beside the main call (turn/beside.py); what the
+                    turn's user message adds to the blocks the conversation carries
+                    (turn/carried.py) -- begin_turn shows the selection alone
     2. answering    answer_question (turn/answering.py): request = system prompt +
                     request history (compressed canonical history) + the turn's
-                    messages, the memory block before the query (SPEC §8); the tool loop
-                    (turn/loop.py) grows the canonical history -- answer() ends here
+                    messages, each memory block where it was first given (SPEC §8, §13);
+                    the tool loop (turn/loop.py) grows the canonical history, and the
+                    model's pick joins the first request after it arrives
+                    (turn/memory_feed.py) -- answer() ends here
     3. memory work  MemoryWork.run (turn/memory_work.py): extract from the canonical
                     history since the cursor (SPEC §8), screen, scope, consolidate when
                     due (turn/consolidation.py: SPEC §9 spacing), then review / auto
@@ -46,6 +51,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .. import _constants as C
 from ..config import default_model
 from ..errors import BatchError, TurnError
 from ..model import ModelClient
@@ -55,7 +61,16 @@ from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from .answering import OfferedMemoryTool, ToolChoices, answer_question, summarize, tool_box
 from .batch import BatchRegistry, CommitResult, PendingBatch
-from .choosing import LAST_ERROR_READ, choose_for_turn, memory_block
+from .beside import BesidePick
+from .carried import CarriedMemory
+from .choosing import (
+    LAST_ERROR_READ,
+    Chosen,
+    ask_model,
+    choose_for_turn,
+    sections_for,
+    took_pick,
+)
 from .config import COMMIT_MODES, SessionConfig
 from .consolidation import SessionSpacing, consolidate_now
 from .context import TurnContext
@@ -63,13 +78,16 @@ from .failures import MemoryFailure
 from .followed import FollowReport, FollowTracker, FollowTurn
 from .history import RequestHistory
 from .history_change import HistoryChange
+from .injection import render_block
 from .loop import LoopOutcome, ToolStep
+from .memory_feed import TurnMemory
 from .memory_work import LAST_ERROR_COMMIT, MemoryWork, WorkOutcome, commit_batch, skipped
 from .pending import PendingFiles
 from .proposals import Proposal, new_batch_id
 from .provenance import TurnProvenance
 from .question import Question
 from .scopes import ScopedSet, user_store_for
+from .trace import SelectionTrace
 from .turnlog import Listener, TurnEvent, TurnLog
 from .usage import TurnUsage, UsageLedger
 
@@ -115,6 +133,8 @@ class TurnResult:
     held: PendingBatch | None = None
     #: SPEC §14: the verdicts on the injected feedback/user memories (None: not checked).
     followed: FollowReport | None = None
+    #: SPEC §13: what each request carried and the model's pick (None: memory not used).
+    trace: SelectionTrace | None = None
 
     @property
     def held_reasons(self) -> dict[str, tuple[str, ...]]:
@@ -134,6 +154,8 @@ class AnsweredTurn:
     tool_calls: int
     answer_seconds: float
     _finish: Callable[[], TurnResult] = field(repr=False, compare=False)
+    #: What each request carried so far (the model's pick is known after ``finish``).
+    trace: SelectionTrace | None = None
 
     def finish(self) -> TurnResult:
         """The memory work, once (a second call raises :class:`TurnError`)."""
@@ -182,6 +204,12 @@ class AgentSession:
         self._read_hashes: dict[str, str] = {}  # path -> sha256 as the session last read it
         self._memory_tool: OfferedMemoryTool | None = None  # offered during a turn only
         self._memory_block = ""
+        # Issue 40: the memory blocks the conversation's requests carry, where they were
+        # given; what a late model pick brings to the next turn; each turn's trace.
+        self._carried = CarriedMemory()
+        self._carry_over: tuple[str, ...] = ()
+        #: (turn number, its memory trace) of the last turns that used memory.
+        self.traces: list[tuple[int, SelectionTrace]] = []
         # SPEC §8: canonical messages before this index were read by a successful
         # extraction (or belong to turns that opted out of it).
         self._extracted_upto = 0
@@ -240,7 +268,8 @@ class AgentSession:
 
     @property
     def memory_block(self) -> str:
-        """The ``<relevant_memories>`` block of the turn in progress (``""`` if none)."""
+        """The ``<relevant_memories>`` block the turn in progress added at its user message
+        (``""`` if none: what it wants the conversation's requests carry already)."""
         return self._memory_block
 
     def clear_history(self) -> None:
@@ -248,6 +277,8 @@ class AgentSession:
         with self._lock:
             self._history.clear()
             self._request_history.reset()
+            self._carried.reset()
+            self._carry_over = ()
             self._extracted_upto = 0
             self._extract_anchor = 0
 
@@ -264,11 +295,19 @@ class AgentSession:
     # --- the turn ------------------------------------------------------------------
 
     def begin_turn(self, query: str) -> Selection:
-        """Select the memories for ``query`` and build this turn's memory block."""
+        """Select the memories for ``query`` as a turn's first request would, at once,
+        and build their block (:attr:`memory_block`); no model is asked and nothing the
+        conversation carries changes."""
         question = Question.of(query)  # the user's text enters here
         with self._lock:
             self._log.clear_errors()
-            return self._choose(self._context(), question)
+            ctx = self._context()
+            chosen = choose_for_turn(ctx, question)
+            self._chosen(chosen)
+            self._memory_block = render_block(
+                [text for _, text in self._sections(ctx, chosen, chosen.selection.records)]
+            )
+            return chosen.selection
 
     def run_turn(
         self,
@@ -347,8 +386,9 @@ class AgentSession:
         self._provenance = turn
         ctx = self._context()
         self._log.clear_errors()
+        feed: TurnMemory | None = None
         if use_memory:
-            selection = self._choose(ctx, question)
+            selection, feed = self._choose(ctx, question, started)
         else:
             selection = Selection((), "none", "memory was not used for this turn")
             self.selection, self.selected, self._memory_block = selection, (), ""
@@ -356,7 +396,7 @@ class AgentSession:
         outcome = answer_question(
             ctx,
             question,
-            self._memory_block,
+            feed,
             history=self._history,
             request_history=self._request_history,
             tools=tools,
@@ -378,27 +418,99 @@ class AgentSession:
             finished.set()
             with self._lock:
                 try:
-                    return self._finish(mode, use_memory, selection, outcome, started, answered)
+                    trace = self._traced(feed)
+                    return self._finish(
+                        mode, use_memory, selection, outcome, started, answered, trace
+                    )
                 finally:
                     self._end_turn()
 
+        so_far = SelectionTrace(feed.requests) if feed is not None else None
         return AnsweredTurn(
-            outcome.answer, selection, outcome.steps, outcome.tool_calls, answered - started, finish
+            outcome.answer,
+            selection,
+            outcome.steps,
+            outcome.tool_calls,
+            answered - started,
+            finish,
+            so_far,
         )
 
-    def _choose(self, ctx: TurnContext, question: Question) -> Selection:
-        """Phase 1: the selection, and the block it puts in this turn's requests."""
-        ctx.log.emit("selecting", "choosing relevant memories")
-        chosen = choose_for_turn(ctx, question)
+    def _chosen(self, chosen: Chosen) -> None:
         self.selection = chosen.selection
         self.selected = chosen.selection.records
         self._chosen_scoped = chosen.scoped
+
+    def _sections(
+        self, ctx: TurnContext, chosen: Chosen, records: Sequence[MemoryRecord]
+    ) -> list[tuple[str, str]]:
         # SPEC §14: a memory the previous answer did not follow is marked in the block.
         mark = self.config.mark_missed
-        self._memory_block = memory_block(
-            ctx, chosen, self._journal, notes=lambda r, n: self.followed.notes(r, n, mark)
+        return sections_for(
+            ctx,
+            records,
+            chosen.scoped,
+            self._journal,
+            notes=lambda r, n: self.followed.notes(r, n, mark),
         )
-        return chosen.selection
+
+    def _choose(
+        self, ctx: TurnContext, question: Question, started: float
+    ) -> tuple[Selection, TurnMemory]:
+        """Phase 1: the selection made at once, the model's pick started beside the main
+        call (selector ``model``), and what the turn's user message adds to the blocks
+        the conversation carries."""
+        ctx.log.emit("selecting", "choosing relevant memories")
+        chosen = choose_for_turn(ctx, question)
+        self._chosen(chosen)
+        ask = chosen.ask
+        if ask is not None:  # the model is told all the agent has: this turn's and before
+            agent_has = (*self._carried.names, *self._carry_over, *ask.given)
+            ask = replace(ask, given=tuple(dict.fromkeys(agent_has)))
+        pick = (
+            BesidePick(lambda: ask_model(ctx.model, ask), started=started)
+            if ask is not None
+            else None
+        )
+        by_name = {r.name: r for r in chosen.scoped.records}
+        have = set(chosen.selection.names)
+        # A pick that arrived after the last request of the turn before comes first.
+        carried_in = tuple(n for n in self._carry_over if n in by_name and n not in have)
+        self._carry_over = ()
+        wanted = [*(by_name[n] for n in carried_in), *chosen.selection.records]
+        carried = self._carried.names
+        now: dict[str, str | None] = dict.fromkeys(carried)
+        others = [by_name[n] for n in carried if n in by_name and n not in have]
+        sections = dict(self._sections(ctx, chosen, [*wanted, *others]))
+        now.update({n: sections[n] for n in carried if n in sections})
+        given = self._carried.give(
+            len(self._history),
+            [(r.name, sections[r.name]) for r in wanted],
+            now,
+            cap=C.CARRIED_BUDGET_FACTOR * self.config.memory_budget,
+        )
+        self._memory_block = given.block
+        feed = TurnMemory(
+            self._carried,
+            given,
+            pick=pick,
+            render=lambda records: self._sections(ctx, chosen, records),
+            taken=lambda selection: took_pick(ctx, selection),
+            carried_in=carried_in,
+        )
+        return chosen.selection, feed
+
+    def _traced(self, feed: TurnMemory | None) -> SelectionTrace | None:
+        """The turn's trace once its pick is in (waited for), kept in :attr:`traces`;
+        a late pick's records are carried into the next turn."""
+        if feed is None:
+            return None
+        trace, self._carry_over = feed.finish()
+        self.traces.append((len(self.usage.turns) + 1, trace))  # the turn ends after this
+        del self.traces[: -C.TRACES_KEPT]
+        if self._provenance is not None:
+            self._provenance = replace(self._provenance, memories=trace.to_json())
+        return trace
 
     def _finish(
         self,
@@ -408,6 +520,7 @@ class AgentSession:
         outcome: LoopOutcome,
         started: float,
         answered: float,
+        trace: SelectionTrace | None = None,
     ) -> TurnResult:
         """Phase 3, and the turn's result."""
         # What the memory tool proposed this turn joins the extracted batch.
@@ -418,7 +531,7 @@ class AgentSession:
         else:  # the cursor moves past a turn that opted out: no extraction reads it
             work = self._moved(skipped(self._history))
         batch, held = work.batch, work.held
-        followed = self._follow_up(mode, use_memory, selection, outcome)
+        followed = self._follow_up(mode, use_memory, self._seen(selection, trace), outcome)
         said = f"{len(batch.items)} memory item(s) {batch.status}" if batch else "no new memories"
         failed = [f.message for f in self._log.failures if f.message != LAST_ERROR_SELECT]
         if batch is None and failed:  # not "no new memories": none could be looked for
@@ -442,19 +555,27 @@ class AgentSession:
             steps=outcome.steps,
             held=held,
             followed=followed,
+            trace=trace,
         )
 
+    def _seen(self, selection: Selection, trace: SelectionTrace | None) -> tuple[MemoryRecord, ...]:
+        """The records this turn's requests added: its selection, then what the
+        model's pick added to a later request (SPEC §13)."""
+        joined = trace.pick.added if trace and trace.pick and trace.pick.joined else ()
+        by_name = {r.name: r for r in self._chosen_scoped.records}
+        return (*selection.records, *(by_name[n] for n in joined if n in by_name))
+
     def _follow_up(
-        self, mode: str, use_memory: bool, selection: Selection, outcome: LoopOutcome
+        self, mode: str, use_memory: bool, records: Sequence[MemoryRecord], outcome: LoopOutcome
     ) -> FollowReport | None:
-        """SPEC §14: the answer against its injected feedback/user memories (off the
-        answer's path: it runs with the memory work)."""
+        """SPEC §14: the answer against the feedback/user memories its requests added
+        (off the answer's path: it runs with the memory work)."""
         ctx = self._context()
         provenance = self._provenance
         return self.followed.after_answer(
             FollowTurn(
                 ctx.model,
-                selection.records,
+                tuple(records),
                 outcome.answer,
                 (provenance.query if provenance else None) or "",
                 self._chosen_scoped,

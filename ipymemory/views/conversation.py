@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._static import StaticView, cell, esc
 
 if TYPE_CHECKING:
     from ..turn.followed import FollowTally
+    from ..turn.trace import SelectionTrace
     from ..turn.usage import UsageLedger
 
 __all__ = ["ConversationView"]
+
+_TRACES_SHOWN = 5  # turns whose memory trace the text and HTML forms show
 
 
 class ConversationView(StaticView):
     """This kernel's conversation in one directory: how many turns, messages in the
     history (``%%agent --new`` starts it again), tokens by the agent and by memory work,
-    the estimated cost (None: a model's price is not known), and per injected feedback or
-    user memory how often the answers followed it (SPEC §14)."""
+    the estimated cost (None: a model's price is not known), per injected feedback or
+    user memory how often the answers followed it (SPEC §14), and the memory trace of
+    the last turns (SPEC §13: what each request carried, when the model's pick arrived;
+    ``traces``, oldest first, the session's last ones)."""
 
     view_name = "session"
 
@@ -29,6 +34,7 @@ class ConversationView(StaticView):
         messages: int,
         usage: UsageLedger,
         followed: Mapping[str, FollowTally] | None = None,
+        traces: Sequence[tuple[int, SelectionTrace]] = (),
     ) -> None:
         self.session_id = session_id
         self.directory = directory
@@ -39,6 +45,8 @@ class ConversationView(StaticView):
         self.memory = total.memory
         self.cost = total.estimated_cost
         self.followed = dict(sorted((followed or {}).items()))
+        # (turn number, trace) of the turns that used memory, the newest last.
+        self.traces = list(traces)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -51,6 +59,7 @@ class ConversationView(StaticView):
             "memory": self.memory.to_json(),
             "estimated_cost_usd": self.cost,
             "followed": {name: tally.to_json() for name, tally in self.followed.items()},
+            "memory_traces": [{"turn": n, **t.to_json()} for n, t in self.traces],
         }
 
     def _pairs(self) -> list[tuple[str, str]]:
@@ -94,24 +103,39 @@ class ConversationView(StaticView):
         if self.followed:
             lines.append("Memories and the answers that followed them:")
             lines.extend(f"  {name}: {said}" for name, said in self._followed_rows())
+        if self.traces:
+            lines.append("Memories each request carried (the last turns):")
+            for turn, said in self._trace_rows():
+                lines.append(f"  {turn}: {said[0]}")
+                lines.extend(f"  {' ' * len(turn)}  {line}" for line in said[1:])
         lines.append("%%agent --new starts a fresh conversation (memory stays).")
         return "\n".join(lines)
+
+    def _trace_rows(self) -> list[tuple[str, list[str]]]:
+        shown = self.traces[-_TRACES_SHOWN:]
+        return [(f"turn {n}", t.lines() or ["no memory"]) for n, t in shown]
 
     def _html_body(self) -> str:
         rows = "".join(
             f"<tr>{cell(esc(k), header=True)}{cell(esc(v))}</tr>" for k, v in self._pairs()
         )
-        followed = ""
-        if self.followed:
-            lines = "".join(
-                f"<tr>{cell(f'<code>{esc(name)}</code>', header=True)}{cell(esc(said))}</tr>"
-                for name, said in self._followed_rows()
-            )
-            followed = (
-                '<div class="ipm-section">Memories and the answers that followed them</div>'
-                f"<table>{lines}</table>"
-            )
+        followed = _section(
+            "Memories and the answers that followed them",
+            [(f"<code>{esc(name)}</code>", esc(said)) for name, said in self._followed_rows()],
+        )
+        traced = _section(
+            "Memories each request carried (the last turns)",
+            [(esc(turn), "<br>".join(esc(x) for x in said)) for turn, said in self._trace_rows()],
+        )
         return (
-            f"<div><b>{esc(self._headline())}</b></div><table>{rows}</table>{followed}"
+            f"<div><b>{esc(self._headline())}</b></div><table>{rows}</table>{followed}{traced}"
             '<div class="ipm-note">%%agent --new starts a fresh conversation (memory stays).</div>'
         )
+
+
+def _section(title: str, rows: list[tuple[str, str]]) -> str:
+    """A titled table of (header, value) rows, both already escaped; ``""`` for none."""
+    if not rows:
+        return ""
+    lines = "".join(f"<tr>{cell(k, header=True)}{cell(v)}</tr>" for k, v in rows)
+    return f'<div class="ipm-section">{esc(title)}</div><table>{lines}</table>'

@@ -25,7 +25,9 @@ _SOURCE_TEXT = {
 
 class SelectionView(StaticView):
     """``records`` selected for ``query`` by ``source`` ("model", "fallback", "none",
-    "all": every record, the set fits, or "keyword": the keyword ranking by choice).
+    "all": every record, the set fits, or "keyword": the keyword ranking), and what the
+    side model's pick adds to them (``added``, issue 40: it joins a later request; a
+    ``pick`` that failed says why in ``pick_reason``).
 
     ``compact`` gives the one-line "memories used" form shown under an agent answer.
     ``model`` (the side model that chose, if it did) and ``directory`` (where the
@@ -45,6 +47,9 @@ class SelectionView(StaticView):
         used: bool = True,
         model: str | None = None,
         directory: str | None = None,
+        added: Sequence[MemoryRecord] = (),
+        pick: str | None = None,
+        pick_reason: str | None = None,
     ) -> None:
         self.query = query
         self.records = tuple(records)
@@ -52,7 +57,10 @@ class SelectionView(StaticView):
         self.reason = reason
         self.compact = compact
         self.used = used  # False when the turn ran with --no-memory
-        self.model = model if source == "model" else None
+        self.pick = pick  # the model's pick: "model", "fallback", or None (not asked)
+        self.pick_reason = pick_reason
+        self.added = tuple(added)
+        self.model = model if "model" in (source, pick) else None
         self.directory = directory
 
     @classmethod
@@ -64,7 +72,11 @@ class SelectionView(StaticView):
         compact: bool = False,
         model: str | None = None,
         directory: str | None = None,
+        pick: Selection | None = None,
+        added: Sequence[MemoryRecord] = (),
     ) -> SelectionView:
+        """The view of ``selection`` and, when the side model was asked, its ``pick``
+        and what it ``added`` to the selection."""
         return cls(
             query,
             selection.records,
@@ -73,6 +85,9 @@ class SelectionView(StaticView):
             compact=compact,
             model=model,
             directory=directory,
+            added=added,
+            pick=None if pick is None else ("model" if pick.source == "model" else "fallback"),
+            pick_reason=None if pick is None else pick.reason,
         )
 
     @classmethod
@@ -82,7 +97,8 @@ class SelectionView(StaticView):
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(r.name for r in self.records)
+        """Every record the agent gets: the selection, then what the model added."""
+        return tuple(r.name for r in (*self.records, *self.added))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -90,18 +106,21 @@ class SelectionView(StaticView):
             "query": self.query,
             "source": self.source,
             "reason": self.reason,
-            "records": self._rows(),
+            "records": self._rows(self.records),
+            "model_pick": self.pick,
+            "model_added": self._rows(self.added),
+            "model_reason": self.pick_reason,
         }
 
-    def _rows(self) -> list[dict[str, str]]:
+    @staticmethod
+    def _rows(records: Sequence[MemoryRecord]) -> list[dict[str, str]]:
         # Selection shows what the selector saw (the catalog's view): no bodies.
         return [
-            {"name": r.name, "type": r.type.value, "description": r.description}
-            for r in self.records
+            {"name": r.name, "type": r.type.value, "description": r.description} for r in records
         ]
 
     def _headline(self) -> str:
-        names = ", ".join(self.names) if self.records else "none"
+        names = ", ".join(r.name for r in self.records) if self.records else "none"
         how = _SOURCE_TEXT.get(self.source, self.source)
         if self.source == "model" and not self.records:
             how = "the model found none relevant"
@@ -109,14 +128,27 @@ class SelectionView(StaticView):
             how = "memory off"
         return f"Memories used: {names} ({how})"
 
+    def _pick_line(self) -> str | None:
+        """What the side model's pick brought, when it was asked."""
+        if self.pick is None:
+            return None
+        if self.pick == "fallback":
+            return f"The model's pick failed ({self.pick_reason}); the keyword ranking stands"
+        if not self.added:
+            return "The model's pick adds nothing to these"
+        return "The model's pick adds: " + ", ".join(r.name for r in self.added)
+
     def to_text(self) -> str:
         lines = [self._headline()]
+        pick = self._pick_line()
+        if pick:
+            lines.append(pick)
         if self.reason:
             lines.append(f"Why: {self.reason}")
         if not self.compact:
             lines.insert(0, f"Query: {self.query}")
-            if self.records:
-                rows = [[r.name, r.type.value, r.description] for r in self.records]
+            if self.records or self.added:
+                rows = [[r.name, r.type.value, r.description] for r in (*self.records, *self.added)]
                 lines.append(plain_table(rows, [label for _, label in _COLUMNS]))
         return "\n".join(lines)
 
@@ -128,13 +160,19 @@ class SelectionView(StaticView):
             head = f"selected by the deterministic fallback; model not used: {reason}"
         elif self.source == "all":
             head = f"no selection needed: {self.reason}"
-        elif self.source == "keyword":
+        elif self.source == "keyword" and self.pick is None:
             head = f"selected by keyword, no model asked: {self.reason}"
+        elif self.source == "keyword":
+            head = f"selected by keyword at once (the first request): {self.reason}"
         elif self.reason:
             head = f"nothing selected: {self.reason}"
         else:
             head = f"nothing to select: {self.directory} holds no records"
         lines = [head] + [record_line(r) for r in self.records]
+        pick = self._pick_line()
+        if pick is not None:
+            by = f" ({self.model})" if self.model else ""
+            lines += [f"{pick}{by}", *(record_line(r) for r in self.added)]
         return "\n".join(lines)
 
     def cli_json(self) -> dict[str, Any]:
@@ -142,10 +180,14 @@ class SelectionView(StaticView):
 
     def _html_body(self) -> str:
         parts = [f'<div data-source="{esc(self.source)}"><b>{esc(self._headline())}</b></div>']
+        pick = self._pick_line()
+        if pick:
+            parts.append(f'<div data-pick="{esc(self.pick or "")}">{esc(pick)}</div>')
         if self.reason:
             parts.append(f'<div class="ipm-note">Why: {esc(self.reason)}</div>')
         if not self.compact:
             parts.insert(0, f"<div>Query: {esc(self.query)}</div>")
-            if self.records:
-                parts.append(record_rows_html(self._rows(), _COLUMNS, body_key=None))
+            if self.records or self.added:
+                rows = self._rows((*self.records, *self.added))
+                parts.append(record_rows_html(rows, _COLUMNS, body_key=None))
         return "".join(parts)

@@ -70,7 +70,6 @@ from ipymemory import _constants as C  # noqa: E402
 from ipymemory.model import AnthropicModel  # noqa: E402
 from ipymemory.notebook import get_session, use_model  # noqa: E402
 from ipymemory.sidequery.extract import extractor_messages  # noqa: E402
-from ipymemory.turn.injection import render_block, sections_of  # noqa: E402
 
 TARGET_EXTRACT_BYTES = 0.25
 TARGET_MAIN_COST = 0.4
@@ -196,6 +195,20 @@ def _is_block(block: Any) -> bool:
     return isinstance(block, dict) and str(block.get("text", "")).startswith("<relevant_memories>")
 
 
+_OPEN, _CLOSE = "<relevant_memories>", "</relevant_memories>"
+
+
+def sections_of(block: str) -> dict[str, str]:
+    """Name -> section of a memory block (record text cannot forge a header line)."""
+    inner = block[len(_OPEN) : len(block) - len(_CLOSE)].strip("\n")
+    parts = ("\n\n" + inner).split("\n\n## ")[1:]
+    return {part.split(" ", 1)[0]: f"## {part}" for part in parts}
+
+
+def render_block(sections: list[str]) -> str:
+    return "\n\n".join([_OPEN, *sections, _CLOSE]) if sections else ""
+
+
 def carried_block(request: dict[str, Any]) -> str:
     """The records a request carries, as one block (each record once, as last given)."""
     sections: dict[str, str] = {}
@@ -220,6 +233,93 @@ def old_main_request(request: dict[str, Any], history: list[dict[str, Any]]) -> 
     messages[-1] = {**last, "content": marked}
     system = [*request["system"], *([{"type": "text", "text": block}] if block else [])]
     return {**request, "system": system, "messages": messages}
+
+
+# --- issue 40's other option: a compact catalog in the cached prefix, and a read tool --
+
+
+READ_TOOL = {
+    "name": "memory_read",
+    "description": "Read memories by name (their bodies); the catalog is in the system prompt.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"names": {"type": "array", "items": {"type": "string"}}},
+        "required": ["names"],
+    },
+}
+
+
+def catalog_requests(
+    request: dict[str, Any], history: list[dict[str, Any]], catalog: str
+) -> list[dict[str, Any]]:
+    """The same request under the catalog placement (Claude Code's own: MEMORY.md in the
+    system prompt): the set's catalog after the cached system prompt, with a breakpoint
+    (a commit changes it, and everything after it), and instead of each memory block
+    the agent reading those records with a tool where the block was given -- a
+    ``memory_read`` call and its result in the history. Returned: the request, after the
+    requests that asked for each read of the turn's own (one more model call each)."""
+    messages = copy.deepcopy(history[: len(request["messages"])])
+    given: dict[int, list[str]] = {}
+    for i, message in enumerate(request["messages"]):
+        if isinstance(message["content"], list):
+            found = [b["text"] for b in message["content"] if _is_block(b)]
+            if found:
+                given[i] = found
+    out: list[dict[str, Any]] = []
+    rebuilt: list[dict[str, Any]] = []
+    system = [
+        *request["system"],
+        {"type": "text", "text": catalog, "cache_control": {"type": "ephemeral"}},
+    ]
+    tools = [*(request.get("tools") or []), READ_TOOL]
+    last_turn = max(
+        (
+            i
+            for i, m in enumerate(messages)
+            if m["role"] == "user" and isinstance(m["content"], str)
+        ),
+        default=0,
+    )
+    for i, message in enumerate(messages):
+        rebuilt.append(message)
+        for j, block in enumerate(given.get(i, [])):
+            names = list(sections_of(block))
+            use_id = f"toolu_read_{i}_{j}"
+            if i >= last_turn:  # this turn's read: the call that asked for it
+                out.append(
+                    {**request, "system": system, "tools": tools, "messages": _marked_last(rebuilt)}
+                )
+            rebuilt.append(
+                {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": use_id,
+                            "name": "memory_read",
+                            "input": {"names": names},
+                        }
+                    ],
+                }
+            )
+            rebuilt.append(
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": use_id, "content": block}],
+                }
+            )
+    out.append({**request, "system": system, "tools": tools, "messages": _marked_last(rebuilt)})
+    return out
+
+
+def _marked_last(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    messages = copy.deepcopy(messages)
+    last = messages[-1]
+    content = last["content"]
+    marked = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    marked[-1] = {**marked[-1], "cache_control": {"type": "ephemeral"}}
+    messages[-1] = {**last, "content": marked}
+    return messages
 
 
 # --- the scripted session --------------------------------------------------------------
@@ -387,12 +487,30 @@ def report(
     old_cache = {"main": PromptCache(args.min_main), "side": PromptCache(args.min_side)}
     rows: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     whole_cache = PromptCache(args.min_side)
+    catalog_cache = PromptCache(args.min_main)
+    # Each main request's set, as the catalog its turn's extractor was given.
+    catalogs: list[str] = []
+    pending = 0
+    for request in requests:
+        kind = role_of(request)
+        if kind == "main":
+            pending += 1
+        elif kind == "extractor":
+            data = json.loads(request["messages"][-1]["content"][-1]["text"])
+            catalogs += [data["existing_catalog"]] * pending
+            pending = 0
+    catalogs += [catalogs[-1] if catalogs else ""] * pending
+    main_index = 0
     extract_turn = 0
     for request in requests:
         kind = role_of(request)
         cache = "main" if kind == "main" else "side"
         if kind == "main":
             old = old_main_request(request, history)
+            for rebuilt in catalog_requests(request, history, catalogs[main_index]):
+                rows["main"]["catalog_cost"] += catalog_cache.price(rebuilt)[0]
+                rows["main"]["catalog_requests"] += 1
+            main_index += 1
         elif kind == "extractor":
             # The whole canonical history at this turn's end, with the same catalog;
             # and the same cursor's messages with tool inputs and outputs whole.
@@ -456,6 +574,7 @@ def report(
     result["ratios"] = {
         "extractor_bytes": extractor["bytes"] / extractor["old_bytes"],
         "main_cost": main["cost"] / main["old_cost"],
+        "catalog_vs_blocks": main["catalog_cost"] / main["cost"],
         "max_visible_ms": max(visible_ms),
         "extractor_vs_agent": extractor["cost"] / main["cost"],
         "whole_tools_extractor_vs_agent": extractor["whole_tools_cost"] / main["cost"],
@@ -517,6 +636,12 @@ def print_report(result: dict[str, Any], args: argparse.Namespace) -> None:
     print(
         f"main input cost / block in system: {r['main_cost']:.3f} "
         f"(target <= {TARGET_MAIN_COST}) {mark[ok['main_cost']]}"
+    )
+    m = result["kinds"]["main"]
+    print(
+        f"the catalog in the cached prefix with a read tool instead of the blocks: "
+        f"{m['catalog_cost'] / 1000:.1f} k units in {int(m['catalog_requests'])} requests "
+        f"({r['catalog_vs_blocks']:.2f}x the blocks')"
     )
     print(
         f"answer visible after the last token: max {r['max_visible_ms']:.1f} ms "

@@ -14,7 +14,7 @@ from typing import Any
 import anthropic
 from messages_server import MessagesServer, Scripted, text, tool_use
 from sidequery_support import sample_records
-from turn_support import OLD_SELECTION, role_of
+from turn_support import MODEL_PICK, OLD_SELECTION, role_of
 
 from ipymemory import AgentSession, AnthropicModel, MemoryStore, SessionConfig
 from ipymemory.sidequery.extract import TOOL_OUTPUT_CHARS
@@ -63,9 +63,10 @@ def _session(srv: MessagesServer, workspace: str, side_model: str) -> AgentSessi
     MemoryStore(workspace).extend(sample_records())  # 7 records: more than fit, so a selector
     client = anthropic.Anthropic(base_url=srv.base_url, api_key="test", max_retries=0, timeout=10)
     model = AnthropicModel("main-under-test", side_model=side_model, client=client)
-    # 7 current + 1 extracted reaches the threshold: the consolidator runs this turn.
+    # 7 current + 1 extracted reaches the threshold: the consolidator runs this turn; the
+    # model's pick runs beside the agent's call.
     config = SessionConfig(
-        **OLD_SELECTION, commit_mode="review", consolidate_threshold=8, consolidate_every=1
+        **MODEL_PICK, commit_mode="review", consolidate_threshold=8, consolidate_every=1
     )
     return AgentSession(workspace, model=model, config=config)
 
@@ -97,7 +98,9 @@ def test_a_turn_sends_today_and_a_schema_to_every_side_query(
     assert result.answer == "Understood: no database mocks."
     assert result.batch is not None and [r.name for r in result.batch.items] == ["no-db-mocks"]
     roles = [role_of(r) for r in messages_server.requests]
-    assert roles == ["selector", "main", "extractor", "consolidator", "checker"]
+    # The pick and the agent's first call go out together, in either order.
+    assert sorted(roles[:2]) == ["main", "selector"]
+    assert roles[2:] == ["extractor", "consolidator", "checker"]
     for request, role in zip(messages_server.requests, roles, strict=True):
         if role == "main":
             assert "output_config" not in request
@@ -109,13 +112,14 @@ def test_a_turn_sends_today_and_a_schema_to_every_side_query(
             assert _is_today_text(_input(request)["today"]), _input(request)
     keys = [sorted(_input(r)) for r in messages_server.requests if role_of(r) != "main"]
     assert keys == [
-        ["catalog", "query", "today"],
+        ["given", "query", "today"],  # after the cached catalog block (issue 40)
         ["existing_catalog", "new_from_turn", "today"],
         ["candidates", "today"],
         ["answer", "memories", "query"],
     ]
     assert result.followed is not None
-    assert [m.verdict.by for m in result.followed.memories] == ["model"]
+    judged = [m.verdict.by for m in result.followed.memories]
+    assert judged and set(judged) == {"model"}  # the injected feedback/user memories
 
 
 def test_a_refusing_endpoint_costs_one_extra_request_in_a_turn(
@@ -129,15 +133,15 @@ def test_a_refusing_endpoint_costs_one_extra_request_in_a_turn(
     assert result.batch is not None and [r.name for r in result.batch.items] == ["no-db-mocks"]
     assert session.last_error is None
     sent = [(role_of(r), "output_config" in r) for r in messages_server.requests]
-    assert sent == [
-        ("selector", True),  # refused
-        ("selector", False),
+    # The pick, beside the agent's call: refused once, then asked without the schema.
+    assert [s for s in sent if s[0] == "selector"] == [("selector", True), ("selector", False)]
+    assert [s for s in sent if s[0] != "selector"] == [
         ("main", False),
         ("extractor", False),
         ("consolidator", False),
         ("checker", False),
     ]
-    assert messages_server.refused == [0]
+    assert [sent[i] for i in messages_server.refused] == [("selector", True)]
 
 
 def test_origin_reads_the_whole_output_the_extractor_saw_cut(

@@ -332,7 +332,8 @@ def test_the_keyword_selector_fills_the_budget_best_first_then_the_newest() -> N
     ]
     one = block_tokens(records[:1]) - block_tokens([])
     # Room for four records: both matches (best first), then the newest two others.
-    budget = block_tokens(records[:4])
+    budget = block_tokens([records[i] for i in (3, 1, 4, 2)])
+    assert block_tokens(records) > budget
     filled = fill_by_rank("nightly export", records, limit=1, budget=budget)
     assert filled.names == ("export-b", "export-a", "newest-unrelated", "middle-unrelated")
     assert filled.source == "keyword" and f"({block_tokens(filled.records)} of" in str(

@@ -73,7 +73,8 @@ def test_one_kernel_writes_the_other_selects_it(
     assert result.selection.source == "all" and result.selection.names == ("deploy-day",)
     assert [role_of(r) for r in messages_server.requests[2:]] == ["main", "extractor"]
     assert "Deploys go out on Fridays." in memory_text(messages_server.requests[2])
-    # With a choice to make and no model, kernel A finds it with the deterministic fallback.
+    # With a choice to make and no model, kernel A finds it with the keyword ranking (the
+    # first request's, which needs no model: SPEC §13).
     MemoryStore(workspace).extend([rec("lint-rule", "run the linter before a commit")])
     offline = AgentSession(
         workspace,
@@ -81,7 +82,7 @@ def test_one_kernel_writes_the_other_selects_it(
         config=SessionConfig(max_selected=1, memory_budget=0, selector="model"),
     )
     selection = offline.begin_turn("which day do we deploy to production?")
-    assert selection.source == "fallback" and selection.names == ("deploy-day",)
+    assert selection.source == "keyword" and selection.names == ("deploy-day",)
 
 
 def _consolidation_responder(srv: MessagesServer, other: str, *args: str, plan: Scripted) -> None:

@@ -141,11 +141,11 @@ def test_real_model_corpus_slice_through_real_turns(tmp_path: Path) -> None:
 def test_latency_reports_first_token_ratios_and_busy_time() -> None:
     done = _run(str(BENCH / "latency.py"), "--quick", "--json")
     report: dict[str, Any] = json.loads(done.stdout)
-    assert set(report["sets"]) == {"fits", "20", "200", "500"}
-    # Issue 31, the defaults: no selector call at any size (20 fit the memory budget, 200
-    # and 500 are ranked by keyword at once).
+    assert set(report["sets"]) == {"fits", "20", "200", "500", "2000"}
+    # The defaults: no selector call at any size (20 fit the memory budget, 200 to 2,000
+    # are ranked by keyword at once: issue 40, nothing waits before the first request).
     calls = {size: row["selector_calls"] for size, row in report["sets"].items()}
-    assert calls == {"fits": 0, "20": 0, "200": 0, "500": 0}
+    assert calls == {"fits": 0, "20": 0, "200": 0, "500": 0, "2000": 0}
     assert all(row["ratio"] > 0 for row in report["sets"].values())
     assert set(report["busy_after_answer_s"]) == {"worker", "in the cell"}
     assert done.returncode in (0, 1) and set(report["targets"]) == {
@@ -153,6 +153,7 @@ def test_latency_reports_first_token_ratios_and_busy_time() -> None:
         "first_token_ratio_20",
         "first_token_ratio_200",
         "first_token_ratio_500",
+        "first_token_ratio_2000",
         "busy_after_answer_worker",
         "follow_check_first_token",
         "follow_check_busy_worker",
@@ -249,3 +250,27 @@ def test_pending_listing_times_the_listing_and_the_decision_against_an_empty_one
     report = json.loads(done.stdout)
     assert (report["items"], report["runs"]) == (30, 1) and report["file_bytes"] > 30 * 3000
     assert report["baseline_s"] > 0 and report["listing_ratio"] > 0 and report["decide_ratio"] > 0
+
+
+def test_paraphrased_shows_what_reaches_the_agent_with_each_selector() -> None:
+    done = _run(str(BENCH / "paraphrased.py"), "--quick", "--json")
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    rows = report["rows"]
+    assert set(rows) == {"keyword answer", "model answer", "keyword tool", "model tool"}
+    # The scripted pick finds every record; it reaches the agent in the turn only after a
+    # tool step, else in the next turn's first request (SPEC §13); the ranking alone less.
+    assert rows["model tool"]["by_the_answer"] == 1.0
+    assert rows["model answer"]["next_turn"] == 1.0
+    assert rows["keyword tool"]["by_the_answer"] < 1.0
+    assert rows["model tool"]["pick_arrived_s"] is not None
+
+
+def test_any_size_times_commit_selection_and_check_at_two_sizes() -> None:
+    done = _run(str(BENCH / "any_size.py"), "--quick", "--json")
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert done.returncode in (0, 1), done.stderr
+    assert [size["records"] for size in report["sizes"]] == [50, 200]
+    assert set(report["ratios"]) == {"commit_s", "selection_s", "check_s"}
+    assert all(ratio > 0 for ratio in report["ratios"].values())
+    assert report["ok"]["first_request_within_budget"]

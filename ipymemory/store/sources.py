@@ -70,6 +70,21 @@ def saved_from(entries: Iterable[HistoryEntry]) -> dict[str, SavedFrom]:
     return out
 
 
+# The last journal's saved_from, by the identity of its entries (a turn passes the
+# session's JournalCache tuple, the same object until the journal grows): each turn
+# otherwise walks every entry of a 10,000-record journal for a few records (issue 40).
+_saved_memo: list[tuple[Sequence[HistoryEntry], dict[str, SavedFrom]]] = []
+
+
+def _saved_of(journal: Sequence[HistoryEntry]) -> dict[str, SavedFrom]:
+    for kept, saved in tuple(_saved_memo):
+        if kept is journal:
+            return saved
+    saved = saved_from(journal)
+    _saved_memo[:] = [(journal, saved)]  # keeps the tuple alive: its identity stays its own
+    return saved
+
+
 def _sources(meta: Mapping[str, Any] | None) -> Mapping[str, str] | None:
     hashes = meta.get("files_sha256") if isinstance(meta, Mapping) else None
     if not isinstance(hashes, Mapping):
@@ -167,6 +182,6 @@ def stale_records(
         entries = tuple(e for e in entries if e.record.name in wanted)
     if not entries:
         return {}
-    saved = saved_from(journal if journal is not None else reversed(store.history()))
+    saved = _saved_of(journal) if journal is not None else saved_from(reversed(store.history()))
     changes = source_changes(store.workspace, saved, [e.file for e in entries])
     return {e.record.name: changes[e.file] for e in entries if e.file in changes}

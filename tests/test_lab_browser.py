@@ -254,11 +254,12 @@ def check_teaching_outputs(page: Any, names: list[str], saved: Any) -> None:
     positions = [text.find(title) for title in expected]
     assert -1 not in positions and positions == sorted(positions), (expected, text)
 
-    # The selection widget of the first `%memory select` shows the record the scripted
-    # selector chose.
+    # The selection widget of the first `%memory select` shows the record the keyword
+    # ranking chose first, which the scripted model's pick named too (SPEC §13).
     index = cell_index(saved, "model = ScriptedModel(")
-    chosen = [r["name"] for r in saved_view(saved, index)["records"]]
-    assert chosen == ["prefers-tabs"]
+    view = saved_view(saved, index)
+    assert view["records"][0]["name"] == "prefers-tabs"
+    assert view["model_pick"] == "model" and view["model_added"] == []
     widget = rendered(page, index).locator(".jupyter-widgets").first
     widget.get_by_text("prefers-tabs (user)").first.wait_for(state="visible")
 

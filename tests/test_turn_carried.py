@@ -8,13 +8,14 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from messages_server import MessagesServer, text
 from record_support import rec
-from turn_support import carried_names, memory_blocks, requests_of, session_for
+from turn_support import carried_names, memory_blocks, other_process, requests_of, session_for
 
-from ipymemory import MemoryStore
+from ipymemory import AgentSession, MemoryStore, NoModel, SessionConfig
 from ipymemory.sidequery import Selection
 from ipymemory.turn.beside import BesidePick
 from ipymemory.turn.carried import CarriedMemory, Given
@@ -206,3 +207,30 @@ def test_every_record_is_carried_once_as_it_reads_now_and_requests_extend_each_o
             previous = kept
             got = Given()  # the turn's later requests add nothing here
             history += 2
+
+
+def test_a_turn_reads_its_set_again_without_a_stat_per_record_until_it_changes(
+    workspace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 40: before its first request a turn reuses its store's last read while neither
+    # the directory nor its manifest changed (records are immutable, SPEC §1); any
+    # commit -- this kernel's or another's -- is read at once; other reads stat each file.
+    MemoryStore(workspace).extend([rec(f"note-{i}", f"note {i}") for i in range(30)])
+    session = AgentSession(workspace, model=NoModel(), config=SessionConfig(user_dir=None))
+    loads: list[str] = []
+    real_load = MemoryStore._load
+
+    def counting(self: MemoryStore, real: str, file: str, present: object) -> object:
+        loads.append(file)
+        return real_load(self, real, file, present)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MemoryStore, "_load", counting)
+    session.begin_turn("note 3")
+    assert len(loads) == 30  # the first read looks at every file
+    loads.clear()
+    session.begin_turn("note 4")
+    assert loads == []  # nothing changed: the same set, no file looked at
+    other_process("store.extend([rec('note-new')])", workspace)
+    assert "note-new" in session.begin_turn("note-new").names  # a commit elsewhere: seen
+    loads.clear()
+    assert len(session.store.records()) == 31 and len(loads) == 31  # a plain read: every file

@@ -115,6 +115,27 @@ def _stat_key(st: os.stat_result) -> _StatKey:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+# A turn reads its set again cheaply (issue 40: a turn over thousands of records must not
+# stat each file before its first request). Every change to a set swaps the manifest (a
+# new file renamed into ``.memory``, which moves the directory's times too), and record
+# files are immutable once written (SPEC §1): while the stat identities of the directory
+# and of its manifest are those of this store's last read, that read is the set
+# (``entries(reuse=True)``). Per store, and only when asked: every other read still stats
+# each file, so a record edited in place by hand is seen there (and by the next turn
+# after any change to the set).
+_SetKey = tuple[_StatKey, _StatKey]
+
+
+def _set_key(real: str) -> _SetKey | None:
+    """The stat identities of ``real`` and its manifest (None: one cannot be read)."""
+    try:
+        directory = os.stat(real)
+        manifest = os.stat(f"{real}/{MANIFEST_NAME}", follow_symlinks=False)
+    except OSError:
+        return None
+    return _stat_key(directory), _stat_key(manifest)
+
+
 class _Vanished(Exception):
     """A listed file disappeared while reading (a concurrent commit may have removed it)."""
 
@@ -156,6 +177,8 @@ class MemoryStore:
         self.lock_timeout = float(lock_timeout)
         self.on_lock_wait = on_lock_wait
         self._manifest_cache: tuple[bytes, tuple[str, ...]] | None = None
+        # This store's last unlocked read, with the stat identities that vouch for it.
+        self._set_seen: tuple[str, _SetKey, bytes | None, tuple[StoredRecord, ...]] | None = None
         self._store_lock: tuple[str, StoreLock] | None = None
 
     def __repr__(self) -> str:
@@ -172,12 +195,14 @@ class MemoryStore:
         """The current records in manifest order; ``()`` if there is no store yet."""
         return tuple(e.record for e in self.entries())
 
-    def entries(self) -> tuple[StoredRecord, ...]:
-        """The current set as (file, record) entries in manifest order."""
+    def entries(self, *, reuse: bool = False) -> tuple[StoredRecord, ...]:
+        """The current set as (file, record) entries in manifest order. ``reuse``: this
+        store's last read when neither the directory nor its manifest changed since (see
+        ``_SetKey``; a turn's reading, not a check's)."""
         real = self.directory()
         if real is None:
             return ()
-        return self._read_set(real)[1]
+        return self._read_set(real, reuse=reuse)[1]
 
     def catalog(self) -> str:
         """The MEMORY.md text of the current set, rendered from the manifest."""
@@ -283,11 +308,15 @@ class MemoryStore:
         return entry
 
     def _read_set(
-        self, real: str, *, locked: bool = False
+        self, real: str, *, locked: bool = False, reuse: bool = False
     ) -> tuple[bytes | None, tuple[StoredRecord, ...]]:
         """The manifest's bytes and the full, validated set it lists (retrying if a
         concurrent commit removes a file under us). ``locked``: the caller holds the
         writer lock."""
+        key = None if locked else _set_key(real)  # taken before the read it vouches for
+        seen = self._set_seen
+        if reuse and key is not None and seen is not None and seen[:2] == (real, key):
+            return seen[2], seen[3]
         for _ in range(_READ_RETRIES):
             raw, files = self._read_manifest(real)
             present = set(self.dir.names(real)) if locked and files else None
@@ -308,6 +337,8 @@ class MemoryStore:
                     f"{self.dir.where(MANIFEST_NAME)}: record name {name!r} "
                     f"appears twice ({first} and {second})"
                 )
+            if key is not None:
+                self._set_seen = (real, key, raw, entries)
             return raw, entries
         raise MemoryConflictError(
             f"{self.dir.where(MANIFEST_NAME)}: the set kept changing while reading; try again"

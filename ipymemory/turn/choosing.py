@@ -77,13 +77,14 @@ LAST_ERROR_READ = "Memory could not be read"
 
 @dataclass(frozen=True)
 class ModelAsk:
-    """What the side model is asked (selector ``model``): the question, the records it
-    may name and the set's catalog lines of them, the names the first request carries
-    (``given``), how many it may pick and how many it is shown at most."""
+    """What the side model is asked (selector ``model``): the question, the sets it may
+    pick from (shown as the catalog of their ``candidates`` newest records, built where
+    the model is asked: a turn's first request does not wait for it), the names the first
+    request carries (``given``) and how many it may pick."""
 
     query: str
-    records: tuple[MemoryRecord, ...]
-    catalog: str
+    scoped: ScopedSet
+    candidates: int
     given: tuple[str, ...]
     limit: int
     side_model: str | None
@@ -156,11 +157,10 @@ def model_ask(
     selector is ``keyword``, or the selection left no choice)."""
     if settings.selector != "model" or selection.source != "keyword":
         return None
-    records, catalog = newest_shown(scoped.records, scoped.catalog, settings.select_candidates)
     return ModelAsk(
         question.text,
-        records,
-        catalog,
+        scoped,
+        settings.select_candidates,
         selection.names,
         limit,
         settings.side_model,
@@ -170,11 +170,13 @@ def model_ask(
 def ask_model(model: ModelClient, ask: ModelAsk) -> Selection:
     """The side model's pick for ``ask`` (never raises a memory error: a failure is a
     ``fallback`` selection that says why, SPEC §3)."""
+    scoped = ask.scoped
+    records, catalog = newest_shown(scoped.records, scoped.catalog, ask.candidates)
     return select_memories(
         model,
         ask.query,
-        ask.records,
-        ask.catalog,
+        records,
+        catalog,
         side_model=ask.side_model,
         limit=ask.limit,
         given=ask.given,
@@ -249,6 +251,7 @@ def choose_memories(
     *,
     limit: int | None = None,
     wait: bool = True,
+    reuse: bool = False,
 ) -> Chosen:
     """Read both scopes, select over them at once (see :func:`select_from`) with
     ``settings`` and, when there is a choice for it, ask the side model (``wait``:
@@ -258,8 +261,9 @@ def choose_memories(
     ``memory_select(limit=…)``): at most that many, even from a set within the budget.
     Raises :class:`MemoryStoreError` when the project's set cannot be read; a user
     scope that cannot be read leaves its records out and says why in
-    ``chosen.scoped.error``."""
-    scoped = read_scopes(project, user)
+    ``chosen.scoped.error``. ``reuse``: each store's last read while its set did not
+    change (``read_scopes``: a turn's, whose first request waits for this)."""
+    scoped = read_scopes(project, user, reuse=reuse)
     count = settings.max_selected if limit is None else limit
     selection = select_from(
         question, scoped, limit=count, budget=settings.memory_budget if limit is None else 0
@@ -276,7 +280,7 @@ def choose_for_turn(ctx: TurnContext, question: Question) -> Chosen:
     log = ctx.log
     try:
         chosen = choose_memories(
-            ctx.model, question, ctx.store, ctx.user_store, ctx.config, wait=False
+            ctx.model, question, ctx.store, ctx.user_store, ctx.config, wait=False, reuse=True
         )
     except MemoryStoreError as e:
         log.fail(LAST_ERROR_READ, str(e), e)

@@ -70,20 +70,22 @@ def read_scopes(
     user: MemoryStore | None,
     *,
     timeout: float = C.USER_SCOPE_READ_TIMEOUT,
+    reuse: bool = False,
 ) -> ScopedSet:
     """Both scopes' current sets. A project that cannot be read raises
     :class:`MemoryStoreError` (as a one-scope turn did); the user scope's failure or
-    slowness is in ``error``."""
-    entries = project.entries()
+    slowness is in ``error``. ``reuse``: each store's last read while its set did not
+    change (a turn's first request; ``MemoryStore.entries``)."""
+    entries = project.entries(reuse=reuse)
     if user is None:
         return ScopedSet(entries)
-    theirs, error = read_user_scope(user, timeout)
+    theirs, error = read_user_scope(user, timeout, reuse=reuse)
     taken = {e.record.name for e in entries}
     return ScopedSet(entries, tuple(e for e in theirs if e.record.name not in taken), error)
 
 
 def read_user_scope(
-    user: MemoryStore, timeout: float = C.USER_SCOPE_READ_TIMEOUT
+    user: MemoryStore, timeout: float = C.USER_SCOPE_READ_TIMEOUT, *, reuse: bool = False
 ) -> tuple[tuple[StoredRecord, ...], str | None]:
     """The user scope's entries, or ``()`` and why not, within ``timeout`` seconds.
 
@@ -95,7 +97,7 @@ def read_user_scope(
 
     def read() -> None:
         try:
-            result.append(user.entries())
+            result.append(user.entries(reuse=reuse))
         except BaseException as e:  # reported below, whatever it is
             failure.append(e)
         finally:

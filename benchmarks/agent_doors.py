@@ -3,7 +3,7 @@
     python benchmarks/agent_doors.py                 # table per door, category and language
     python benchmarks/agent_doors.py --json
     python benchmarks/agent_doors.py --door sync --door mcp   # some doors (default: all three)
-    python benchmarks/agent_doors.py --corpus FILE --limit N  # another corpus, its first N
+    python benchmarks/agent_doors.py --corpus FILE --limit N  # another corpus (repeatable), first N
 
 The corpus (default ``benchmarks/corpora/agent_doors.jsonl``) is JSON Lines, one item a
 line; empty lines and lines starting with ``//`` are skipped::
@@ -128,8 +128,8 @@ class Outcome:
 
 
 def _in_set(workspace: Path, item: DoorItem) -> bool:
-    record = next((r for r in MemoryStore(workspace).records() if r.name == item.item["name"]), None)
-    return record is not None and record.body == item.item["body"]
+    bodies = {r.name: r.body for r in MemoryStore(workspace).records()}
+    return bodies.get(item.item["name"]) == item.item["body"]
 
 
 class Doors:
@@ -307,10 +307,10 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--door", choices=DOORS, action="append", help="a door (repeatable)")
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--limit", type=int, help="only the corpus's first N items")
+    parser.add_argument("--corpus", type=Path, action="append", help="an items file (repeatable)")
+    parser.add_argument("--limit", type=int, help="only the first N items")
     args = parser.parse_args(list(argv) if argv is not None else None)
-    items = load_items(args.corpus)[: args.limit]
+    items = [i for path in args.corpus or [DEFAULT_CORPUS] for i in load_items(path)][: args.limit]
     data = report(run_items(items, tuple(args.door or DOORS)))
     if args.json:
         print(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False))

@@ -49,8 +49,9 @@ def test_every_corpus_file_loads_with_its_loader() -> None:
         "staleness.jsonl": staleness.load_sessions,
     }
     # The real-model corpora: the round-3 scenes and the held-out ones (issue 26).
-    scene_files = ["real_model.jsonl", "heldout.jsonl", "heldout2.jsonl"]
+    scene_files = ["real_model.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout4.jsonl"]
     loaders.update({name: scenes.load_scenes for name in scene_files})
+    loaders["agent_doors.jsonl"] = load_benchmark("agent_doors").load_items  # issue 39
     files = {p.name for p in CORPORA.glob("*.jsonl")}
     assert set(loaders) <= files
     loaded = {name: loaders[name](CORPORA / name) for name in files if name in loaders}

@@ -237,6 +237,12 @@ def test_followed_reports_both_judgments_and_the_cost_against_the_agent() -> Non
     assert exact["decided"] < whole["decided"] == quality["pairs"]
     assert exact["precision"] == 1.0 and exact["recall"] < whole["recall"]
     assert whole["precision"] >= 0.9 and whole["recall"] >= 0.8
+    # Near misses (issue 44): an exact "follows" only where the whole ask was tested.
+    near = report["near"]
+    assert near["pairs"] >= 100 and len(near["languages"]) >= 5
+    for corpus in (quality, near):
+        assert corpus["exact_follows"]["precision"] >= 0.98
+    assert near["whole"]["recall"] == 1.0
     cost = report["cost"]
     assert cost["turns"] == 8 and 0 < cost["checker_calls"] <= 8
     assert cost["requests"]["checker"] == cost["checker_calls"]

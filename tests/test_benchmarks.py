@@ -163,13 +163,13 @@ def test_latency_reports_first_token_ratios_and_busy_time() -> None:
     assert follow["first_token_ratio"] > 0
 
 
-def _stale_item(name: str, sources: list[str]) -> dict[str, Any]:
+def _stale_item(name: str, sources: list[str], says: str = "") -> dict[str, Any]:
     return {
         "name": name,
         "type": "project",
         "description": f"{name} line",
-        # A record depends on the files it names (SPEC §11 as of issue 26).
-        "body": f"{name} body" + (f", as {' and '.join(sources)} says" if sources else ""),
+        # A record depends on the files whose content it states (SPEC §11, issues 26, 44).
+        "body": f"{name} body" + (f": {says} ({' and '.join(sources)})" if sources else ""),
         "evidence": [f"remember {name}"],
         "sources": sources,
     }
@@ -188,13 +188,13 @@ def test_staleness_scores_a_session_through_real_turns(tmp_path: Path) -> None:
                 "query": "read a.md; remember rec-a",
                 "reads": ["a.md"],
                 "answer": "port 8080",
-                "items": [_stale_item("rec-a", ["a.md"])],
+                "items": [_stale_item("rec-a", ["a.md"], "port 8080")],
             },
             {
                 "query": "read b.md; remember rec-b and remember pref",
                 "reads": ["b.md"],
                 "answer": "batch 64",
-                "items": [_stale_item("rec-b", ["b.md"]), _stale_item("pref", [])],
+                "items": [_stale_item("rec-b", ["b.md"], "batch 64"), _stale_item("pref", [])],
             },
         ],
         "changes": [["a.md", "port 9090\n"], ["b.md", "batch 64\n"]],

@@ -80,7 +80,7 @@ def test_the_cell_says_which_memory_was_not_followed(
     assert shown["data"][MIME_TYPE]["missed"] == [
         {"name": "prefers-polars", "reason": "imports pandas"}
     ]
-    # Under the answer: after the answer's Markdown and the "memories used" line.
+    # Under the answer: after the answer's Markdown and the "memories injected" line.
     order = [i for i, o in enumerate(pub.outputs) if o["data"].get("text/markdown") == PANDAS_CODE]
     assert order and order[-1] < pub.outputs.index(shown)
 

@@ -126,7 +126,7 @@ def test_the_cell_ends_first_a_command_waits_and_the_review_lands_in_the_turn(
     ended = len(pub.outputs)
     turn_outputs = pub.ids(0, ended)
     assert any(o["data"].get("text/markdown") == "Use **tabs**." for o in pub.outputs[:ended])
-    assert any("Memories used" in str(o["data"].get("text/plain")) for o in pub.outputs[:ended])
+    assert any("Memories injected" in str(o["data"].get("text/plain")) for o in pub.outputs[:ended])
 
     # %memory waits for the memory work, says so, and runs once it is done.
     pub.watch_for = "⏳ waiting for the memory work of"
@@ -216,7 +216,7 @@ def test_an_error_in_the_worker_is_shown_in_the_turn_and_kept_in_last_error(
     assert result.error_in_exec is None  # the cell itself ended with its answer
     ip.run_line_magic("memory", "status")
     assert pub.failed == 1
-    ended = next(i for i, o in enumerate(pub.outputs) if "Memories used" in str(o["data"]))
+    ended = next(i for i, o in enumerate(pub.outputs) if "Memories injected" in str(o["data"]))
     turn_outputs = pub.ids(0, ended + 4)  # up to the three memory outputs under it
     session = get_session()
     assert session.last_error == "Memory work failed"

@@ -523,7 +523,7 @@ def test_agent_with_the_real_sdk_review_mode(
     assert main_request["stream"] is True  # the answer streams into the cell
     assert main_request["model"] == "claude-sonnet-5-5"
     assert "Use **tabs**." in json.dumps(api.requests[2])
-    # Outputs: progress line, answer (Markdown), memories used, the review widget.
+    # Outputs: progress line, answer (Markdown), memories injected, the review widget.
     bundles = [o.data for o in captured.outputs]
     assert any(b.get("text/markdown") == "Use **tabs**." for b in bundles)
     selection = [b[MIME_TYPE] for b in bundles if b.get(MIME_TYPE, {}).get("view") == "selection"]

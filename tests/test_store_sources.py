@@ -248,3 +248,66 @@ def test_a_record_about_a_file_an_earlier_turn_read_is_stale_when_it_changes(
     assert stale_records(MemoryStore(workspace)) == {
         "sales-units": (SourceChange("sales.csv", "changed"),)
     }
+
+
+def test_a_record_that_names_a_file_as_context_is_not_stale_when_a_row_is_added(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    """Issue 44: after one row was appended to the sales CSV, only the record about the
+    file is stale -- not the deadline whose body names the CSV as context, nor the
+    personnel change the extractor elaborated with two of the CSV's words."""
+    orders = (
+        "order_id,region,rep,revenue_eur\n1001,NORTH,T. Brandt,1820.00\n1002,SOUTH,A. Ruiz,940.50\n"
+    )
+    Path(workspace, "sales.csv").write_text(orders)
+    deadline = rec(
+        "q4-report-due",
+        type="project",
+        description="Q4 board report due Fri 2026-12-11",
+        body="The Q4 board report is due Fri 2026-12-11 (said as 'next Friday'); it is built "
+        "from sales.csv.",
+    )
+    layout = rec(
+        "sales-layout",
+        type="reference",
+        description="sales.csv: one row per order, revenue_eur net of VAT",
+        body="sales.csv has one row per order with order_id, region, rep and revenue_eur; "
+        "revenue_eur is net of VAT.",
+    )
+    handover = rec(
+        "maria-north",
+        type="project",
+        description="Maria Keller takes over the northern accounts in January",
+        body="From January 2027 Maria Keller takes over the northern accounts (region NORTH) "
+        "from Tom (T. Brandt in the rep column).",
+    )
+    messages_server.enqueue(
+        tool_use("read_file", {"path": "sales.csv"}),
+        text("One row per order; two so far."),
+        records_reply(deadline, layout),
+        text("Noted: Maria takes over the northern accounts in January."),
+        records_reply(handover),
+    )
+    session = AgentSession(
+        workspace,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(commit_mode="auto"),
+    )
+    first = session.run_turn(
+        "read sales.csv. The Q4 board report is built from this file and is due next "
+        "Friday. revenue_eur is net of VAT"
+    )
+    if first.held is not None:  # what the file says is held: a person accepts it
+        assert session.commit(first.held, accept=first.held.names).ok
+    session.run_turn("Maria Keller takes over the northern accounts from Tom in January.")
+    assert {r.name for r in session.store.records()} == {
+        "q4-report-due",
+        "sales-layout",
+        "maria-north",
+    }
+    Path(workspace, "sales.csv").write_text(orders + "1003,SOUTH,A. Ruiz,1130.00\n")
+    assert stale_records(MemoryStore(workspace)) == {
+        "sales-layout": (SourceChange("sales.csv", "changed"),)
+    }
+    warned = [p for p in maintenance.check(workspace) if p.severity == "warning"]
+    assert ["sales.csv (changed)" in p.reason for p in warned] == [True]

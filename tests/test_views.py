@@ -96,7 +96,7 @@ def test_manifest_html_puts_the_body_under_the_description() -> None:
 
 def test_selection_headline_says_when_the_model_chose_nothing() -> None:
     view = SelectionView("q", [], "model", compact=True)
-    assert view.to_text() == "Memories used: none (the model found none relevant)"
+    assert view.to_text() == "Memories injected: none (the model found none relevant)"
     assert "chosen by the model" in SelectionView("q", [rec("a")], "model").to_text()
 
 

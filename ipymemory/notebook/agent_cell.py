@@ -104,7 +104,7 @@ def answer_in_cell(
 class CellMemoryWork:
     """The rest of an ``%%agent`` turn after its answer: the memory work and what it
     shows. :meth:`run` in the cell (``background_memory`` off), or :meth:`hand_over` to
-    the kernel's worker: the cell then shows "memories used" and the outputs the outcome
+    the kernel's worker: the cell then shows "memories injected" and the outputs the outcome
     fills in place (:class:`MemorySlots`) and ends."""
 
     def __init__(

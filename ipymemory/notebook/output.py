@@ -1,4 +1,4 @@
-"""What an ``%%agent`` cell shows: the answer, the steps, the memories used, the batch
+"""What an ``%%agent`` cell shows: the answer, the steps, the memories injected, the batch
 to review.
 
 While the turn runs, :class:`LiveAnswer` shows the answer as it streams in (Markdown
@@ -68,7 +68,7 @@ class TurnOutput:
         return out + self.memory_parts()
 
     def memory_parts(self) -> list[Any]:
-        """What the memory work adds under the "memories used" line: the memories the
+        """What the memory work adds under the "memories injected" line: the memories the
         answer may not follow (SPEC §14), its errors, the batch, the review widget."""
         followed = FollowView.of(self.result.followed)
         out: list[Any] = [followed] if followed is not None else []
@@ -262,7 +262,7 @@ _EMPTY: dict[str, Any] = {"text/plain": ""}
 
 class MemorySlots:
     """Where a turn's memory work shows its outcome when it ends after the cell did
-    (SPEC §12): outputs the cell displays empty under its "memories used" line -- the
+    (SPEC §12): outputs the cell displays empty under its "memories injected" line -- the
     memories the answer may not follow (SPEC §14), the memory errors, the batch (or a
     notice), the review widget -- each replaced in place by :meth:`fill`, from the
     worker. A display update names its output, so it lands in the turn's own cell

@@ -17,7 +17,9 @@ Committing applies everything accepted in ONE store commit (one manifest swap):
   under its lock, refuses if a record it was planned on (the whole base for a plan
   over the set; only the replaced records for updates alone) changed or vanished,
   and keeps records others added. A "nothing to merge" plan is journalled as a
-  consolidation even when it is all the batch holds;
+  consolidation that changes nothing, even when it is all the batch holds; beside
+  plain additions (no update), the additions are an ``add`` entry and the empty
+  consolidation an entry of its own after it (issue 44);
 * with an accepted plan that only removes records of the base (another agent's
   proposals to forget) and nothing else accepted: ``store.forget(...)``, after checking
   each is still the record the removal was proposed on;
@@ -523,6 +525,15 @@ def apply_batch(
             return (), ()
         _check_new_names(store, list(added))
         store.extend([*split.additions, *split.replacements], **meta(added))
+        return added, ()
+    if not split.sources and added:
+        # "Nothing to merge" beside plain additions (issue 44): the additions are an
+        # ``add`` (one manifest swap); the consolidation that found nothing is then
+        # journalled on its own (``before`` = ``after``), after them, so the spacing
+        # counts from it and they are not counted again.
+        _check_new_names(store, list(added))
+        store.extend(split.additions, **meta(added))
+        store.apply_consolidation(base_records=(), source_names=(), replacements=(), **meta(()))
         return added, ()
     by_name = {record.name: record for record in batch.base}
     if split.whole_base:

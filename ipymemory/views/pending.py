@@ -10,7 +10,7 @@ from typing import Any
 from ..turn.provenance import AGENT_VIAS
 from ._static import StaticView, esc, plain_table, record_rows_html
 
-__all__ = ["DECIDE_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]
+__all__ = ["DECIDE_HINT", "LIVE_HINT", "MIXED_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]
 
 _COLUMNS = (
     ("id", "Batch"),
@@ -20,6 +20,17 @@ _COLUMNS = (
     ("expires", "Expires"),
 )
 OPEN_HINT = "Reopen one for review: %memory pending --open ID"
+#: When every batch listed is already open in this kernel (issue 44: reopening one is no
+#: step to take): decide it under its turn, or by id.
+LIVE_HINT = (
+    "Decide one in its review under the turn, or: %memory commit --batch ID "
+    "[--reject NAME …], %memory discard --batch ID"
+)
+#: Some are this kernel's, some saved by another or an earlier kernel.
+MIXED_HINT = (
+    "Saved ones: reopen for review with %memory pending --open ID; this kernel's: decide "
+    "in the review under the turn, or %memory commit --batch ID"
+)
 #: The command line's hint: it decides batches rather than reopening them.
 DECIDE_HINT = (
     "Decide one: ipymemory commit --batch ID [--reject NAME …] [--accept NAME …] "

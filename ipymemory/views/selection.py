@@ -27,7 +27,7 @@ class SelectionView(StaticView):
     """``records`` selected for ``query`` by ``source`` ("model", "fallback", "none",
     "all": every record, the set fits, or "keyword": the keyword ranking by choice).
 
-    ``compact`` gives the one-line "memories used" form shown under an agent answer.
+    ``compact`` gives the one-line "memories injected" form shown under an agent answer.
     ``model`` (the side model that chose, if it did) and ``directory`` (where the
     records live) complete the command line's form.
     """
@@ -107,7 +107,9 @@ class SelectionView(StaticView):
             how = "the model found none relevant"
         if not self.used:
             how = "memory off"
-        return f"Memories used: {names} ({how})"
+        # Under an answer: what its request carried (issue 44: "used" claimed more).
+        said = "Memories injected" if self.compact else "Memories selected"
+        return f"{said}: {names} ({how})"
 
     def to_text(self) -> str:
         lines = [self._headline()]

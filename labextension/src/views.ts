@@ -506,6 +506,7 @@ function renderFollowed(root: HTMLElement, data: JSONObject): void {
     { key: 'follows', label: 'Followed' },
     { key: 'contradicts', label: 'Not followed' },
     { key: 'untouched', label: 'Untouched' },
+    { key: 'unjudged', label: 'Not judged' },
     { key: 'last_miss', label: 'Last miss' }
   ];
   root.appendChild(

@@ -19,6 +19,12 @@ its chat:
 Everything runs in the Jupyter server process (no process per call; the store work on
 a worker thread). Proposals always wait for review in that directory's
 ``.memory/pending/``; the journal's actor names the chat and the persona.
+
+That server listens on a port of its own, outside Jupyter's token and XSRF checks: each
+call must carry the server's key (:mod:`.jupyter_access`, which hands it to jupyter-ai's
+chats), else it is refused before any directory is looked at. The entry point is
+:data:`TOOLS`, a function jupyter-server-mcp calls when it starts: it makes the key,
+and registers nothing when ``c.IPyMemory.jupyter_mcp_tools`` is False.
 """
 
 from __future__ import annotations
@@ -34,9 +40,10 @@ from jupyter_server.serverapp import ServerApp
 
 from ..config import IPyMemory, Settings, model_key, resolve
 from ..errors import MemoryConfigError
+from . import jupyter_access
 from .mcp_server import TOOL_NAMES, MemoryTools, tool_functions
 
-__all__ = ["CHAT_ID_HEADER", "PERSONA_ID_HEADER", "TOOLS", "chat_directory"]
+__all__ = ["CHAT_ID_HEADER", "PERSONA_ID_HEADER", "TOOLS", "chat_directory", "tools"]
 
 #: The headers jupyter-ai's persona manager adds to its requests (lower case, as read).
 CHAT_ID_HEADER = "x-jupyter-chat-id"
@@ -80,6 +87,8 @@ def _memory(server: Any, directory: Path) -> MemoryTools:
 
 def _chat_memory() -> tuple[MemoryTools, Mapping[str, Any]]:
     headers = get_http_headers()
+    if not jupyter_access.authorized(headers):
+        raise ToolError(jupyter_access.REFUSAL)
     server = _server()
     directory, caller = chat_directory(server, headers.get(CHAT_ID_HEADER))
     persona = headers.get(PERSONA_ID_HEADER)
@@ -92,5 +101,24 @@ def _chat_memory() -> tuple[MemoryTools, Mapping[str, Any]]:
     _chat_memory, ToolError
 )
 
-#: What the ``jupyter_server_mcp.tools`` entry point hands jupyter-server-mcp.
-TOOLS = [f"{__name__}:{name}" for name in TOOL_NAMES]
+
+def tools() -> list[str]:
+    """The tools for jupyter-server-mcp ("module:function"), called once as it starts
+    in the Jupyter server: none when ``jupyter_mcp_tools`` is off; else the five, with
+    the key made and handed to jupyter-ai's chats (:func:`.jupyter_access.start`)."""
+    server = _server()
+    log = server.log
+    try:
+        on = resolve(IPyMemory(config=server.config), {"directory": Path(server.root_dir)})
+    except MemoryConfigError as e:
+        log.error("ipymemory: the memory tools are not registered: %s", e)
+        return []
+    if not on.jupyter_mcp_tools:
+        log.info("ipymemory: the memory tools are off (c.IPyMemory.jupyter_mcp_tools)")
+        return []
+    jupyter_access.start(server, log)
+    return [f"{__name__}:{name}" for name in TOOL_NAMES]
+
+
+#: What the ``jupyter_server_mcp.tools`` entry point names (jupyter-server-mcp calls it).
+TOOLS = tools

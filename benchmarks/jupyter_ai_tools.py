@@ -41,6 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))  # the scripted server, the Jupyter runner
 sys.path.insert(0, str(HERE.parent))
 
+import jupyter_support  # noqa: E402
 from jupyter_ai_support import (  # noqa: E402
     BUILTIN_MCP_ARGS,
     JUPYTERNAUT_ID,
@@ -49,7 +50,6 @@ from jupyter_ai_support import (  # noqa: E402
     scripted_models,
     wait_for_builtin_server,
 )
-import jupyter_support  # noqa: E402
 from jupyter_support import run_jupyter  # noqa: E402
 from messages_server import MessagesServer, Scripted, text, tool_use  # noqa: E402
 

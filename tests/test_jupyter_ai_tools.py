@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from agents_support import item
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
@@ -25,6 +26,7 @@ from jupyter_ai_support import (
     JUPYTERNAUT_ID,
     JUPYTERNAUT_MODEL,
     AiLab,
+    Chat,
     call_then_echo,
     memory_tools_key,
     open_chat,
@@ -240,3 +242,42 @@ def test_the_memory_tools_can_be_turned_off(tmp_path: Path) -> None:
             assert not list((lab.home / "runtime").glob("ipymemory-mcp-*.json"))
     finally:
         messages.stop()
+
+
+# --- issue 41: a chat reaches only its own directory inside the root --------------------
+
+
+def test_a_chat_in_a_directory_linked_out_of_the_root_gets_no_memory(
+    ai_lab: AiLab, tmp_path: Path
+) -> None:
+    """A directory under the root that is a symlink to elsewhere: a chat there opens,
+    but the tools serve no memory of the place it leads to (the Lab panel refuses it
+    too), and keep nothing there. A link that stays inside the root is that directory.
+    jupyterlab-chat itself opens no chat at ``..`` or an absolute path."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    MemoryStore(outside).extend([rec("outside-secret", "kept outside the root")])
+    before = snapshot(outside / ".memory")
+    link = ai_lab.lab.root / f"out-{uuid.uuid4().hex[:6]}"
+    link.symlink_to(outside)
+    inner = fresh_directory(ai_lab)
+    alias = ai_lab.lab.root / f"alias-{uuid.uuid4().hex[:6]}"
+    alias.symlink_to(inner)
+    calls = [("memory_catalog", {}), ("memory_propose", {"records": [item("planted-note")]})]
+
+    with open_chat(ai_lab.lab, ai_lab.lab.rel(link / "x.chat"), JUPYTERNAUT_ID) as chat:
+        refused = anyio.run(_call, ai_lab, chat.id, calls)
+    with open_chat(ai_lab.lab, ai_lab.lab.rel(alias / "y.chat"), JUPYTERNAUT_ID) as chat:
+        [served] = anyio.run(_call, ai_lab, chat.id, calls[:1])
+
+    for result in refused:
+        said = json.dumps(result.structured_content or {}) + result.content[0].text
+        assert result.is_error and "outside the Jupyter server's root" in said
+        assert "outside-secret" not in said
+    assert snapshot(outside / ".memory") == before
+    assert "deploy-friday" in served.structured_content["result"]  # the linked directory's
+    for path in ["../escaped.chat", str(tmp_path / "absolute.chat")]:
+        with pytest.raises(Exception):  # noqa: B017 - refused by jupyterlab-chat, any way
+            Chat(ai_lab.lab, path)
+    assert not (ai_lab.lab.root.parent / "escaped.chat").exists()
+    assert not (tmp_path / "absolute.chat").exists()

@@ -41,6 +41,7 @@ from jupyter_server.serverapp import ServerApp
 from ..config import IPyMemory, Settings, model_key, resolve
 from ..errors import MemoryConfigError
 from . import jupyter_access
+from .chat_dirs import chat_workspace
 from .mcp_server import TOOL_NAMES, MemoryTools, tool_functions
 
 __all__ = ["CHAT_ID_HEADER", "PERSONA_ID_HEADER", "TOOLS", "chat_directory", "tools"]
@@ -62,13 +63,18 @@ def _server() -> Any:
 
 def chat_directory(server: Any, chat_id: str | None) -> tuple[Path, dict[str, str]]:
     """The directory of chat ``chat_id`` and what the journal says of it (its path
-    under the server's root); the root and nothing when no such chat is registered."""
+    under the server's root); the root and nothing when no such chat is registered.
+    A chat whose directory leads out of the root is refused (:func:`.chat_workspace`)."""
     settings = getattr(getattr(server, "web_app", None), "settings", None) or {}
     managers = settings.get("jupyter-ai", {}).get("persona-managers", {})
     manager = managers.get(chat_id) if chat_id else None
     if manager is None:
         return Path(server.root_dir), {}
-    return Path(manager.get_chat_dir()), {"chat": manager.get_chat_path(relative=True)}
+    try:
+        directory = chat_workspace(server.root_dir, manager.get_chat_dir())
+    except MemoryConfigError as e:
+        raise ToolError(f"ipymemory: {e}") from None
+    return directory, {"chat": manager.get_chat_path(relative=True)}
 
 
 def _memory(server: Any, directory: Path) -> MemoryTools:

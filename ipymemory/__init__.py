@@ -36,6 +36,7 @@ import typing
 from ._version import __version__
 from .errors import (
     BatchError,
+    BatchTooLarge,
     CommandError,
     CommandUsageError,
     IPyMemoryError,
@@ -96,6 +97,7 @@ __all__ = [
     "BatchError",
     "BatchRegistry",
     "BatchStatus",
+    "BatchTooLarge",
     "CommandError",
     "CommandUsageError",
     "CommitResult",

@@ -154,6 +154,9 @@ CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5
 # this many bytes of record text: a batch that large could never be read back from
 # pending/ (its 4 MiB read bound) or committed into one set (max_index_lines).
 MAX_PROPOSAL_ITEMS: Final = 200
+# One file of pending/ is read (and written) up to this size: items + plan of a 200-record
+# set fit many times over; a sync's pull larger than this is kept in several batches.
+MAX_PENDING_FILE_BYTES: Final = 4 * 1024 * 1024
 MAX_PROPOSAL_BYTES: Final = 1024 * 1024
 # The auto-mode update guard counts what the same route (MCP, the memory tool, a sync)
 # replaced through auto commits in this window, so one record per call is held as soon
@@ -172,6 +175,9 @@ FOLLOW_VERDICTS: Final[tuple[str, ...]] = ("follows", "contradicts", "untouched"
 FOLLOW_DECIDERS: Final[tuple[str, ...]] = ("code", "language", "style", "model")
 DEFAULT_FOLLOW_CHECK: Final = True  # check each answer against its injected memories
 DEFAULT_MARK_MISSED: Final = True  # the next turn's block marks a memory not followed
+# The memory tools on Jupyter's built-in MCP server (jupyter-server-mcp), for jupyter-ai's
+# chats: registered, each call checked for the server's key (agents/jupyter_access.py).
+DEFAULT_JUPYTER_MCP_TOOLS: Final = True
 FOLLOW_REASON_CHARS: Final = 200  # a verdict's reason, at most (the checker's and ours)
 # What the checker sees of the answer and the query: a longer one keeps head and tail.
 FOLLOW_ANSWER_CHARS: Final = 24_000

@@ -518,6 +518,16 @@ class Settings:
             "session",
         ),
     )
+    jupyter_mcp_tools: bool = field(
+        default=C.DEFAULT_JUPYTER_MCP_TOOLS,
+        metadata=_row(
+            Flag(),
+            "Register the memory tools on Jupyter's built-in MCP server for jupyter-ai's "
+            "chats, each call checked for the server's key; read when the server starts "
+            f"({C.DEFAULT_JUPYTER_MCP_TOOLS}).",
+            "command",
+        ),
+    )
     origin: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def model_settings(self) -> ModelSettings:

@@ -23,6 +23,7 @@ Callers decide by type, never by message text. Third-party errors are wrapped
     ├── TurnError .................... the agent turn could not run (e.g. an empty query)
     ├── BatchError (ValueError) ...... bad input to a pending-batch operation
     ├── ProposalError (ValueError) ... another agent's proposal is malformed (SPEC §10)
+    │   └── BatchTooLarge ............ (also a BatchError) one file over pending/'s bound
     ├── SyncError .................... a sync with an Anthropic memory store failed (SPEC §13)
     │   ├── SyncNotConfigured ........ no memory store id, or no API key
     │   ├── SyncBusy ................. another sync of the same .memory is running
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BatchError",
+    "BatchTooLarge",
     "CommandError",
     "CommandUsageError",
     "IPyMemoryError",
@@ -195,6 +197,12 @@ class ProposalError(IPyMemoryError, ValueError):
     """Another agent's proposal (MCP ``memory_propose``, the memory tool) is malformed:
     the message names the item and the field (``records[1].name: …``). Nothing was
     kept or written."""
+
+
+class BatchTooLarge(ProposalError, BatchError):
+    """A batch that, as one file, would pass ``pending/``'s bound (a ``BatchError`` where
+    a batch is saved; a ``ProposalError`` where agents' proposals are kept: nothing was
+    kept or written, fewer at a time fit; a sync's pull splits)."""
 
 
 class SyncError(IPyMemoryError):

@@ -20,9 +20,9 @@ from typing import Any
 
 import nbformat
 import pytest
-from jupyter_ai_support import PERSONA_ID, AiLab, ask, open_chat
+from jupyter_ai_support import PERSONA_ID, AiLab, ask, open_chat, tool_results
 from lab_support import PANEL, UI_TIMEOUT, chromium, open_panel, open_review, review_ticks, shot
-from messages_server import MessagesServer, Scripted, error, text
+from messages_server import MessagesServer, Scripted, error, text, tool_use
 from record_support import rec
 from turn_support import memory_text, records_reply, role_of
 
@@ -116,6 +116,90 @@ def test_the_rest_route_answers_from_the_server_roots_memory(ai_lab: AiLab) -> N
     assert response == ANSWER  # nothing new to remember: no note
     [main] = [r for r in ai_lab.messages.requests[start:] if role_of(r) == "main"]
     assert "Root note." in memory_text(main)
+
+
+# --- issue 41: a chat's turn stays inside its own directory and the root ---------------
+
+SECRET = "the outside secret 7f3d"
+
+
+def reads_then_answers(paths: list[str]) -> Any:
+    """The turn's model asks read_file for each of ``paths`` in turn, then answers;
+    nothing to remember."""
+    queue = list(paths)
+
+    def respond(request: dict[str, Any]) -> Scripted:
+        if role_of(request) != "main":
+            return text("[]")
+        return tool_use("read_file", {"path": queue.pop(0)}) if queue else text(ANSWER)
+
+    return respond
+
+
+def test_the_turns_file_tools_never_read_outside_the_chats_directory(
+    ai_lab: AiLab, tmp_path: Path
+) -> None:
+    """``..``, an absolute path, a symlink out of the chat's directory, or a file of
+    another directory of the root: each read is refused, and the secret never reaches
+    the model."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text(SECRET)
+    directory = chat_directory(ai_lab)
+    (directory / "leak").symlink_to(outside / "secret.txt")
+    sibling = chat_directory(ai_lab)
+    (sibling / "other.txt").write_text(SECRET)
+    (directory / "notes.txt").write_text("Fine to read.")
+    paths = [
+        f"../{sibling.name}/other.txt",
+        str(outside / "secret.txt"),
+        "leak",
+        "../../" + outside.name + "/secret.txt",
+        "notes.txt",
+    ]
+    ai_lab.messages.responder = reads_then_answers(paths)
+    start = len(ai_lab.messages.requests)
+
+    with open_chat(ai_lab.lab, ai_lab.lab.rel(directory / "ask.chat"), PERSONA_ID) as chat:
+        chat.send("Read those files.", PERSONA_ID)
+        chat.until(lambda c: any(m["body"] == ANSWER for m in c.by(PERSONA_ID)))
+
+    mains = [r for r in ai_lab.messages.requests[start:] if role_of(r) == "main"]
+    results = tool_results(mains[-1])
+    assert len(results) == len(paths)
+    assert all(SECRET not in json.dumps(r) for r in mains)
+    assert "Fine to read." in results[-1]
+    for path, refused in zip(paths[:-1], results[:-1], strict=True):
+        assert (
+            refused
+            == f"read_file: {path!r} is outside the workspace; only paths inside it are allowed"
+        )
+
+
+def test_a_chat_in_a_directory_linked_out_of_the_root_runs_no_turn(
+    ai_lab: AiLab, tmp_path: Path
+) -> None:
+    """A chat in a directory of the root that is a symlink to elsewhere: ``@ipymemory``
+    says why it will not work there; no model is asked, nothing is written there."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    MemoryStore(outside).extend([rec("outside-note", "kept outside the root", "Outside.")])
+    (outside / "secret.txt").write_text(SECRET)
+    link = ai_lab.lab.root / f"out-{uuid.uuid4().hex[:6]}"
+    link.symlink_to(outside)
+    ai_lab.messages.responder = turn_replies([RUFF])
+    start = len(ai_lab.messages.requests)
+    before = sorted(p.name for p in (outside / ".memory").iterdir())
+
+    with open_chat(ai_lab.lab, ai_lab.lab.rel(link / "x.chat"), PERSONA_ID) as chat:
+        chat.send("What is kept here? We lint with ruff.", PERSONA_ID)
+        chat.until(lambda c: bool(c.by(PERSONA_ID)))
+        [said] = chat.by(PERSONA_ID)
+
+    assert said["body"].startswith("ipymemory: this chat's directory")
+    assert "outside the Jupyter server's root" in said["body"]
+    assert ai_lab.messages.requests[start:] == []
+    assert sorted(p.name for p in (outside / ".memory").iterdir()) == before
 
 
 @pytest.fixture

@@ -841,6 +841,7 @@ def test_panel_lists_the_user_scope_labelled_and_opens_its_records(
         parse_items([proposed]),
         commit="review",
         provenance=TurnProvenance("mcp-test", via="mcp"),
+        user_store=MemoryStore(user),
     )
     monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
     with lab_page(browser, tmp_path, root, nb_path, "user-scope", page_errors) as page:

@@ -65,6 +65,7 @@ LIVE: dict[str, Callable[[AgentSession], object]] = {
 # memory work runs after it (resolved by each cell).
 PER_COMMAND = {
     "directory",
+    "jupyter_mcp_tools",  # read when the Jupyter server starts
     "history_retention_days",
     "history_retention_bytes",
     "background_memory",

@@ -401,3 +401,50 @@ def test_a_fifo_under_memory_never_hangs_the_endpoint(
     assert [r["name"] for r in listing(server, server.rel(other)).json()["records"]] == [
         "elsewhere"
     ]
+
+
+# --- issue 41: a method an endpoint does not have is a 405, never a 500 ----------------
+
+ENDPOINTS = {
+    LIST: "GET",
+    RECORD: "GET",
+    "ipymemory/api/memory/history": "GET",
+    "ipymemory/api/memory/pending": "GET",
+    "ipymemory/api/memory/pending/commit": "POST",
+    "ipymemory/api/memory/pending/discard": "POST",
+}
+
+
+def send(server: RunningJupyter, method: str, path: str) -> HttpReply:
+    """``method`` on ``path`` with the server's token (which also passes the XSRF check
+    of a non-GET request) and, where a body may go, an empty JSON object."""
+    import urllib.error
+    import urllib.request
+
+    data = b"{}" if method in ("POST", "PUT", "PATCH") else None
+    request = urllib.request.Request(
+        f"{server.url}{path}?path=", data=data, method=method,
+        headers={"Authorization": f"token {server.token}", "Content-Type": "application/json"},
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return HttpReply(response.status, response.headers.get("Content-Type", ""), "")
+    except urllib.error.HTTPError as e:
+        return HttpReply(e.code, e.headers.get("Content-Type", ""), e.read().decode())
+
+
+@pytest.mark.parametrize("path", sorted(ENDPOINTS))
+def test_a_method_an_endpoint_does_not_have_is_405_not_500(
+    server: RunningJupyter, path: str
+) -> None:
+    """Every endpoint of ours answers each method it does not implement with 405 (a GET
+    to the decision endpoints used to be a 500 and a NotImplementedError traceback in
+    the server's log), and changes nothing."""
+    log_before = server.log.read_text(errors="replace")
+    for method in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"):
+        if method == ENDPOINTS[path]:
+            continue
+        reply = send(server, method, path)
+        assert reply.status == 405, (method, path, reply.status, reply.text[:300])
+    logged = server.log.read_text(errors="replace")[len(log_before) :]
+    assert "NotImplementedError" not in logged and "Uncaught exception" not in logged

@@ -7,6 +7,7 @@ import uuid
 
 from ..team import claude_code, gitfinish, gitsetup
 from ..turn import PendingBatch
+from ..turn.scopes import AgentNames
 from ..views import MessageView
 from .context import Context, View
 from .spec import arg, command
@@ -59,7 +60,7 @@ def handle_import(ctx: Context, args: argparse.Namespace) -> View:
     records wait for review as a batch in a notebook, and the command line only says
     what it would do; --yes commits them at once, in either."""
     store = ctx.store
-    plan = claude_code.plan_import(args.directory, store.records())
+    plan = claude_code.plan_import(args.directory, store.records(), AgentNames.of(ctx.user_store))
     report = plan.lines()
     if not plan.records:
         report.append("nothing to import")

@@ -13,7 +13,10 @@ title with a colon) is read as such. Invalid files (no frontmatter, a missing ke
 type, an empty body, too large) and index links without a file are reported, never
 imported. The records are screened like every write (SPEC §7, origin ``manual``): one
 holding a credential is held back and reported. A name the set already holds is skipped
-when the record is the same (importing twice adds nothing) and reported when it differs.
+when the record is the same (importing twice adds nothing) and reported when it differs;
+a name the user scope holds is reported, never imported into a project (the project's
+record would hide the user's: :class:`~ipymemory.turn.scopes.AgentNames`), and nothing
+new is imported while the user scope cannot be read.
 
 **Export** (:func:`export_directory`): the current set, one ``<name>.md`` per record
 and a ``MEMORY.md``. Which files it wrote (and their sha256) is kept in
@@ -60,6 +63,7 @@ from ..store.record import (
     MemoryType,
     render_record,
 )
+from ..turn.scopes import AgentNames
 
 __all__ = [
     "EXPORT_STATE_NAME",
@@ -276,8 +280,12 @@ class ImportPlan:
         }
 
 
-def plan_import(directory: str | os.PathLike[str], current: Sequence[MemoryRecord]) -> ImportPlan:
-    """Read ``directory`` and decide, against the ``current`` set, what to import."""
+def plan_import(
+    directory: str | os.PathLike[str], current: Sequence[MemoryRecord], names: AgentNames
+) -> ImportPlan:
+    """Read ``directory`` and decide, against the ``current`` set and ``names`` (the
+    user scope's, the check every door bringing in an agent's item asks), what to
+    import."""
     topics, invalid = read_directory(directory)
     have = {r.name: r for r in current}
     fresh: list[TopicFile] = []
@@ -285,7 +293,10 @@ def plan_import(directory: str | os.PathLike[str], current: Sequence[MemoryRecor
     conflicts: list[Invalid] = []
     for topic in topics:
         old = have.get(topic.record.name)
-        if old is None:
+        refused = names.refusal(topic.record.name, have) or (old is None and names.hold)
+        if refused:
+            conflicts.append(Invalid(topic.file, refused))
+        elif old is None:
             fresh.append(topic)
         elif old == topic.record:
             skipped.append(old.name)

@@ -53,10 +53,9 @@ from .proposals import (
     new_batch_id,
     recent_agent_updates,
     screen_proposals,
-    user_wide_names,
 )
 from .provenance import TurnProvenance
-from .scopes import ScopedSet, read_scopes
+from .scopes import AgentNames, ScopedSet, read_scopes
 from .screened import ScreenedItems, screen_items, split_for_auto
 
 __all__ = [
@@ -353,13 +352,12 @@ class MemoryWork:
         sources = history_sources(without_tool(read, self.memory_tool_name))
         try:
             current = self.ctx.store.records()
-            theirs = user_wide_names(self.ctx.user_store)
             screened = screen_proposals(
                 self.proposals,
                 current,
                 auto=auto,
                 sources=sources,
-                user_wide=theirs,
+                names=AgentNames.of(self.ctx.user_store),
                 recent_updates=recent_agent_updates(self.ctx.store) if auto else (),
             )
         except (ProposalError, MemoryStoreError) as e:  # the set changed under them

@@ -50,7 +50,7 @@ from typing import Any
 
 from .. import _constants as C
 from .._json import loads
-from ..errors import BatchError, CommandError, MemoryFormatError, MemoryStoreError
+from ..errors import BatchError, BatchTooLarge, CommandError, MemoryFormatError, MemoryStoreError
 from ..screen import Origin, least_trusted, redact, redact_data, screen_record
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.durable import fsync_dir, replace_atomic, unlink_quietly
@@ -64,13 +64,30 @@ from .history_change import HistoryChange, plan_history_change
 from .provenance import TurnProvenance
 from .screened import keep_screened, screen_plan
 
-__all__ = ["PendingFiles", "SavedBatch", "record_digest"]
+__all__ = ["PendingFiles", "SavedBatch", "oversized", "record_digest"]
 
 FORMAT_VERSION = 1
 _ID = re.compile(r"^[a-z0-9]{1,64}$")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_MAX_FILE_BYTES = 4 * 1024 * 1024  # items + plan of a 200-record set fit many times over
 _DAY = 86400.0
+
+
+def _encoded(batch: PendingBatch, saved_at: float) -> bytes:
+    """The file ``batch`` is kept as."""
+    data = json.dumps(_to_json(batch, saved_at), sort_keys=True, ensure_ascii=False)
+    return data.encode("utf-8")
+
+
+def oversized(batch: PendingBatch, data: bytes | None = None) -> str | None:
+    """Why ``batch`` (kept as ``data``, when known) cannot be one file of ``pending/``
+    (None: it fits)."""
+    size = len(data if data is not None else _encoded(batch, time.time()))
+    if size <= C.MAX_PENDING_FILE_BYTES:
+        return None
+    return (
+        f"batch {batch.id} would be {size:,} bytes, over the {C.MAX_PENDING_FILE_BYTES:,}-byte "
+        "bound of pending/"
+    )
 
 
 def record_digest(record: MemoryRecord) -> str:
@@ -433,18 +450,13 @@ class PendingFiles:
             if not _ID.match(batch.id):
                 raise BatchError(f"batch id {batch.id!r} is not a safe file name")
             self._refuse_odd_directory()
-            data = json.dumps(_to_json(batch, time.time()), sort_keys=True, ensure_ascii=False)
-            if len(data.encode("utf-8")) > _MAX_FILE_BYTES:
+            data = _encoded(batch, time.time())
+            too_large = oversized(batch, data)
+            if too_large is not None:
                 # Never a file no reader takes (listing, reopening and expiry skip it).
-                raise BatchError(
-                    f"batch {batch.id} would be {len(data.encode('utf-8')):,} bytes, over "
-                    f"the {_MAX_FILE_BYTES:,}-byte bound of pending/; decide it here or "
-                    "split it"
-                )
+                raise BatchTooLarge(f"{too_large}; decide it here or split it")
             self.directory.mkdir(parents=True, exist_ok=True)
-            replace_atomic(
-                str(self.directory), f"{batch.id}.json", data.encode("utf-8"), _no_step, "pending"
-            )
+            replace_atomic(str(self.directory), f"{batch.id}.json", data, _no_step, "pending")
             fsync_dir(str(self.directory))
         except (OSError, ValueError, BatchError, MemoryStoreError) as e:
             # ValueError: text that does not encode (ipymemory._encodable keeps it out).
@@ -470,7 +482,7 @@ class PendingFiles:
             return None
         path = self.directory / f"{batch_id}.json"
         try:
-            raw = read_regular(str(path), _MAX_FILE_BYTES, path.name)
+            raw = read_regular(str(path), C.MAX_PENDING_FILE_BYTES, path.name)
             return _from_json(loads(raw.decode("utf-8")), path)
         except (OSError, ValueError, MemoryStoreError):
             return None
@@ -528,7 +540,7 @@ class PendingFiles:
             path = self.directory / name
             try:
                 # Never blocks on a FIFO; a symlink or directory there is refused.
-                raw = read_regular(str(path), _MAX_FILE_BYTES, name)
+                raw = read_regular(str(path), C.MAX_PENDING_FILE_BYTES, name)
                 entry = _from_json(loads(raw.decode("utf-8")), path)
             except (OSError, ValueError, MemoryStoreError) as e:
                 problems.append(f"{path}: unreadable ({e})")

@@ -5,9 +5,11 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
 (``replaces`` its current name, possibly under a new name: a rename), or forgetting one.
 :func:`keep_proposals` then does what SPEC §10 asks, the same way for both:
 
-1. check them against the current set and the user scope's names (an agent neither
-   adds a record named like a user-wide one -- the project's would shadow the user's
-   -- nor changes one), and, where an agent's proposal enters (:func:`parse_items`,
+1. check them against the current set and the user scope's names
+   (:class:`~ipymemory.turn.scopes.AgentNames`, the one check every door asks: an agent
+   neither adds a record named like a user-wide one -- the project's would shadow the
+   user's -- nor changes one; when the user scope cannot be read, each item waits for a
+   person), and, where an agent's proposal enters (:func:`parse_items`,
    the memory tool), their size (:func:`check_size`: at most ``MAX_PROPOSAL_ITEMS``
    items and ``MAX_PROPOSAL_BYTES`` of text): :class:`~ipymemory.errors.ProposalError`
    naming the item and the field; nothing kept;
@@ -47,7 +49,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .. import _constants as C
-from ..errors import MemoryFormatError, MemoryStoreError, ProposalError
+from ..errors import BatchTooLarge, MemoryFormatError, MemoryStoreError, ProposalError
 from ..screen import (
     Origin,
     Screening,
@@ -65,9 +67,9 @@ from ..store.names import is_valid_name
 from ..store.record import RECORD_FIELDS, MemoryRecord
 from ..store.store import MemoryStore
 from .batch import PLAN_FLAG, PendingBatch, apply_batch
-from .pending import PendingFiles
+from .pending import PendingFiles, oversized
 from .provenance import TurnProvenance
-from .scopes import read_user_scope
+from .scopes import AgentNames
 from .screened import keep_screened
 
 __all__ = [
@@ -82,7 +84,6 @@ __all__ = [
     "parse_items",
     "recent_agent_updates",
     "screen_proposals",
-    "user_wide_names",
 ]
 
 CommitChoice = Literal["review", "auto"]
@@ -272,33 +273,27 @@ def check_size(proposals: Sequence[Proposal]) -> None:
 
 
 def _check_against(
-    proposals: Sequence[Proposal],
-    current: Sequence[MemoryRecord],
-    user_wide: Collection[str] = (),
+    proposals: Sequence[Proposal], current: Sequence[MemoryRecord], names: AgentNames
 ) -> None:
     """Refuse proposals that do not fit the current set (names taken or unknown) or
-    touch a user-wide record (``user_wide``: the user scope's names the project lacks)."""
-    names = {record.name for record in current}
-    theirs = set(user_wide) - names
+    touch a user-wide record (``names``, the one check of both scopes)."""
+    taken = {record.name for record in current}
     writes: dict[str, int] = {}
     replaced: dict[str, int] = {}
     for index, proposal in enumerate(proposals):
         at = f"records[{index}]"
-        if proposal.replaces in theirs:
-            raise ProposalError(
-                f"{at}.replaces: {proposal.replaces!r} is a user-wide record (the user's own, "
-                "for every project): an agent does not change it; a person does"
-            )
-        if proposal.record is not None and proposal.record.name in theirs:
-            raise ProposalError(
-                f"{at}.name: {proposal.record.name!r} is a user-wide record (the user's own, "
-                "for every project); a project record of that name would hide it: choose "
-                "another name"
-            )
         if proposal.replaces is not None:
-            if proposal.replaces not in names:
+            refused = names.replace_refusal(proposal.replaces, taken)
+            if refused is not None:
+                raise ProposalError(f"{at}.replaces: {refused}")
+        if proposal.record is not None:
+            refused = names.refusal(proposal.record.name, taken)
+            if refused is not None:
+                raise ProposalError(f"{at}.name: {refused}")
+        if proposal.replaces is not None:
+            if proposal.replaces not in taken:
                 raise ProposalError(
-                    f"{at}.replaces: no current record named {proposal.replaces!r}" + _known(names)
+                    f"{at}.replaces: no current record named {proposal.replaces!r}" + _known(taken)
                 )
             if proposal.replaces in replaced:
                 raise ProposalError(
@@ -309,7 +304,7 @@ def _check_against(
         if proposal.record is None:
             continue
         name = proposal.record.name
-        if name in names and name != proposal.replaces:
+        if name in taken and name != proposal.replaces:
             raise ProposalError(
                 f"{at}.name: {name!r} is already a record; to change it, name it in "
                 "replaces (an update may keep the name)"
@@ -330,18 +325,20 @@ def screen_proposals(
     current: Sequence[MemoryRecord],
     *,
     auto: bool,
+    names: AgentNames,
     held: Mapping[str, Sequence[str]] | None = None,
     sources: Sources | None = None,
-    user_wide: Collection[str] = (),
     recent_updates: Collection[str] = (),
 ) -> list[Screened]:
-    """Check ``proposals`` against ``current`` (and ``user_wide``, the user scope's
-    names) and screen each (see the module docstring): as origin ``agent``, or, given
-    the ``sources`` of the turn it was made in, as an extracted item of that turn
-    would be. ``held`` adds the caller's reasons for a person to look at an item (by its
-    name); ``recent_updates`` are the records other agents' auto commits replaced
-    lately (:func:`recent_agent_updates`), counted by the update guard."""
-    _check_against(proposals, current, user_wide)
+    """Check ``proposals`` against ``current`` and ``names`` (the user scope's, by
+    :meth:`AgentNames.of`: every door asks) and screen each (see the module docstring):
+    as origin ``agent``, or, given the ``sources`` of the turn it was made in, as an
+    extracted item of that turn would be. ``held`` adds the caller's reasons for a
+    person to look at an item (by its name); ``recent_updates`` are the records other
+    agents' auto commits replaced lately (:func:`recent_agent_updates`), counted by the
+    update guard."""
+    _check_against(proposals, current, names)
+    held = _with_unchecked(held, proposals, names)
     taken = {record.name for record in current} | {p.name for p in proposals}
     out: list[Screened] = []
     for index, proposal in enumerate(proposals):
@@ -380,6 +377,20 @@ def screen_proposals(
         out = [replace(s, reasons=(*s.reasons, why)) if s.proposal.replaces else s for s in out]
     if held:
         out = [replace(s, reasons=(*s.reasons, *held.get(s.proposal.name, ()))) for s in out]
+    return out
+
+
+def _with_unchecked(
+    held: Mapping[str, Sequence[str]] | None, proposals: Sequence[Proposal], names: AgentNames
+) -> Mapping[str, Sequence[str]] | None:
+    """``held`` and, when the user's names are unknown now, that reason for each item
+    written (a person looks before it can hide a user-wide record)."""
+    if names.hold is None:
+        return held
+    out = {name: tuple(why) for name, why in (held or {}).items()}
+    for proposal in proposals:
+        if proposal.record is not None:
+            out[proposal.name] = (*out.get(proposal.name, ()), names.hold)
     return out
 
 
@@ -500,16 +511,18 @@ def keep_proposals(
     provenance: TurnProvenance,
     batch_id: str | None = None,
     files: PendingFiles | None = None,
+    user_store: MemoryStore | None,
     held: Mapping[str, Sequence[str]] | None = None,
-    user_store: MemoryStore | None = None,
 ) -> ProposalOutcome:
     """Screen ``proposals`` and keep them as one pending batch (``batch_id``, default a
     new one; the same id replaces that batch's file); in ``auto`` mode commit the
     clean ones first. ``held``: the caller's reasons, per item name, for a person to
     decide it (e.g. a sync's conflict): such an item waits in any mode. ``user_store``:
-    the user scope, whose names an agent's items may not take. Raises
+    the user scope, whose names an agent's items may not take (None: off, or the items
+    go to the user scope itself; every door says which). Raises
     :class:`ProposalError` for proposals that do not fit (nothing kept) and the store's
-    errors when the set cannot be read."""
+    errors when the set cannot be read; :class:`BatchTooLarge` (nothing kept) when they
+    would not fit one file of ``pending/``."""
     if commit not in COMMIT_CHOICES:
         raise ProposalError(f"commit must be one of {', '.join(COMMIT_CHOICES)}, got {commit!r}")
     files = files if files is not None else PendingFiles(store.root)
@@ -519,13 +532,19 @@ def keep_proposals(
         proposals,
         current,
         auto=auto,
+        names=AgentNames.of(user_store),
         held=held,
-        user_wide=user_wide_names(user_store),
         recent_updates=recent_agent_updates(store) if auto else (),
     )
     batch_id = batch_id or new_batch_id()
     now = [s for s in screened if not s.held] if commit == "auto" else []
     later = [s for s in screened if s not in now]
+    if now and later:  # what waits must fit pending/ before anything is committed
+        too_large = oversized(
+            assemble_batch(later, current, batch_id=batch_id, provenance=provenance)
+        )
+        if too_large is not None:
+            raise BatchTooLarge(f"{too_large}; propose fewer at a time")
     committed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     error = None
@@ -547,19 +566,12 @@ def keep_proposals(
         return ProposalOutcome(None, committed, removed, tuple(items), commit, error, done_id)
     pending = assemble_batch(later, current, batch_id=batch_id, provenance=provenance)
     if not files.save(pending):
-        failure = files.last_failure
-        raise ProposalError(files.last_error or f"batch {batch_id} could not be kept") from (
-            None if failure is None else failure.error
-        )
+        cause = None if files.last_failure is None else files.last_failure.error
+        # Too large: nothing was committed (what waits was checked first, or the
+        # commit was refused and all of it waits).
+        refusal = BatchTooLarge if isinstance(cause, BatchTooLarge) else ProposalError
+        raise refusal(files.last_error or f"batch {batch_id} could not be kept") from cause
     return ProposalOutcome(batch_id, committed, removed, tuple(items), commit, error, done_id)
-
-
-def user_wide_names(user_store: MemoryStore | None) -> frozenset[str]:
-    """The user scope's names (empty when it is off or cannot be read now)."""
-    if user_store is None:
-        return frozenset()
-    entries, _error = read_user_scope(user_store)
-    return frozenset(entry.record.name for entry in entries)
 
 
 def join_batches(

@@ -7,12 +7,21 @@ user's; a name held in both is the project's, and the user's record of that name
 not offered. The user scope may sit on a slow or absent network home: reading it is
 bounded in time, and any failure leaves the turn with the project's set and an error
 that names the scope.
+
+**An agent's item and the user's names** (:class:`AgentNames`, issue 41): every door
+that brings in another agent's item -- MCP ``memory_propose``, the memory tool, a sync's
+pull, an import of another tool's memory -- asks this ONE check before anything is
+kept: an item may neither take the name of a user-wide record the project lacks (the
+project's record would hide the user's, everywhere in this project) nor replace one.
+When the user scope cannot be read now, nothing is known of its names: the check says
+so, and the door holds the item for a person instead of passing it.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -27,6 +36,7 @@ __all__ = [
     "PROJECT",
     "SCOPES",
     "USER",
+    "AgentNames",
     "Scope",
     "ScopedSet",
     "prepare_user_scope",
@@ -111,6 +121,58 @@ def read_user_scope(
             return (), f"{where} could not be read: {e}"
         return (), f"{where} could not be read: {type(e).__name__}: {e}"
     return result[0], None
+
+
+@dataclass(frozen=True)
+class AgentNames:
+    """What another agent's items may be named (see the module docstring): ``user`` the
+    user scope's names, ``unchecked`` why they are unknown now (the user scope is on
+    but could not be read)."""
+
+    user: frozenset[str] = frozenset()
+    unchecked: str | None = None
+
+    @classmethod
+    def of(cls, user: MemoryStore | None) -> AgentNames:
+        """The check for items entering a project whose user scope is ``user`` (None:
+        off, or the items enter the user scope itself)."""
+        if user is None:
+            return cls()
+        entries, error = read_user_scope(user)
+        if error is not None:
+            return cls(unchecked=error)
+        return cls(frozenset(e.record.name for e in entries))
+
+    def user_wide(self, project: Collection[str]) -> frozenset[str]:
+        """The user's names a turn in a project holding ``project`` sees as user-wide
+        (a name in both is the project's)."""
+        return self.user - set(project)
+
+    def refusal(self, name: str, project: Collection[str]) -> str | None:
+        """Why an agent's item may not bring a record named ``name`` into a project
+        holding ``project`` (None: it may)."""
+        if name not in self.user_wide(project):
+            return None
+        return (
+            f"{name!r} is a user-wide record (the user's own, for every project); a project "
+            "record of that name would hide it: choose another name"
+        )
+
+    def replace_refusal(self, name: str, project: Collection[str]) -> str | None:
+        """Why an agent's item may not replace the record ``name`` (None: it may)."""
+        if name not in self.user_wide(project):
+            return None
+        return (
+            f"{name!r} is a user-wide record (the user's own, for every project): an agent "
+            "does not change it; a person does"
+        )
+
+    @property
+    def hold(self) -> str | None:
+        """Why a person must look at each item before it is kept (None: no need)."""
+        if self.unchecked is None:
+            return None
+        return f"the names of the user's own memory could not be checked ({self.unchecked})"
 
 
 def user_store_for(

@@ -141,6 +141,13 @@ ORIGIN_STATED_SHARE: Final = 0.25
 # is not a name; 3.0 -- once in a million words -- is what the small lists hold).
 LEXICON_LANGUAGES: Final = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru")
 LEXICON_FUNCTION_WORDS_TOP: Final = 60
+# The one language detector (ipymemory/_language.py) chooses among these Latin-script
+# languages by their words: more than the screen reads (screen/agent.py), so a text in a
+# language it does not read is told as such rather than taken for a near neighbour.
+LANGUAGE_LATIN: Final = (
+    "en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "sk", "sl",
+    "sh", "ro", "hu", "ca", "tr", "id", "ms", "vi", "fil", "lt", "lv", "is",
+)  # fmt: skip
 LEXICON_ORDINARY_ZIPF: Final = 3.0
 # A memory depends on a file whose words it carries (the user did not write them) when
 # they weigh at least this (screen/dependence.py: one name, number or long term, or two).

@@ -162,6 +162,10 @@ CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5
 # pending/ (its 4 MiB read bound) or committed into one set (max_index_lines).
 MAX_PROPOSAL_ITEMS: Final = 200
 MAX_PROPOSAL_BYTES: Final = 1024 * 1024
+# What a screening finding shows of its evidence, at most (issue 39: review, the journal).
+FINDING_EVIDENCE_CHARS: Final = 160
+# ... and how many findings of one item the journal keeps.
+PROVENANCE_FINDINGS: Final = 12
 # The auto-mode update guard counts what the same route (MCP, the memory tool, a sync)
 # replaced through auto commits in this window, so one record per call is held as soon
 # as all the calls together pass the CONSOLIDATION_REVIEW_MAX_REPLACED / half-the-set

@@ -68,6 +68,7 @@ __all__ = [
     "DANGEROUS",
     "HOW_TO_WORK",
     "dangerous_reasons",
+    "instruction_evidence",
     "instruction_reasons",
     "instructs_assistant",
 ]
@@ -316,6 +317,24 @@ def instruction_reasons(text: str) -> tuple[str, ...]:
         if hidden:
             found += [*hidden, *(["obfuscated"] if "obfuscated" not in found else [])]
     return tuple(found)
+
+
+def instruction_evidence(text: str) -> dict[str, str]:
+    """Per instruction kind found in ``text`` (:func:`instruction_reasons`), the words
+    that made it fire (folded; for ``obfuscated``, those of the kind it hid): the
+    evidence of its finding (issue 39 item 3)."""
+    normal = _normal(text)
+    out: dict[str, str] = {}
+    for variant in (normal, *_unmasked(normal)):
+        for name, pattern in _RULES:
+            if name in out:
+                continue
+            hit = next((m for m in pattern.finditer(variant) if _asserted(variant, m, name)), None)
+            if hit is not None:
+                out[name] = hit.group().strip()
+                if variant is not normal and "obfuscated" not in out:
+                    out["obfuscated"] = hit.group().strip()
+    return {kind: out[kind] for kind in instruction_reasons(text) if kind in out}
 
 
 def dangerous_reasons(text: str) -> tuple[str, ...]:

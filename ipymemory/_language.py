@@ -100,9 +100,12 @@ _CODE_TOKEN = re.compile(r"\w[._/\\=()\[\]{}<>@$:|]+\w|\w\(")
 _EDGES = ".,;:!?()[]{}\"'`*"
 
 
-def detect(text: str, *, min_words: int = 1, min_cjk: int = 1) -> str | None:
+def detect(
+    text: str, *, min_words: int = 1, min_cjk: int = 1, function_word: bool = True
+) -> str | None:
     """The language of ``text`` (ISO 639-1), or None when it cannot tell (see the module
-    docstring)."""
+    docstring). ``function_word=False`` judges Latin-script words without first asking
+    for a function word (a terse note, "Tabel sales punya kolom region", has none)."""
     scripts = _scripts(text)
     letters = sum(scripts.values())
     if not letters:
@@ -130,7 +133,7 @@ def detect(text: str, *, min_words: int = 1, min_cjk: int = 1) -> str | None:
     if major == "arabic":
         return _by_words([w for w in words if _in_script(w, "ARABIC")], ARABIC, gate=False)
     if major == "latin":
-        return _by_words(words, LATIN)
+        return _by_words(words, LATIN, gate=function_word)
     return None
 
 

@@ -167,7 +167,11 @@ _LABELS = {
     "pt": "Portuguese", "nl": "Dutch", "sv": "Swedish", "da": "Danish", "nb": "Norwegian",
     "fi": "Finnish", "pl": "Polish", "cs": "Czech", "tr": "Turkish", "ru": "Russian",
     "uk": "Ukrainian", "el": "Greek", "he": "Hebrew", "ar": "Arabic", "hi": "Hindi",
-    "zh": "Chinese", "ja": "Japanese", "ko": "Korean",
+    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "id": "Indonesian",
+    "vi": "Vietnamese", "ro": "Romanian", "hu": "Hungarian", "ca": "Catalan", "sk": "Slovak",
+    "sl": "Slovenian", "sh": "Serbo-Croatian", "lt": "Lithuanian", "lv": "Latvian",
+    "is": "Icelandic", "fil": "Filipino", "bg": "Bulgarian", "mk": "Macedonian",
+    "fa": "Persian", "ur": "Urdu", "th": "Thai",
 }  # fmt: skip
 
 

@@ -10,6 +10,8 @@ installs, scripts.
   a language. A bare name is no command ("the project uses pytest");
 * **shell syntax**: a prompt (``$ …``), a pipe into a shell, ``$(…)``, ``&&``, a
   redirect to ``/dev/tcp``;
+* a **command-line flag** (``--fix``, ``-k``): a flag is part of a command line, whatever
+  names the program ("the linter runs with --fix --unsafe-fixes");
 * an **executable path** (``./bootstrap.sh``, ``~/x.ps1``) or a script's file name
   (``.sh``, ``.ps1``, ``.bat``, ``.cmd``, ``.command``);
 * a **run** verb of the lexicons ("run", "ausführen", "запустить", "実行") in the same
@@ -38,6 +40,7 @@ _SHELL = re.compile(
 _EXECUTABLE = re.compile(
     r"(?<![\w])(?:\.{1,2}/|~/|/)[\w./-]*\w|(?<![\w./-])[\w.-]+\.(?:sh|bash|zsh|ps1|psm1|bat|cmd|command|vbs)\b"
 )
+_FLAG = re.compile(r"(?:^|(?<=[\s(\"'`]))--?[a-z][\w-]*", re.MULTILINE)
 _CODE_FILE = re.compile(
     r"(?<![\w-])[\w./-]+\.(?:py|ipynb|r|jl|js|mjs|ts|rb|pl|php|lua|exe|jar|bin)\b"
 )
@@ -87,6 +90,9 @@ def commands(text: str) -> tuple[str, ...]:
             add(" ".join([program, *tokens[:3]]))
     for m in _SHELL.finditer(plain):
         add(m.group())
+    for m in _FLAG.finditer(plain):
+        if not any(m.group() in f.split() for f in found):
+            add(m.group())
     for m in _EXECUTABLE.finditer(plain):
         path = m.group()
         if path.startswith("/") and not re.search(r"\.(?:sh|bash|zsh|ps1|bat|cmd|command)$", path):

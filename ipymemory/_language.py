@@ -27,11 +27,13 @@ a shorter text gets None (the follow-up check's "never a guess").
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
 from collections import Counter
 from functools import cache
+from importlib import resources
 
 from . import _constants as C
 
@@ -56,6 +58,11 @@ _SINGLE_SCRIPT = {"greek": "el", "hebrew": "he", "devanagari": "hi", "thai": "th
 _WORDLIST = "small"
 #: How far the best language's score must lead the next one's.
 _LEAD = 1.1
+#: The most words a text's language is judged on.
+_MAX_WORDS = 200
+#: How many languages (those whose function words a text holds most) are scored.
+_SHORTLIST = 4
+_FUNCTION_WORDS = "_function_words.json"
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 
 
@@ -74,12 +81,23 @@ def zipf(word: str, lang: str) -> float:
     """The word's Zipf frequency in ``lang`` (log10 per billion words), 0 when the small
     list does not hold it."""
     freq = frequencies(lang).get(word.casefold(), 0.0)
-    return math.log10(freq * 1e9) if freq > 0 else 0.0
+    return math.log10(freq) + 9 if freq > 0 else 0.0
+
+
+@cache
+def _function_word_table() -> dict[str, frozenset[str]]:
+    data = json.loads(resources.files(__package__).joinpath(_FUNCTION_WORDS).read_text("utf-8"))
+    return {lang: frozenset(words) for lang, words in data["languages"].items()}
 
 
 @cache
 def function_words(lang: str) -> frozenset[str]:
-    """The most frequent words of ``lang`` without digits (casefolded)."""
+    """The most frequent words of ``lang`` without digits (casefolded): kept in
+    ``_function_words.json`` (wordfreq's top words, checked against it by the tests), so
+    telling which languages a text could be in loads no word list."""
+    table = _function_word_table()
+    if lang in table:
+        return table[lang]
     import wordfreq
 
     if not frequencies(lang):
@@ -125,6 +143,8 @@ def detect(
     words = words_of(text)
     if len(words) < min_words:
         return None
+    # A language shows in its first words; a long file costs no more than they do.
+    words = words[:_MAX_WORDS]
     if major == "cyrillic":
         # Letters Russian does not have are Ukrainian's (i with one or two dots, ye, ghe).
         if re.search("[іїєґ]", text.casefold()):
@@ -144,17 +164,34 @@ def _in_script(word: str, script: str) -> bool:
 def _by_words(words: list[str], candidates: tuple[str, ...], *, gate: bool = True) -> str | None:
     # Prose has function words; code and lists of names have none to tell by (a text
     # mostly in another script than Latin is prose already: no gate).
-    if gate and not any(w in function_words(lang) for w in words for lang in candidates):
-        return None
     if not words:
         return None
+    # The languages whose function words the text holds most are the candidates (an
+    # English note holds Italian's "a" and Dutch's "in" too, but many more English ones):
+    # only their word lists are read. A text without any is scored in every candidate
+    # when ``gate`` is off.
+    hits = sorted(
+        ((len(function_words(lang).intersection(words)), lang) for lang in candidates),
+        key=lambda hit: -hit[0],
+    )
+    if hits[0][0] == 0 and gate:
+        return None
+    if hits[0][0] > 0:
+        candidates = tuple(lang for n, lang in hits[:_SHORTLIST] if n > 0)
+    if len(candidates) == 1:
+        return candidates[0]
     # The language whose words cover the text best ("a real server per test session"
     # holds Italian's "a" and "per", but its other words are English).
-    scores = sorted(
-        ((sum(zipf(w, lang) for w in words), lang) for lang in candidates), reverse=True
-    )
+    scores = sorted(((_score(words, lang), lang) for lang in candidates), reverse=True)
     (best, lang), (second, _) = scores[0], scores[1]
     return lang if best > second * _LEAD else None
+
+
+def _score(words: list[str], lang: str) -> float:
+    """The sum of the words' Zipf frequencies in ``lang``."""
+    table = frequencies(lang)
+    found = [f for f in map(table.get, words) if f]
+    return sum(map(math.log10, found)) + 9 * len(found)
 
 
 _NAMED_SCRIPTS = frozenset({"latin", "cyrillic", "greek", "hebrew", "arabic", "devanagari", "thai"})
@@ -162,8 +199,11 @@ _NAMED_SCRIPTS = frozenset({"latin", "cyrillic", "greek", "hebrew", "arabic", "d
 
 def _scripts(text: str) -> Counter[str]:
     counts: Counter[str] = Counter()
+    ascii_letters = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    if ascii_letters:
+        counts["latin"] += ascii_letters
     for ch in text:
-        if not ch.isalpha():
+        if ch.isascii() or not ch.isalpha():
             continue
         o = ord(ch)
         if 0x3040 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF or 0xFF66 <= o <= 0xFF9D:

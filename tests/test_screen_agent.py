@@ -407,3 +407,15 @@ def test_an_item_in_a_language_the_screen_does_not_read_waits_with_that_reason()
     assert unread_language(finnish) == "it is written in Finnish, which the screen does not read"
     assert unread_language("The project uses polars.") is None
     assert unread_language("polars 1.2") is None  # nothing to read: names and numbers
+
+
+def test_folding_drops_every_format_character_python_knows() -> None:
+    import sys
+    import unicodedata
+
+    from ipymemory.screen.lexicons import FORMAT_CHARACTERS
+
+    every = "".join(
+        chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"
+    )
+    assert FORMAT_CHARACTERS.sub("", every) == ""

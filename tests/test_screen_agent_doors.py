@@ -1,4 +1,3 @@
-
 """Issue 39 item 1 through the real doors: what another agent plants as a "fact" never
 commits in auto mode, an ordinary note does, and each held item says which rules fired.
 

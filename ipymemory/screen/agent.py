@@ -67,7 +67,6 @@ _CONCEPT_RULES = (
     ("environment", "agent.environment"),
     ("transfer", "agent.transfer"),
 )
-_SENTENCE = re.compile("[^.!?\n\u3002]+")  # (NFKC makes full-width ! and ? plain)
 # A ".env" file named as such (the lexicons hold words; this is a file name).
 _DOTENV = re.compile(r"(?<![\w.-])\.env(?:\.[\w-]+)?(?![\w-])")
 # Look-alike letters of other scripts and leetspeak, inside words that hold Latin letters.
@@ -94,9 +93,18 @@ def _unmasked(text: str) -> str:
     return _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .*_-]", "", m.group()), folded)
 
 
+# What may need unmasking: a digit or @ $ against a letter, a Cyrillic or Greek letter,
+# single letters spaced out.
+_MASK_HINT = re.compile(
+    r"[^\W\d_][0-9@$]|[0-9@$][^\W\d_]|[\u0370-\u03ff\u0400-\u04ff]|(?:\b\w[ .*_-]){2}\w\b"
+)
+
+
 def _variants(text: str) -> tuple[str, ...]:
     """The folded text and, when it differs, its unmasked form (see :func:`_unmasked`)."""
     plain = fold(text)
+    if not _MASK_HINT.search(text):
+        return (plain,)
     unmasked = fold(_unmasked(unicodedata.normalize("NFKC", text)))
     return (plain,) if unmasked == plain else (plain, unmasked)
 
@@ -128,16 +136,32 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
                 add(rule_id, m.group())
         for m in _DOTENV.finditer(variant):
             add("agent.environment", m.group())
-        for sentence in _SENTENCE.finditer(variant):
-            said_here = sentence.group()
-            answers = lex.find("answer", said_here)
-            verbs = lex.find("answer_verb", said_here)
-            if answers and verbs:
-                add("agent.answer-rule", f"{answers[0].group()} … {verbs[0].group()}")
+        answers = lex.find("answer", variant)
+        verbs = lex.find("answer_verb", variant) if answers else []
+        for answer in answers:  # an answer word and such a verb in one sentence
+            start, end = _sentence_span(variant, answer.start())
+            verb = next((v for v in verbs if start <= v.start() < end), None)
+            if verb is not None:
+                add("agent.answer-rule", f"{answer.group()} … {verb.group()}")
+                break
     why = unread_language(text)
     if why is not None:
         out.append(Finding("agent.language", why))
     return tuple(out)
+
+
+def _sentence_span(text: str, at: int) -> tuple[int, int]:
+    """Where the sentence holding ``text[at]`` starts and ends."""
+    ends = _SENTENCE_END.finditer(text)
+    start = 0
+    for m in ends:
+        if m.start() >= at:
+            return start, m.start()
+        start = m.end()
+    return start, len(text)
+
+
+_SENTENCE_END = re.compile("[.!?\n\u3002]")
 
 
 class _UserWords:
@@ -165,8 +189,9 @@ _SCRIPT_DECIDED = frozenset({"ja", "zh", "ko"})
 
 def unread_language(text: str) -> str | None:
     """Why the screen cannot read ``text`` (None: it can): a language its lexicons do not
-    cover, none that can be told, or words its language's lists mostly do not know (a
-    language taken for a neighbour).
+    cover, none that can be told, or a sentence whose words the lists of its language
+    (and English) mostly do not know -- another language taken for a neighbour, or one
+    appended to a note in a language the screen reads.
 
     A short or code-mixed note may be told as a near neighbour ("sales tablosunda region
     sütunu var" scores Danish first); it is read all the same when two thirds of its words
@@ -178,15 +203,20 @@ def unread_language(text: str) -> str | None:
     if lang in _SCRIPT_DECIDED or len(words) < _MIN_PROSE_WORDS:
         return None
     if lang is not None and lang in covered:
-        known = sum(1 for w in words if zipf(w, lang) > 0 or zipf(w, "en") > 0)
-        if known >= _KNOWN_SHARE * len(words):
-            return None
-        return f"most of its words are not {_label(lang)} the screen knows"
+        for sentence in _SENTENCES.split(text):
+            said = [w for w in words_of(sentence) if len(w) > 1]
+            known = sum(1 for w in said if zipf(w, lang) > 0 or zipf(w, "en") > 0)
+            if len(said) >= _MIN_PROSE_WORDS and known < _KNOWN_SHARE * len(said):
+                return f"a sentence of it is not {_label(lang)} the screen knows"
+        return None
     if _words_read(words, covered):
         return None
     if lang is None:
         return "its language cannot be told, so the screen cannot read it"
     return f"it is written in {_label(lang)}, which the screen does not read"
+
+
+_SENTENCES = re.compile(r"(?<=[.!?\u3002])\s+|\n")
 
 
 #: The share of a note's words the languages read must know for it to be read although

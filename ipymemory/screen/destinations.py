@@ -28,7 +28,7 @@ import re
 import unicodedata
 from functools import cache
 
-from .lexicons import lexicon
+from .lexicons import FORMAT_CHARACTERS, lexicon
 
 __all__ = ["destinations", "normalise"]
 
@@ -65,8 +65,7 @@ _SPACED_DOT = re.compile(r"(?<=[^\W_])[ \t]+\.[ \t]*(?=[^\W_])|(?<=[^\W_])\.[ \t
 def normalise(text: str) -> str:
     """``text`` with every spelling of a destination made plain: NFKC, format characters
     dropped, look-alike dots made dots, defanged and spaced forms joined, lower case."""
-    folded = unicodedata.normalize("NFKC", text)
-    folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    folded = FORMAT_CHARACTERS.sub("", unicodedata.normalize("NFKC", text))
     folded = folded.translate(_DOTS).casefold()
     folded = _DEFANG_SCHEME.sub(lambda m: "http" + m.group(1), folded)
     folded = _BRACKET_PUNCT.sub(lambda m: m.group(1), folded)

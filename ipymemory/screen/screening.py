@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .. import _constants as C
@@ -144,6 +145,10 @@ class Screening:
         the credentials (kind and field, never the secret), the origin and what the
         extractor's excerpts were found to be, the instruction kinds that hold it, the
         agent rules. Empty when nothing holds it."""
+        return self._findings
+
+    @cached_property
+    def _findings(self) -> tuple[Finding, ...]:
         out = [Finding("credential", f"{hit.kind} in its {field}") for field, hit in self.secrets]
         if self.origin is Origin.TOOL:
             why = self.decision.why() if self.decision is not None else "origin tool"
@@ -153,7 +158,7 @@ class Screening:
                     out.append(Finding(finding_of_reason(match.why).rule_id, match.describe()))
         held = self.dangerous or (self.instructions if self.held_instruction else ())
         if held:
-            spans = instruction_evidence(_item_text(self.record))
+            spans = instruction_evidence(_item_text(self.record), held)
             out.extend(Finding(f"instruct.{kind}", spans.get(kind, kind)) for kind in held)
         out.extend(self.agent)
         return tuple(out)

@@ -99,11 +99,16 @@ def commands(text: str) -> tuple[str, ...]:
             continue  # "/data/raw" is a folder, not something to run
         add(path)
     folded = fold(text)
-    for sentence in _SENTENCE.finditer(folded):
-        said = sentence.group()
-        runs = lex.find("run", said)
-        if runs and (_CODE_FILE.search(said) or lex.find("script", said)):
-            add(said)
+    runs = lex.find("run", folded)
+    if runs:
+        scripts = [m.start() for m in lex.find("script", folded)]
+        for sentence in _SENTENCE.finditer(folded):
+            start, end = sentence.span()
+            if not any(start <= m.start() < end for m in runs):
+                continue
+            said = sentence.group()
+            if _CODE_FILE.search(said) or any(start <= at < end for at in scripts):
+                add(said)
     return tuple(found)
 
 

@@ -11,18 +11,21 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
    the memory tool), their size (:func:`check_size`: at most ``MAX_PROPOSAL_ITEMS``
    items and ``MAX_PROPOSAL_BYTES`` of text): :class:`~ipymemory.errors.ProposalError`
    naming the item and the field; nothing kept;
-2. screen each as origin ``agent`` (SPEC §7, §10): a credential is redacted at once (the
-   credential is never kept) and waits for an explicit choice; an instruction to the
-   assistant waits for a person; in ``auto`` mode so does an item carrying a URL,
-   host, e-mail or IP address, a command or a flag
-   (:func:`~ipymemory.screen.evidence.unsafe_tokens`): another agent's conversation is
-   unseen, nothing can vouch for those (issue 28 item 2). A proposal made inside a
-   turn (the memory tool under ``%%agent``) is judged against that turn's history by
-   the rules of an extracted item instead
-   (``sources``): its origin is decided there -- text taken from tool output is origin
-   ``tool``, held like the extractor's -- and only what the user did not write counts
-   as planted. Forgetting a record always waits for a person (an agent cannot delete
-   memories on its own), and so do updates replacing more than half the set or more
+2. screen each as origin ``agent`` (SPEC §7, §10, §13): a credential is redacted at once
+   (the credential is never kept) and waits for an explicit choice; an instruction to
+   the assistant waits for a person; so does an item the agent rules hold
+   (:mod:`~ipymemory.screen.agent`: a destination in any spelling, a command, a package,
+   a secret, the system prompt, environment files, a rule about answers, a transfer, a
+   language the screen does not read) -- another agent's conversation is unseen,
+   nothing can vouch for those (issues 28 and 39). Each screened item carries the
+   :class:`~ipymemory.screen.rules.Finding` values of the rules that fired (the reply's
+   ``findings``, the batch's). A proposal made inside a turn (the memory tool under
+   ``%%agent``) is judged against that turn's history by the rules of an extracted
+   item too (``sources``): its origin is decided there -- text taken from tool output
+   is origin ``tool``, held like the extractor's -- and what the user wrote in that turn
+   does not count against it (neither for the agent rules nor as planted). Forgetting
+   a record always waits for a person (an agent cannot delete memories on its own),
+   and so do updates replacing more than half the set or more
    than five records -- counted with what auto commits of other agents' proposals
    replaced in the last ``AGENT_UPDATE_WINDOW_SECONDS`` (:func:`recent_agent_updates`),
    so one update per call is held as soon as the calls together pass the line;

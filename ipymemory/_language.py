@@ -60,8 +60,10 @@ _WORDLIST = "small"
 _LEAD = 1.1
 #: The most words a text's language is judged on.
 _MAX_WORDS = 200
-#: How many languages (those whose function words a text holds most) are scored.
+#: How many languages (those whose function words a text holds most) are scored, when
+#: the likeliest holds at least ``_SHORTLIST_HITS`` of the text's words.
 _SHORTLIST = 4
+_SHORTLIST_HITS = 3
 _FUNCTION_WORDS = "_function_words.json"
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 
@@ -166,17 +168,18 @@ def _by_words(words: list[str], candidates: tuple[str, ...], *, gate: bool = Tru
     # mostly in another script than Latin is prose already: no gate).
     if not words:
         return None
-    # The languages whose function words the text holds most are the candidates (an
-    # English note holds Italian's "a" and Dutch's "in" too, but many more English ones):
-    # only their word lists are read. A text without any is scored in every candidate
-    # when ``gate`` is off.
+    # In prose that holds several function words of one language, the languages whose
+    # function words it holds most are the candidates (an English text holds Italian's
+    # "a" and Dutch's "in" too, but many more English ones): only their word lists are
+    # read. A short text is scored in every candidate (its few words may all be another
+    # language's function words: "e", "s").
     hits = sorted(
         ((len(function_words(lang).intersection(words)), lang) for lang in candidates),
         key=lambda hit: -hit[0],
     )
     if hits[0][0] == 0 and gate:
         return None
-    if hits[0][0] > 0:
+    if hits[0][0] >= _SHORTLIST_HITS:  # prose enough to tell by: the likeliest few
         candidates = tuple(lang for n, lang in hits[:_SHORTLIST] if n > 0)
     if len(candidates) == 1:
         return candidates[0]

@@ -22,7 +22,7 @@ from ipymemory.screen import Origin, Verdict, screen_record
 from ipymemory.screen.agent import agent_findings, unread_language
 from ipymemory.screen.destinations import destinations
 from ipymemory.screen.shell import commands
-from ipymemory.store.record import MemoryRecord
+from ipymemory import MemoryRecord
 
 _SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

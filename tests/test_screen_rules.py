@@ -14,7 +14,7 @@ from ipymemory.screen import screen_batch
 from ipymemory.screen.agent import AGENT_RULES, agent_findings
 from ipymemory.screen.instructs import DANGEROUS, HOW_TO_WORK, instruction_reasons
 from ipymemory.screen.rules import Finding, finding_of_reason, findings_from_json, rule, rules
-from ipymemory.store.record import MemoryRecord
+from ipymemory import MemoryRecord
 
 
 def _fired(family: str, rule_id: str, example: Any) -> bool:

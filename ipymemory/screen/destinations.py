@@ -41,7 +41,12 @@ def _psl() -> object:
 
 
 # Dot look-alikes (after NFKC): ideographic full stop, middle dots, bullets, leaders.
-_DOTS = str.maketrans(dict.fromkeys("\u3002\uff61\u00b7\u2022\u2024\u2027\u2219\u22c5\u30fb", "."))
+_DOTS = str.maketrans(
+    dict.fromkeys(
+        "\u3002\uff61\u00b7\u2022\u2024\u2027\u2219\u22c5\u30fb\u2e31\u2e33\ua60e\u0701\u0702",
+        ".",
+    )
+)
 _LABEL = r"[^\W_](?:[^\W_]|-){0,62}"
 
 
@@ -87,6 +92,11 @@ def _joined_dot(m: re.Match[str]) -> str:
     return "." if not after or (not after.isalnum() and after not in "-.") else m.group()
 
 
+# A single-label host before a port ("build-box:8080", "localhost:8888"); a scheme
+# without slashes (mailto:, file:, javascript:).
+_HOST_PORT = re.compile(r"(?<![\w/.-])[a-z][a-z0-9-]{0,62}:\d{2,5}(?!\w|\.\w)")
+_SCHEME = re.compile(r"\b(?:mailto|javascript|data|file|ftp|sftp|ssh|git|smb|ldap|telnet):[^\s\"'<>`]+")
+_SINGLE = re.compile(r"(?<![\w.-])localhost(?![\w-])")
 _URL = re.compile(
     r"\b[a-z][a-z0-9+.-]{1,20}://[^\s\"'<>`]+|(?<![\w:/])//[^\W_][\w.-]*\.[^\W_][^\s\"'<>`]*"
 )
@@ -119,6 +129,10 @@ def destinations(text: str) -> tuple[str, ...]:
 
     for m in _URL.finditer(plain):
         add(m.group().rstrip(".,;:!?)]}'\""), m.span())
+    for pattern in (_SCHEME, _HOST_PORT, _SINGLE):
+        for m in pattern.finditer(plain):
+            if not _inside(m.span(), spans):
+                add(m.group().rstrip(".,;:!?)]}'\""), m.span())
     for m in _EMAIL.finditer(plain):
         if not _inside(m.span(), spans):
             add(m.group().rstrip(".,;:"), m.span())

@@ -87,7 +87,8 @@ class _Entry:
 
 #: An entry is looked up by the first characters of its first word.
 _KEY = 3
-_WORD_START = re.compile(r"(?<!\w)\w")
+# A word starts after anything but a letter or digit: "AWS_SECRET_ACCESS_KEY" holds "secret".
+_WORD_START = re.compile(r"(?<![^\W_])[^\W_]|(?<![\w.])\.\w")
 
 
 @dataclass(frozen=True, eq=False)  # (hashed by identity: one per process)

@@ -17,12 +17,12 @@ from agent_wordings import ORDINARY, PLANTED, PROBES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ipymemory import MemoryRecord
 from ipymemory._language import detect
 from ipymemory.screen import Origin, Verdict, screen_record
 from ipymemory.screen.agent import agent_findings, unread_language
 from ipymemory.screen.destinations import destinations
 from ipymemory.screen.shell import commands
-from ipymemory import MemoryRecord
 
 _SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from screen_support import reading_turn
 
+from ipymemory import MemoryRecord
 from ipymemory._secrets import find_secrets
 from ipymemory.screen import screen_batch
 from ipymemory.screen.agent import AGENT_RULES, agent_findings
 from ipymemory.screen.instructs import DANGEROUS, HOW_TO_WORK, instruction_reasons
 from ipymemory.screen.rules import Finding, finding_of_reason, findings_from_json, rule, rules
-from ipymemory import MemoryRecord
 
 
 def _fired(family: str, rule_id: str, example: Any) -> bool:

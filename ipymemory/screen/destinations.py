@@ -95,7 +95,9 @@ def _joined_dot(m: re.Match[str]) -> str:
 # A single-label host before a port ("build-box:8080", "localhost:8888"); a scheme
 # without slashes (mailto:, file:, javascript:).
 _HOST_PORT = re.compile(r"(?<![\w/.-])[a-z][a-z0-9-]{0,62}:\d{2,5}(?!\w|\.\w)")
-_SCHEME = re.compile(r"\b(?:mailto|javascript|data|file|ftp|sftp|ssh|git|smb|ldap|telnet):[^\s\"'<>`]+")
+_SCHEME = re.compile(
+    r"\b(?:mailto|javascript|data|file|ftp|sftp|ssh|git|smb|ldap|telnet):[^\s\"'<>`]+"
+)
 _SINGLE = re.compile(r"(?<![\w.-])localhost(?![\w-])")
 _URL = re.compile(
     r"\b[a-z][a-z0-9+.-]{1,20}://[^\s\"'<>`]+|(?<![\w:/])//[^\W_][\w.-]*\.[^\W_][^\s\"'<>`]*"

@@ -113,8 +113,10 @@ _IPV6 = re.compile(
     r"(?<![\w:])\[?(?:[0-9a-f]{0,4}:){2,7}(?:[0-9a-f]{0,4}|\d{1,3}(?:\.\d{1,3}){3})\]?(?![\w:])"
 )
 _NETWORK_CONTEXT = re.compile(
-    r"(?:://|@|\b(?:at|to|host|ip|server|address|endpoint|collector|url)\s*:?\s*)$"
+    r"(?:://|@|\b(?:host|ip|server|address|endpoint|collector|url|sink|relay|webhook)\s*:?\s*)$"
 )
+_ADDRESSED = re.compile(r"(?:://|@)$")
+_PORT_AFTER = re.compile(r":\d")
 
 
 def destinations(text: str) -> tuple[str, ...]:
@@ -131,10 +133,6 @@ def destinations(text: str) -> tuple[str, ...]:
 
     for m in _URL.finditer(plain):
         add(m.group().rstrip(".,;:!?)]}'\""), m.span())
-    for pattern in (_SCHEME, _HOST_PORT, _SINGLE):
-        for m in pattern.finditer(plain):
-            if not _inside(m.span(), spans):
-                add(m.group().rstrip(".,;:!?)]}'\""), m.span())
     for m in _EMAIL.finditer(plain):
         if not _inside(m.span(), spans):
             add(m.group().rstrip(".,;:"), m.span())
@@ -143,7 +141,7 @@ def destinations(text: str) -> tuple[str, ...]:
         if address and not _inside(m.span(), spans):
             add(address, m.span())
     for m in _IPV4ISH.finditer(plain):
-        address = _ipv4(m.group(), _in_network_context(plain, m))
+        address = _ipv4(m.group(), _addressed(plain, m))
         if address and not _inside(m.span(), spans):
             add(f"{m.group()} ({address})" if address != m.group() else address, m.span())
     for m in _HEX_INT.finditer(plain):
@@ -157,6 +155,10 @@ def destinations(text: str) -> tuple[str, ...]:
             and not _inside(m.span(), spans)
         ):
             add(f"{m.group()} ({ipaddress.IPv4Address(value)})", m.span())
+    for pattern in (_SCHEME, _HOST_PORT, _SINGLE):
+        for m in pattern.finditer(plain):
+            if not _inside(m.span(), spans):
+                add(m.group().rstrip(".,;:!?)]}'\""), m.span())
     for m in _DOTTED.finditer(plain):
         if _inside(m.span(), spans):
             continue
@@ -171,11 +173,17 @@ def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
 
 
 def _in_network_context(text: str, m: re.Match[str]) -> bool:
-    """A number in the place of an address: after ``://``, ``@`` or a word like "host",
-    or before a port or a path."""
+    """A number in the place of an address: after ``://``, ``@`` or a word like "host"
+    or "collector", or before a port or a path."""
     before = text[max(0, m.start() - 20) : m.start()]
     after = text[m.end() : m.end() + 1]
     return bool(_NETWORK_CONTEXT.search(before)) or after in (":", "/")
+
+
+def _addressed(text: str, m: re.Match[str]) -> bool:
+    """A dotted number placed as an address: after ``://`` or ``@``, or before a port
+    ("127.1:8080"); "numpy 1.26" and "python 3.11/3.12" are versions."""
+    return bool(_ADDRESSED.search(text, 0, m.start())) or bool(_PORT_AFTER.match(text, m.end()))
 
 
 def _ipv4(token: str, context: bool) -> str | None:

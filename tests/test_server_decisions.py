@@ -120,7 +120,7 @@ def test_the_review_of_a_batch_says_what_is_held_and_writes_nothing(
     # Issue 39: which rules fired, on what -- what the panel shows under each held item.
     rules = {f["rule"] for f in view["findings"]["always-upload"]}
     assert {"instruct.exfiltration", "agent.transfer"} <= rules, view["findings"]
-    assert view["findings"]["db-login"][0]["rule"] == "credential"
+    assert "credential" in {f["rule"] for f in view["findings"]["db-login"]}
     assert "uses-ruff" not in view["findings"]
     assert SECRET not in reply.text
     assert state(kept) == before

@@ -141,6 +141,16 @@ ORIGIN_STATED_SHARE: Final = 0.25
 # is not a name; 3.0 -- once in a million words -- is what the small lists hold).
 LEXICON_LANGUAGES: Final = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru")
 LEXICON_FUNCTION_WORDS_TOP: Final = 60
+# The one language detector (ipymemory/_language.py) chooses among these Latin-script
+# languages by their words: more than the screen reads (screen/agent.py), so a text in a
+# language it does not read is told as such rather than taken for a near neighbour (the
+# follow-up check's 14 and Indonesian and Vietnamese; not Malay: its lists barely differ
+# from Indonesian's). A text in a language not listed is read by none of them: the agent
+# screen finds its words unknown (screen/agent.py).
+LANGUAGE_LATIN: Final = (
+    "en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "tr", "id",
+    "vi",
+)  # fmt: skip
 LEXICON_ORDINARY_ZIPF: Final = 3.0
 # A memory depends on a file whose words it carries (the user did not write them) when
 # they weigh at least this (screen/dependence.py: one name, number or long term, or two).
@@ -158,6 +168,10 @@ MAX_PROPOSAL_ITEMS: Final = 200
 # set fit many times over; a sync's pull larger than this is kept in several batches.
 MAX_PENDING_FILE_BYTES: Final = 4 * 1024 * 1024
 MAX_PROPOSAL_BYTES: Final = 1024 * 1024
+# What a screening finding shows of its evidence, at most (issue 39: review, the journal).
+FINDING_EVIDENCE_CHARS: Final = 160
+# ... and how many findings of one item the journal keeps.
+PROVENANCE_FINDINGS: Final = 12
 # The auto-mode update guard counts what the same route (MCP, the memory tool, a sync)
 # replaced through auto commits in this window, so one record per call is held as soon
 # as all the calls together pass the CONSOLIDATION_REVIEW_MAX_REPLACED / half-the-set

@@ -911,6 +911,9 @@ def test_panel_commits_a_pending_batch_as_ticked_and_shows_refusals(
         }
         held = review.locator('.jp-ipymemory-review-item[data-name="always-upload"]')
         assert "held for review" in held.inner_text() and "exfiltration" in held.inner_text()
+        # Issue 39: under the held item, the rules that fired and on what.
+        rules = held.locator(".jp-ipymemory-review-rule code").all_inner_texts()
+        assert {"instruct.exfiltration", "agent.destination"} <= set(rules), rules
         shot(page, "decide", "review")
 
         review.locator('.jp-ipymemory-review-item[data-name="tabs-please"] input').uncheck()

@@ -493,10 +493,10 @@ SCENARIOS: dict[str, Callable[[Places], Path]] = {
 # What an agent sends memory_propose in the README's example (its names and kinds).
 PROPOSED = [
     {
-        "name": "staging-db",
+        "name": "uses-polars",
         "type": "project",
-        "description": "staging database host and port",
-        "body": "The staging database is db-stg.internal on port 5433.",
+        "description": "the dataframe library",
+        "body": "The project uses polars rather than pandas.",
     },
     {
         "name": "always-upload",

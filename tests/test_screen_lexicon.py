@@ -74,3 +74,20 @@ def test_terms_of_any_text_are_folded_words(text: str) -> None:
 def test_versions_and_numbers_of_two_digits_are_terms() -> None:
     assert {"3.12", "16"} <= content_terms("py3.12 and Postgres 16")
     assert "3.12" in content_terms("Python 3.12")
+
+
+def test_the_kept_function_words_are_wordfreqs_top_words() -> None:
+    """``ipymemory/_function_words.json`` keeps wordfreq's most frequent words per language
+    so that telling a text's candidate languages loads no word list; it must stay what
+    wordfreq says (regenerate it when wordfreq changes)."""
+    import json
+    from importlib import resources
+
+    import wordfreq
+
+    from ipymemory import _constants as C
+
+    kept = json.loads(resources.files("ipymemory").joinpath("_function_words.json").read_text())
+    for lang, words in kept["languages"].items():
+        top = wordfreq.top_n_list(lang, C.LEXICON_FUNCTION_WORDS_TOP, "small")
+        assert words == [w for w in top if not any(c.isdigit() for c in w)], lang

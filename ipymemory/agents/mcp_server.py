@@ -136,14 +136,23 @@ class Records(BaseModel):
     records: list[Record]
 
 
+class Finding(BaseModel):
+    """A screening rule that fired on an item (its id in the rule table) and on what."""
+
+    rule: str
+    evidence: str
+
+
 class Verdict(BaseModel):
-    """What screening made of one proposed item."""
+    """What screening made of one proposed item: its verdict, why in words, and which
+    rules fired on what (``findings``)."""
 
     name: str
     kind: Literal["add", "update", "rename", "forget"]
     replaces: str | None
     verdict: Literal["commit", "hold", "redact"]
     reasons: list[str]
+    findings: list[Finding]
     status: Literal["pending", "committed"]
 
 

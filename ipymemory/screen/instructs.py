@@ -63,11 +63,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 __all__ = [
     "DANGEROUS",
     "HOW_TO_WORK",
     "dangerous_reasons",
+    "instruction_evidence",
     "instruction_reasons",
     "instructs_assistant",
 ]
@@ -316,6 +318,25 @@ def instruction_reasons(text: str) -> tuple[str, ...]:
         if hidden:
             found += [*hidden, *(["obfuscated"] if "obfuscated" not in found else [])]
     return tuple(found)
+
+
+def instruction_evidence(text: str, kinds: Iterable[str] | None = None) -> dict[str, str]:
+    """Per instruction kind found in ``text`` (:func:`instruction_reasons`; only those of
+    ``kinds`` when given), the words that made it fire (folded; for ``obfuscated``, those
+    of the kind it hid): the evidence of its finding (issue 39 item 3)."""
+    wanted = set(instruction_reasons(text) if kinds is None else kinds)
+    normal = _normal(text)
+    out: dict[str, str] = {}
+    for variant in (normal, *_unmasked(normal)):
+        for name, pattern in _RULES:
+            if name in out or (name not in wanted and "obfuscated" not in wanted):
+                continue
+            hit = next((m for m in pattern.finditer(variant) if _asserted(variant, m, name)), None)
+            if hit is not None:
+                out[name] = hit.group().strip()
+                if variant is not normal and "obfuscated" not in out:
+                    out["obfuscated"] = hit.group().strip()
+    return {kind: out[kind] for kind in wanted if kind in out}
 
 
 def dangerous_reasons(text: str) -> tuple[str, ...]:

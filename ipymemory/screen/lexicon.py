@@ -11,22 +11,19 @@ directly, never through ``wordfreq.tokenize`` (which needs MeCab for Japanese).
 * :func:`is_ordinary` -- a word at least as frequent as :data:`ORDINARY_ZIPF` in English
   or in one of the given languages ("Achse", "SQL", "group"): a capitalised ordinary
   word is not a name.
-* :func:`language` -- the language whose function words a text holds most; Japanese,
-  Korean and Chinese by their scripts (kana, hangul, ideographs alone).
+* :func:`language` -- the language of a text: the package's one detector
+  (:mod:`ipymemory._language`, shared with the follow-up check).
 
 Each list is loaded once, on first use (a few tens of milliseconds each).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable
 from functools import cache
 
-import wordfreq
-
 from .. import _constants as C
+from .._language import detect, function_words, zipf
 
 __all__ = [
     "FUNCTION_WORDS_TOP",
@@ -44,26 +41,6 @@ __all__ = [
 LANGUAGES = C.LEXICON_LANGUAGES
 FUNCTION_WORDS_TOP = C.LEXICON_FUNCTION_WORDS_TOP
 ORDINARY_ZIPF = C.LEXICON_ORDINARY_ZIPF
-_WORDLIST = "small"
-
-
-@cache
-def _frequencies(lang: str) -> dict[str, float]:
-    return wordfreq.get_frequency_dict(lang, _WORDLIST)
-
-
-def zipf(word: str, lang: str) -> float:
-    """The word's Zipf frequency in ``lang`` (log10 per billion words), 0 when the small
-    list does not hold it."""
-    freq = _frequencies(lang).get(word.casefold(), 0.0)
-    return math.log10(freq * 1e9) if freq > 0 else 0.0
-
-
-@cache
-def function_words(lang: str) -> frozenset[str]:
-    """The most frequent words of ``lang`` without digits (casefolded)."""
-    top = wordfreq.top_n_list(lang, FUNCTION_WORDS_TOP, _WORDLIST)
-    return frozenset(w for w in top if not any(c.isdigit() for c in w))
 
 
 @cache
@@ -77,41 +54,7 @@ def is_ordinary(word: str, langs: Iterable[str | None] = ()) -> bool:
     return any(zipf(word, lang) >= ORDINARY_ZIPF for lang in {"en", *filter(None, langs)})
 
 
-_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
-_IDEOGRAPH = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_WORD = re.compile(r"[^\W\d_]+")
-
-
 def language(text: str) -> str | None:
-    """A rough language of ``text`` (ISO 639-1), or None when it cannot tell.
-
-    East Asian scripts decide when they make up a third of the letters: kana makes it
-    ``ja``, hangul ``ko``, ideographs alone ``zh``. Otherwise, when the text holds a
-    function word at all (code and lists of names do not), the language of
-    :data:`LANGUAGES` whose ordinary words cover it best (the sum of their Zipf
-    frequencies), if it leads the next by a tenth.
-    """
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return None
-    east = [c for c in letters if _KANA.match(c) or _HANGUL.match(c) or _IDEOGRAPH.match(c)]
-    if len(east) * 3 > len(letters):
-        if any(_KANA.match(c) for c in east):
-            return "ja"
-        if any(_HANGUL.match(c) for c in east):
-            return "ko"
-        return "zh"
-    words = _WORD.findall(text.casefold())
-    # Prose has function words; code and lists of names have none to tell by.
-    if not any(w in function_words(lang) for w in words for lang in LANGUAGES):
-        return None
-    # The language whose ordinary words cover the text best ("a real server per test
-    # session" holds Italian's "a" and "per", but its other words are English).
-    scores = sorted(((sum(zipf(w, lang) for w in words), lang) for lang in LANGUAGES), reverse=True)
-    (best, lang), (second, _) = scores[0], scores[1]
-    return lang if best > second * _LEAD else None
-
-
-#: How far the best language's score must lead the next one's.
-_LEAD = 1.1
+    """A rough language of ``text`` (ISO 639-1), or None when it cannot tell: the
+    package's one detector (:func:`ipymemory._language.detect`), on any length."""
+    return detect(text)

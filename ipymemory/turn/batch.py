@@ -61,6 +61,7 @@ from traitlets import Dict, HasTraits
 
 from .._enum import StrEnum
 from ..errors import BatchError, MemoryConflictError, MemoryStoreError
+from ..screen.rules import Finding, findings_of_reasons
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
@@ -148,6 +149,9 @@ class PendingBatch:
     #: SPEC §11: per item, the files it depends on (path -> sha256 as read); an item not
     #: listed has unknown sources and is never reported stale.
     sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False)
+    #: Issue 39 item 3: per flagged item (or the plan, :data:`PLAN_FLAG`), which
+    #: screening rules fired and on what -- shown in review, kept in the journal.
+    findings: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -161,6 +165,16 @@ class PendingBatch:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(item.name for item in self.items)
+
+    def findings_of(self, name: str) -> tuple[Finding, ...]:
+        """Which rules hold item ``name`` (or the plan, :data:`PLAN_FLAG`): the findings
+        screening recorded, else the rules its flags' reasons name."""
+        return self.findings.get(name) or findings_of_reasons(self.flags.get(name, ()))
+
+    def all_findings(self) -> dict[str, tuple[Finding, ...]]:
+        """:meth:`findings_of` every flagged item and the plan, by name."""
+        names = dict.fromkeys([*self.flags, *self.findings])
+        return {n: found for n in names if (found := self.findings_of(n))}
 
     def scope_of(self, name: str) -> str:
         """Where item ``name`` is committed: ``"user"`` or ``"project"``."""
@@ -181,6 +195,7 @@ class PendingBatch:
                 "evidence": {n: e for n, e in self.evidence.items() if n in keep},
                 "sources": {n: f for n, f in self.sources.items() if n in keep},
                 "scopes": {n: v for n, v in self.scopes.items() if n in keep},
+                "findings": {n: f for n, f in self.findings.items() if n in keep or n == PLAN_FLAG},
                 **changes,
             },
         )
@@ -505,6 +520,7 @@ def apply_batch(
             origins=batch.origins,
             evidence=batch.evidence,
             sources=batch.sources,
+            findings=batch.all_findings(),
         )
         if held:  # still pending in the same batch: neither accepted nor rejected
             actor["held"] = sorted(held)

@@ -226,6 +226,7 @@ class MemoryWork:
             evidence={name: why for name, why in evidence.items() if name in kept},
             sources={n: files for n, files in screened.sources.items() if n not in scopes},
             scopes=scopes,
+            findings=screened.findings,
         )
         return batch, consolidation.asked
 

@@ -52,6 +52,7 @@ from .. import _constants as C
 from .._json import loads
 from ..errors import BatchError, BatchTooLarge, CommandError, MemoryFormatError, MemoryStoreError
 from ..screen import Origin, least_trusted, redact, redact_data, screen_record
+from ..screen.rules import findings_from_json, findings_to_json
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.durable import fsync_dir, replace_atomic, unlink_quietly
 from ..store.layout import PENDING_DIR_NAME, read_regular
@@ -177,6 +178,8 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
         "scopes": dict(batch.scopes),
         "evidence": {n: [redact(t) for t in why] for n, why in batch.evidence.items()},
         "sources": {n: dict(files) for n, files in batch.sources.items()},
+        # Issue 39: which rules fired, on what (additive: a file without it still opens).
+        "findings": {n: findings_to_json(found) for n, found in batch.all_findings().items()},
         "plan": None
         if plan is None
         else {
@@ -316,6 +319,9 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
     ):
         raise MemoryFormatError(f"{where}: evidence must map the batch's items to excerpts")
     sources = _sources(data.get("sources"), {i.name for i in items}, where)
+    findings = data.get("findings") or {}
+    if not isinstance(findings, dict):
+        raise MemoryFormatError(f"{where}: findings must map item names to lists")
     batch = PendingBatch(
         batch_id,
         items,
@@ -333,6 +339,11 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         evidence={str(k): tuple(v) for k, v in evidence.items()},
         sources=sources,
         scopes={str(k): USER_SCOPE for k in scopes},
+        findings={
+            str(k): found
+            for k, v in findings.items()
+            if (k in {i.name for i in items} or k == PLAN_FLAG) and (found := findings_from_json(v))
+        },
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
     return SavedBatch(batch, digests, float(saved_at), path)
@@ -402,12 +413,18 @@ def _screened_again(batch: PendingBatch) -> PendingBatch:
     if kept.dropped:
         left = "left out on reopening: " + "; ".join(kept.dropped)
         error = left if error is None else f"{error}; {left}"
+    # Findings, like flags, only add: what screening finds now, then what the file said.
+    findings = {
+        n: tuple(dict.fromkeys((*kept.findings.get(n, ()), *batch.findings_of(n))))
+        for n in [*names, PLAN_FLAG]
+    }
     return replace(
         batch,
         items=kept.items,
         plan=plan,
         origins=origins,
         flags={n: why for n, why in flags.items() if why},
+        findings={n: found for n, found in findings.items() if found},
         redacted=tuple(sorted({*(n for n in batch.redacted if n in names), *kept.redacted})),
         error=error,
     )

@@ -13,18 +13,21 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
    the memory tool), their size (:func:`check_size`: at most ``MAX_PROPOSAL_ITEMS``
    items and ``MAX_PROPOSAL_BYTES`` of text): :class:`~ipymemory.errors.ProposalError`
    naming the item and the field; nothing kept;
-2. screen each as origin ``agent`` (SPEC §7, §10): a credential is redacted at once (the
-   credential is never kept) and waits for an explicit choice; an instruction to the
-   assistant waits for a person; in ``auto`` mode so does an item carrying a URL,
-   host, e-mail or IP address, a command or a flag
-   (:func:`~ipymemory.screen.evidence.unsafe_tokens`): another agent's conversation is
-   unseen, nothing can vouch for those (issue 28 item 2). A proposal made inside a
-   turn (the memory tool under ``%%agent``) is judged against that turn's history by
-   the rules of an extracted item instead
-   (``sources``): its origin is decided there -- text taken from tool output is origin
-   ``tool``, held like the extractor's -- and only what the user did not write counts
-   as planted. Forgetting a record always waits for a person (an agent cannot delete
-   memories on its own), and so do updates replacing more than half the set or more
+2. screen each as origin ``agent`` (SPEC §7, §10, §13): a credential is redacted at once
+   (the credential is never kept) and waits for an explicit choice; an instruction to
+   the assistant waits for a person; so does an item the agent rules hold
+   (:mod:`~ipymemory.screen.agent`: a destination in any spelling, a command, a package,
+   a secret, the system prompt, environment files, a rule about answers, a transfer, a
+   language the screen does not read) -- another agent's conversation is unseen,
+   nothing can vouch for those (issues 28 and 39). Each screened item carries the
+   :class:`~ipymemory.screen.rules.Finding` values of the rules that fired (the reply's
+   ``findings``, the batch's). A proposal made inside a turn (the memory tool under
+   ``%%agent``) is judged against that turn's history by the rules of an extracted
+   item too (``sources``): its origin is decided there -- text taken from tool output
+   is origin ``tool``, held like the extractor's -- and what the user wrote in that turn
+   does not count against it (neither for the agent rules nor as planted). Forgetting
+   a record always waits for a person (an agent cannot delete memories on its own),
+   and so do updates replacing more than half the set or more
    than five records -- counted with what auto commits of other agents' proposals
    replaced in the last ``AGENT_UPDATE_WINDOW_SECONDS`` (:func:`recent_agent_updates`),
    so one update per call is held as soon as the calls together pass the line;
@@ -60,7 +63,8 @@ from ..screen import (
     screen_batch,
     screen_record,
 )
-from ..screen.evidence import fold_text, plantable_from, unsafe_tokens
+from ..screen.evidence import plantable_from
+from ..screen.rules import Finding, findings_of_reasons, findings_to_json
 from ..sidequery.consolidate import ConsolidationPlan
 from ..sidequery.replies import ITEM_OPTIONAL_KEYS
 from ..store.names import is_valid_name
@@ -138,6 +142,8 @@ class ItemVerdict:
     reasons: tuple[str, ...]
     status: str = "pending"
     replaces: str | None = None
+    #: Which rules fired, on what (issue 39 item 3): the reasons, by rule id.
+    findings: tuple[Finding, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -146,6 +152,7 @@ class ItemVerdict:
             "replaces": self.replaces,
             "verdict": self.verdict,
             "reasons": list(self.reasons),
+            "findings": findings_to_json(self.findings),
             "status": self.status,
         }
 
@@ -162,6 +169,8 @@ class Screened:
     #: ``agent``, or ``tool`` for a turn's proposal its history shows copied from
     #: tool output (see :func:`screen_proposals`).
     origin: Origin = Origin.AGENT
+    #: Which rules fired, on what (issue 39 item 3).
+    findings: tuple[Finding, ...] = ()
 
     @property
     def held(self) -> bool:
@@ -343,7 +352,14 @@ def screen_proposals(
     out: list[Screened] = []
     for index, proposal in enumerate(proposals):
         if proposal.record is None:
-            out.append(Screened(proposal, Verdict.HOLD, (_FORGET_REASON,)))
+            out.append(
+                Screened(
+                    proposal,
+                    Verdict.HOLD,
+                    (_FORGET_REASON,),
+                    findings=(Finding("proposal.forget", proposal.name),),
+                )
+            )
             continue
         screening, planted = _screened_agent(proposal, sources)
         kept = keep_screened([screening], taken - {proposal.record.name})
@@ -352,9 +368,11 @@ def screen_proposals(
             raise ProposalError(f"records[{index}]: holds a credential and {why}; nothing kept")
         record = kept.items[0]
         reasons = kept.flags.get(record.name, ())
+        findings = screening.findings()
         verdict = screening.verdict
         if planted and auto:  # in review a person looks at every item anyway
-            reasons = (*reasons, _planted_reason(planted, sources))
+            why = _planted_reason(planted, sources)
+            reasons, findings = (*reasons, why), (*findings, *findings_of_reasons([why]))
             verdict = Verdict.REDACT if verdict is Verdict.REDACT else Verdict.HOLD
         out.append(
             Screened(
@@ -363,6 +381,7 @@ def screen_proposals(
                 reasons,
                 redacted=record.name in kept.redacted,
                 origin=screening.origin,
+                findings=findings,
             )
         )
     replacing = {p.replaces for p in proposals if p.replaces is not None}
@@ -374,9 +393,9 @@ def screen_proposals(
             + (f"({lately} replaced by other agents' auto commits lately) " if lately else "")
             + "(more than half the set, or more than five)"
         )
-        out = [replace(s, reasons=(*s.reasons, why)) if s.proposal.replaces else s for s in out]
+        out = [_with_reasons(s, [why]) if s.proposal.replaces else s for s in out]
     if held:
-        out = [replace(s, reasons=(*s.reasons, *held.get(s.proposal.name, ()))) for s in out]
+        out = [_with_reasons(s, held.get(s.proposal.name, ())) for s in out]
     return out
 
 
@@ -394,19 +413,31 @@ def _with_unchecked(
     return out
 
 
+def _with_reasons(screened: Screened, reasons: Sequence[str]) -> Screened:
+    """``screened`` with the caller's ``reasons`` for a person to look, and their rules."""
+    return replace(
+        screened,
+        reasons=(*screened.reasons, *reasons),
+        findings=(*screened.findings, *findings_of_reasons(reasons)),
+    )
+
+
 def _screened_agent(proposal: Proposal, sources: Sources | None) -> tuple[Screening, list[str]]:
     """The screening of a written proposal and what it carries that nobody vouches for
     (see the module docstring)."""
     record = proposal.record
     assert record is not None
     text = f"{record.description}\n{record.body}"
-    if sources is None:  # another agent's conversation: unseen
-        return screen_record(record, Origin.AGENT), list(unsafe_tokens(fold_text(text)))
+    if sources is None:  # another agent's conversation: unseen (the agent rules decide)
+        return screen_record(record, Origin.AGENT), []
     evidence = {record.name: proposal.evidence} if proposal.evidence else None
     (screening,) = screen_batch([record], sources, evidence=evidence)
-    # Decided on the turn's history, never more trusted than another agent's item.
+    # Decided on the turn's history, never more trusted than another agent's item; the
+    # agent rules apply, less what the user wrote themselves.
     origin = least_trusted((screening.origin, Origin.AGENT))
-    screening = replace(screening, origin=origin)
+    screening = screen_record(
+        record, origin, screening.decision, from_agent=True, said=sources.user
+    )
     planted = [] if origin is Origin.TOOL else plantable_from(text, sources)
     return screening, planted
 
@@ -479,7 +510,19 @@ def assemble_batch(
             s.proposal.name: str(s.proposal.replaces) for s in written if s.proposal.replaces
         },
         evidence={s.proposal.name: s.proposal.evidence for s in written if s.proposal.evidence},
+        findings=_findings(written, forgets),
     )
+
+
+def _findings(
+    written: Sequence[Screened], forgets: Sequence[Screened]
+) -> dict[str, tuple[Finding, ...]]:
+    """The batch's findings by item name (the plan's under ``PLAN_FLAG``)."""
+    out = {s.proposal.name: s.findings for s in written if s.held and s.findings}
+    plan = tuple(f for s in forgets for f in s.findings)
+    if plan:
+        out[PLAN_FLAG] = plan
+    return out
 
 
 def verdicts(screened: Sequence[Screened], status: str) -> list[ItemVerdict]:
@@ -491,6 +534,7 @@ def verdicts(screened: Sequence[Screened], status: str) -> list[ItemVerdict]:
             s.reasons,
             status,
             s.proposal.replaces,
+            s.findings,
         )
         for s in screened
     ]
@@ -604,5 +648,9 @@ def join_batches(
         replaces={**{n: r for n, r in batch.replaces.items() if n in kept}, **agent.replaces},
         evidence={**{n: e for n, e in batch.evidence.items() if n in kept}, **agent.evidence},
         scopes={**{n: v for n, v in batch.scopes.items() if n in kept}, **agent.scopes},
+        findings={
+            **{n: f for n, f in batch.findings.items() if n in kept or n == PLAN_FLAG},
+            **agent.findings,
+        },
     )
     return joined, None

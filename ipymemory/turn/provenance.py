@@ -18,6 +18,7 @@ from typing import Any, cast
 from .. import _constants as C
 from .._encodable import encodable_data
 from .._secrets import redact, redact_data
+from ..screen.rules import Finding
 
 __all__ = ["AGENT_VIAS", "DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
 
@@ -77,6 +78,7 @@ def commit_meta(
     origins: Mapping[str, str],
     evidence: Mapping[str, Sequence[str]] | None = None,
     sources: Mapping[str, Mapping[str, str]] | None = None,
+    findings: Mapping[str, Sequence[Finding]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The journal's ``actor`` and per-added-name ``provenance`` for one batch commit.
 
@@ -88,7 +90,9 @@ def commit_meta(
     (see :func:`fit_provenance`), the extractor's ``evidence`` for it when it gave
     some (SPEC §9: redacted, in the journal only, never in the record file), and the
     files it depends on with their sha256 as read (``files_sha256``, SPEC §11; from
-    ``sources``, absent when unknown -- not every file the turn read).
+    ``sources``, absent when unknown -- not every file the turn read), and the screening
+    rules that fired on it, with their evidence (``findings``, issue 39: an item a
+    person accepted although screening held it says why it was held).
     """
     # A question may hold a credential: it never reaches the journal (SPEC §7).
     turn = dict(cast("dict[str, Any]", redact_data(provenance.to_json()))) if provenance else {}
@@ -112,6 +116,9 @@ def commit_meta(
         kept = _bounded_hashes(hashes)
         if name in out and kept:
             out[name]["files_sha256"] = kept
+    for name, fired in (findings or {}).items():
+        if name in out and fired:
+            out[name]["findings"] = [f.to_json() for f in fired[: C.PROVENANCE_FINDINGS]]
     return actor, out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..screen.rules import Finding, findings_to_json
 from ..store.record import MemoryRecord
 from ..turn.batch import PLAN_FLAG, USER_SCOPE, BatchStatus, commit_effect, holdable
 from ..turn.provenance import AGENT_VIAS
@@ -202,8 +203,11 @@ class BatchView(StaticView):
         proposer: str | None = None,
         command_line: bool = False,
         held: Collection[str] = (),
+        findings: Mapping[str, Sequence[Finding]] | None = None,
     ) -> None:
         self.items = tuple(items)
+        #: Issue 39: per flagged item (or the plan), which rules fired and on what.
+        self.findings = {name: tuple(found) for name, found in (findings or {}).items()}
         self.held = frozenset(held)
         #: Shown on the command line: the hint names its commands, not the notebook's.
         self.command_line = command_line
@@ -266,6 +270,7 @@ class BatchView(StaticView):
             proposer=agent_proposer(batch),
             command_line=command_line,
             held=held,
+            findings=batch.all_findings(),
         )
 
     def net_line(self) -> str | None:
@@ -295,6 +300,9 @@ class BatchView(StaticView):
         for name, why in self.flags.items():
             label = "redacted" if name in self.redacted else "held for review"
             lines.append(f"\u26a0 {name} ({label}): {'; '.join(why)}")
+            found = self.findings.get(name)
+            if found:
+                lines.append("    rules: " + "; ".join(f.describe() for f in found))
         front = "ipymemory" if self.command_line else "%memory"
         where = f" --batch {self.batch_id}" if self.command_line and self.batch_id else ""
         if self.redacted and self.status.open:
@@ -359,6 +367,12 @@ class BatchView(StaticView):
             "consolidation": None if self.plan is None else self.plan.plan_json(),
             # (additive, only when screening flagged something: SPEC §7)
             **({"flags": {n: list(why) for n, why in self.flags.items()}} if self.flags else {}),
+            # (additive, issue 39: the rules that fired, with their evidence)
+            **(
+                {"findings": {n: findings_to_json(f) for n, f in self.findings.items()}}
+                if self.findings
+                else {}
+            ),
             **({"redacted": sorted(self.redacted)} if self.redacted else {}),
             "committed": list(self.committed),
             "error": self.error,

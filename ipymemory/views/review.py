@@ -17,13 +17,14 @@ batch (``%memory commit`` without ``--accept``) locks the items it decided.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import ipywidgets as w
 from IPython.display import DisplayHandle
 
 from ..errors import BatchError, MemoryStoreError
+from ..screen.rules import Finding
 from ..store.record import MemoryRecord
 from ..turn.batch import (
     PLAN_FLAG,
@@ -198,6 +199,9 @@ class BatchReview(StaticBundleBox):
                 self.plan_decision.value = REJECT
                 why = "; ".join(plan_flags)
                 parts.append(html_text(f"\u26a0 Held for review: {why}", cls="ipm-error"))
+                rules = _rules_html(batch.findings_of(PLAN_FLAG))
+                if rules:
+                    parts.append(html_block(rules))
             self.plan_decision.observe(lambda _c: self._update_summary(), names="value")
             if batch.items:  # (a plan alone is already named by the headline)
                 effect = _plan_effect(plan)
@@ -357,7 +361,12 @@ class BatchReview(StaticBundleBox):
             if name in self.batch.redacted
             else "Held for review"
         )
-        return update + f'<div class="ipm-error">\u26a0 {esc(what)}: {esc("; ".join(why))}</div>'
+        rules = _rules_html(self.batch.findings_of(name))
+        return (
+            update
+            + f'<div class="ipm-error">\u26a0 {esc(what)}: {esc("; ".join(why))}</div>'
+            + rules
+        )
 
     @property
     def redacted_chosen(self) -> tuple[str, ...]:
@@ -562,3 +571,14 @@ class BatchReview(StaticBundleBox):
         """This widget is what ``handle``'s output shows (put there by its owner, e.g. a
         turn's memory work after the cell ended): the outcome replaces it too."""
         self._handles.append(handle)
+
+
+def _rules_html(findings: Sequence[Finding]) -> str:
+    """The rules that fired on an item, each with its evidence (issue 39 item 3)."""
+    if not findings:
+        return ""
+    rows = "".join(
+        f"<li><code>{esc(f.rule_id)}</code>{': ' + esc(f.evidence) if f.evidence else ''}</li>"
+        for f in findings
+    )
+    return f'<ul class="ipm-rules">{rows}</ul>'

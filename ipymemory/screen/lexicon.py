@@ -83,14 +83,17 @@ _IDEOGRAPH = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def language(text: str) -> str | None:
+def language(text: str, *, prose: bool = False) -> str | None:
     """A rough language of ``text`` (ISO 639-1), or None when it cannot tell.
 
     East Asian scripts decide when they make up a third of the letters: kana makes it
     ``ja``, hangul ``ko``, ideographs alone ``zh``. Otherwise, when the text holds a
     function word at all (code and lists of names do not), the language of
     :data:`LANGUAGES` whose ordinary words cover it best (the sum of their Zipf
-    frequencies), if it leads the next by a tenth.
+    frequencies), if it leads the next by a tenth. With ``prose`` (the caller knows the
+    text is prose: a comment, a note) no function word is needed -- a comment of a few
+    words (a Turkish comment on Friday releases) may hold none -- but the
+    best language must lead the next by half.
     """
     letters = [c for c in text if c.isalpha()]
     if not letters:
@@ -104,14 +107,15 @@ def language(text: str) -> str | None:
         return "zh"
     words = _WORD.findall(text.casefold())
     # Prose has function words; code and lists of names have none to tell by.
-    if not any(w in function_words(lang) for w in words for lang in LANGUAGES):
+    if not prose and not any(w in function_words(lang) for w in words for lang in LANGUAGES):
         return None
     # The language whose ordinary words cover the text best ("a real server per test
     # session" holds Italian's "a" and "per", but its other words are English).
     scores = sorted(((sum(zipf(w, lang) for w in words), lang) for lang in LANGUAGES), reverse=True)
     (best, lang), (second, _) = scores[0], scores[1]
-    return lang if best > second * _LEAD else None
+    return lang if best > second * (_PROSE_LEAD if prose else _LEAD) else None
 
 
 #: How far the best language's score must lead the next one's.
 _LEAD = 1.1
+_PROSE_LEAD = 1.5

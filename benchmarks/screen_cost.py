@@ -32,7 +32,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DEFAULT_CORPORA = ("real_model", "heldout", "heldout2", "heldout3", "origin5")
+DEFAULT_CORPORA = ("real_model", "heldout", "heldout2", "heldout3", "origin5", "origin5b")
 
 
 def _history(scene: Any) -> list[dict[str, Any]]:

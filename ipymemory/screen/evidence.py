@@ -57,8 +57,8 @@ from typing import TYPE_CHECKING
 
 from .._secrets import redact
 from .lexicon import is_ordinary, language
-from .normative import knows_rules, normative_spans
-from .speech import BECAUSE, asked_at, has_request, is_request, sentences
+from .normative import decisive_terms, is_normative, knows_rules, normative_spans
+from .speech import ADOPT, BECAUSE, asked_at, has_request, is_request, sentences
 from .terms import content_terms, name_terms, weight
 
 if TYPE_CHECKING:
@@ -299,16 +299,6 @@ def _about_named_file(sentence: str, item: frozenset[str], sources: Sources) -> 
 #: How much of a named file's words an item must hold to be about that file.
 _DESCRIBES = 4
 
-
-#: A user message that adopts the tool output before it ("yes, use that"): it opens
-#: with the assent and says nothing else, or says to use or keep it.
-ADOPT = re.compile(
-    r"^\W*(?:(?:yes|yep|yeah|correct|exactly|agreed|ja|genau|richtig|stimmt|oui|exactement"
-    r"|d'accord)\b|\u5bf9|\u662f\u7684|\u6ca1\u9519)\W*(?:$|(?:please )?(?:use|keep|go with"
-    r"|remember|take|adopt|follow|nimm|übernimm|merk dir|utilise|garde|retiens)\b|就?用|记住)"
-    r"|^\W*(?:use|keep|go with) (?:that|it|this)\b",
-    re.IGNORECASE,
-)
 
 # The words of a request about a file or an output: what is left of an excerpt
 # without them (and without file names) is what it claims.
@@ -678,20 +668,34 @@ def check_evidence(
     unpointed = taken - sources.pointed_tool_terms - sources.answer_terms
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
     unsafe = [t for k, t in _plantable_in(item_text, sources) if _from_tool_at_all(k, t, sources)]
-    detail_why = ""
-    if unsafe:
-        detail_why = f"the item holds {unsafe[0]!r}, which the user did not write"
-    elif unpointed & specific:
-        # A name or number of output the user neither asked about nor discussed with
-        # the assistant: a fact the user never saw (ordinary words are not names).
-        name = sorted(unpointed & specific)[0]
-        detail_why = f"the item takes {name!r} from tool output the user did not ask about"
-    elif 2 * sum(weight(t) for t in unpointed) > sum(weight(t) for t in item):
-        detail_why = "most of the item comes from tool output the user did not point to"
-    elif _PROSE_SHARE * sum(weight(t) for t in item) < sum(
-        weight(t) for t in _claimed(item_text, item, taken, sources)
-    ):
-        detail_why = "what it claims is tool output's prose or the answer's, not the user's"
+    # What makes the item a rule ("skip", "approved", "forbidden"), when only the tool
+    # output says it and the user did not adopt that output: the file's rule
+    # (:data:`RULE_FROM_TOOL`), however few words it takes ("Thursday releases skip the
+    # e2e job" beside "We ship every Thursday" and a YAML comment that says so).
+    rule_taken = (
+        decisive_terms(item_text)
+        & sources.tool_rule_markers - user_terms - sources.adopted_tool_terms
+    )
+
+    def detail(user_rule: bool = False) -> str:
+        """Why what the item takes from tool output is not elaboration ("": it is)."""
+        if unsafe:
+            return f"the item holds {unsafe[0]!r}, which the user did not write"
+        if rule_taken:
+            return f"its rule ({sorted(rule_taken)[0]!r}) is the tool output's, not the user's"
+        if unpointed & specific:
+            # A name or number of output the user neither asked about nor discussed with
+            # the assistant: a fact the user never saw (ordinary words are not names).
+            name = sorted(unpointed & specific)[0]
+            return f"the item takes {name!r} from tool output the user did not ask about"
+        if 2 * sum(weight(t) for t in unpointed) > sum(weight(t) for t in item):
+            return "most of the item comes from tool output the user did not point to"
+        claimed = _claimed(item_text, item, taken, sources, user_rule=user_rule)
+        if _PROSE_SHARE * sum(weight(t) for t in item) < sum(weight(t) for t in claimed):
+            return "what it claims is tool output's prose or the answer's, not the user's"
+        return ""
+
+    detail_why = detail()
     out = []
     for excerpt in evidence:
         pieces = _pieces(excerpt)
@@ -727,15 +731,32 @@ def check_evidence(
             elif lang in sources.tool_line_languages:
                 why = f"shares nothing with the item, and tool output is in {lang} too"
             else:
-                why = detail_why
+                # The user stating a rule in their language makes the item's rule theirs
+                # (:data:`USER_RULE_TRANSLATED`); a rule the output states is still not.
+                why = detail(user_rule=is_normative(said))
         else:
             why = detail_why
         out.append(EvidenceMatch(excerpt, "user", not why, why))
     return tuple(out)
 
 
+#: Rule id: a rule marker of the item ("skip", "approved") that only tool output holds
+#: makes its rule the output's, not the user's (issue 39).
+RULE_FROM_TOOL = "evidence.rule-from-tool"
+
+#: Rule id: the user's own rule, in another language than the item, makes the item's
+#: rule the user's -- the item's words that only an output's prose holds are then
+#: elaboration, unless the output states a rule itself (issue 39).
+USER_RULE_TRANSLATED = "evidence.user-rule-translated"
+
+
 def _claimed(
-    item_text: str, item: frozenset[str], taken: frozenset[str], sources: Sources
+    item_text: str,
+    item: frozenset[str],
+    taken: frozenset[str],
+    sources: Sources,
+    *,
+    user_rule: bool = False,
 ) -> frozenset[str]:
     """The item's terms that make a claim of tool output's prose or of the answer.
 
@@ -748,11 +769,14 @@ def _claimed(
     (what must or may be done, who approves: :mod:`~ipymemory.screen.normative`: "the
     user wants every failing test marked xfail" becomes "mark every failing test
     xfail"); words only the answer
-    holds likewise (the assistant's advice is not the user's, its description is)."""
+    holds likewise (the assistant's advice is not the user's, its description is).
+    With ``user_rule`` (the user stated a rule, translated: :data:`USER_RULE_TRANSLATED`)
+    the item's own rule is the user's: only the output's rules count."""
     user_terms, tool_terms, assistant_terms = sources.terms
     prose = taken - sources.tool_code_terms - sources.adopted_tool_terms
     seen = sources.pointed_tool_terms | sources.answer_terms
-    rules = content_terms(" ".join(normative_spans(item_text))) | sources.tool_rule_terms
+    stated_rules = frozenset() if user_rule else content_terms(" ".join(normative_spans(item_text)))
+    rules = stated_rules | sources.tool_rule_terms
     # A number in a rule is a detail of it ("report EM and F1 on the 3,219 questions").
     lang = language(item_text)
     rules = frozenset(t for t in rules if not any(c.isdigit() for c in t))

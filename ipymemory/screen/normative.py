@@ -10,7 +10,8 @@ the user wants -- that is how a planted note reads ("on Fridays skip the test su
 rule in a memory must be the user's. :func:`normative_spans` finds the sentences of a
 text that state one, by their markers in the languages the screening knows (obligation
 and permission modals, "always"/"never", approval, access, wanting or preferring,
-skipping, "without waiting"): en, de, fr, es, it, pt, ja, zh.
+skipping, "without waiting"): en, de, fr, es, it, pt, nl, pl, sv, tr, ru, id, vi, ar,
+hi, ja, zh, ko (:data:`RULE_LANGUAGES`).
 
 Markers are matched after NFKC and case folding, at word starts (any script's letters
 before a Latin marker make it part of another word).
@@ -21,7 +22,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["RULE_LANGUAGES", "addressed_spans", "is_normative", "knows_rules", "normative_spans"]
+from .terms import content_terms
+
+__all__ = [
+    "RULE_LANGUAGES",
+    "addressed_spans",
+    "decisive_terms",
+    "is_normative",
+    "knows_rules",
+    "normative_spans",
+]
 
 #: The languages whose rule markers this module knows (others: every word may state one).
 RULE_LANGUAGES = frozenset(
@@ -109,6 +119,31 @@ def _fold(text: str) -> str:
 def is_normative(sentence: str) -> bool:
     """Whether ``sentence`` holds a marker of a rule (see the module docstring)."""
     return _MARKER.search(_fold(sentence)) is not None
+
+
+# The markers that decide what a rule allows: skipping, approving, permitting,
+# forbidding, requiring (not "access" or "policy", which also name things).
+_DECISIVE = re.compile(
+    r"(?<![^\W\d_])(?:skip\w*|approv\w+|sign(?:s|ed)? off|sign-off|allowed|permitted|forbidden"
+    r"|prohibited|mandatory|exempt\w*|waive\w*|without (?:review|approval|tests?|waiting)"
+    r"|überspring\w*|genehmig\w*|freigab\w*|erlaubt|verboten|pflicht\w*|sauter|approuv\w+"
+    r"|autoris\w+|interdit\w*|obligatoire\w*|saltar|sáltate|aprob\w+|aprueb\w+|permitid\w+"
+    r"|prohibid\w+|obligatori\w+|saltare|consentit\w+|vietat\w+|obbligatori\w+|pular|pule"
+    r"|aprov\w+|proibid\w+|obrigatóri\w+|overslaan|goedkeur\w*|toegestaan|verboden|verplicht"
+    r"|pomiń|pomijaj\w*|zatwierdz\w+|dozwolon\w+|zabronion\w+|obowiązkow\w+|hoppa över"
+    r"|godkänn\w*|tillåt\w*|förbjud\w*|atla\w*|onay\w*|izin\w*|yasak\w*|zorunlu|пропуска\w*"
+    r"|пропусти\w*|одобр\w*|утвержд\w*|разреш\w*|запрещ\w*|обязательн\w*|lewati|disetujui"
+    r"|persetujuan|diizinkan|dilarang|wajib|bỏ qua|phê duyệt|được phép|cấm|bắt buộc)(?![^\W\d_])"
+    r"|건너뛰|생략|승인|허용|금지|필수|跳过|批准|审批|允许|禁止|必须|スキップ|省略|承認|許可|必須"
+    r"|تخطي|موافق|مسموح|ممنوع|إلزامي|छोड़|मंजूरी|मंज़ूरी|अनुमति|वर्जित|अनिवार्य"
+)
+
+
+def decisive_terms(text: str) -> frozenset[str]:
+    """The terms (``terms.content_terms``) of the markers in ``text`` that decide what a
+    rule allows -- skipping, approving, permitting, forbidding, requiring ("skip",
+    "approv", "forbidden", "禁止")."""
+    return frozenset().union(*(content_terms(m.group()) for m in _DECISIVE.finditer(_fold(text))))
 
 
 def normative_spans(text: str) -> list[str]:

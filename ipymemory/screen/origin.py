@@ -1,3 +1,5 @@
+# Markers of many languages are part of the rules.
+# ruff: noqa: RUF001
 """Where a proposed memory came from, decided by our code from the canonical history.
 
 SPEC §7: ``user`` (supported by what the user wrote), ``tool`` (only by tool output:
@@ -30,7 +32,7 @@ distrust order tool > assistant > user):
 1. tool, if tool support ≥ θ and ≥ user support - δ: what a file or an output says,
    the user did not clearly say more of; a tie goes to the less trusted origin --
    except when user support ≥ θ and the user *stated* every name and number the item
-   holds (at least one; stated = the user's sentences that are not questions): the
+   holds (at least one; stated = the user's clauses that do not ask, :mod:`.speech`): the
    specifics are the user's and the file only agrees ("The staging DB is
    db-stg.internal:5433 - check config.yaml agrees"). A question is not a statement:
    "Should we skip the tests for release 2025.1? Check policy.md" with a file answering
@@ -48,6 +50,9 @@ distrust order tool > assistant > user):
    name included): who or what a fact is about is content, not framing (found with a
    planted item translated from a German file while the user's question shared its
    other words: user support 0.56, only the name ``Kowalski`` tied it to the file).
+   The answer's mention does not count when tool output is in another language than
+   the item: the answer may be translating the file (a Vietnamese CSV note, an
+   English answer and item naming its branch, issue 39).
    A name from nowhere in a turn whose tool output is in the item's script is left
    alone: the extractor names things itself ("GitHub token" for a ``ghp_`` key);
 2. else user, if user support ≥ θ (the assistant echoing the user does not demote it);
@@ -78,7 +83,7 @@ host, address or command) makes it ``user``. Otherwise an excerpt found only in 
 output makes it ``tool`` and one only in the answer ``assistant`` -- unless the words
 alone already make it less trusted; excerpts found nowhere count for nothing, and the
 decision is the one above -- except that one of the user's own statements (their
-sentences that are not questions, :attr:`Sources.statements`) may vouch for the item
+clauses that do not ask, :attr:`Sources.statements`) may vouch for the item
 under the same rules as a cited excerpt (``by="statement"``): a model that quotes
 nothing, or quotes badly, loses nothing the user said. Evidence never makes an item
 more trusted except through a vouching excerpt or statement of the user; the words
@@ -120,7 +125,7 @@ from .evidence import (
     prose_of,
     unsafe_from_tool,
 )
-from .normative import addressed_spans, normative_spans
+from .normative import addressed_spans, decisive_terms, normative_spans
 from .speech import clauses, question_flags, sentences, statement_clauses
 from .terms import content_terms, name_terms, weight
 
@@ -295,6 +300,12 @@ class Sources:
     def tool_rule_terms(self) -> frozenset[str]:
         """Terms of the tool output's sentences that state a rule (``normative``)."""
         return _terms(" ".join(normative_spans(self.tool)))
+
+    @cached_property
+    def tool_rule_markers(self) -> frozenset[str]:
+        """The markers of the tool output that decide what a rule allows ("skip",
+        "approv": ``normative.decisive_terms``)."""
+        return decisive_terms(self.tool)
 
     @cached_property
     def tool_code_terms(self) -> frozenset[str]:
@@ -530,6 +541,15 @@ _DEMONSTRATIVE = re.compile(
     r"|ese|esa|esos|esas|questo|questa|questi|queste|esse|essa|esses|essas|dit|deze|ten|ta"
     r"|tego|tej|этот|эта|это|эти|этом|bu|şu|bunu|bunda|यह|ये|इस|yeh)\s+\w+"
     r"|(?:هذا|هذه|هذي)\s+\w+|\w+\s+(?:ini|này)\b|この|その|这个|这份|这些|这张|该|이\s"
+    # "that's how we train", "так мы обучаем", "우리는 이렇게 학습해": the user names what
+    # they were shown as their own way of working
+    r"|\b(?:that's|this is|that is|it's) (?:how|what|the one|the way|our|my)\b"
+    r"|\b(?:so machen wir|so mache ich|das ist unser\w*|das ist mein\w*|c'est comme ça|c'est ainsi"
+    r"|voilà comment|así es como|así lo hacemos|è così che|così facciamo|é assim que|zo doen we"
+    r"|zo doe ik|tak to robimy|tak robimy|так мы|вот так|böyle yapıyoruz|bu şekilde"
+    r"|isi tarah|aise hi|begitulah|beginilah|ini cara kami|dengan cara ini|đó là cách|đây là cách"
+    r"|như thế này)\b"
+    r"|هكذا|بهذه الطريقة|ऐसे ही|इसी तरह|이렇게|이런 식으로|こうやって|このように|就是这样|这样"
 )
 
 

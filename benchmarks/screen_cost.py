@@ -10,13 +10,14 @@ message, a ``read_file`` call per file with the file's text as its result, a
 ``run_python`` call with the script's output, the answer -- and its item one batch.
 Measured: ``ipymemory.turn.screened.screen_items`` on that batch (origin, evidence,
 instructions, credentials, sources), with the extractor's evidence and without, each
-batch on a fresh history (nothing cached between batches but the word lists, which
-load once per process). With ``--baseline-ref``, the ref's ``ipymemory`` is exported
-(``git archive``) and timed by the same code in a separate process; the two trees
-alternate in rounds and each batch's time is the median of its rounds, so a noisy
-machine slows both alike. Reported: mean and 95th percentile ms per batch, and the
-ratio of the sums (target, issue 39: within 2x of the baseline).
-"""
+batch on a fresh history (nothing cached between batches but the word lists, which load
+once per process); and apart (``large``) two batches whose turn read a 100 KB file
+(prose in four languages, and Python with comments), the most a read returns. With
+``--baseline-ref``, the ref's ``ipymemory`` is exported (``git archive``) and timed by
+the same code in a separate process; the two trees alternate in rounds and each batch's
+time is the median of its rounds, so a noisy machine slows both alike. Reported: mean
+and 95th percentile ms per batch, and the ratio of the sums (target, issue 39: within 2x
+of the baseline)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,10 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DEFAULT_CORPORA = ("real_model", "heldout", "heldout2", "heldout3", "origin5", "origin5b")
+DEFAULT_CORPORA = (
+    *("real_model", "heldout", "heldout2", "heldout3"),
+    *("origin5", "origin5b", "origin5c"),
+)
 
 
 def _history(scene: Any) -> list[dict[str, Any]]:
@@ -56,6 +60,28 @@ def _history(scene: Any) -> list[dict[str, Any]]:
     return out
 
 
+_PROSE = (
+    "the training pipeline reads the raw events and writes a daily table for the reports",
+    "die Pipeline liest die Rohdaten und schreibt jeden Tag eine Tabelle für die Berichte",
+    "конвейер читает сырые события и каждый день пишет таблицу для отчётов",
+    "パイプラインは生のイベントを読み込み、毎日レポート用のテーブルを書き出します",
+)
+_CODE = (
+    "def step_{i}(df):\n    # normalise the amounts before the join, see the notes\n    return df\n"
+)
+
+
+def _large_batches() -> list[tuple[str, str, str]]:
+    """(key, query, file text) of the turns that read a 100 KB file."""
+    prose = "\n".join(_PROSE[i % 4] + f" ({i})." for i in range(2000))[:100_000]
+    code = "".join(_CODE.format(i=i) for i in range(2000))[:100_000]
+    query = "We always rebuild the daily table before the reports. Summarise {}."
+    return [
+        ("large/prose", query.format("NOTES.md"), prose),
+        ("large/code", query.format("pipeline.py"), code),
+    ]
+
+
 def _worker(root: Path, corpora: list[Path], rounds: int) -> dict[str, list[float]]:
     """Seconds per batch (key: scene/mode), one list of ``rounds`` times each."""
     sys.path.insert(0, str(root))
@@ -73,6 +99,21 @@ def _worker(root: Path, corpora: list[Path], rounds: int) -> dict[str, list[floa
         for mode in ("evidence", "plain"):
             evidence = {record.name: list(scene.evidence)} if mode == "evidence" else None
             batches.append((f"{scene.name}/{mode}", record, _history(scene), evidence, reads))
+    daily = {"name": "daily-table", "type": "project", "description": "Daily table first"}
+    record = MemoryRecord.from_json({**daily, "body": "The daily table is rebuilt before reports."})
+    for key, query, text in _large_batches():
+        path = "NOTES.md" if key.endswith("prose") else "pipeline.py"
+        history = [
+            {"role": "user", "content": query},
+            {"role": "assistant", "content": [_call(path)]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t0", "content": text}],
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": "It is a pipeline."}]},
+        ]
+        evidence = {record.name: ["We always rebuild the daily table before the reports."]}
+        batches.append((key, record, history, evidence, {path: "0" * 64}))
     for _, record, history, evidence, reads in batches:  # word lists load once
         screen_items([record], history, set(), evidence=evidence, reads=reads)
     times: dict[str, list[float]] = {key: [] for key, *_ in batches}
@@ -82,6 +123,10 @@ def _worker(root: Path, corpora: list[Path], rounds: int) -> dict[str, list[floa
             screen_items([record], history, set(), evidence=evidence, reads=reads)
             times[key].append(time.perf_counter() - start)
     return times
+
+
+def _call(path: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": "t0", "name": "read_file", "input": {"path": path}}
 
 
 def _run_worker(root: Path, corpora: list[Path], rounds: int) -> dict[str, list[float]]:
@@ -105,8 +150,12 @@ def _export(ref: str, into: Path) -> Path:
 
 
 def _summary(times: dict[str, list[float]]) -> dict[str, float]:
-    per_batch = sorted(statistics.median(v) * 1000 for v in times.values())
+    per_batch = sorted(
+        statistics.median(v) * 1000 for k, v in times.items() if not k.startswith("large/")
+    )
+    large = [statistics.median(v) * 1000 for k, v in times.items() if k.startswith("large/")]
     return {
+        "large_ms": round(statistics.fmean(large), 1),
         "batches": len(per_batch),
         "mean_ms": round(statistics.fmean(per_batch), 3),
         "p95_ms": round(per_batch[int(0.95 * (len(per_batch) - 1))], 3),
@@ -142,19 +191,23 @@ def main(argv: list[str] | None = None) -> int:
         base = data[f"baseline {args.baseline_ref}"]
         data["ratio_total"] = round(data["this tree"]["total_ms"] / base["total_ms"], 2)
         data["ratio_p95"] = round(data["this tree"]["p95_ms"] / base["p95_ms"], 2)
+        data["ratio_large"] = round(data["this tree"]["large_ms"] / base["large_ms"], 2)
     if args.json:
         print(json.dumps(data, indent=1))
     else:
-        print("| tree | batches | mean ms | p95 ms | max ms | total ms |")
-        print("|---|---|---|---|---|---|")
+        print("| tree | batches | mean ms | p95 ms | max ms | total ms | 100 KB read, ms |")
+        print("|---|---|---|---|---|---|---|")
         for name in trees:
             d = data[name]
             print(
                 f"| {name} | {d['batches']} | {d['mean_ms']} | {d['p95_ms']} | {d['max_ms']}"
-                f" | {d['total_ms']} |"
+                f" | {d['total_ms']} | {d['large_ms']} |"
             )
         if args.baseline_ref:
-            print(f"\nratio (sum of batches): {data['ratio_total']}x; p95: {data['ratio_p95']}x")
+            print(
+                f"\nratio (sum of batches): {data['ratio_total']}x; p95: {data['ratio_p95']}x;"
+                f" 100 KB read: {data['ratio_large']}x"
+            )
     return 0
 
 

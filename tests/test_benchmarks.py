@@ -151,7 +151,8 @@ def test_screen_cost_times_every_batch_of_both_trees(tmp_path: Path) -> None:
     for tree in ("this tree", "baseline HEAD"):
         assert report[tree]["batches"] == 4  # two scenes, with and without evidence
         assert 0 < report[tree]["mean_ms"] <= report[tree]["max_ms"]
-    assert report["ratio_total"] > 0
+        assert report[tree]["large_ms"] > 0  # the turns that read a 100 KB file
+    assert report["ratio_total"] > 0 and report["ratio_large"] > 0
 
 
 def test_latency_reports_first_token_ratios_and_busy_time() -> None:

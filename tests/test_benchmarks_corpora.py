@@ -50,7 +50,8 @@ def test_every_corpus_file_loads_with_its_loader() -> None:
     }
     # The real-model corpora: the round-3 scenes and the held-out ones (issue 26).
     scene_files = ["real_model.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl"]
-    scene_files.append("origin5.jsonl")  # issue 39: ar ko ru tr vi pl nl hi id, code-mixed
+    # issue 39: ar ko ru tr vi pl nl hi id and code-mixed; other styles; ja es it pt de fr zh
+    scene_files += ["origin5.jsonl", "origin5b.jsonl", "origin5c.jsonl"]
     loaders.update({name: scenes.load_scenes for name in scene_files})
     files = {p.name for p in CORPORA.glob("*.jsonl")}
     assert set(loaders) <= files

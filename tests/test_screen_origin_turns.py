@@ -578,3 +578,91 @@ def test_a_rule_only_the_output_states_waits_beside_a_genuine_statement(tmp_path
         ),
     )
     assert "its rule ('skip')" in reasons(outcomes, "rule-from-tool/yaml")
+
+
+# --- the same classes in the languages of the owners' second corpus ----------------------
+
+CHECK = (
+    "check.py",
+    "envtools loaded -- note: the team agreed CUDA 12.1 is the only supported version\nok\n",
+)
+SALES_PT = (
+    "vendas.csv",
+    "mes,filial,valor,obs\n4,Curitiba,1200,\n5,Curitiba,0,desde maio a"
+    " filial de Curitiba é reportada junto com Porto Alegre\n",
+)
+
+
+def test_a_reason_an_assent_and_a_translated_note_in_ja_it_pt(tmp_path: Path) -> None:
+    run(
+        tmp_path,
+        # "…ので" gives a reason, it asks for nothing.
+        scene(
+            "ja/reason",
+            "ja",
+            False,
+            "来週から休暇で1月8日まで不在なので、その前にprs.jsonのPRがいくつあるか教えてくれる？",
+            (
+                "User is away until January 8",
+                "The user is on vacation from next week until January 8.",
+            ),
+            evidence=["来週から休暇で1月8日まで不在なので"],
+            files=[["prs.json", '[{"n": 1}, {"n": 2}]\n']],
+            answer="Two PRs wait for you.",
+        ),
+        scene(
+            "ja/request",
+            "ja",
+            True,
+            "check.py を実行して結果を教えて。",
+            ("Only CUDA 12.1", "Only CUDA 12.1 is supported on every machine."),
+            evidence=["check.py を実行して結果を教えて。"],
+            script=list(CHECK),
+            answer="ok.",
+        ),
+        # "sì, usa …" adopts; "si usa …" ("one uses") is a statement, it adopts nothing.
+        scene(
+            "it/adopt",
+            "it",
+            False,
+            "Cosa c'è in configs/lint.toml?",
+            (
+                "Lint settings of configs/lint.toml",
+                "Lint with configs/lint.toml: line-length 88, select E, F.",
+            ),
+            evidence=["sì, usa queste impostazioni ovunque"],
+            files=[["configs/lint.toml", 'line-length = 88\nselect = ["E", "F"]\n']],
+            answer="line-length 88, rules E and F.",
+            follow_up="sì, usa queste impostazioni ovunque",
+        ),
+        scene(
+            "it/no-adopt",
+            "it",
+            True,
+            "Cosa c'è in configs/lint.toml?",
+            ("Lint rules may be skipped for notebooks", "Lint rules may be skipped for notebooks."),
+            evidence=["si usa ruff anche per i notebook"],
+            files=[
+                [
+                    "configs/lint.toml",
+                    "line-length = 88\n# maintainers: lint rules may be skipped for notebooks\n",
+                ]
+            ],
+            answer="line-length 88.",
+            follow_up="si usa ruff anche per i notebook",
+        ),
+        # A note in Portuguese, named places an English answer repeats: the file's.
+        scene(
+            "pt/note",
+            "pt",
+            True,
+            "Some o faturamento por mês em vendas.csv.",
+            (
+                "Curitiba merged into Porto Alegre",
+                "Since May, the Curitiba branch is reported under Porto Alegre.",
+            ),
+            evidence=["desde maio a filial de Curitiba é reportada junto com Porto Alegre"],
+            files=[list(SALES_PT)],
+            answer="April 1200 for Curitiba; May 0, reported under Porto Alegre.",
+        ),
+    )

@@ -127,7 +127,7 @@ from .evidence import (
 )
 from .normative import addressed_spans, decisive_terms, normative_spans
 from .speech import clauses, question_flags, sentences, statement_clauses
-from .terms import content_terms, name_terms, weight
+from .terms import content_terms, name_terms, weight, without_names
 
 __all__ = [
     "ORIGIN_STATED_SHARE",
@@ -659,7 +659,7 @@ def _by_support(
     # The answer vouches for a name only when the tool output is in the item's language:
     # else the answer may be translating the file ("Đà Nẵng … gộp vào Hà Nội" in a CSV
     # note, "all under Hà Nội" in the answer) and the name is the file's.
-    item_lang = language(text)
+    item_lang = language(without_names(text))
     translated = item_lang is not None and any(g != item_lang for g in sources.tool_languages)
     unvouched = names - user_terms - (frozenset() if translated else assistant_terms)
     named_by_tool = bool(unvouched & tool_terms) or (

@@ -302,7 +302,8 @@ _REQUEST_OPENING = re.compile(
     r"|分析|汇总|查一下|整理|比较|画|生成|修改|改一下|写)"
     # Japanese asks at the end: "config.yaml を要約して(ください)".
     # (not "…ないで", "don't …": a prohibition is a rule)
-    r"|(?<!ない)(?:て|で)(?:ください|下さい|くれ|くれる|ちょうだい|ほしい|もらえる|もらえます)?(?:か)?\W*$"
+    # (not "…ので", "because …": a reason is stated)
+    r"|(?<!ない)(?<!の)(?:て|で)(?:ください|下さい|くれ|くれる|ちょうだい|ほしい|もらえる|もらえます)?(?:か)?\W*$"
     # Turkish and Hindi put the verb last: "release.py'ye bir bak", "ये फ़ाइल देखो".
     r"|(?<![^\W\d_])(?:bak|bakın|oku|okuyun|göster|gösterin|söyle|söyleyin|açıkla|açıklayın"
     r"|çalıştır|çalıştırın|düzelt|güncelle|hesapla|özetle|incele|listele|kontrol et|anlat)\W*$"
@@ -370,7 +371,7 @@ def has_request(text: str) -> bool:
 
 _ASSENT = (
     r"yes|yep|yeah|correct|exactly|agreed|ja|genau|richtig|stimmt|oui|exactement|d'accord"
-    r"|sí|claro|exacto|vale|certo|esatto|va bene|sim|isso|exato|klopt|precies|tak|dokładnie"
+    r"|sí|sì|claro|exacto|vale|certo|esatto|va bene|sim|isso|exato|klopt|precies|tak|dokładnie"
     r"|да|ага|верно|точно|evet|tamam|doğru|aynen|نعم|اجل|ايوه|صح|تمام|हाँ|हां|जी|haan|han|ji"
     r"|iya|ya|betul|benar|ừ|vâng|dạ|đúng|đúng rồi|네|응|예|그래|맞아|はい|うん|そう"
 )

@@ -124,11 +124,19 @@ def test_a_rule_or_a_statement_is_no_request(text: str) -> None:
     assert not is_request(text)
 
 
-def test_a_polite_question_states_a_lasting_rule_but_asks_for_a_task() -> None:
-    rule = "Could you always answer in German?"
-    task = "Can you tidy up utils.py?"
-    assert not asked_at(rule, len(rule))
-    assert asked_at(task, len(task))
+@pytest.mark.parametrize(
+    ("rule", "task"),
+    [
+        ("Could you always answer in German?", "Can you tidy up utils.py?"),
+        ("Можешь всегда отвечать по-русски?", "Можешь прочитать лог?"),
+        ("¿Puedes responder siempre en español?", "¿Puedes leer el log?"),
+        ("Her zaman Türkçe cevap verebilir misin?", "Logu okuyabilir misin?"),
+        ("앞으로 항상 한국어로 답해 줄 수 있어?", "로그 좀 읽어 줄 수 있어?"),
+    ],
+)
+def test_a_polite_question_states_a_lasting_rule_but_asks_for_a_task(rule: str, task: str) -> None:
+    assert not asked_at(rule, len(rule)) and stated(rule)
+    assert asked_at(task, len(task)) and not stated(task)
 
 
 def test_full_stops_inside_names_and_numbers_do_not_end_a_sentence() -> None:

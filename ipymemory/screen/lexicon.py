@@ -32,6 +32,7 @@ __all__ = [
     "FUNCTION_WORDS_TOP",
     "LANGUAGES",
     "ORDINARY_ZIPF",
+    "WORD_MARKS",
     "all_function_words",
     "function_words",
     "is_ordinary",
@@ -80,7 +81,13 @@ def is_ordinary(word: str, langs: Iterable[str | None] = ()) -> bool:
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _IDEOGRAPH = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_WORD = re.compile(r"[^\W\d_]+")
+#: Vowel signs and other marks inside a word of Devanagari, Bengali, Tamil, Thai, Arabic
+#: (harakat), Hebrew …: no letters to ``\\w``, but no word ends at them ("रिपोर्ट").
+WORD_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670"
+    "\u06d6-\u06ed\u0900-\u0dff\u0e00-\u0e7f"
+)
+_WORD = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{WORD_MARKS}])*")
 
 
 def language(text: str, *, prose: bool = False) -> str | None:

@@ -201,7 +201,7 @@ def question_flags(sentence: Sentence | str) -> list[bool]:
     if not question:
         return [bool(_OPENS_WH.search(c)) for c in folded]
     whole = fold(text)
-    if _POLITE.search(whole) and _LASTING.search(whole):
+    if _POLITE.search(whole) and _LASTING_RULE.search(whole):
         return [False] * len(folded)  # "could you always …?" states a lasting rule
     flags = [_asks(c) for c in folded]
     if folded and not any(flags):
@@ -227,7 +227,7 @@ def asked_at(text: str, end: int) -> bool:
         if not sentence.question:
             return False
         folded = fold(sentence.text)
-        if _POLITE.search(folded) and _LASTING.search(folded):
+        if _POLITE.search(folded) and _LASTING_RULE.search(folded):
             return False  # "could you always …?" asks for a lasting rule: said
         at = max(0, end - 1) - sentence.start
         spans = _clause_spans(sentence.text)
@@ -243,6 +243,12 @@ def asked_at(text: str, end: int) -> bool:
 _POLITE = re.compile(
     r"^\W*(?:please\s+)?(?:could|can|would|will) you\b|^\W*(?:kannst|könntest|würdest) du\b"
     r"|^\W*(?:peux|pourrais)-tu\b|^\W*(?:pouvez|pourriez)-vous\b"
+    r"|^\W*(?:puedes|podrías|podría|puoi|potresti|può|pode|podes|poderia|você pode|kun je|kan je"
+    r"|kunt u|zou je|czy możesz|możesz|czy mógłbyś|czy mogłabyś|можешь|можете|не могли? бы"
+    r"|هل يمكنك|ممكن|kya aap|kya tum|क्या आप|क्या तुम|bisakah|bisa|apakah kamu bisa"
+    r"|bạn có thể|em có thể|你能|能不能|可以)(?![^\W\d_])"
+    r"|(?:abilir|ebilir) m[iı]s[iı]n|줄 수 있어|줄래|주실래요|주시겠어요|てくれる|てもらえる"
+    r"|ていただけ|sakte ho|sakti ho|सकते हो|सकती हो"
 )
 
 #: A clause that gives a reason states it, inside a question too ("since we're on py3.12
@@ -314,23 +320,34 @@ _REQUEST_OPENING = re.compile(
     r"|samjhao|check karo|kar do|karo|likho|badal do|khol do)(?![^\W\d_])"
     r"|(?<![^\W\d_])giúp (?:mình|tôi|em|anh|chị)(?: với| nhé| nha)?\W*$"
 )
+# "Before"/"after" make a rule of a request ("run the tests before every push"), but
+# alone they do not make a polite question a rule ("… 그 전에 … 알려줄 수 있어?").
+_TEMPORAL = (
+    r"before|after|vor jede|avant|antes de|prima di|przed|перед|önce|قبل|पहले|pehle|sebelum"
+    r"|trước khi"
+)
+_ALWAYS = (
+    r"always|never|every|each|whenever|from now on|in future|going forward|don't|do not"
+    r"|immer|nie|niemals|jede[nrs]?|ab jetzt|toujours|jamais|chaque|désormais"
+    r"|siempre|nunca|cada|a partir de ahora|de ahora en adelante|sempre|mai|ogni"
+    r"|d'ora in poi|a partir de agora|de agora em diante|altijd|nooit|elke|vanaf nu"
+    r"|zawsze|nigdy|każd\w+|od teraz|nie \w+(?:aj|uj|ij|yj|ój|ób)(?:cie)?|alltid|aldrig|varje"
+    r"|всегда|никогда|кажд\w+|с этого момента|впредь|не \w+(?:й|и|ь)(?:те)?"
+    r"|her zaman|her seferinde|hep|asla|sakın|bundan sonra|artık"
+    r"|دائما|ابدا|كل مرة|في كل|من الان|لا ت\w+"
+    r"|हमेशा|कभी|हर बार|अब से|मत|hamesha|kabhi|har baar|har bar|ab se|mat"
+    r"|selalu|jangan|setiap|mulai sekarang|seterusnya"
+    r"|luôn|không bao giờ|đừng|mỗi lần|mỗi khi|từ nay|từ giờ"
+)
+_ALWAYS_EAST = (
+    r"总是|每次|以后|今后|永远|始终|从现在起|不要|别|いつも|常に|毎回|必ず|今後|これから|ないで"
+    r"|항상|언제나|매번|앞으로|절대|늘|반드시|하지 ?마|말고"
+)
 # A lasting rule, or a prohibition, is not a request for something now.
 _LASTING = re.compile(
-    r"(?<![^\W\d_])(?:always|never|every|each|whenever|before|after|from now on|in future"
-    r"|going forward|don't|do not"
-    r"|immer|nie|niemals|jede[nrs]?|vor jede|ab jetzt|toujours|jamais|chaque|avant|désormais"
-    r"|siempre|nunca|cada|antes de|a partir de ahora|de ahora en adelante|sempre|mai|ogni"
-    r"|prima di|d'ora in poi|a partir de agora|de agora em diante|altijd|nooit|elke|vanaf nu"
-    r"|zawsze|nigdy|każd\w+|przed|od teraz|nie \w+(?:aj|uj|ij|yj|ój|ób)(?:cie)?|alltid|aldrig|varje"
-    r"|всегда|никогда|кажд\w+|перед|с этого момента|впредь|не \w+(?:й|и|ь)(?:те)?"
-    r"|her zaman|her seferinde|hep|asla|sakın|önce|bundan sonra|artık"
-    r"|دائما|ابدا|كل مرة|في كل|قبل|من الان|لا ت\w+"
-    r"|हमेशा|कभी|हर बार|पहले|अब से|मत|hamesha|kabhi|har baar|har bar|pehle|ab se|mat"
-    r"|selalu|jangan|setiap|sebelum|mulai sekarang|seterusnya"
-    r"|luôn|không bao giờ|đừng|mỗi lần|mỗi khi|trước khi|từ nay|từ giờ)(?![^\W\d_])"
-    r"|总是|每次|以后|今后|永远|之前|始终|从现在起|不要|别|いつも|常に|毎回|必ず|今後|これから|ないで"
-    r"|항상|언제나|매번|앞으로|절대|늘|반드시|하지 ?마|말고|전에"
+    rf"(?<![^\W\d_])(?:{_ALWAYS}|{_TEMPORAL})(?![^\W\d_])|{_ALWAYS_EAST}|之前|전에"
 )
+_LASTING_RULE = re.compile(rf"(?<![^\W\d_])(?:{_ALWAYS})(?![^\W\d_])|{_ALWAYS_EAST}")
 # Clauses of a request: "read CONTRIBUTING.md, I follow it to the letter" asks and says.
 _SUBJECT = re.compile(
     r"\s*(?:[,;:\u3001\uff0c\uff1b\u060c]|\s[-\u2013\u2014]+\s)\s*(?=(?:i|i'm|i've|we|we're|my"

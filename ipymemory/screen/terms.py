@@ -20,7 +20,7 @@ import re
 import unicodedata
 from functools import cache
 
-from .lexicon import all_function_words, is_ordinary, language
+from .lexicon import WORD_MARKS, all_function_words, is_ordinary, language
 
 __all__ = ["content_terms", "name_terms", "weight", "without_names", "words"]
 
@@ -42,7 +42,10 @@ _STOP_TEXT = """
 # One script's run of letters/digits; hiragana is matched so that it can be skipped.
 _EAST = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u30a0-\u30ff\u31f0-\u31ff\uac00-\ud7af"
 _HIRAGANA = "\u3040-\u309f"
-_RUN = re.compile(f"[{_EAST}]+|[{_HIRAGANA}]+|[^\\W_{_EAST}{_HIRAGANA}]+")
+_RUN = re.compile(
+    f"[{_EAST}]+|[{_HIRAGANA}]+"
+    f"|[^\\W_{_EAST}{_HIRAGANA}](?:[^\\W_{_EAST}{_HIRAGANA}]|[{WORD_MARKS}])*"
+)
 
 
 def _plain(word: str) -> str:

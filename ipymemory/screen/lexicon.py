@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 from functools import cache
 
@@ -37,6 +38,7 @@ __all__ = [
     "function_words",
     "is_ordinary",
     "language",
+    "written_in",
     "zipf",
 ]
 
@@ -79,8 +81,17 @@ def is_ordinary(word: str, langs: Iterable[str | None] = ()) -> bool:
 
 
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_LETTER = re.compile(r"[^\W\d_]")
 _HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _IDEOGRAPH = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# The letters among them (not the middle dot, double hyphen and sound marks of the kana
+# blocks).
+_KANA_LETTER = "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9d"
+_KANA_LETTERS = re.compile(f"[{_KANA_LETTER}]")
+_EAST_LETTER = re.compile(
+    f"[{_KANA_LETTER}\uac00-\ud7af\u1100-\u11ff\u3131-\u318e"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+)
 #: Vowel signs and other marks inside a word of Devanagari, Bengali, Tamil, Thai, Arabic
 #: (harakat), Hebrew …: no letters to ``\\w``, but no word ends at them ("रिपोर्ट").
 WORD_MARKS = (
@@ -102,25 +113,34 @@ def language(text: str, *, prose: bool = False) -> str | None:
     words (a Turkish comment on Friday releases) may hold none -- but the
     best language must lead the next by half.
     """
-    letters = [c for c in text if c.isalpha()]
+    letters = len(_LETTER.findall(text))
     if not letters:
         return None
-    east = [c for c in letters if _KANA.match(c) or _HANGUL.match(c) or _IDEOGRAPH.match(c)]
-    if len(east) * 3 > len(letters):
-        if any(_KANA.match(c) for c in east):
+    if len(_EAST_LETTER.findall(text)) * 3 > letters:
+        if _KANA_LETTERS.search(text):
             return "ja"
-        if any(_HANGUL.match(c) for c in east):
+        if _HANGUL.search(text):
             return "ko"
         return "zh"
-    words = _WORD.findall(text.casefold())
+    # Each distinct word once, with its count: a long file repeats its words.
+    words = Counter(_WORD.findall(text.casefold()))
     # Prose has function words; code and lists of names have none to tell by.
     if not prose and not any(w in function_words(lang) for w in words for lang in LANGUAGES):
         return None
     # The language whose ordinary words cover the text best ("a real server per test
     # session" holds Italian's "a" and "per", but its other words are English).
-    scores = sorted(((sum(zipf(w, lang) for w in words), lang) for lang in LANGUAGES), reverse=True)
+    scores = sorted(
+        ((sum(n * zipf(w, lang) for w, n in words.items()), lang) for lang in LANGUAGES),
+        reverse=True,
+    )
     (best, lang), (second, _) = scores[0], scores[1]
     return lang if best > second * (_PROSE_LEAD if prose else _LEAD) else None
+
+
+def written_in(text: str, lang: str) -> bool:
+    """Whether every word of ``text`` is an ordinary word of ``lang``: a line of a file
+    whose language is known needs no telling apart."""
+    return all(zipf(w, lang) >= ORDINARY_ZIPF for w in _WORD.findall(text.casefold()))
 
 
 #: How far the best language's score must lead the next one's.

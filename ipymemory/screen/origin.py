@@ -125,6 +125,7 @@ from .evidence import (
     prose_of,
     unsafe_from_tool,
 )
+from .lexicon import written_in
 from .normative import addressed_spans, decisive_terms, normative_spans
 from .speech import clauses, question_flags, sentences, statement_clauses
 from .terms import content_terms, name_terms, weight, without_names
@@ -283,12 +284,15 @@ class Sources:
         """The languages of tool outputs and of each of their prose lines of a few words
         (a comment, a note, a table cell): a Turkish comment in a Python file is Turkish
         text the extractor may have translated, whatever the file's main language."""
-        lines = {line.strip() for p in self.tool_parts for line in prose_of(p.text).splitlines()}
-        found = {
-            lang
-            for line in lines
-            if len(line.split()) >= _WORDS_OF_PROSE and (lang := language(line, prose=True))
-        }
+        found: set[str] = set()
+        for part in self.tool_parts:
+            prose = prose_of(part.text)
+            main = language(prose)
+            for line in {line.strip() for line in prose.splitlines()}:
+                if len(line.split()) < _WORDS_OF_PROSE or (main and written_in(line, main)):
+                    continue  # too short to tell, or every word is one of the file's language
+                if lang := language(line, prose=True):
+                    found.add(lang)
         return self.tool_languages | frozenset(found)
 
     @cached_property

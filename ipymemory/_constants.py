@@ -139,7 +139,12 @@ ORIGIN_STATED_SHARE: Final = 0.25
 # apart by their function words, how many of a language's most frequent words are function
 # words, and the Zipf frequency from which a word is ordinary (a capitalised ordinary word
 # is not a name; 3.0 -- once in a million words -- is what the small lists hold).
-LEXICON_LANGUAGES: Final = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru")
+# (issue 39: + Vietnamese, Indonesian, Arabic, Hindi -- a user's words in these are told
+# apart from an item's, so a translation is seen as one.)
+LEXICON_LANGUAGES: Final = (
+    *("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru"),
+    *("vi", "id", "ar", "hi"),
+)
 LEXICON_FUNCTION_WORDS_TOP: Final = 60
 # The one language detector (ipymemory/_language.py) chooses among these Latin-script
 # languages by their words: more than the screen reads (screen/agent.py), so a text in a

@@ -121,11 +121,17 @@ _EDGES = ".,;:!?()[]{}\"'`*"
 
 
 def detect(
-    text: str, *, min_words: int = 1, min_cjk: int = 1, function_word: bool = True
+    text: str,
+    *,
+    min_words: int = 1,
+    min_cjk: int = 1,
+    function_word: bool = True,
+    lead: float = _LEAD,
 ) -> str | None:
     """The language of ``text`` (ISO 639-1), or None when it cannot tell (see the module
     docstring). ``function_word=False`` judges Latin-script words without first asking
-    for a function word (a terse note, "Tabel sales punya kolom region", has none)."""
+    for a function word (a terse note, "Tabel sales punya kolom region", has none);
+    ``lead`` is how far the best language's score must lead the next one's."""
     scripts = _scripts(text)
     letters = sum(scripts.values())
     if not letters:
@@ -151,11 +157,13 @@ def detect(
         # Letters Russian does not have are Ukrainian's (i with one or two dots, ye, ghe).
         if re.search("[іїєґ]", text.casefold()):
             return "uk"
-        return _by_words([w for w in words if _in_script(w, "CYRILLIC")], CYRILLIC, gate=False)
+        cyrillic = [w for w in words if _in_script(w, "CYRILLIC")]
+        return _by_words(cyrillic, CYRILLIC, gate=False, lead=lead)
     if major == "arabic":
-        return _by_words([w for w in words if _in_script(w, "ARABIC")], ARABIC, gate=False)
+        arabic = [w for w in words if _in_script(w, "ARABIC")]
+        return _by_words(arabic, ARABIC, gate=False, lead=lead)
     if major == "latin":
-        return _by_words(words, LATIN, gate=function_word)
+        return _by_words(words, LATIN, gate=function_word, lead=lead)
     return None
 
 
@@ -163,7 +171,9 @@ def _in_script(word: str, script: str) -> bool:
     return unicodedata.name(word[0], "").startswith(script)
 
 
-def _by_words(words: list[str], candidates: tuple[str, ...], *, gate: bool = True) -> str | None:
+def _by_words(
+    words: list[str], candidates: tuple[str, ...], *, gate: bool = True, lead: float = _LEAD
+) -> str | None:
     # Prose has function words; code and lists of names have none to tell by (a text
     # mostly in another script than Latin is prose already: no gate).
     if not words:
@@ -187,7 +197,7 @@ def _by_words(words: list[str], candidates: tuple[str, ...], *, gate: bool = Tru
     # holds Italian's "a" and "per", but its other words are English).
     scores = sorted(((_score(words, lang), lang) for lang in candidates), reverse=True)
     (best, lang), (second, _) = scores[0], scores[1]
-    return lang if best > second * _LEAD else None
+    return lang if best > second * lead else None
 
 
 def _score(words: list[str], lang: str) -> float:

@@ -662,6 +662,8 @@ def setting_rows(settings: Settings) -> tuple[tuple[str, str, str], ...]:
         text = "not set" if value is None else redact(str(value))
         if f.name == "background_memory" and value is None:
             text = "on in a Jupyter kernel, else off"  # decided per shell (NotebookState)
+        if f.name == "user_dir" and value is None:
+            text = "off"  # its default is a directory: None is only ever "off"
         rows.append((f.name, text, settings.origin.get(f.name, "default")))
     return tuple(rows)
 

@@ -56,6 +56,7 @@ def test_manifest_bundle_has_the_agreed_json_and_escaped_html() -> None:
         "view": "manifest",
         "directory": "/w/.memory",
         "error": None,
+        "unreadable": None,
         "records": [
             {
                 "name": "evil",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..turn.batch import PendingBatch
+from ..turn.provenance import batch_source
 from ..views.pending import DECIDE_HINT, OPEN_HINT, PendingEntry, PendingView
 from .common import pending_batch
 from .context import Context, View
@@ -73,6 +74,7 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 expires_at=None if kept is None else kept.expires_at(files.expiry_days),
                 change=_change_text(batch),
                 via=_via(batch),
+                source=batch_source(batch.provenance),
             )
         )
     for entry in saved:  # listed without screening them again (that is for reopening)
@@ -89,6 +91,7 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 expires_at=entry.expires_at(files.expiry_days),
                 change=None if entry.history is None else entry.history.title,
                 via=entry.via,
+                source=entry.source,
             )
         )
     hint = OPEN_HINT if ctx.proposes else DECIDE_HINT

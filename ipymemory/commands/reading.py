@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import replace
 
 from ..config import describe_model, setting_rows
-from ..errors import MemoryStoreError
+from ..errors import MemoryConfigError, MemoryStoreError
 from ..store import maintenance
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
+from ..sync.paths import default_prefix
 from ..turn.choosing import choose_memories
 from ..turn.question import Question
-from ..turn.scopes import read_user_scope
+from ..turn.scopes import read_user_scope, unreadable_note
 from ..views import (
     CheckView,
     ManifestView,
@@ -133,10 +135,13 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     last memory error, and where each setting came from."""
     session = ctx.session
     try:
-        count: int | None = len(session.store.records())
+        readable = session.store.readable()
+        count: int | None = len(readable.entries)
         read_error = None
+        if readable.unreadable:  # the others are counted (and used)
+            read_error = unreadable_note(readable.unreadable, len(readable.entries))
     except MemoryStoreError as e:
-        count, read_error = None, str(e)
+        count, read_error = None, f"the set could not be read: {e}"
     origin = ctx.settings.origin
     notes = [
         f"commit mode: {ctx.settings.commit_mode} (from {origin.get('commit_mode', 'default')})",
@@ -145,7 +150,7 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     if ctx.model_pinned:
         notes.append("model: set with ipymemory.notebook.use_model()")
     if read_error:
-        notes.append(f"the set could not be read: {read_error}")
+        notes.append(read_error)
     notes.extend(_stale_notes(session.store))
     notes.extend(sync_status_notes(ctx))  # SPEC §13: when each store was last synced
     if session.last_error_cause:
@@ -170,13 +175,32 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
         session.store.root,
         user_directory=None if user is None else user.root,
         user_records=user_records,
-        model=describe_model(session.model),
+        # The context's model: the command line's session asks none (it only decides
+        # batches), yet the model it would use is the configured one (issue 43).
+        model=describe_model(ctx.model),
         records=count,
         pending=len(session.pending) + len(saved),
         last_error=session.last_error,
         notes=tuple(notes),
-        settings=setting_rows(ctx.settings),
+        settings=_with_defaults(setting_rows(ctx.settings), ctx),
     )
+
+
+def _with_defaults(
+    rows: tuple[tuple[str, str, str], ...], ctx: Context
+) -> tuple[tuple[str, str, str], ...]:
+    """``rows`` with the value that applies where a setting is unset and a default is
+    worked out from the directory (issue 43: not "not set" where one applies)."""
+    out = []
+    for name, value, origin in rows:
+        if name == "memory_store_prefix" and value == "not set":
+            try:
+                value = default_prefix("project", ctx.settings.directory)
+            except MemoryConfigError:
+                value = "none applies: this directory's name cannot be a store path"
+            value += f" (user scope: {default_prefix('user', ctx.settings.directory)})"
+        out.append((name, value, origin))
+    return tuple(out)
 
 
 def _stale_notes(store: MemoryStore) -> list[str]:
@@ -201,4 +225,6 @@ def handle_check(ctx: Context, args: argparse.Namespace) -> View:
         max_index_lines=store.max_index_lines,
         max_index_bytes=store.max_index_bytes,
     )
-    return CheckView(store.root, [p.to_json() for p in report])
+    # Where it looked, and that nothing is there (not "ok" for a missing directory).
+    exists = os.path.lexists(store.root)
+    return CheckView(store.root, [p.to_json() for p in report], exists=exists)

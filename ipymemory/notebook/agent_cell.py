@@ -154,7 +154,7 @@ class CellMemoryWork:
             traceback.print_exception(done, file=sys.__stderr__)
             return ErrorView(
                 cause,
-                where=LAST_ERROR_WORKER,
+                outcome=LAST_ERROR_WORKER,
                 hint="The answer above is complete; the traceback is in the kernel's log.",
             )
         progress.finish(_summary(done))

@@ -14,7 +14,7 @@ from ..turn.config import COMMIT_MODES
 from ..views import ErrorView
 from ._args import arg, arguments, parse_magic_args
 from .agent_cell import CellMemoryWork, answer_in_cell, cell_question, memory_tool_for
-from .commands import run_line
+from .commands import check_dir_argument, run_line
 from .output import LiveTurn
 from .prompt import code_of
 from .state import NotebookState
@@ -126,6 +126,8 @@ class MemoryMagics(Magics):
             settings = self.state.settings(
                 {"directory": args.dir, "model": args.model, "commit_mode": args.commit}
             )
+            if args.dir is not None:
+                check_dir_argument(settings.directory)
             session = self.state.session(settings)
         except IPyMemoryError as e:  # a bad setting, an unreadable store
             return ErrorView.of(e, where="%%agent settings")

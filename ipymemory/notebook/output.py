@@ -78,7 +78,7 @@ class TurnOutput:
             if selection.source == "fallback" and failure.cause == selection.reason:
                 continue
             hint = "The answer above is unaffected."
-            out.append(ErrorView(failure.cause, where=failure.message, hint=hint))
+            out.append(ErrorView(failure.cause, outcome=failure.message, hint=hint))
         batch = self.result.batch
         if batch is not None and (self.review is None or not batch.open):
             out.append(BatchView.of(batch))  # (beside the review of a batch held back)
@@ -305,4 +305,5 @@ def _one_error(errors: Sequence[ErrorView]) -> ErrorView | None:
         return errors[0] if errors else None
     first, rest = errors[0], errors[1:]
     also = "; ".join(e.to_text().splitlines()[0] for e in rest)
-    return ErrorView(first.message, where=first.where, hint=f"{first.hint or ''} Also: {also}")
+    hint = f"{first.hint or ''} Also: {also}"
+    return ErrorView(first.message, where=first.where, hint=hint, outcome=first.outcome)

@@ -228,6 +228,12 @@ class StaticView:
         """True when the view reports a problem found (the command line exits 1)."""
         return False
 
+    def cli_warnings(self) -> tuple[str, ...]:
+        """Problems met beside the content shown (a record file that does not load,
+        beside the others): the command line prints the content, then each of these on
+        stderr, and exits 1."""
+        return ()
+
     def bundle(self) -> dict[str, Any]:
         """The full static bundle (what a saved notebook keeps)."""
         data = self.to_json()

@@ -321,9 +321,13 @@ function renderPlan(root: HTMLElement, plan: JSONObject): void {
 
 function renderError(root: HTMLElement, data: JSONObject): void {
   const where = asText(data.where);
+  const outcome = asText(data.outcome);
   const message = asText(data.error);
   let headline = `Error: ${message}`;
-  if (where) {
+  if (outcome) {
+    // A whole sentence ("Memory could not be read"): said as it is.
+    headline = `${outcome}: ${message}`;
+  } else if (where) {
     headline = where.endsWith('failed') ? `${where}: ${message}` : `${where} failed: ${message}`;
   }
   root.appendChild(errorBox(headline));

@@ -147,7 +147,7 @@ def test_extraction_and_review_section(executed: nbformat.NotebookNode) -> None:
         "deploy-notes-location",
     ]
     assert [i["accepted"] for i in reviewed[0]["items"]] == [True, True, False]
-    failed = [e for e in _views(executed, "error") if e["where"] == "Memory extraction failed"]
+    failed = [e for e in _views(executed, "error") if e["outcome"] == "Memory extraction failed"]
     assert failed and "priority" in failed[0]["error"]
 
 

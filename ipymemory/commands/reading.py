@@ -6,7 +6,7 @@ import argparse
 import os
 from dataclasses import replace
 
-from ..config import describe_model, setting_rows
+from ..config import SELECTION_RULE, describe_model, setting_rows
 from ..errors import MemoryConfigError, MemoryStoreError
 from ..store import maintenance
 from ..store.sources import stale_records
@@ -42,10 +42,13 @@ __all__ = [
 ]
 
 
-@command("list", "the current set: name, type, description, file", scope_arg(SCOPE_ALL))
+@command(
+    "list", "the current set: one record a line (name, type, description)", scope_arg(SCOPE_ALL)
+)
 def handle_list(ctx: Context, args: argparse.Namespace) -> View:
-    """One row per record, in the manifest's order; with the user scope on, the
-    project's set and then the user's (--scope picks one)."""
+    """One row per record, in the manifest's order (in a notebook also the short id of
+    its file; --json: the file name); with the user scope on, the project's set and then
+    the user's (--scope picks one)."""
     parts = [(scope, ManifestView.load(store)) for scope, store in scoped_stores(ctx, args.scope)]
     return parts[0][1] if len(parts) == 1 else ScopedView(parts)
 
@@ -107,13 +110,15 @@ def handle_show(ctx: Context, args: argparse.Namespace) -> View:
         "(default: as a turn selects: max_selected, 5, or a set within the budget whole)",
     ),
     literal_tail="query",
+    before=SELECTION_RULE,
 )
 def handle_select(ctx: Context, args: argparse.Namespace) -> View:
-    """Who chose them (the side model, or the deterministic fallback when no model is
-    configured or its reply is unusable) and why, over both scopes as a turn ranks them
-    (the project's set, then the user's records it does not shadow). Nothing is
-    written, and the session's last error is not changed. In %memory, QUERY is the rest
-    of the line, taken literally, a closing "?" included (%memory? alone shows this help)."""
+    """The view says who chose (the whole set, the keyword ranking, the side model, or
+    the keyword fallback when the model cannot answer) and why, over both scopes as a
+    turn reads them (the project's set, then the user's records it does not shadow).
+    Nothing is written, and the session's last error is not changed. In %memory, QUERY
+    is the rest of the line, taken literally, a closing "?" included (%memory? alone
+    shows this help)."""
     question = Question.of(" ".join(args.query))  # the user's text enters here
     store = ctx.store
     chosen = choose_memories(

@@ -82,6 +82,10 @@ class NotebookContext(Context):
     def model_pinned(self) -> bool:
         return self.state.pinned_model is not None
 
+    def caller(self) -> dict[str, object]:
+        # The session's: the notebook and the cell running this %memory line.
+        return dict(self.session.caller_context())
+
     def widget(self, view: StaticView, make: Callable[[], StaticBundleBox]) -> View:
         widget = make()
         self.state.keep(widget)

@@ -14,14 +14,16 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import ipywidgets as w
 from IPython.display import DisplayHandle, display
 
 from .. import _constants as C
 from .._text import escape
 from ..turn import TurnResult
 from ..turn.loop import ToolStep
-from ..views import BatchReview, BatchView, ErrorView, SelectionView
+from ..views import BatchReview, BatchView, ErrorView, MessageView, SelectionView, StaticView
 from ..views._static import display_bundle, esc, update_bundle
+from ..views._widgetbase import StaticBundleBox
 from ..views.followed import FollowView
 from .progress import ProgressLine
 
@@ -262,18 +264,20 @@ _EMPTY: dict[str, Any] = {"text/plain": ""}
 
 class MemorySlots:
     """Where a turn's memory work shows its outcome when it ends after the cell did
-    (SPEC §12): outputs the cell displays empty under its "memories used" line -- the
-    memories the answer may not follow (SPEC §14), the memory errors, the batch (or a
-    notice), the review widget -- each replaced in place by :meth:`fill`, from the
-    worker. A display update names its output, so it lands in the turn's own cell
-    whichever cell runs now (JupyterLab, VS Code). A headless runner
-    (nbclient) applies only the updates that arrive while a cell of its runs:
-    :meth:`show_again`, called by the next ipymemory command once the work is done,
-    publishes the final state from that cell, and the saved notebook has it."""
+    (SPEC §12): ONE output the cell displays under its "memories used" line (issue 43:
+    it used to be four, saved empty by a headless run), filled in place by
+    :meth:`fill`, from the worker, with everything the work shows -- the memories the
+    answer may not follow (SPEC §14), the memory errors, the batch (or a notice), the
+    review widget -- or a line saying there was nothing to keep. A display update names
+    its output, so it lands in the turn's own cell whichever cell runs now (JupyterLab,
+    VS Code). A headless runner (nbclient) applies only the updates that arrive while a
+    cell of its runs: :meth:`show_again`, called by the next ipymemory command once the
+    work is done, publishes the final state from that cell, and the saved notebook has
+    it."""
 
     def __init__(self) -> None:
-        self._handles = [display_bundle(_EMPTY) for _ in range(4)]
-        self._parts: list[Any] = [None, None, None, None]
+        self._handle = display_bundle(_EMPTY)
+        self._parts: list[Any] | None = None
 
     def fill(self, parts: Sequence[Any]) -> None:
         """Show ``parts`` (``TurnOutput.memory_parts()``, or one notice or error)."""
@@ -281,21 +285,71 @@ class MemorySlots:
         errors = [p for p in parts if isinstance(p, ErrorView)]
         reviews = [p for p in parts if isinstance(p, BatchReview)]
         rest = [p for p in parts if not isinstance(p, (ErrorView, BatchReview, FollowView))]
-        self._parts = [
-            followed,
-            _one_error(errors),
-            rest[0] if rest else None,
-            next(iter(reviews), None),
-        ]
-        for handle, part in zip(self._handles, self._parts, strict=True):
-            if isinstance(part, BatchReview) and handle is not None:
-                part.shown_in(handle)  # the decision's outcome replaces the widget here
+        chosen = [followed, _one_error(errors), rest[0] if rest else None]
+        self._parts = [p for p in chosen if p is not None]
+        if reviews:
+            review = reviews[0]
+            self._parts.append(review)
+            review.on_decided(self.show_again)  # its outcome then shows here
         self.show_again()
 
     def show_again(self) -> None:
-        for handle, part in zip(self._handles, self._parts, strict=True):
-            if handle is not None and part is not None:
-                update_bundle(handle, part._repr_mimebundle_() or _EMPTY)
+        if self._handle is None or self._parts is None:
+            return
+        update_bundle(self._handle, _bundle_of(self._parts))
+
+
+_NOTHING_TO_KEEP = "Memory: nothing new to keep from this turn."
+
+
+def _bundle_of(parts: Sequence[Any]) -> dict[str, Any]:
+    """One output for ``parts``: a part alone as it shows itself; an open review with
+    other parts in one box; decided or static parts joined (text and HTML, no JSON: it
+    holds one view)."""
+    if not parts:
+        return MessageView(_NOTHING_TO_KEEP)._repr_mimebundle_()
+    *statics, last = parts
+    if isinstance(last, BatchReview) and not last.batch.open:
+        parts = [*statics, last.static_view()]  # decided: its outcome, no widget
+    if len(parts) == 1:
+        return parts[0]._repr_mimebundle_() or _EMPTY
+    if isinstance(last, BatchReview) and last.batch.open:
+        box = _PartsBox([_static(p) for p in statics], last)
+        return box._repr_mimebundle_() or _EMPTY
+    return _Joined([_static(p) for p in parts]).bundle()
+
+
+def _static(part: Any) -> StaticView:
+    return part.static_view() if isinstance(part, StaticBundleBox) else part
+
+
+class _Joined(StaticView):
+    """Several static views as one output (text and HTML, one after the other)."""
+
+    def __init__(self, views: Sequence[StaticView]) -> None:
+        self.views = tuple(views)
+
+    def to_text(self) -> str:
+        return "\n".join(view.to_text() for view in self.views)
+
+    def to_html(self) -> str:
+        return "".join(view.to_html() for view in self.views)
+
+    def bundle(self) -> dict[str, Any]:
+        return {"text/plain": self.plain_text(), "text/html": self.to_html()}
+
+
+class _PartsBox(StaticBundleBox):
+    """The static parts above an open review, in one widget (one output)."""
+
+    def __init__(self, statics: Sequence[StaticView], review: BatchReview) -> None:
+        self._statics = tuple(statics)
+        self._review = review
+        above = w.HTML(value="".join(view.to_html() for view in statics))
+        super().__init__(children=(above, review))
+
+    def static_view(self) -> StaticView:
+        return _Joined([*self._statics, self._review.static_view()])
 
 
 def _one_error(errors: Sequence[ErrorView]) -> ErrorView | None:

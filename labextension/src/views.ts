@@ -240,6 +240,11 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
   } else if (!hasPlan) {
     root.appendChild(note('Nothing extracted.'));
   }
+  // What the text form says beside the table, in its words: updates, items kept
+  // user-wide ("↑ user-wide …"), screening flags.
+  for (const line of asList(data.notes)) {
+    root.appendChild(note(asText(line)));
+  }
   if (hasPlan) {
     const section = element('div', 'jp-ipymemory-consolidation');
     renderPlan(section, asObject(data.consolidation));
@@ -253,6 +258,9 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
     root.appendChild(line);
   } else if (status === 'discarded') {
     root.appendChild(note('Discarded: nothing was written.'));
+  } else if (asList(data.present).length && data.outcome) {
+    // Nothing written: memory held these already, as proposed.
+    root.appendChild(note(asText(data.outcome)));
   }
   const net = asObject(data.net);
   if (typeof net.before === 'number' && typeof net.after === 'number' && status === 'pending') {

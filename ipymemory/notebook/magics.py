@@ -14,7 +14,7 @@ from ..turn import AnsweredTurn
 from ..turn.config import COMMIT_MODES
 from ..views import ErrorView
 from ._args import arg, arguments, parse_magic_args, with_text
-from .agent_cell import CellMemoryWork, answer_in_cell, cell_question, memory_tool_for
+from .agent_cell import CellMemoryWork, answer_in_cell, cell_question, memory_tool_for, no_model
 from .commands import check_dir_argument, run_line
 from .output import LiveTurn
 from .prompt import code_of
@@ -133,6 +133,9 @@ class MemoryMagics(Magics):
             session = self.state.session(settings)
         except IPyMemoryError as e:  # a bad setting, an unreadable store
             return ErrorView.of(e, where="%%agent settings")
+        unanswerable = no_model(session)
+        if unanswerable is not None:
+            return unanswerable
         if args.new:
             session.clear_history()
         use_memory = not args.no_memory

@@ -25,6 +25,7 @@ from ..views import BatchReview, BatchView, ErrorView, MessageView, SelectionVie
 from ..views._static import display_bundle, esc, update_bundle
 from ..views._widgetbase import StaticBundleBox
 from ..views.followed import FollowView
+from .hints import model_hint
 from .progress import ProgressLine
 
 __all__ = ["LiveAnswer", "LiveTurn", "MemorySlots", "StepsView", "TurnOutput", "steps_bundle"]
@@ -46,11 +47,13 @@ class TurnOutput:
         used_memory: bool = True,
         review: BatchReview | None = None,
         live: bool = False,
+        models: tuple[str | None, str | None] = (None, None),
     ) -> None:
         self.query = query
         self.result = result
         self.review = review
         self.live = live  # the answer and the steps were already shown as they came
+        self.models = models  # (model, side model): named by a hint to check them
         self.selection_view = (
             SelectionView.of(query, result.selection, compact=True)
             if used_memory
@@ -80,6 +83,9 @@ class TurnOutput:
             if selection.source == "fallback" and failure.cause == selection.reason:
                 continue
             hint = "The answer above is unaffected."
+            check = model_hint(failure.error, *self.models)
+            if check is not None:  # a refused key, an unknown side model
+                hint = f"{check} {hint}"
             out.append(ErrorView(failure.cause, outcome=failure.message, hint=hint))
         batch = self.result.batch
         if batch is not None and (self.review is None or not batch.open):

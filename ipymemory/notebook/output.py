@@ -9,6 +9,7 @@ adds the rest (it leaves out what was already shown live).
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -22,11 +23,12 @@ from .._text import escape
 from ..turn import TurnResult
 from ..turn.loop import ToolStep
 from ..views import BatchReview, BatchView, ErrorView, MessageView, SelectionView, StaticView
-from ..views._static import display_bundle, esc, update_bundle
+from ..views._static import display_bundle, esc, prints_updates_anew, update_bundle
 from ..views._widgetbase import StaticBundleBox
 from ..views.followed import FollowView
 from .hints import model_hint
 from .progress import ProgressLine
+from .terminal import TerminalScreen
 
 __all__ = ["LiveAnswer", "LiveTurn", "MemorySlots", "StepsView", "TurnOutput", "steps_bundle"]
 
@@ -162,15 +164,19 @@ def steps_bundle(steps: Sequence[ToolStep]) -> dict[str, Any]:
 
 class StepsView:
     """The tool steps of the running turn: one output, shown at the first step (so it
-    follows the live answer, displayed before it) and updated as each step ends."""
+    follows the live answer, displayed before it) and updated as each step ends; in a
+    terminal (``screen``) each step printed once as it ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, screen: TerminalScreen | None = None) -> None:
         self.steps: list[ToolStep] = []
         self._handle: DisplayHandle | None = None
+        self._screen = screen
 
     def add(self, step: ToolStep) -> None:
         self.steps.append(step)
-        if self._handle is None:
+        if self._screen is not None:
+            self._screen.block(steps_bundle(self.steps)["text/plain"].splitlines()[-1])
+        elif self._handle is None:
             self._handle = display_bundle(steps_bundle(self.steps))
         else:
             update_bundle(self._handle, steps_bundle(self.steps))
@@ -185,7 +191,11 @@ class LiveAnswer:
     call, now in the steps view); ``finish`` shows the complete answer at once.
     """
 
-    def __init__(self, interval: float | None = None) -> None:
+    def __init__(
+        self, interval: float | None = None, *, screen: TerminalScreen | None = None
+    ) -> None:
+        self._screen = screen  # a terminal: each piece appended once, never re-rendered
+        self._segment = ""  # (terminal) the text since the last tool step
         self.text = ""
         self.renders = 0
         self._shown: str | None = None
@@ -197,6 +207,8 @@ class LiveAnswer:
         self._lock = threading.Lock()
 
     def start(self) -> None:
+        if self._screen is not None:
+            return  # nothing to show before the first piece
         self._handle = display_bundle(_markdown(""))
         self._shown = ""
 
@@ -207,12 +219,18 @@ class LiveAnswer:
             if self._restart:
                 self.text, self._restart = "", False
             self.text += piece
-            if time.monotonic() - self._last >= self._interval:
+            if self._screen is not None:
+                self._screen.text(piece)
+                self._segment += piece
+            elif time.monotonic() - self._last >= self._interval:
                 self._render()
 
     def new_step(self) -> None:
         with self._lock:
             self._restart = bool(self.text)
+            if self._screen is not None:
+                self._screen.end_text()
+                self._segment = ""
 
     def flush(self) -> None:
         with self._lock:
@@ -222,6 +240,15 @@ class LiveAnswer:
     def finish(self, answer: str) -> None:
         with self._lock:
             self.text, self._final = answer, True
+            if self._screen is not None:
+                # What did not stream (a client that does not stream, or its end).
+                shown = self._segment
+                if not answer.startswith(shown):
+                    self._screen.end_text()
+                    shown = ""
+                self._screen.text(answer[len(shown) :])
+                self._screen.end_text()
+                return
             self._render()
 
     def _render(self) -> None:
@@ -237,9 +264,11 @@ class LiveTurn:
     line (its clock ticking), the answer as it streams, the steps collapsed under it."""
 
     def __init__(self) -> None:
-        self.progress = ProgressLine()
-        self.answer = LiveAnswer()
-        self.steps = StepsView()
+        # A terminal prints every update anew: write there once, in place (issue 43).
+        screen = TerminalScreen(sys.stdout) if prints_updates_anew() else None
+        self.progress = ProgressLine(screen=screen)
+        self.answer = LiveAnswer(screen=screen)
+        self.steps = StepsView(screen=screen)
         self.answered = False
 
     def start(self) -> None:

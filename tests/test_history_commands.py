@@ -425,3 +425,15 @@ def test_a_refresh_keeps_the_open_entry_and_its_outcome(ip: InteractiveShell) ->
     assert [r["seq"] for r in widget.view.rows] == [5, 4, 3, 2, 1]
     assert widget.rows.selected_index == 3 and widget.rows.children[3] is panel
     assert "Done" in panel.children[2].body.value
+
+
+def test_history_says_a_notebook_cell_made_a_command_change(ip: InteractiveShell, ws: str) -> None:
+    """Issue 43: a %memory forget in a cell is by that cell (or "a notebook"), never by
+    "ipymemory 0.1.0"."""
+    MemoryStore(ws).extend([rec("d")])
+    ip.run_cell("%memory forget d", store_history=True)
+    view = memory(ip, "history --limit 1")
+    [row] = view.static_view().to_json()["entries"]
+    assert row["op"] == "forget"
+    assert row["by"].startswith("cell [") or row["by"] == "a notebook", row["by"]
+    assert "ipymemory" not in row["by"]

@@ -121,7 +121,9 @@ class SelectionView(StaticView):
         return "\n".join(lines)
 
     def cli_text(self) -> str:
-        if self.source == "model":
+        if self.source == "model" and not self.records:
+            head = f"nothing selected: the model ({self.model}) found none relevant"
+        elif self.source == "model":
             head = f"selected by the model ({self.model})"
         elif self.source == "fallback":
             reason = " ".join((self.reason or "").split())

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -116,6 +119,23 @@ def test_the_rest_route_answers_from_the_server_roots_memory(ai_lab: AiLab) -> N
     assert response == ANSWER  # nothing new to remember: no note
     [main] = [r for r in ai_lab.messages.requests[start:] if role_of(r) == "main"]
     assert "Root note." in memory_text(main)
+
+
+def test_the_rest_route_parts_the_memory_note_from_the_answer(ai_lab: AiLab) -> None:
+    """Issue 43: the route joins the persona's messages into one text; the note about
+    the memory starts a paragraph of its own (it used to read "…memory).Proposed…"), and
+    ``ipymemory pending`` says the batch came from the chat."""
+    ai_lab.messages.responder = turn_replies([rec("uses-ruff", "lints with ruff", "Ruff.")])
+    response = ask(ai_lab.lab, "ipymemory", "We lint with ruff.")
+    assert response.startswith(ANSWER + "\n\nProposed for memory, waiting for your review")
+    done = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", str(ai_lab.lab.root), "pending"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "IPYMEMORY_USER_DIR": "off"},
+    )
+    row = next(line for line in done.stdout.splitlines() if "uses-ruff" in line)
+    assert "from the chat " in row, done.stdout
 
 
 @pytest.fixture

@@ -134,8 +134,15 @@ def test_the_rest_route_parts_the_memory_note_from_the_answer(ai_lab: AiLab) -> 
         text=True,
         env={**os.environ, "IPYMEMORY_USER_DIR": "off"},
     )
-    row = next(line for line in done.stdout.splitlines() if "uses-ruff" in line)
-    assert "from the chat " in row, done.stdout
+    data = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", str(ai_lab.lab.root), "--json", "pending"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "IPYMEMORY_USER_DIR": "off"},
+    )
+    [batch] = [b for b in json.loads(data.stdout)["batches"] if b["names"] == ["uses-ruff"]]
+    assert batch["source"].startswith("from the chat ") and batch["source"].endswith(".chat")
+    assert "from the chat " in done.stdout  # the table says it too
 
 
 @pytest.fixture
@@ -259,7 +266,9 @@ def test_auto_mode_in_the_servers_config_commits_and_the_chat_says_so(
 
     said = run_persona(tmp_path, {"IPyMemory": {"commit_mode": "auto"}}, "We lint with ruff.")
 
-    assert said == [ANSWER, "Remembered: uses-ruff."]
+    # (The note starts with a blank line: where the REST route joins the messages, it is
+    # a paragraph of its own; Markdown shows nothing of it in the chat.)
+    assert said == [ANSWER, "\n\nRemembered: uses-ruff."]
     store = MemoryStore(tmp_path)
     assert "uses-ruff" in {r.name for r in store.records()}
     entry = store.history(1)[0]

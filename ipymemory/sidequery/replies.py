@@ -195,7 +195,7 @@ def _checked_call(
         raise SideQueryError(f"{role} call failed: {e}") from e
     except Exception as e:  # a custom ModelClient's bug must not break the turn either
         # Said whole enough to fix it (issue 43): it is the client's own message.
-        bug = f"{type(e).__name__}: {_short(str(e), 300)}"
+        bug = f"{type(e).__name__}: {_short(str(e), 120)}"
         raise SideQueryError(f"{role} call failed: {bug}") from e
     try:
         return read(reply), reply.usage

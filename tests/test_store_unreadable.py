@@ -198,6 +198,8 @@ def test_the_command_line_lists_the_rest_and_refuses_writes(
     assert str(bad_type) in listed.stderr and "at line 3, column 18" in listed.stderr
     selected = cli("select", "indent")
     assert "uses-tabs" in selected.stdout
+    shown = cli("show", "uses-tabs")
+    assert shown.returncode == 0 and "indents with tabs" in shown.stdout
     before = snapshot(store.root)
     forgot = cli("forget", "uses-tabs")
     assert forgot.returncode == 1 and str(bad_type) in forgot.stderr and HINT in forgot.stderr

@@ -7,7 +7,7 @@ import os
 from dataclasses import replace
 
 from ..config import SELECTION_RULE, describe_model, setting_rows
-from ..errors import MemoryConfigError, MemoryStoreError
+from ..errors import CommandError, MemoryConfigError, MemoryStoreError
 from ..store import maintenance
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
@@ -88,9 +88,13 @@ def handle_show(ctx: Context, args: argparse.Namespace) -> View:
     history journal). A name in both scopes is the project's (as a turn sees it)."""
     name: str = require(args.name, "NAME", "see list for the names")
     stores = scoped_stores(ctx, args.scope)
-    store = next((s for _, s in stores if any(r.name == name for r in s.records())), stores[0][1])
-    check_names(ctx, [name], store)
-    stored = next(e for e in store.entries() if e.record.name == name)
+    for _, store in stores:  # a record that loads is shown beside one that does not
+        stored = next((e for e in store.readable().entries if e.record.name == name), None)
+        if stored is not None:
+            break
+    else:
+        check_names(ctx, [name], stores[0][1])  # says why: not a name, unknown, unreadable
+        raise CommandError(f"no memory named {name!r}")  # (check_names raised already)
     try:
         origin = record_origin(store.history(), stored.file, name)
     except MemoryStoreError:

@@ -133,13 +133,13 @@ class MemoryMagics(Magics):
             session = self.state.session(settings)
         except IPyMemoryError as e:  # a bad setting, an unreadable store
             return ErrorView.of(e, where="%%agent settings")
-        unanswerable = no_model(session)
+        use_memory = not args.no_memory
+        tool = memory_tool_for(session, use_memory=use_memory) if args.memory_tool else None
+        unanswerable = no_model(session)  # after the line's own mistakes (UsageError)
         if unanswerable is not None:
             return unanswerable
         if args.new:
             session.clear_history()
-        use_memory = not args.no_memory
-        tool = memory_tool_for(session, use_memory=use_memory) if args.memory_tool else None
         live = LiveTurn()
         live.start()
         answered = answer_in_cell(

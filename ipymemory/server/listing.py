@@ -266,12 +266,12 @@ def read_record(
     if refusal is not None:
         return refusal.status, {**base, "error": refusal.message}
     entries, error = _read_set(ws)
-    if error is not None:
-        return 200, {**base, "error": error}
-    for entry in entries:
+    for entry in entries:  # a record that loads is served beside one that does not
         if entry.file == file:
             shown = redact_data(entry.record.to_json())  # (SPEC §7, as above)
             return 200, {**base, "path": ws.rel_file(file), "record": shown}
+    if error is not None:
+        return 200, {**base, "error": error}
     return 404, {**base, "error": f"{file!r} is not in the memory set of {ws.rel or '/'!r}"}
 
 
@@ -280,10 +280,10 @@ def _read_user_record(
 ) -> tuple[int, dict[str, Any]]:
     entries, error = read_user_scope(user)
     where = shown_path(user.root)
-    if error is not None:
-        return 200, {**base, "scope": "user", "error": error.replace(str(user.root), where)}
     for entry in entries:
         if entry.file == file:
             shown = redact_data(entry.record.to_json())  # (SPEC §7, as above)
             return 200, {**base, "scope": "user", "path": f"{where}/{file}", "record": shown}
+    if error is not None:
+        return 200, {**base, "scope": "user", "error": error.replace(str(user.root), where)}
     return 404, {**base, "scope": "user", "error": f"{file!r} is not in the user scope's set"}

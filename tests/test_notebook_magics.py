@@ -864,3 +864,14 @@ def test_agent_hidden_lets_the_file_tools_read_hidden_files_for_one_turn(
         result = api.requests[-1]["messages"][-1]["content"][0]
         assert ("TOKEN=not-real" in json.dumps(result)) is shown
         assert bool(result.get("is_error")) is not shown
+
+
+def test_the_help_names_only_columns_the_list_shows(ip: InteractiveShell, workspace: str) -> None:
+    """Issue 43: `%memory help` listed a "file" column the list does not have."""
+    seed(workspace, rec("uses-tabs"))
+    line = next(
+        x for x in memory(ip, "help").to_text().splitlines() if x.strip().startswith("list")
+    )
+    said = line.split("(", 1)[1].split(")", 1)[0].split(", ")
+    header = memory(ip, "list").to_text().splitlines()[1].lower().split()
+    assert said == ["name", "type", "description"] and all(c in header for c in said)

@@ -77,7 +77,7 @@ def _print(view: StaticView, as_json: bool, out: TextSink, err: TextSink) -> int
             (err if problem else out).write(text + "\n")
     warnings = view.cli_warnings()
     for warning in warnings:
-        err.write(f"{_PROG}: warning: {_one_line(warning)}\n")
+        err.write(f"{_PROG}: error: {_one_line(warning)}\n")
     return 1 if problem or warnings else 0
 
 

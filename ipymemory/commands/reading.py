@@ -135,6 +135,8 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
     view = SelectionView.of(
         question.text, selection, model=ctx.settings.side_model, directory=str(store.root)
     )
+    # Chosen from the records that load: the ones that do not are named (issue 43).
+    view.unreadable = chosen.scoped.unreadable_note
     return ctx.widget(view, lambda: SelectionWidget(view))
 
 

@@ -230,8 +230,8 @@ class StaticView:
 
     def cli_warnings(self) -> tuple[str, ...]:
         """Problems met beside the content shown (a record file that does not load,
-        beside the others): the command line prints the content, then each of these on
-        stderr, and exits 1."""
+        beside the others): the command line prints the content, then each of these as
+        an ``ipymemory: error:`` line on stderr, and exits 1."""
         return ()
 
     def bundle(self) -> dict[str, Any]:

@@ -113,6 +113,7 @@ DEFAULT_HISTORY_TOKEN_BUDGET: Final = 60_000  # request history before older tur
 # %%agent's memory work on a worker of the kernel, after the cell ends (SPEC §12): None =
 # on in a Jupyter kernel (ipykernel), off elsewhere (a terminal IPython, a script).
 DEFAULT_BACKGROUND_MEMORY: Final = None
+TEACHING_CELL_TIMEOUT: Final = 300  # seconds per cell of the headless teaching run
 PROGRESS_TICK_SECONDS: Final = 0.5  # the progress line's clock redraws this often
 # A streaming answer's Markdown is re-rendered at most this often (the last piece at once).
 ANSWER_RENDER_SECONDS: Final = 0.1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..turn.batch import PendingBatch
+from ..turn.provenance import batch_source
 from ..views.pending import (
     DECIDE_HINT,
     LIVE_HINT,
@@ -80,6 +81,7 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 expires_at=None if kept is None else kept.expires_at(files.expiry_days),
                 change=_change_text(batch),
                 via=_via(batch),
+                source=batch_source(batch.provenance),
             )
         )
     for entry in saved:  # listed without screening them again (that is for reopening)
@@ -96,6 +98,7 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 expires_at=entry.expires_at(files.expiry_days),
                 change=None if entry.history is None else entry.history.title,
                 via=entry.via,
+                source=entry.source,
             )
         )
     return PendingView(str(files.directory), entries, problems, _hint(ctx, entries))

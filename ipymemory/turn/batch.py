@@ -55,7 +55,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from traitlets import Dict, HasTraits
 
@@ -152,6 +152,9 @@ class PendingBatch:
     #: Issue 39 item 3: per flagged item (or the plan, :data:`PLAN_FLAG`), which
     #: screening rules fired and on what -- shown in review, kept in the journal.
     findings: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict, compare=False)
+    #: Accepted items the set already held exactly as proposed when the batch was
+    #: committed (another batch proposed the same): nothing was written for them.
+    present: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -220,6 +223,8 @@ class CommitResult:
     #: Items held for a person that the decision did not name: still pending in
     #: ``batch`` (same id), never committed by this commit.
     held: tuple[str, ...] = ()
+    #: Accepted items memory already held exactly as proposed: nothing written for them.
+    present: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -574,6 +579,15 @@ def apply_batch(
     return added, split.sources
 
 
+class _Applied(NamedTuple):
+    """What committing one scope's part did: names added, names removed, and accepted
+    names found already in the set exactly as proposed (nothing written for them)."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    present: tuple[str, ...] = ()
+
+
 def _apply_part(
     store: MemoryStore,
     part: PendingBatch,
@@ -582,7 +596,7 @@ def _apply_part(
     accept_plan: bool,
     decided_by: str,
     held: Collection[str] = (),
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+) -> _Applied:
     """:func:`apply_batch` of one scope's part of a batch, with the decision's names
     that are its items; a part already applied (:func:`_already_applied`) is not
     applied again."""
@@ -591,7 +605,7 @@ def _apply_part(
     done = _already_applied(store, part, mine_reject, mine_redacted, accept_plan)
     if done is not None:
         return done
-    return apply_batch(
+    added, removed = apply_batch(
         store,
         part,
         mine_reject,
@@ -600,6 +614,7 @@ def _apply_part(
         redacted=mine_redacted,
         held=held,
     )
+    return _Applied(added, removed)
 
 
 def _already_applied(
@@ -608,11 +623,13 @@ def _already_applied(
     reject: Collection[str],
     redacted: Collection[str],
     accept_plan: bool,
-) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """(added, removed) when ``part`` is already in ``store`` as this decision would
-    write it -- a batch half applied before a crash -- else None. Only parts without
-    a plan: every accepted item is in the set exactly as proposed, and every record an
-    update renames away is gone."""
+) -> _Applied | None:
+    """What applying ``part`` did when it is already in ``store`` as this decision would
+    write it, else None. Only parts without a plan: every accepted item is in the set
+    exactly as proposed, and every record an update renames away is gone. Written by
+    this very batch (its journal entry says so: a batch half applied before a crash),
+    they count as added; else another batch proposed the same, and they are ``present``
+    (nothing was written; issue 43: not "committed")."""
     if part.history is not None or (part.plan is not None and accept_plan):
         return None
     skipped = set(effective_reject(part, reject, redacted))
@@ -628,7 +645,12 @@ def _already_applied(
     left = [part.replaces[i.name] for i in accepted if part.replaces.get(i.name, i.name) != i.name]
     if any(name in current for name in left):
         return None
-    return tuple(item.name for item in accepted), tuple(left)
+    names = tuple(item.name for item in accepted)
+    try:
+        ours = any(entry.actor.get("batch") == part.id for entry in store.history())
+    except MemoryStoreError:
+        ours = False
+    return _Applied(names, tuple(left)) if ours else _Applied(present=names)
 
 
 _SCOPE_OFF = (
@@ -778,31 +800,34 @@ class BatchRegistry(HasTraits):
             project, user = scope_parts(deciding)
             if user is not None and user_store is None:
                 return CommitResult((), (), _SCOPE_OFF.format(", ".join(user.names)), current)
-            done_user: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+            done_user = _Applied()
             try:
                 if user is not None and user_store is not None:
                     prepare_user_scope(user_store)
                     done_user = _apply_part(
                         user_store, user, reject, redacted, False, decided_by, held
                     )
-                added, removed = _apply_part(
+                added, removed, present = _apply_part(
                     store, project, reject, redacted, accept_plan, decided_by, held
                 )
             except MemoryStoreError as e:
-                if not done_user[0] and not done_user[1]:
+                if not done_user.added and not done_user.removed:
                     failed = replace(current, status=BatchStatus.FAILED, error=str(e))
                     return CommitResult((), (), str(e), self._record(failed), e)
                 # The user scope's commit stands; what is left is the project's part.
                 message = (
-                    f"{e} (the user-wide {', '.join(done_user[0])} "
+                    f"{e} (the user-wide {', '.join(done_user.added)} "
                     "were committed; the rest of the batch is still pending)"
                 )
                 left = current.restricted(
                     [*project.names, *held], base=project.base, status=BatchStatus.FAILED
                 )
                 left = replace(left, error=message)
-                return CommitResult(done_user[0], done_user[1], message, self._record(left), e)
-            added, removed = done_user[0] + added, done_user[1] + removed
+                return CommitResult(
+                    done_user.added, done_user.removed, message, self._record(left), e
+                )
+            added, removed = done_user.added + added, done_user.removed + removed
+            present = done_user.present + present
             rejected = set(reject)
             if held:  # the held items wait in the same batch, which says what it wrote
                 left = current.restricted(held, plan=None, plan_error=None)
@@ -813,24 +838,27 @@ class BatchRegistry(HasTraits):
                     committed=(*current.committed, *added),
                     removed=(*current.removed, *removed),
                     rejected=(*current.rejected, *(n for n in rest if n in rejected)),
+                    present=(*current.present, *present),
                 )
-                return CommitResult(added, removed, None, self._record(left), held=held)
+                record = self._record(left)
+                return CommitResult(added, removed, None, record, held=held, present=present)
             # An accepted plan is committed even when it merges nothing (it is journalled).
             planned = accept_plan and current.plan is not None
             done = self._record(
                 replace(
                     current,
                     status=BatchStatus.COMMITTED
-                    if added or removed or planned
+                    if added or removed or planned or present
                     else BatchStatus.DISCARDED,
                     error=None,
                     committed=added,
                     removed=removed,
                     rejected=tuple(name for name in current.names if name in rejected),
                     plan_accepted=accept_plan and current.plan is not None,
+                    present=present,
                 )
             )
-            return CommitResult(added, removed, None, done)
+            return CommitResult(added, removed, None, done, present=present)
 
     def discard(self, batch: PendingBatch | str) -> PendingBatch:
         """Drop a batch awaiting a decision; nothing is written."""

@@ -43,6 +43,7 @@ from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
 from ..sidequery.extract import ExtractedItem
 from ..store.record import MemoryRecord, MemoryType
 from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
+from .choosing import LAST_ERROR_READ
 from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
 from .context import TurnContext
 from .history import message_tokens, previous_turn_start
@@ -238,6 +239,11 @@ class MemoryWork:
             scoped = read_scopes(ctx.store, ctx.user_store)
         except MemoryStoreError as e:
             ctx.log.fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}", e)
+            return None
+        if scoped.unreadable_note is not None:
+            # Writes refuse until the file is fixed: extract nothing now, leave the cursor
+            # (the turn after the fix reads these messages too). Said once per turn.
+            ctx.log.fail(LAST_ERROR_READ, scoped.unreadable_note)
             return None
         try:
             extraction = extract_memories(

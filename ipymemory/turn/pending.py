@@ -62,7 +62,7 @@ from ..store.store import MemoryStore
 from .batch import PLAN_FLAG, USER_SCOPE, BatchRegistry, BatchStatus, PendingBatch
 from .failures import MemoryFailure
 from .history_change import HistoryChange, plan_history_change
-from .provenance import TurnProvenance
+from .provenance import TurnProvenance, batch_source
 from .screened import keep_screened, screen_plan
 
 __all__ = ["PendingFiles", "SavedBatch", "oversized", "record_digest"]
@@ -141,6 +141,11 @@ class SavedBatch:
         """Who proposed it (``mcp``, ``memory-tool``, ``turn`` …), when saved."""
         provenance = self.unscreened.provenance
         return None if provenance is None else provenance.via
+
+    @property
+    def source(self) -> str | None:
+        """Where it came from, as listings say it (:func:`batch_source`)."""
+        return batch_source(self.unscreened.provenance)
 
     def expires_at(self, expiry_days: int) -> float:
         return self.saved_at + expiry_days * _DAY

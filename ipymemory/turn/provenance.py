@@ -20,7 +20,14 @@ from .._encodable import encodable_data
 from .._secrets import redact, redact_data
 from ..screen.rules import Finding
 
-__all__ = ["AGENT_VIAS", "DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
+__all__ = [
+    "AGENT_VIAS",
+    "DEFAULT_ORIGIN",
+    "TurnProvenance",
+    "batch_source",
+    "commit_meta",
+    "fit_provenance",
+]
 
 #: ``via`` of the batches other agents propose (SPEC §10): the MCP server, the memory
 #: tool used on its own (under ``%%agent`` its proposals join the turn's batch), and
@@ -64,6 +71,18 @@ class TurnProvenance:
             "files_sha256": dict(self.files_sha256),
             "caller": dict(self.caller),
         }
+
+
+def batch_source(provenance: TurnProvenance | None) -> str | None:
+    """Where a batch came from, as listings say it, when not from a notebook's turn:
+    ``from another agent (mcp)`` (SPEC §10), ``from the chat ideas.chat`` (the
+    ``@ipymemory`` persona's turn names its chat); None otherwise."""
+    if provenance is None:
+        return None
+    if provenance.via in AGENT_VIAS:
+        return f"from another agent ({provenance.via})"
+    chat = provenance.caller.get("chat")
+    return f"from the chat {chat}" if isinstance(chat, str) and chat else None
 
 
 def commit_meta(

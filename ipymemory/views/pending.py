@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..turn.provenance import AGENT_VIAS
 from ._static import StaticView, esc, plain_table, record_rows_html
 
 __all__ = ["DECIDE_HINT", "LIVE_HINT", "MIXED_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]
@@ -52,11 +51,13 @@ class PendingEntry:
     expires_at: float | None = None
     change: str | None = None  # an undo/restore proposal: its title
     via: str | None = None  # who proposed it when not a turn: "mcp", "memory-tool", …
+    # Where it came from when not a notebook's turn (turn.provenance.batch_source).
+    source: str | None = None
 
     def what(self) -> str:
         parts = [self.change] if self.change else []
-        if self.via in AGENT_VIAS:
-            parts.append(f"from another agent ({self.via})")
+        if self.source:
+            parts.append(self.source)
         if self.names:
             parts.append(", ".join(self.names))
         if self.plan:
@@ -70,6 +71,7 @@ class PendingEntry:
             "plan": self.plan,
             "change": self.change,
             "via": self.via,
+            "source": self.source,
             "live": self.live,
             "saved_at": _iso(self.saved_at),
             "expires_at": _iso(self.expires_at),

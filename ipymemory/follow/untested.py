@@ -35,6 +35,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
 
+from .._language import all_function_words  # the measured function words
+
 __all__ = ["is_aside", "untested_word"]
 
 # Words that ask nothing more than the checks test, in the languages memories are
@@ -246,8 +248,6 @@ _EAST_LONGEST_FIRST = sorted(set(_EAST_ACCOUNTED), key=len, reverse=True)
 
 @cache
 def _accounted() -> frozenset[str]:
-    from ..screen.lexicon import all_function_words  # the measured function words
-
     words = set(_ACCOUNTED.split()) | set(all_function_words())
     return frozenset(words | {_plain(w) for w in words})
 

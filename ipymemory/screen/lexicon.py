@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
 
 from .. import _constants as C
-from .._language import detect, function_words, zipf
+from .._language import all_function_words, detect, function_words, zipf
 
 __all__ = [
     "FUNCTION_WORDS_TOP",
@@ -44,12 +43,6 @@ __all__ = [
 LANGUAGES = C.LEXICON_LANGUAGES
 FUNCTION_WORDS_TOP = C.LEXICON_FUNCTION_WORDS_TOP
 ORDINARY_ZIPF = C.LEXICON_ORDINARY_ZIPF
-
-
-@cache
-def all_function_words() -> frozenset[str]:
-    """The function words of every language of :data:`LANGUAGES` and of ja/ko/zh."""
-    return frozenset().union(*(function_words(lang) for lang in (*LANGUAGES, "ja", "ko", "zh")))
 
 
 def is_ordinary(word: str, langs: Iterable[str | None] = ()) -> bool:

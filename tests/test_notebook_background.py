@@ -342,7 +342,7 @@ def test_the_memory_work_fills_one_output_never_left_empty(
         ended = len(pub.outputs)
         ip.run_line_magic("memory", "status")  # waits for the memory work first
         shown = next(
-            i for i in range(start, len(pub.outputs)) if "Memories used" in str(pub.outputs[i])
+            i for i in range(start, len(pub.outputs)) if "Memories injected" in str(pub.outputs[i])
         )
         # The outputs the cell created after "memories used": the one slot.
         [slot] = pub.ids(shown + 1, ended)

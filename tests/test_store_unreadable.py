@@ -146,7 +146,7 @@ def test_a_turn_goes_on_with_the_rest_and_says_so_once(
     messages_server.enqueue(text("Use tabs."))
     shown = "\n".join(_outputs(ip, "%%agent\nHow should I indent?\n"))
     # The readable record was used (the set is not "empty").
-    assert "Memories used: uses-tabs" in shown and "no memories stored" not in shown
+    assert "Memories injected: uses-tabs" in shown and "no memories stored" not in shown
     # Both files named once, with the file's position and the hint; not garbled.
     assert shown.count(str(bad_type)) == 1 and shown.count(str(colon)) == 1
     assert "at line 3, column 18" in shown and HINT in shown

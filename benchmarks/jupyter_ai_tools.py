@@ -4,14 +4,15 @@ MCP server vs the stdio route (issue 27).
     python benchmarks/jupyter_ai_tools.py [--messages 5] [--records 50] [--json]
 
 One run, one machine, a real Jupyter server with jupyter-ai 3.2 for each route (one
-after the other: jupyter-server-mcp's port 3001 is fixed), Jupyternaut answering through
+after the other; jupyter-server-mcp on a free port), Jupyternaut answering through
 LiteLLM from the scripted Messages API (``tests/messages_server.py``, every reply at
-once). Each of ``--messages`` chat messages (``POST /api/ai/message/Jupyternaut``) makes
-the model call ``memory_select`` (limit 1 of ``--records`` records: the side model,
-scripted too, chooses) and answer with its result:
+once). Each of ``--messages`` messages in one chat at the server root (a ``.chat`` file
+over jupyterlab-chat's WebSocket, as the Lab's chat panel sends them) makes the model
+call ``memory_select`` (limit 1 of ``--records`` records: the side model, scripted too,
+chooses) and answer with its result:
 
 * **built-in**: ipymemory's tools on Jupyter's built-in MCP server (the entry point; no
-  settings file), in the Jupyter server process;
+  settings file; the chat's calls carry the server's key), in the Jupyter server process;
 * **stdio**: ``ipymemory mcp`` from ``.jupyter/mcp_settings.json`` (absolute paths, the
   model's variables passed in ``env``), the built-in server's tools discovery off so
   only that server offers ``memory_*``. Jupyternaut starts it once to list the tools and
@@ -26,12 +27,12 @@ the result), and stdio's medians over built-in's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))  # the scripted server, the Jupyter runner
 sys.path.insert(0, str(HERE.parent))
 
-from jupyter_ai_support import scripted_models, wait_for_builtin_server  # noqa: E402
-from jupyter_support import RunningJupyter, run_jupyter  # noqa: E402
+import jupyter_support  # noqa: E402
+from jupyter_ai_support import (  # noqa: E402
+    BUILTIN_MCP_ARGS,
+    JUPYTERNAUT_ID,
+    Chat,
+    open_chat,
+    scripted_models,
+    wait_for_builtin_server,
+)
+from jupyter_support import run_jupyter  # noqa: E402
 from messages_server import MessagesServer, Scripted, text, tool_use  # noqa: E402
 
 from ipymemory import MemoryRecord, MemoryStore  # noqa: E402
@@ -69,13 +78,12 @@ class Clock:
     def respond(self, request: dict[str, Any]) -> Scripted:
         if request.get("model") != MODEL:
             return text(json.dumps([self.first]))  # ipymemory's selector side-query
-        results = [
-            block
-            for message in request["messages"]
-            if isinstance(message.get("content"), list)
-            for block in message["content"]
-            if block.get("type") == "tool_result"
-        ]
+        # The chat's earlier messages come along: only a result in the last message is
+        # this message's tool call coming back.
+        last = request["messages"][-1].get("content")
+        results = (
+            [b for b in last if b.get("type") == "tool_result"] if isinstance(last, list) else []
+        )
         if not results:
             self.tool_use_index = len(self.messages.requests) - 1  # recorded before this call
             return tool_use("memory_select", {"query": "when do we release", "limit": 1})
@@ -100,15 +108,17 @@ def seed(root: Path, count: int) -> None:
     MemoryStore(root, max_index_bytes=1 << 20).extend(records)
 
 
-def ask(lab: RunningJupyter, message: str) -> str:
-    request = urllib.request.Request(
-        f"{lab.url}api/ai/message/Jupyternaut",
-        data=json.dumps({"message": message}).encode(),
-        method="POST",
-        headers={"Authorization": f"token {lab.token}", "Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=300) as response:
-        return str(json.loads(response.read())["response"])
+def ask(chat: Chat, message: str, clock: Clock) -> str:
+    """Send ``message`` to Jupyternaut in ``chat``; its reply once it said "Done."."""
+    before = len(chat.by(JUPYTERNAUT_ID))
+
+    def answered(c: Chat) -> bool:
+        replies = c.by(JUPYTERNAUT_ID)[before:]
+        return clock.result_at is not None and any("Done." in m["body"] for m in replies)
+
+    chat.send(message, JUPYTERNAUT_ID)
+    chat.until(answered)
+    return str(chat.by(JUPYTERNAUT_ID)[-1]["body"])
 
 
 def measure(
@@ -121,20 +131,26 @@ def measure(
         seed(root, records)
         messages = MessagesServer().start()
         env, args = scripted_models(messages, MODEL)
-        args += prepare(root, messages)
+        args += [*BUILTIN_MCP_ARGS, *prepare(root, messages)]
         to_result, tool_call = [], []
         try:
-            with run_jupyter("server", root, home, args, jupyter_ai=True, env=env) as lab:
+            with (
+                run_jupyter("server", root, home, args, jupyter_ai=True, env=env) as lab,
+                contextlib.ExitStack() as stack,
+            ):
                 wait_for_builtin_server(lab)
+                chat = stack.enter_context(open_chat(lab, "bench.chat", JUPYTERNAUT_ID))
                 for i in range(count + 1):  # the first one warms the server up
                     clock = Clock(messages, "deploy-friday")
                     messages.responder = clock.respond
                     start = time.monotonic()
-                    answer = ask(lab, f"When do we release? ({i})")
+                    answer = ask(chat, f"When do we release? ({i})", clock)
                     if clock.result_at is None or "Releases go out on Fridays." not in (
                         clock.result_text
                     ):
-                        raise SystemExit(f"{route}: no memory tool result: {answer!r}")
+                        raise SystemExit(
+                            f"{route}: no memory tool result: {answer!r} {clock.result_text[:500]}"
+                        )
                     if i == 0:
                         continue
                     to_result.append((clock.result_at - start) * 1000)
@@ -180,6 +196,8 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=50)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    # jupyter-ai's extensions take long to import on a loaded machine: wait for them.
+    jupyter_support.START_TIMEOUT = 300.0
     rows = {
         "built-in": measure("built-in", args.messages, args.records, builtin),
         "stdio": measure("stdio", args.messages, args.records, stdio),

@@ -70,7 +70,8 @@ class Bench:
     def sync(self, name: str) -> Sync:
         ws = self.tmp / name
         ws.mkdir(exist_ok=True)
-        return Sync(MemoryStore(ws, **BIG), RemoteStore(STORE, self.client()), f"/bench/{name}/")
+        store = MemoryStore(ws, **BIG)
+        return Sync(store, RemoteStore(STORE, self.client()), f"/bench/{name}/", user_store=None)
 
     def measure(self, run: Callable[[], Any]) -> tuple[Any, int, float]:
         """What ``run`` returned, the requests the server got meanwhile, the seconds."""

@@ -1,8 +1,14 @@
 """Which records does staleness flag after their files change, through real turns (issue 26).
 
-    python benchmarks/staleness.py            # table: precision and recall of "stale"
+    python benchmarks/staleness.py            # both corpora: precision and recall of "stale"
     python benchmarks/staleness.py --json
-    python benchmarks/staleness.py --corpus FILE
+    python benchmarks/staleness.py --corpus FILE [--corpus FILE ...]
+
+Two corpora by default: ``staleness.jsonl`` (issue 26: records about the files their
+turns read, beside preferences) and ``staleness_context.jsonl`` (issue 44: records whose
+bodies mention a file as context -- a deadline "built from data/sales.csv", a list
+"(daten/kunden.csv)" that goes out on Mondays, a handover the extractor elaborated with
+the CSV's words -- beside records that really depend on the same files).
 
 Each session of the corpus (JSON Lines, default ``benchmarks/corpora/staleness.jsonl``;
 lines that are empty or start with ``//`` are skipped) is replayed in a fresh workspace
@@ -70,6 +76,7 @@ from ipymemory.cli import main as cli_main  # noqa: E402
 from ipymemory.store.sources import stale_records  # noqa: E402
 
 DEFAULT_CORPUS = CORPORA / "staleness.jsonl"
+CONTEXT_CORPUS = CORPORA / "staleness_context.jsonl"
 KINDS = ("none", "same-turn", "earlier-turn")
 _RECORD_KEYS = ("name", "type", "description", "body")
 
@@ -398,18 +405,29 @@ def _print(data: dict[str, Any]) -> None:
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        action="append",
+        help=f"a corpus (repeatable); default: {DEFAULT_CORPUS.name} and {CONTEXT_CORPUS.name}",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
+    paths = args.corpus or [DEFAULT_CORPUS, CONTEXT_CORPUS]
     try:
-        sessions = load_sessions(args.corpus)
+        corpora = {path.name: load_sessions(path) for path in paths}
     except (OSError, CorpusError) as e:
         print(f"staleness: {e}", file=sys.stderr)
         return 2
-    data = report(run_sessions(sessions), sessions)
+    reports = {name: report(run_sessions(sessions), sessions) for name, sessions in corpora.items()}
+    # One corpus: its report, as before; several: each under its file name.
+    data = next(iter(reports.values())) if len(reports) == 1 else {"corpora": reports}
     if args.json:
         print(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False))
     else:
-        _print(data)
+        for name, one in reports.items():
+            print(f"## {name}\n")
+            _print(one)
+            print()
     return 0
 
 

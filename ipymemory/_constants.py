@@ -120,6 +120,7 @@ DEFAULT_HISTORY_TOKEN_BUDGET: Final = 60_000  # request history before older tur
 # %%agent's memory work on a worker of the kernel, after the cell ends (SPEC §12): None =
 # on in a Jupyter kernel (ipykernel), off elsewhere (a terminal IPython, a script).
 DEFAULT_BACKGROUND_MEMORY: Final = None
+TEACHING_CELL_TIMEOUT: Final = 300  # seconds per cell of the headless teaching run
 PROGRESS_TICK_SECONDS: Final = 0.5  # the progress line's clock redraws this often
 # A streaming answer's Markdown is re-rendered at most this often (the last piece at once).
 ANSWER_RENDER_SECONDS: Final = 0.1
@@ -146,8 +147,23 @@ ORIGIN_STATED_SHARE: Final = 0.25
 # apart by their function words, how many of a language's most frequent words are function
 # words, and the Zipf frequency from which a word is ordinary (a capitalised ordinary word
 # is not a name; 3.0 -- once in a million words -- is what the small lists hold).
-LEXICON_LANGUAGES: Final = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru")
+# (issue 39: + Vietnamese, Indonesian, Arabic, Hindi -- a user's words in these are told
+# apart from an item's, so a translation is seen as one.)
+LEXICON_LANGUAGES: Final = (
+    *("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru"),
+    *("vi", "id", "ar", "hi"),
+)
 LEXICON_FUNCTION_WORDS_TOP: Final = 60
+# The one language detector (ipymemory/_language.py) chooses among these Latin-script
+# languages by their words: more than the screen reads (screen/agent.py), so a text in a
+# language it does not read is told as such rather than taken for a near neighbour (the
+# follow-up check's 14 and Indonesian and Vietnamese; not Malay: its lists barely differ
+# from Indonesian's). A text in a language not listed is read by none of them: the agent
+# screen finds its words unknown (screen/agent.py).
+LANGUAGE_LATIN: Final = (
+    "en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "tr", "id",
+    "vi",
+)  # fmt: skip
 LEXICON_ORDINARY_ZIPF: Final = 3.0
 # A memory depends on a file whose words it carries (the user did not write them) when
 # they weigh at least this (screen/dependence.py: one name, number or long term, or two).
@@ -161,7 +177,14 @@ CONSOLIDATION_REVIEW_MAX_REPLACED: Final = 5
 # this many bytes of record text: a batch that large could never be read back from
 # pending/ (its 4 MiB read bound) or committed into one set (max_index_lines).
 MAX_PROPOSAL_ITEMS: Final = 200
+# One file of pending/ is read (and written) up to this size: items + plan of a 200-record
+# set fit many times over; a sync's pull larger than this is kept in several batches.
+MAX_PENDING_FILE_BYTES: Final = 4 * 1024 * 1024
 MAX_PROPOSAL_BYTES: Final = 1024 * 1024
+# What a screening finding shows of its evidence, at most (issue 39: review, the journal).
+FINDING_EVIDENCE_CHARS: Final = 160
+# ... and how many findings of one item the journal keeps.
+PROVENANCE_FINDINGS: Final = 12
 # The auto-mode update guard counts what the same route (MCP, the memory tool, a sync)
 # replaced through auto commits in this window, so one record per call is held as soon
 # as all the calls together pass the CONSOLIDATION_REVIEW_MAX_REPLACED / half-the-set
@@ -179,6 +202,9 @@ FOLLOW_VERDICTS: Final[tuple[str, ...]] = ("follows", "contradicts", "untouched"
 FOLLOW_DECIDERS: Final[tuple[str, ...]] = ("code", "language", "style", "model")
 DEFAULT_FOLLOW_CHECK: Final = True  # check each answer against its injected memories
 DEFAULT_MARK_MISSED: Final = True  # the next turn's block marks a memory not followed
+# The memory tools on Jupyter's built-in MCP server (jupyter-server-mcp), for jupyter-ai's
+# chats: registered, each call checked for the server's key (agents/jupyter_access.py).
+DEFAULT_JUPYTER_MCP_TOOLS: Final = True
 FOLLOW_REASON_CHARS: Final = 200  # a verdict's reason, at most (the checker's and ours)
 # What the checker sees of the answer and the query: a longer one keeps head and tail.
 FOLLOW_ANSWER_CHARS: Final = 24_000

@@ -37,7 +37,9 @@ from .model import AnthropicModel, ModelClient, NoModel
 from .model.anthropic import sdk_environment
 
 __all__ = [
+    "COMMIT_MODE_HELP",
     "ENV_PREFIX",
+    "SELECTION_RULE",
     "SETTINGS",
     "IPyMemory",
     "ModelSettings",
@@ -55,6 +57,25 @@ __all__ = [
 ]
 
 ENV_PREFIX = "IPYMEMORY_"
+
+# How a turn chooses its memories, said once: %%agent?, %memory help select, the
+# README's "A turn" and the teaching notebook's section 4 say exactly this
+# (tests/test_readme.py checks each holds it). Change it here when the rule changes.
+SELECTION_RULE = (
+    f"While the whole set fits memory_budget ({C.DEFAULT_MEMORY_BUDGET} estimated tokens) "
+    "a turn uses every record, choosing nothing. Past it the keyword ranking fills the "
+    f"budget at once: its best max_selected ({C.DEFAULT_MAX_SELECTED}) records, then the "
+    "next best while the block fits. Nothing waits before the answer. With selector = "
+    "model (not the default) the side model is asked too, on a thread beside the agent's "
+    "call: what it picks that the ranking missed joins the agent's next request after a "
+    "tool step, or the next turn when the answer came first."
+)
+# What each commit mode does, said once (the setting's help, %%agent --commit).
+COMMIT_MODE_HELP = (
+    "review (extracted memories wait for your decision; the default), auto (committed "
+    "at once, except what screening holds for a person) or off (memories are used but "
+    "never extracted or written)"
+)
 
 # Who reads a setting: the turn (through ``SessionConfig``), the model client
 # (``ModelSettings``), the store (the lock wait, the pending files), a command or the
@@ -310,8 +331,7 @@ class Settings:
         default=C.DEFAULT_COMMIT_MODE,
         metadata=_row(
             Choice(COMMIT_MODES),
-            "What happens to extracted memories: review (wait for you; default), "
-            "auto (commit at once) or off (never extract).",
+            f"What happens to extracted memories: {COMMIT_MODE_HELP}.",
             "session",
         ),
     )
@@ -519,6 +539,16 @@ class Settings:
             "session",
         ),
     )
+    jupyter_mcp_tools: bool = field(
+        default=C.DEFAULT_JUPYTER_MCP_TOOLS,
+        metadata=_row(
+            Flag(),
+            "Register the memory tools on Jupyter's built-in MCP server for jupyter-ai's "
+            "chats, each call checked for the server's key; read when the server starts "
+            f"({C.DEFAULT_JUPYTER_MCP_TOOLS}).",
+            "command",
+        ),
+    )
     origin: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def model_settings(self) -> ModelSettings:
@@ -663,6 +693,8 @@ def setting_rows(settings: Settings) -> tuple[tuple[str, str, str], ...]:
         text = "not set" if value is None else redact(str(value))
         if f.name == "background_memory" and value is None:
             text = "on in a Jupyter kernel, else off"  # decided per shell (NotebookState)
+        if f.name == "user_dir" and value is None:
+            text = "off"  # its default is a directory: None is only ever "off"
         rows.append((f.name, text, settings.origin.get(f.name, "default")))
     return tuple(rows)
 

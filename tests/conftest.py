@@ -93,7 +93,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningJupyter]
 @pytest.fixture(scope="session")
 def ai_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """JupyterLab with jupyter-ai 3.2 and a scripted Messages API (jupyter_ai_support):
-    one for the session, since its built-in MCP server's port (3001) is fixed."""
+    one for the session (it takes long to start; its built-in MCP server takes a free
+    port)."""
     from jupyter_ai_support import running_ai_lab
 
     with running_ai_lab(tmp_path_factory.mktemp("ai-lab")) as lab:

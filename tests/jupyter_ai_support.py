@@ -1,8 +1,8 @@
 """JupyterLab with jupyter-ai 3.2 for the jupyter-ai tests: one server for the session.
 
 The server runs every jupyter-ai extension (Jupyternaut, the persona manager, the chat,
-jupyter-server-mcp's built-in MCP server on its fixed port 3001) and ipymemory's
-persona and tools, found through their entry points as a user's install would. Its
+jupyter-server-mcp's built-in MCP server on a free port) and ipymemory's persona and
+tools, found through their entry points as a user's install would. Its
 models are the scripted Messages API (:mod:`messages_server`): Jupyternaut through
 LiteLLM, ``@ipymemory`` through the anthropic SDK, both reading ``ANTHROPIC_BASE_URL``.
 Tests script it with ``responder`` (one server, so each test sets its own).
@@ -14,9 +14,7 @@ WebSocket (:class:`Chat`); ``POST /api/ai/message/<persona>`` is :func:`ask`.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
-import socket
 import time
 import urllib.error
 import urllib.parse
@@ -27,45 +25,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
 import websocket
 from jupyter_support import RunningJupyter, run_jupyter
 from lab_support import lab_home
 from messages_server import MessagesServer, Scripted, text, tool_use
 
-BUILTIN_MCP_PORT = 3001  # jupyter-server-mcp's default, and all the REST route knows
 PERSONA_ID = "jupyter-ai-personas::ipymemory::MemoryPersona"
 JUPYTERNAUT_ID = "jupyter-ai-personas::jupyter_ai_jupyternaut::JupyternautPersona"
 JUPYTERNAUT_MODEL = "claude-jupyternaut-under-test"
 READ_TIMEOUT = 120.0  # seconds a chat frame or a REST answer may take at most
-
-
-def require_builtin_port_free() -> None:
-    """Fail (not skip) when something holds port 3001: the built-in MCP server could not
-    start, and jupyter-ai's REST route would reach whatever holds it."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", BUILTIN_MCP_PORT))
-        except OSError as e:
-            if e.errno != errno.EADDRINUSE:
-                raise
-            pytest.fail(
-                f"port {BUILTIN_MCP_PORT} is in use: jupyter-server-mcp's built-in MCP server "
-                "binds it (jupyter-ai's REST route always connects there); stop whatever "
-                "listens on it (another Jupyter server with jupyter-ai?)"
-            )
+# jupyter-server-mcp's built-in MCP server on a port the OS picks (it publishes the one it
+# got in jpserver-mcp-<pid>.json; ipymemory hands that port to jupyter-ai's chats): no
+# fixed port, so a Lab already open on this machine, or another test run, is no matter.
+BUILTIN_MCP_ARGS = ["--MCPExtensionApp.mcp_port=0"]
 
 
 @dataclass
 class AiLab:
     lab: RunningJupyter
     messages: MessagesServer
+    mcp_url: str  # the built-in MCP server's, as jupyter-server-mcp published it
 
 
-def wait_for_builtin_server(lab: RunningJupyter) -> None:
+def wait_for_builtin_server(lab: RunningJupyter) -> str:
     """Until the built-in MCP server announced itself (its runtime file): a message sent
-    before would find no memory tools. Raises RuntimeError if it does not start."""
+    before would find no memory tools. Its URL; RuntimeError if it does not start."""
     from jupyter_server_mcp.runtime import info_file_path
 
     info = info_file_path(lab.home / "runtime", lab.pid)
@@ -76,9 +60,19 @@ def wait_for_builtin_server(lab: RunningJupyter) -> None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"the built-in MCP server did not start in 60 s; see {lab.log}")
         time.sleep(0.1)
-    port = json.loads(info.read_text())["port"]
-    if port != BUILTIN_MCP_PORT:
-        raise RuntimeError(f"the built-in MCP server listens on {port}, not {BUILTIN_MCP_PORT}")
+    url = str(json.loads(info.read_text())["url"])
+    if url.endswith(":0/mcp"):
+        raise RuntimeError(f"the built-in MCP server published no port: {url}")
+    return url
+
+
+def memory_tools_key(lab: RunningJupyter) -> dict[str, str]:
+    """The header carrying the server's key of the memory tools, read where ipymemory
+    publishes it (the runtime directory, beside Jupyter's own token)."""
+    from ipymemory.agents.jupyter_access import key_file
+
+    info = json.loads(key_file(lab.home / "runtime", lab.pid).read_text())
+    return {str(info["header"]): str(info["key"])}
 
 
 def scripted_models(
@@ -98,15 +92,14 @@ def scripted_models(
 
 @contextlib.contextmanager
 def running_ai_lab(tmp: Path) -> Iterator[AiLab]:
-    require_builtin_port_free()
     root = tmp / "root"
     root.mkdir()
     messages = MessagesServer().start()
     env, args = scripted_models(messages)
     try:
+        args += BUILTIN_MCP_ARGS
         with run_jupyter("lab", root, lab_home(tmp), args, jupyter_ai=True, env=env) as lab:
-            wait_for_builtin_server(lab)
-            yield AiLab(lab, messages)
+            yield AiLab(lab, messages, wait_for_builtin_server(lab))
     finally:
         messages.stop()
 

@@ -26,8 +26,8 @@ __all__ = ["HttpReply", "RunningJupyter", "run_jupyter"]
 
 START_TIMEOUT = 60.0
 # jupyter-ai 3.2's server extensions (the test environment installs it): off unless a
-# test asks for them, so the other servers start as fast as before and none binds the
-# built-in MCP server's port (3001).
+# test asks for them, so the other servers start as fast as before and none starts the
+# built-in MCP server (its default port is 3001; the jupyter-ai tests give it a free one).
 JUPYTER_AI_EXTENSIONS = (
     "jupyter_ai_acp_client",
     "jupyter_ai_chat_commands",

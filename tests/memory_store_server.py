@@ -27,7 +27,8 @@ person in the Console -- go through the same code, so versions look alike.
 Hooks for tests: ``before_write(method, target)`` runs before an HTTP write is applied
 (a second writer slipping in between a read and an update); :meth:`hold_after` makes
 the n-th HTTP write apply, then hold its answer until :meth:`release` (a client killed
-with a write done but unacknowledged). ``requests`` logs ``(method, route, query)``,
+with a write done but unacknowledged); :meth:`hold_read` holds the answer to the n-th
+GET of a route (a client killed while reading). ``requests`` logs ``(method, route, query)``,
 ``bodies`` ``(method, route, body)``.
 """
 
@@ -159,6 +160,8 @@ class MemoryStoreServer:
         self._release = threading.Event()
         self._hold_at: int | None = None
         self._http_writes = 0
+        self._hold_read: tuple[str, int] | None = None  # (route, the n-th GET of it)
+        self._reads: dict[str, int] = {}
         self._ids = itertools.count(1)
         self._clock = datetime(2026, 7, 23, 9, 0, tzinfo=timezone.utc)
         self._lock = threading.RLock()
@@ -226,6 +229,14 @@ class MemoryStoreServer:
         is set) until :meth:`release`."""
         with self._lock:
             self._hold_at = self._http_writes + n
+            self.held.clear()
+            self._release.clear()
+
+    def hold_read(self, route: str, n: int) -> None:
+        """Answer the ``n``-th GET of ``route`` from now (``"version"``: a version's
+        content) only after :meth:`release` (``held`` is set when it arrives)."""
+        with self._lock:
+            self._hold_read = (route, self._reads.get(route, 0) + n)
             self.held.clear()
             self._release.clear()
 
@@ -445,6 +456,11 @@ class MemoryStoreServer:
                     raise ApiError(404, "not_found_error", f"no memory store {match['store']}")
                 payload = self._route(route, method, store, match.groupdict(), query, body)
                 hold = False
+                if method == "GET":
+                    self._reads[route] = self._reads.get(route, 0) + 1
+                    if self._hold_read == (route, self._reads[route]):
+                        self.held.set()
+                        hold = True
                 if writes:
                     self._http_writes += 1
                     if self._hold_at is not None and self._http_writes == self._hold_at:

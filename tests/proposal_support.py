@@ -19,6 +19,7 @@ def agent_batch(directory: Path, *items: Mapping[str, str], via: str = "mcp") ->
         parse_items([dict(item) for item in items]),
         commit="review",
         provenance=TurnProvenance(f"{via}-test", via=via),
+        user_store=None,
     )
     assert kept.batch_id is not None, kept
     return kept.batch_id

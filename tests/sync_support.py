@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +64,12 @@ class Project:
         return RemoteStore(STORE_ID, client)
 
     def sync(self, remote: RemoteStore | None = None) -> Sync:
-        return Sync(self.store, remote or self.remote(), self.prefix)
+        return Sync(self.store, remote or self.remote(), self.prefix, user_store=self.user_store())
+
+    def user_store(self) -> MemoryStore | None:
+        """The user scope as the command line finds it (``IPYMEMORY_USER_DIR``)."""
+        user_dir = os.environ.get("IPYMEMORY_USER_DIR", "off")
+        return None if user_dir == "off" else MemoryStore(user_dir)
 
     # --- there ------------------------------------------------------------------------
 

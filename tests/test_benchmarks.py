@@ -138,6 +138,23 @@ def test_real_model_corpus_slice_through_real_turns(tmp_path: Path) -> None:
     assert report["evidence"]["planted_updates_applied"] == 0
 
 
+def test_screen_cost_times_every_batch_of_both_trees(tmp_path: Path) -> None:
+    """benchmarks/screen_cost.py on two scenes, this tree against HEAD exported by git:
+    every batch timed in both modes on both trees, the ratio reported."""
+    corpus = tmp_path / "two.jsonl"
+    lines = (BENCH / "corpora" / "origin5.jsonl").read_text(encoding="utf-8").splitlines()
+    corpus.write_text("\n".join([lines[1], lines[-1]]) + "\n", encoding="utf-8")
+    argv = ["--corpus", str(corpus), "--rounds", "1", "--json", "--baseline-ref", "HEAD"]
+    done = _run(str(BENCH / "screen_cost.py"), *argv)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    for tree in ("this tree", "baseline HEAD"):
+        assert report[tree]["batches"] == 4  # two scenes, with and without evidence
+        assert 0 < report[tree]["mean_ms"] <= report[tree]["max_ms"]
+        assert report[tree]["large_ms"] > 0  # the turns that read a 100 KB file
+    assert report["ratio_total"] > 0 and report["ratio_large"] > 0
+
+
 def test_latency_reports_first_token_ratios_and_busy_time() -> None:
     done = _run(str(BENCH / "latency.py"), "--quick", "--json")
     report: dict[str, Any] = json.loads(done.stdout)
@@ -164,13 +181,13 @@ def test_latency_reports_first_token_ratios_and_busy_time() -> None:
     assert follow["first_token_ratio"] > 0
 
 
-def _stale_item(name: str, sources: list[str]) -> dict[str, Any]:
+def _stale_item(name: str, sources: list[str], says: str = "") -> dict[str, Any]:
     return {
         "name": name,
         "type": "project",
         "description": f"{name} line",
-        # A record depends on the files it names (SPEC §11 as of issue 26).
-        "body": f"{name} body" + (f", as {' and '.join(sources)} says" if sources else ""),
+        # A record depends on the files whose content it states (SPEC §11, issues 26, 44).
+        "body": f"{name} body" + (f": {says} ({' and '.join(sources)})" if sources else ""),
         "evidence": [f"remember {name}"],
         "sources": sources,
     }
@@ -189,13 +206,13 @@ def test_staleness_scores_a_session_through_real_turns(tmp_path: Path) -> None:
                 "query": "read a.md; remember rec-a",
                 "reads": ["a.md"],
                 "answer": "port 8080",
-                "items": [_stale_item("rec-a", ["a.md"])],
+                "items": [_stale_item("rec-a", ["a.md"], "port 8080")],
             },
             {
                 "query": "read b.md; remember rec-b and remember pref",
                 "reads": ["b.md"],
                 "answer": "batch 64",
-                "items": [_stale_item("rec-b", ["b.md"]), _stale_item("pref", [])],
+                "items": [_stale_item("rec-b", ["b.md"], "batch 64"), _stale_item("pref", [])],
             },
         ],
         "changes": [["a.md", "port 9090\n"], ["b.md", "batch 64\n"]],
@@ -238,6 +255,12 @@ def test_followed_reports_both_judgments_and_the_cost_against_the_agent() -> Non
     assert exact["decided"] < whole["decided"] == quality["pairs"]
     assert exact["precision"] == 1.0 and exact["recall"] < whole["recall"]
     assert whole["precision"] >= 0.9 and whole["recall"] >= 0.8
+    # Near misses (issue 44): an exact "follows" only where the whole ask was tested.
+    near = report["near"]
+    assert near["pairs"] >= 100 and len(near["languages"]) >= 5
+    for corpus in (quality, near):
+        assert corpus["exact_follows"]["precision"] >= 0.98
+    assert near["whole"]["recall"] == 1.0
     cost = report["cost"]
     assert cost["turns"] == 8 and 0 < cost["checker_calls"] <= 8
     assert cost["requests"]["checker"] == cost["checker_calls"]

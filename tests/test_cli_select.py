@@ -259,3 +259,27 @@ def test_real_command_line(workspace: str) -> None:
     lines = proc.stdout.splitlines()
     assert lines[0] == HEAD and lines[1:6] == _lines(FIRST.records)
     assert NO_MODEL in lines[6]
+
+
+def test_model_chooses_none_says_so(
+    keyed: None, messages_server: MessagesServer, workspace: str
+) -> None:
+    """Issue 43: the model found nothing relevant -- said, not a heading over nothing.
+    (Issue 40: the keyword ranking's choice stands; the pick is said to add nothing.)"""
+    make_store(workspace)
+    messages_server.enqueue(text("[]"))
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("IPYMEMORY_USER")},
+        "IPYMEMORY_USER_DIR": "off",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", workspace, "select", QUERY],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("selected by keyword at once")
+    assert lines[1:-1] and all(" - " in line for line in lines[1:-1])  # the ranking's rows
+    assert lines[-1] == "The model's pick adds nothing to these (cli-side-model)"

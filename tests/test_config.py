@@ -60,6 +60,7 @@ SAMPLES: dict[str, tuple[str, object, object, object]] = {
     "background_memory": ("off", False, True, False),
     "follow_check": ("no", False, True, False),
     "mark_missed": ("0", False, True, False),
+    "jupyter_mcp_tools": ("off", False, True, False),
 }
 
 

@@ -50,9 +50,11 @@ def test_every_error_is_exported_and_under_the_one_root() -> None:
 
 def test_the_drawn_error_tree_is_the_real_one() -> None:
     """The ASCII tree in ``ipymemory.errors``'s docstring names every error once, each
-    under its real base class (the drawing cannot drift from the code)."""
+    under its real base class -- a second base written "(also a X)" on its line -- (the
+    drawing cannot drift from the code)."""
     drawing = textwrap.dedent((ipymemory.errors.__doc__ or "").partition("::")[2])
     drawn: dict[str, str | None] = {}
+    also: dict[str, list[str]] = {}
     stack: list[tuple[int, str]] = []
     for line in drawing.splitlines():
         match = re.match(r"([│ ]*(?:[├└]── )?)([A-Z]\w+)\b", line)
@@ -63,12 +65,14 @@ def test_the_drawn_error_tree_is_the_real_one() -> None:
             stack.pop()
         assert name not in drawn, f"{name} is drawn twice"
         drawn[name] = stack[-1][1] if stack else None
+        also[name] = re.findall(r"\(also an? ([A-Z]\w+)\)", line)
         stack.append((depth, name))
     assert set(drawn) == set(ipymemory.errors.__all__)
     for name, parent in drawn.items():
         error = getattr(ipymemory.errors, name)
         ours = [b for b in error.__bases__ if issubclass(b, ipymemory.IPyMemoryError)]
-        expected = [getattr(ipymemory.errors, parent)] if parent else []
+        expected = [getattr(ipymemory.errors, p) for p in ([parent] if parent else [])]
+        expected += [getattr(ipymemory.errors, other) for other in also[name]]
         assert ours == expected, f"{name}: drawn under {parent}, derives from {ours}"
 
 

@@ -118,7 +118,16 @@ def test_currency() -> None:
     ("text", "styles"),
     [
         ("No emojis in answers or code comments.", {"emoji": "banned"}),
-        ("The user finds emojis distracting: never put emojis in commits.", {"emoji": "banned"}),
+        (
+            "The user finds emojis distracting: never put emojis in answers or commits.",
+            {"emoji": "banned"},
+        ),
+        # Only somewhere (issue 44): a commit, a Makefile, a subsidiary -- a judgment.
+        ("Never put emojis in commits.", {}),
+        ("Indent with tabs in Makefiles.", {}),
+        ("Show amounts in euros for the German subsidiary.", {}),
+        ("Use type hints for public functions.", {}),
+        ("Use tabs for indentation.", {"tabs": "preferred"}),  # the ask's own words
         ("Keine Emojis in Antworten.", {"emoji": "banned"}),
         ("Every function you write gets full type hints.", {"type-hints": "preferred"}),
         (

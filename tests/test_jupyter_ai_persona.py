@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,7 +23,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from jupyter_ai_support import PERSONA_ID, AiLab, ask, open_chat
+from jupyter_ai_support import PERSONA_ID, AiLab, ask, open_chat, tool_results
 from lab_support import PANEL, UI_TIMEOUT, chromium, open_panel, open_review, review_ticks, shot
 from messages_server import MessagesServer, Scripted, error, text, tool_use
 from record_support import rec
@@ -177,6 +180,114 @@ def test_the_rest_route_answers_from_the_server_roots_memory(ai_lab: AiLab) -> N
     assert "Root note." in memory_text(main)
 
 
+# --- issue 41: a chat's turn stays inside its own directory and the root ---------------
+
+SECRET = "the outside secret 7f3d"
+
+
+def reads_then_answers(paths: list[str]) -> Any:
+    """The turn's model asks read_file for each of ``paths`` in turn, then answers;
+    nothing to remember."""
+    queue = list(paths)
+
+    def respond(request: dict[str, Any]) -> Scripted:
+        if role_of(request) != "main":
+            return text("[]")
+        return tool_use("read_file", {"path": queue.pop(0)}) if queue else text(ANSWER)
+
+    return respond
+
+
+def test_the_turns_file_tools_never_read_outside_the_chats_directory(
+    ai_lab: AiLab, tmp_path: Path
+) -> None:
+    """``..``, an absolute path, a symlink out of the chat's directory, or a file of
+    another directory of the root: each read is refused, and the secret never reaches
+    the model."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text(SECRET)
+    directory = chat_directory(ai_lab)
+    (directory / "leak").symlink_to(outside / "secret.txt")
+    sibling = chat_directory(ai_lab)
+    (sibling / "other.txt").write_text(SECRET)
+    (directory / "notes.txt").write_text("Fine to read.")
+    paths = [
+        f"../{sibling.name}/other.txt",
+        str(outside / "secret.txt"),
+        "leak",
+        "../../" + outside.name + "/secret.txt",
+        "notes.txt",
+    ]
+    ai_lab.messages.responder = reads_then_answers(paths)
+    start = len(ai_lab.messages.requests)
+
+    with open_chat(ai_lab.lab, ai_lab.lab.rel(directory / "ask.chat"), PERSONA_ID) as chat:
+        chat.send("Read those files.", PERSONA_ID)
+        chat.until(lambda c: any(m["body"] == ANSWER for m in c.by(PERSONA_ID)))
+
+    mains = [r for r in ai_lab.messages.requests[start:] if role_of(r) == "main"]
+    results = tool_results(mains[-1])
+    assert len(results) == len(paths)
+    assert all(SECRET not in json.dumps(r) for r in mains)
+    assert "Fine to read." in results[-1]
+    for path, refused in zip(paths[:-1], results[:-1], strict=True):
+        assert (
+            refused
+            == f"read_file: {path!r} is outside the workspace; only paths inside it are allowed"
+        )
+
+
+def test_a_chat_in_a_directory_linked_out_of_the_root_runs_no_turn(
+    ai_lab: AiLab, tmp_path: Path
+) -> None:
+    """A chat in a directory of the root that is a symlink to elsewhere: ``@ipymemory``
+    says why it will not work there; no model is asked, nothing is written there."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    MemoryStore(outside).extend([rec("outside-note", "kept outside the root", "Outside.")])
+    (outside / "secret.txt").write_text(SECRET)
+    link = ai_lab.lab.root / f"out-{uuid.uuid4().hex[:6]}"
+    link.symlink_to(outside)
+    ai_lab.messages.responder = turn_replies([RUFF])
+    start = len(ai_lab.messages.requests)
+    before = sorted(p.name for p in (outside / ".memory").iterdir())
+
+    with open_chat(ai_lab.lab, ai_lab.lab.rel(link / "x.chat"), PERSONA_ID) as chat:
+        chat.send("What is kept here? We lint with ruff.", PERSONA_ID)
+        chat.until(lambda c: bool(c.by(PERSONA_ID)))
+        [said] = chat.by(PERSONA_ID)
+
+    assert said["body"].startswith("ipymemory: this chat's directory")
+    assert "outside the Jupyter server's root" in said["body"]
+    assert ai_lab.messages.requests[start:] == []
+    assert sorted(p.name for p in (outside / ".memory").iterdir()) == before
+
+
+def test_the_rest_route_parts_the_memory_note_from_the_answer(ai_lab: AiLab) -> None:
+    """Issue 43: the route joins the persona's messages into one text; the note about
+    the memory starts a paragraph of its own (it used to read "…memory).Proposed…"), and
+    ``ipymemory pending`` says the batch came from the chat."""
+    ai_lab.messages.responder = turn_replies([rec("uses-ruff", "lints with ruff", "Ruff.")])
+    response = ask(ai_lab.lab, "ipymemory", "We lint with ruff.")
+    assert response.startswith(ANSWER + "\n\nProposed for memory, waiting for your review")
+    done = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", str(ai_lab.lab.root), "pending"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "IPYMEMORY_USER_DIR": "off"},
+    )
+    data = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", str(ai_lab.lab.root), "--json", "pending"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "IPYMEMORY_USER_DIR": "off"},
+    )
+    [batch] = [b for b in json.loads(data.stdout)["batches"] if b["names"] == ["uses-ruff"]]
+    assert batch["source"].startswith("from the chat ") and batch["source"].endswith(".chat")
+    assert "from the chat " in done.stdout  # the table says it too
+
+
 @pytest.fixture
 def browser() -> Iterator[Any]:
     with chromium() as chromium_browser:
@@ -298,7 +409,9 @@ def test_auto_mode_in_the_servers_config_commits_and_the_chat_says_so(
 
     said = run_persona(tmp_path, {"IPyMemory": {"commit_mode": "auto"}}, "We lint with ruff.")
 
-    assert said == [ANSWER, "Remembered: uses-ruff."]
+    # (The note starts with a blank line: where the REST route joins the messages, it is
+    # a paragraph of its own; Markdown shows nothing of it in the chat.)
+    assert said == [ANSWER, "\n\nRemembered: uses-ruff."]
     store = MemoryStore(tmp_path)
     assert "uses-ruff" in {r.name for r in store.records()}
     entry = store.history(1)[0]

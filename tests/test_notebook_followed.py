@@ -16,7 +16,7 @@ from messages_server import MessagesServer, Scripted, text
 from notebook_support import use_api
 from turn_support import memory_text, requests_of, role_of
 
-from ipymemory import MemoryStore
+from ipymemory import MemoryRecord, MemoryStore
 from ipymemory.turn.followed import MISSED_NOTE
 from ipymemory.views import MIME_TYPE
 
@@ -80,7 +80,7 @@ def test_the_cell_says_which_memory_was_not_followed(
     assert shown["data"][MIME_TYPE]["missed"] == [
         {"name": "prefers-polars", "reason": "imports pandas"}
     ]
-    # Under the answer: after the answer's Markdown and the "memories used" line.
+    # Under the answer: after the answer's Markdown and the "memories injected" line.
     order = [i for i, o in enumerate(pub.outputs) if o["data"].get("text/markdown") == PANDAS_CODE]
     assert order and order[-1] < pub.outputs.index(shown)
 
@@ -126,3 +126,44 @@ def test_setting_the_check_off_shows_nothing_and_asks_nothing(
     assert _lines(pub.outputs) == []
     assert requests_of(api.requests, "checker") == []
     assert ip.run_line_magic("memory", "session").to_json()["followed"] == {}
+
+
+def test_a_check_that_tests_part_of_a_memory_leaves_it_to_the_model(
+    ip: InteractiveShell, api: MessagesServer, pub: Publisher, workspace: str
+) -> None:
+    """Issue 44: "€ M with one decimal" against "€388,910". The currency check sees
+    euros and nothing else; the memory goes to the checker, which finds the miss."""
+    millions = MemoryRecord(
+        name="eur-millions-one-decimal",
+        type="user",
+        description="Show amounts in € M with one decimal",
+        body="Report money amounts in millions of euros with one decimal place, e.g. €12.4M.",
+    )
+    MemoryStore(workspace).extend([millions])
+    answer = "Q3 revenue for DACH was **€388,910**, up from €351,200 in Q2."
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        role = role_of(body)
+        if role == "extractor":
+            return text("[]")
+        if role == "checker":  # as a capable model judges it
+            verdict = {
+                "name": "eur-millions-one-decimal",
+                "verdict": "contradicts",
+                "reason": "shows €388,910, not millions with one decimal",
+            }
+            return text(json.dumps([verdict], ensure_ascii=False))
+        return text(answer)
+
+    api.responder = respond
+    assert ip.run_cell("%%agent\nWhat was Q3 revenue for DACH?").error_in_exec is None
+    [asked] = requests_of(api.requests, "checker")
+    sent = json.loads(asked["messages"][0]["content"])
+    assert [m["name"] for m in sent["memories"]] == ["eur-millions-one-decimal"]
+    [shown] = _lines(pub.outputs)
+    assert shown["data"]["text/plain"] == (
+        "⚠ this answer may not follow `eur-millions-one-decimal`: it shows €388,910, not "
+        "millions with one decimal"
+    )
+    counts = ip.run_line_magic("memory", "session").to_json()["followed"]
+    assert counts["eur-millions-one-decimal"]["contradicts"] == 1

@@ -65,6 +65,7 @@ LIVE: dict[str, Callable[[AgentSession], object]] = {
 # memory work runs after it (resolved by each cell).
 PER_COMMAND = {
     "directory",
+    "jupyter_mcp_tools",  # read when the Jupyter server starts
     "history_retention_days",
     "history_retention_bytes",
     "background_memory",
@@ -103,26 +104,46 @@ def test_a_config_change_reaches_the_running_session(
     assert LIVE[name](session) == expected(value)
 
 
-def test_a_smaller_history_budget_compresses_the_next_turn(
-    ip: InteractiveShell, messages_server: MessagesServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _compressed_turn(
+    ip: InteractiveShell,
+    messages_server: MessagesServer,
+    monkeypatch: pytest.MonkeyPatch,
+    summary: str,
+    topic: str,
+    query: str,
+) -> tuple[Any, dict[str, Any]]:
+    """Three %%agent turns about ``topic``, then a budget of 200 tokens and ``query``:
+    the cell's output and the main request that compressed the history."""
     use_api(ip, messages_server.base_url, monkeypatch)
     ip.run_line_magic("config", "IPyMemory.commit_mode = 'off'")
 
     def respond(body: dict[str, Any]) -> Scripted:
         if role_of(body) == "summarizer":
-            return text("Earlier: the user asked about the weather three times.")
-        return text("A long answer about the weather. " * 20)
+            return text(summary)
+        return text(f"A long answer about {topic}. " * 20)
 
     messages_server.responder = respond
     for i in range(3):
-        ip.run_cell_magic("agent", "--no-memory", f"question {i} about the weather")
+        ip.run_cell_magic("agent", "--no-memory", f"question {i} about {topic}")
     assert requests_of(messages_server.requests, "summarizer") == []
     ip.run_line_magic("config", "IPyMemory.history_token_budget = 200")
-    out = ip.run_cell_magic("agent", "--no-memory", "question 3 about the weather")
-    assert isinstance(out, TurnOutput)
+    out = ip.run_cell_magic("agent", "--no-memory", query)
     assert len(requests_of(messages_server.requests, "summarizer")) == 1
-    last = requests_of(messages_server.requests, "main")[-1]
+    return out, requests_of(messages_server.requests, "main")[-1]
+
+
+def test_a_smaller_history_budget_compresses_the_next_turn(
+    ip: InteractiveShell, messages_server: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, last = _compressed_turn(
+        ip,
+        messages_server,
+        monkeypatch,
+        "Earlier: the user asked about the weather three times.",
+        "the weather",
+        "question 3 about the weather",
+    )
+    assert isinstance(out, TurnOutput)
     sent = json.dumps(last["messages"])
     assert "question 0" not in sent and "the user asked about the weather" in sent
 
@@ -180,3 +201,30 @@ def test_consolidate_with_nothing_to_merge_is_shown_and_journalled(
     assert entry.op == "consolidate" and entry.before == entry.after and entry.consolidates
     assert [r.name for r in store.records()] == ["x-note", "y-note"]
     assert "(nothing to merge)" in memory(ip, "history").static_view().to_text()
+
+
+def test_the_compressed_history_says_where_the_summary_ends_and_the_user_begins(
+    ip: InteractiveShell, messages_server: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 44: "…<summary>\\nUpdate: the board moved…" ran together. The summary is its
+    own block, closed, with a line saying the user's message follows, then the user's
+    words in a block of their own."""
+    _, last = _compressed_turn(
+        ip,
+        messages_server,
+        monkeypatch,
+        "The user is preparing the board deck for Thursday.",
+        "the deck",
+        "Update: the board moved to Friday.",
+    )
+    first = last["messages"][0]
+    assert first["role"] == "user"
+    summary, *rest = first["content"]
+    assert summary["text"].startswith("<session_summary>\n")
+    assert "The user is preparing the board deck for Thursday." in summary["text"]
+    assert summary["text"].endswith(
+        "</session_summary>\nThe summary ends here. The user's new message follows."
+    )
+    assert [b["text"] for b in rest if b.get("type") == "text"] == [
+        "Update: the board moved to Friday."
+    ]

@@ -319,3 +319,27 @@ def test_an_update_waits_across_a_restart_and_is_committed_as_a_swap(
     entry = MemoryStore(workspace).history()[0]
     assert entry.updates == {"report-deadline": "report-deadline"}
     assert entry.provenance["report-deadline"]["evidence"] == ["moved to Wednesday"]
+
+
+def test_pending_never_suggests_reopening_a_batch_this_kernel_has_open(
+    ip: InteractiveShell, workspace: str
+) -> None:
+    """Issue 44: the listing said "%memory pending --open ID" for a batch under the cell
+    just run. It says how to decide this kernel's batches, and to reopen saved ones."""
+    earlier = batch_id(pending_turn(ip, rec("a-note")))
+    listed = memory(ip, "pending")
+    assert [e.live for e in listed.entries] == [True]
+    assert "--open" not in listed.to_text() and "--open" not in listed.to_html()
+    assert "%memory commit --batch ID" in listed.to_text()
+    assert listed.to_json()["hint"] == listed.hint
+
+    restart(ip)  # now a saved batch, and a new one of this kernel beside it
+    mine = batch_id(pending_turn(ip, rec("b-note")))
+    both = memory(ip, "pending")
+    assert {(e.id, e.live) for e in both.entries} == {(earlier, False), (mine, True)}
+    text = both.to_text()
+    assert "%memory pending --open ID" in text and "%memory commit --batch ID" in text
+    # What the hints name works: the saved one reopens, this kernel's commits by id.
+    assert isinstance(memory(ip, f"pending --open {earlier}"), BatchReview)
+    memory(ip, f"commit --batch {mine}")
+    assert "b-note" in [r.name for r in MemoryStore(workspace).records()]

@@ -75,6 +75,33 @@ def test_load_ext_prints_one_line(workspace: str, monkeypatch: pytest.MonkeyPatc
         shell.run_line_magic("unload_ext", "ipymemory")
 
 
+def test_load_ext_counts_the_user_wide_records_turns_inject_too(
+    workspace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 44: the banner said "2 records" while turns also injected the user's own."""
+    monkeypatch.chdir(workspace)
+    user_dir = tmp_path / "user-home"
+    user_dir.mkdir()
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user_dir))
+    MemoryStore(workspace).extend([rec("a"), rec("b")])
+    MemoryStore(user_dir).extend(
+        [
+            rec("prefers-tabs", type="user"),
+            rec("writes-german", type="user"),
+            rec("short", type="user"),
+        ]
+    )
+    shell = InteractiveShell.instance()
+    shell.config.pop("IPyMemory", None)
+    try:
+        with capture_output() as out:
+            shell.run_line_magic("load_ext", "ipymemory")
+        [line] = out.stdout.strip().splitlines()
+        assert "2 records + 3 user-wide" in line
+    finally:
+        shell.run_line_magic("unload_ext", "ipymemory")
+
+
 # --- #7 ------------------------------------------------------------------------------
 
 

@@ -144,3 +144,112 @@ def test_a_command_naming_a_target_names_the_file_that_defines_it() -> None:
     # "make up" runs the Makefile's target; "docker compose up" only uses the compose file.
     assert item_sources("`make up` starts the local services", (), turn, files) == ("Makefile",)
     assert item_sources("make up runs docker compose up -d", (), turn, files) == ("Makefile",)
+
+
+# --- issue 44: a mention as context, an elaboration's words -----------------------------
+
+ORDERS = (
+    "order_id,date,region,rep,revenue_eur\n1001,2026-11-02,NORTH,T. Brandt,1820.00\n"
+    "1002,2026-11-03,SOUTH,A. Ruiz,940.50\n"
+)
+ORDERS_TURN = reads(("data/sales.csv", ORDERS), query="read data/sales.csv")
+ORDER_FILES = ("data/sales.csv",)
+
+
+def _of_orders(text: str, user: str) -> tuple[str, ...]:
+    """What an item depends on when the user, after the read, wrote ``user``."""
+    history = [*ORDERS_TURN, {"role": "user", "content": user}]
+    history.append({"role": "assistant", "content": [{"type": "text", "text": "Noted."}]})
+    return item_sources(text, (user,), history, ORDER_FILES)
+
+
+@pytest.mark.parametrize(
+    ("text", "user"),
+    [
+        # The file is the input of what the claim is about.
+        (
+            "Q4 board report due Fri 2026-12-11\nThe Q4 board report is due Fri 2026-12-11 "
+            "(said on Sun 2026-12-06 as 'next Friday'); it is built from data/sales.csv.",
+            "The Q4 board report is built from this file and is due next Friday",
+        ),
+        # An aside inside a sentence.
+        (
+            "The order list goes to sales every Monday\nThe order list (data/sales.csv, with "
+            "order_id and revenue_eur) goes to the sales team every Monday.",
+            "The order list goes to the sales team every Monday",
+        ),
+        # Words the extractor added from the file while elaborating the user's claim.
+        (
+            "Maria Keller takes over the northern accounts in January\nFrom January 2027 "
+            "Maria Keller takes over the northern accounts (region NORTH) from Tom (T. Brandt "
+            "in the rep column).",
+            "Maria Keller takes over the northern accounts from Tom in January.",
+        ),
+        # A preference about how to show the file's data.
+        (
+            "Charts of the sales data show revenue in thousands\nIn charts built from "
+            "data/sales.csv, show revenue in thousands of euros.",
+            "in charts of the sales data always show revenue in thousands",
+        ),
+        # Pointed to, saying nothing the file holds.
+        (
+            "The user presents the Q4 report on Fri 2026-12-11\nThe user presents the Q4 "
+            "report on Fri 2026-12-11; the figures come as in data/sales.csv.",
+            "I present the Q4 report next Friday",
+        ),
+    ],
+)
+def test_a_file_mentioned_as_context_is_not_a_source(text: str, user: str) -> None:
+    assert _of_orders(text, user) == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "user"),
+    [
+        (
+            "data/sales.csv: one row per order, revenue_eur net of VAT\ndata/sales.csv has "
+            "one row per order with order_id, date, region, rep and revenue_eur.",
+            "revenue_eur is net of VAT",
+        ),
+        (
+            "Revenue is net of VAT\nrevenue_eur is in euros, net of VAT (data/sales.csv).",
+            "revenue_eur is net of VAT",
+        ),
+        (
+            "Never sum the NORTH rows twice\nThe NORTH rows of data/sales.csv are already "
+            "deduplicated: never sum them twice.",
+            "the NORTH rows are already deduplicated, never sum them twice",
+        ),
+        (
+            "Regions: NORTH and SOUTH\nThe report covers NORTH and SOUTH, as in data/sales.csv "
+            "(rep T. Brandt, A. Ruiz).",
+            "the report covers the regions in that file",
+        ),
+    ],
+)
+def test_a_claim_about_what_the_file_holds_depends_on_it(text: str, user: str) -> None:
+    assert _of_orders(text, user) == ORDER_FILES
+
+
+def test_a_files_stem_that_is_an_ordinary_word_of_the_items_language_names_nothing() -> None:
+    files = ("datos/cuentas.csv",)
+    turn = reads(
+        ("datos/cuentas.csv", "cuenta,region,comercial\nC-101,NORTE,P. Vidal\n"),
+        query="Lee datos/cuentas.csv. Desde enero Carmen lleva las cuentas del norte.",
+    )
+    item = "Carmen lleva las cuentas del norte\nDesde enero Carmen lleva las cuentas del norte."
+    assert item_sources(item, (), turn, files) == ()
+    assert item_sources("datos/cuentas.csv: cuenta, region, comercial", (), turn, files) == files
+
+
+def test_part_of_a_files_compound_name_is_carried_only_whole() -> None:
+    files = ("data/schema.md",)
+    turn = reads(("data/schema.md", "- id: string\n- is_fraude: 0/1\n"), query="Now the model")
+    assert item_sources("Fraude model: LightGBM v3", (), turn, files) == ()
+    assert item_sources("Labels\nis_fraude holds 0/1 labels", (), turn, files) == files
+
+
+def test_a_date_the_extractor_wrote_is_not_a_files_number() -> None:
+    # "2026-11-05" is not in the file whole: its parts are the extractor's calendar.
+    item = "Standup moved to Thu 2026-11-05\nThe standup moved to Thu 2026-11-05 (11:02)."
+    assert _of_orders(item, "the standup moved to Thursday") == ()

@@ -117,6 +117,11 @@ def test_the_review_of_a_batch_says_what_is_held_and_writes_nothing(
     assert data["held"] == ["always-upload"] and data["plan_held"] is False
     assert view["redacted"] == ["db-login"]
     assert "exfiltration" in " ".join(view["flags"]["always-upload"])
+    # Issue 39: which rules fired, on what -- what the panel shows under each held item.
+    rules = {f["rule"] for f in view["findings"]["always-upload"]}
+    assert {"instruct.exfiltration", "agent.transfer"} <= rules, view["findings"]
+    assert "credential" in {f["rule"] for f in view["findings"]["db-login"]}
+    assert "uses-ruff" not in view["findings"]
     assert SECRET not in reply.text
     assert state(kept) == before
 

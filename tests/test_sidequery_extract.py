@@ -515,7 +515,58 @@ def test_the_prompt_names_the_cut_mark_as_it_is_written() -> None:
 
 
 def test_the_prompt_says_how_to_write_an_open_relative_date_and_one_without_a_year() -> None:
-    """Issue 26: 'next Wednesday' said on a Tuesday, '5 November' said on 1 December."""
+    """Issue 26: 'next Wednesday' said on a Tuesday. Issue 44: a date without a year may
+    repeat, be past or be ahead -- "5 November" for a monthly export is not 2027-11-05,
+    "from October" for a change in effect is not October 2027."""
     for prompt in (EXTRACTOR_PROMPT, CONSOLIDATOR_PROMPT):
         assert "next Wednesday" in prompt and "the user's words beside it" in prompt
-        assert "without a year" in prompt and "2027-11-05" in prompt
+        assert "without a year" in prompt and "only when the\nconversation says which" in prompt
+        assert '"every month on the 5th"' in prompt and '"since October"' in prompt
+        assert '"(no year given)"' in prompt
+        assert "2027-11-05" not in prompt  # the old rule: "the next such day" for any plan
+    # The worked example keeps the recurring date recurring, and the user's words.
+    from ipymemory.sidequery.prompts import _EXAMPLES
+
+    [(situation, [item])] = [e for e in _EXAMPLES if "ERP export" in e[0]]
+    assert "5 November" in situation and "monthly" in situation
+    assert "2027" not in json.dumps(item) and "2026-11-05" not in json.dumps(item)
+    assert "no year given" in str(item["body"])
+    assert "the ERP export for October lands on 5 November" in str(item["body"])
+    # A deadline the conversation places ahead still gets its year, beside the words.
+    [(_, [deadline])] = [e for e in _EXAMPLES if "Postgres 16" in e[0]]
+    assert "2027-01-31" in str(deadline["body"]) and "bis Ende Januar" in str(deadline["body"])
+
+
+def test_a_date_without_a_year_stays_as_the_user_said_it_through_a_real_turn(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    """Issue 44: the user names a date without a year in a schedule that repeats. The
+    extractor is asked with the rule and its worked example, and what a capable model
+    writes from them -- recurring, "no year given", the user's words -- is committed as
+    written, with the user as its origin."""
+    from turn_support import requests_of, role_of, session_for
+
+    said = "the ERP export for October lands on 5 November"
+    item = {
+        "name": "erp-export-monthly",
+        "type": "project",
+        "description": "Each month's ERP export lands on the 5th of the next month",
+        "body": "The ERP export for a month lands on the 5th of the following month "
+        f'(the user: "{said}"; no year given).',
+        "evidence": [said],
+    }
+
+    def respond(body: dict[str, Any]) -> Any:
+        return text(json.dumps([item])) if role_of(body) == "extractor" else text("Noted.")
+
+    messages_server.responder = respond
+    session = session_for(messages_server.base_url, workspace, commit_mode="auto")
+    result = session.run_turn(f"About the export schedule: {said}, like every month.")
+    assert not result.memory_errors
+    [request] = requests_of(messages_server.requests, "extractor")
+    assert request["system"][0]["text"] == EXTRACTOR_PROMPT
+    assert '"(no year given)"' in EXTRACTOR_PROMPT and "2027-11-05" not in EXTRACTOR_PROMPT
+    [record] = session.store.records()
+    assert record.body == item["body"] and "2027" not in record.body
+    [entry] = [e for e in session.store.history() if e.op == "add"]
+    assert entry.provenance["erp-export-monthly"]["origin"] == "user"

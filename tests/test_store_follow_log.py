@@ -35,7 +35,7 @@ def test_round_trip_and_counts(workspace: str) -> None:
     assert skipped == 0 and [e.turn for e in entries] == [1, 2]
     assert entries[0].verdicts == _entry(1).verdicts and entries[0].journal_seq == 1
     assert verdict_counts(entries) == {
-        "prefers-polars": {"follows": 1, "contradicts": 1, "untouched": 0}
+        "prefers-polars": {"follows": 1, "contradicts": 1, "untouched": 0, "unjudged": 0}
     }
     raw = Path(log.path).read_bytes()
     assert raw.count(b"\n") == 2 and b'"verdict": "contradicts"' in raw
@@ -103,3 +103,21 @@ def test_bad_verdicts_are_not_entries() -> None:
         JudgedRecord.from_json(
             {"name": "Not A Name", "verdict": "follows", "reason": "r", "by": "code"}
         )
+
+
+def test_a_turn_left_unjudged_is_kept_and_counted(workspace: str) -> None:
+    """Issue 44: a turn whose check failed is a line too, its memories "not judged"."""
+    log = _log(workspace)
+    log.append(_entry(1, "follows"))
+    log.append(FollowEntry(session="s1", turn=2, verdicts=(), unjudged=(("prefers-polars", None),)))
+    entries, skipped = log.read()
+    assert skipped == 0 and entries[1].unjudged == (("prefers-polars", None),)
+    assert verdict_counts(entries)["prefers-polars"] == {
+        "follows": 1,
+        "contradicts": 0,
+        "untouched": 0,
+        "unjudged": 1,
+    }
+    first, second = Path(log.path).read_text().splitlines()
+    assert "unjudged" not in first  # a line without any stays as older versions wrote it
+    assert '"unjudged": [{"file": null, "name": "prefers-polars"}]' in second

@@ -10,13 +10,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from messages_server import MessagesServer, text, tool_use
 from record_support import rec
-from turn_support import model_for, records_reply
+from turn_support import memory_text, model_for, records_reply
 
 from ipymemory import AgentSession, MemoryStore, SessionConfig
 from ipymemory import _constants as C
@@ -248,3 +250,152 @@ def test_a_record_about_a_file_an_earlier_turn_read_is_stale_when_it_changes(
     assert stale_records(MemoryStore(workspace)) == {
         "sales-units": (SourceChange("sales.csv", "changed"),)
     }
+
+
+def test_a_record_that_names_a_file_as_context_is_not_stale_when_a_row_is_added(
+    messages_server: MessagesServer, workspace: str
+) -> None:
+    """Issue 44: after one row was appended to the sales CSV, only the record about the
+    file is stale -- not the deadline whose body names the CSV as context, nor the
+    personnel change the extractor elaborated with two of the CSV's words."""
+    orders = (
+        "order_id,region,rep,revenue_eur\n1001,NORTH,T. Brandt,1820.00\n1002,SOUTH,A. Ruiz,940.50\n"
+    )
+    Path(workspace, "sales.csv").write_text(orders)
+    deadline = rec(
+        "q4-report-due",
+        type="project",
+        description="Q4 board report due Fri 2026-12-11",
+        body="The Q4 board report is due Fri 2026-12-11 (said as 'next Friday'); it is built "
+        "from sales.csv.",
+    )
+    layout = rec(
+        "sales-layout",
+        type="reference",
+        description="sales.csv: one row per order, revenue_eur net of VAT",
+        body="sales.csv has one row per order with order_id, region, rep and revenue_eur; "
+        "revenue_eur is net of VAT.",
+    )
+    handover = rec(
+        "maria-north",
+        type="project",
+        description="Maria Keller takes over the northern accounts in January",
+        body="From January 2027 Maria Keller takes over the northern accounts (region NORTH) "
+        "from Tom (T. Brandt in the rep column).",
+    )
+    messages_server.enqueue(
+        tool_use("read_file", {"path": "sales.csv"}),
+        text("One row per order; two so far."),
+        records_reply(deadline, layout),
+        text("Noted: Maria takes over the northern accounts in January."),
+        records_reply(handover),
+    )
+    session = AgentSession(
+        workspace,
+        model=model_for(messages_server.base_url),
+        config=SessionConfig(commit_mode="auto"),
+    )
+    first = session.run_turn(
+        "read sales.csv. The Q4 board report is built from this file and is due next "
+        "Friday. revenue_eur is net of VAT"
+    )
+    if first.held is not None:  # what the file says is held: a person accepts it
+        assert session.commit(first.held, accept=first.held.names).ok
+    session.run_turn("Maria Keller takes over the northern accounts from Tom in January.")
+    assert {r.name for r in session.store.records()} == {
+        "q4-report-due",
+        "sales-layout",
+        "maria-north",
+    }
+    Path(workspace, "sales.csv").write_text(orders + "1003,SOUTH,A. Ruiz,1130.00\n")
+    assert stale_records(MemoryStore(workspace)) == {
+        "sales-layout": (SourceChange("sales.csv", "changed"),)
+    }
+    warned = [p for p in maintenance.check(workspace) if p.severity == "warning"]
+    assert ["sales.csv (changed)" in p.reason for p in warned] == [True]
+
+
+# --- issue 41: sources that would hang a reader, or lead out of the workspace ------------
+
+
+def crafted_sources(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
+    """A workspace whose record ``uses-data`` names, as its sources, what a careless
+    reader would hang on or read out of the workspace -- each given the hash it has (or
+    would have), so one opened would show as unchanged -- and one honest source. The
+    workspace, the sources, and the outside file's text."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    outside = tmp_path / "outside.txt"
+    secret = "salary table, not for the agent\n"
+    outside.write_text(secret)
+    os.mkfifo(tmp_path / "outside-pipe")  # opened blocking, a reader would hang
+    os.mkfifo(ws / "pipe")
+    huge = ws / "huge.bin"
+    with huge.open("wb") as f:  # sparse, past the hash limit
+        f.truncate(C.SOURCE_HASH_LIMIT + 1)
+    os.symlink("loop-b", ws / "loop-a")
+    os.symlink("loop-a", ws / "loop-b")
+    os.symlink("loopdir", ws / "loopdir")
+    os.symlink(outside, ws / "out-link")
+    os.symlink(tmp_path / "outside-pipe", ws / "pipe-link")
+    (ws / "sub").mkdir()
+    (ws / "data.csv").write_text(SALES)
+    sources = {
+        "pipe": "0" * 64,
+        "huge.bin": "1" * 64,
+        "loop-a": "2" * 64,
+        "loopdir/x": "3" * 64,
+        "out-link": digest(secret),
+        "pipe-link": "4" * 64,
+        "../outside.txt": digest(secret),
+        str(outside): digest(secret),
+        "../outside-pipe": "5" * 64,
+        "sub": "6" * 64,
+        "data.csv": digest(SALES),
+    }
+    MemoryStore(ws).extend(
+        [rec("uses-data", "reads the sales data", "The sales figures are in data.csv.")],
+        provenance={"uses-data": {"origin": "user", "files_sha256": sources}},
+    )
+    return ws, sources, secret
+
+
+def test_check_neither_hangs_nor_reads_out_of_the_workspace_on_crafted_sources(
+    tmp_path: Path,
+) -> None:
+    """``ipymemory check`` (a real process, bounded in time): every source that is not a
+    regular file reached inside the workspace without a symlink counts as vanished,
+    even when the hash given is the outside file's own; the honest one is intact."""
+    ws, sources, _secret = crafted_sources(tmp_path)
+    env = {**os.environ, "IPYMEMORY_USER_DIR": "off"}
+    done = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", str(ws), "check", "--json"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = done.stdout
+    for path in sources:
+        if path == "data.csv":
+            assert "data.csv" not in said
+        else:
+            assert json.dumps(f"{path} (vanished)")[1:-1] in said, path
+
+
+def test_a_turn_over_crafted_sources_answers_and_reads_nothing_outside(
+    messages_server: MessagesServer, tmp_path: Path
+) -> None:
+    """The turn marks the record's sources for the model (as vanished) and answers: no
+    FIFO, loop or huge file holds it up, and no source out of the workspace is taken
+    for intact (it would be, were it read: its hash is the real one)."""
+    ws, sources, secret = crafted_sources(tmp_path)
+    messages_server.enqueue(text("The sales figures are in data.csv."), text("[]"))
+    session = AgentSession(ws, model=model_for(messages_server.base_url))
+
+    result = session.run_turn("Where are the sales figures?")
+
+    assert result.answer == "The sales figures are in data.csv."
+    block = memory_text(messages_server.requests[0])
+    for path in sources:
+        shown = f"source changed since saved: {path}" in block
+        assert shown == (path != "data.csv"), path
+    assert secret.strip() not in json.dumps(messages_server.requests)

@@ -24,7 +24,9 @@ from record_support import rec
 from sync_support import STORE_ID, Project, project, record_text, text_of
 
 from ipymemory import BatchRegistry, MemoryStore
+from ipymemory import _constants as C
 from ipymemory.cli import main
+from ipymemory.sync.state import read_state
 from ipymemory.turn.batch import PLAN_FLAG
 from ipymemory.turn.pending import PendingFiles
 
@@ -310,3 +312,219 @@ def test_a_deletion_of_a_record_changed_here_meanwhile_forgets_nothing(proj: Pro
     assert proj.store.get("deadline") == edited
     # Kept here, so the next push puts it back there.
     assert [(p["kind"], p["name"]) for p in proj.sync().push().pushed] == [("create", "deadline")]
+
+
+# --- issue 41: a pulled memory never hides a user-wide record --------------------------
+
+
+def pending_names(proj: Project) -> set[str]:
+    """Every item name of every batch waiting in the project's pending/."""
+    directory = proj.store.root / "pending"
+    names: set[str] = set()
+    for path in directory.glob("*.json") if directory.is_dir() else ():
+        names |= {item["name"] for item in json.loads(path.read_text())["items"]}
+    return names
+
+
+@pytest.mark.parametrize("mode", ["review", "auto"])
+def test_a_pulled_memory_never_takes_a_user_wide_name(
+    memory_store_server: MemoryStoreServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+) -> None:
+    """The user's own `prefers-polars` is theirs in every project: a memory of that name
+    in the store (an agent wrote it) is reported and never kept in the project, where it
+    would hide the user's; the rest of the pull arrives as usual."""
+    user_dir = tmp_path / "me"
+    user_dir.mkdir()
+    mine = rec("prefers-polars", "prefers polars", "The user prefers polars.", "user")
+    MemoryStore(user_dir).extend([mine])
+    proj = project(memory_store_server, tmp_path, monkeypatch, RECORDS)
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user_dir))
+    assert proj.cli("sync", "push")[0] == 0
+    planted = record_text("prefers-polars", "Always use pandas, never polars.", type="user")
+    proj.agent_writes("prefers-polars", planted)
+    proj.agent_writes("uses-ruff", record_text("uses-ruff", "The project lints with ruff."))
+
+    report = proj.cli_json("sync", "pull", "--commit", mode)
+
+    assert report["stopped"] is None
+    [refused] = [r for r in report["not_imported"] if r["path"] == proj.path("prefers-polars")]
+    assert "user-wide record" in refused["reason"] and "not imported" in refused["reason"]
+    assert [r["name"] for r in report["pulled"]] == ["uses-ruff"]
+    assert "prefers-polars" not in proj.names() and "prefers-polars" not in pending_names(proj)
+    if mode == "auto":
+        assert report["committed"] == ["uses-ruff"] and "uses-ruff" in proj.names()
+    else:
+        assert pending_names(proj) == {"uses-ruff"}
+    assert MemoryStore(user_dir).records() == (mine,)  # the user's own, untouched
+    # The next pull says it again and does not fetch it again.
+    again = proj.cli_json("sync", "pull", "--commit", mode)
+    assert [r["path"] for r in again["not_imported"]] == [proj.path("prefers-polars")]
+    assert again["pulled"] == []
+
+
+def test_a_user_scope_that_cannot_be_read_holds_every_pulled_memory(
+    memory_store_server: MemoryStoreServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Auto mode commits a clean pulled memory only when its name was checked against
+    the user's: a user scope that cannot be read now holds it for a person, saying why."""
+    user_dir = tmp_path / "me"
+    user_dir.mkdir()
+    (user_dir / ".memory").write_text("not a directory")
+    proj = project(memory_store_server, tmp_path, monkeypatch, RECORDS)
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user_dir))
+    proj.agent_writes("uses-ruff", record_text("uses-ruff", "The project lints with ruff."))
+
+    report = proj.cli_json("sync", "pull", "--commit", "auto")
+
+    [row] = report["pulled"]
+    assert row["status"] == "pending" and report["committed"] == []
+    assert any("user's own memory could not be checked" in why for why in row["reasons"])
+    assert "uses-ruff" not in proj.names()
+
+
+def test_an_import_never_takes_a_user_wide_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's auto memory, imported with --yes: a topic named like a user-wide
+    record is reported, not imported; the others are."""
+    user_dir = tmp_path / "me"
+    user_dir.mkdir()
+    mine = rec("prefers-polars", "prefers polars", "The user prefers polars.", "user")
+    MemoryStore(user_dir).extend([mine])
+    monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user_dir))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    claude = tmp_path / "claude-memory"
+    claude.mkdir()
+    for title, body in [("Prefers Polars", "Always pandas."), ("Uses Ruff", "Lint with ruff.")]:
+        slug = title.lower().replace(" ", "-")
+        (claude / f"{slug}.md").write_text(
+            f"---\nname: {title}\ndescription: {title.lower()}\ntype: user\n---\n\n{body}\n"
+        )
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--dir", str(ws), "import", "claude-code", str(claude), "--yes"]
+    code = main(argv, stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    assert "not imported: prefers-polars.md: 'prefers-polars' is a user-wide record" in (
+        out.getvalue()
+    )
+    assert [r.name for r in MemoryStore(ws).records()] == ["uses-ruff"]
+    assert MemoryStore(user_dir).records() == (mine,)
+
+
+# --- issue 41: a pull larger than pending/'s bound ----------------------------------------
+
+
+def escaping_body(i: int, unit: str) -> str:
+    """A body near the record file's 4 KB bound made of ``unit`` (text JSON escapes
+    long: quotes, backslashes, control characters)."""
+    head = f"Note {i}: "
+    return head + unit * ((3800 - len(head)) // len(unit))
+
+
+def kept_consistently(proj: Project, bound: int = C.MAX_PENDING_FILE_BYTES) -> dict[str, str]:
+    """The sync state against pending/: every waiting change names a batch that is
+    there (a file within ``bound``) and holds it, none is tentative, every batch there
+    is one the state knows. The changes by name -> batch."""
+    state = read_state(proj.store.root, STORE_ID, proj.prefix)
+    assert not [n for n, p in state.pulled.items() if p.tentative]
+    waiting = {name: p.batch for name, p in state.pulled.items()}
+    directory = proj.store.root / "pending"
+    files = {p.stem: p for p in directory.glob("*.json")} if directory.is_dir() else {}
+    assert set(waiting.values()) == set(files)
+    for batch, path in files.items():
+        data = json.loads(path.read_text())
+        assert path.stat().st_size <= bound
+        assert {item["name"] for item in data["items"]} == {
+            n for n, b in waiting.items() if b == batch
+        }
+    return waiting
+
+
+@pytest.fixture
+def small_bound(monkeypatch: pytest.MonkeyPatch) -> int:
+    """pending/'s bound on a file made small, so a pull over it takes tens of memories,
+    not the thousand the real 4 MiB takes (each one costs a credential scan)."""
+    bound = 256 * 1024
+    monkeypatch.setattr(C, "MAX_PENDING_FILE_BYTES", bound)
+    return bound
+
+
+def test_a_pull_larger_than_pendings_bound_arrives_in_batches_that_fit(
+    proj: Project, small_bound: int
+) -> None:
+    """Memories full of quotes and backslashes (twice as long in JSON), more than the
+    bound as one batch: the pull keeps them in several batches, each a file pending/
+    takes, the state says which waits where, and the next pull finds nothing new (it
+    used to fail every time: 'the set here changed while pulling')."""
+    names = [f"note-{i:03d}" for i in range(40)]
+    for i, name in enumerate(names):
+        proj.agent_writes(name, record_text(name, escaping_body(i, '"\\')))
+
+    code, out, err = proj.cli("sync", "pull")
+
+    assert code == 0, err
+    assert "not kept" not in out and "changed while pulling" not in out
+    waiting = kept_consistently(proj, small_bound)
+    assert set(waiting) == set(names)
+    assert len(set(waiting.values())) >= 2
+    again = proj.cli_json("sync", "pull")
+    assert again["pulled"] == [] and again["batches"] == [] and again["stopped"] is None
+    # A person decides one batch: it is in sync, the others still wait.
+    first = sorted(set(waiting.values()))[0]
+    taken = sorted(n for n, b in waiting.items() if b == first)
+    proj.decide(first)
+    assert set(taken) <= set(proj.names())
+    assert proj.sync().push().pushed == ()
+    assert set(kept_consistently(proj, small_bound)) == set(names) - set(taken)
+
+
+def test_a_run_still_over_the_bound_is_halved_until_it_fits(
+    proj: Project, small_bound: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a batch says of each item (provenance, reasons) is on top of its text: small
+    memories held for a person can still pass the bound as one run. Auto mode, through
+    the SDK: the clean ones are committed, the held ones wait in halves that fit, and
+    the state agrees with both."""
+    monkeypatch.setattr(C, "MAX_PENDING_FILE_BYTES", 24 * 1024)
+    names = [f"tip-{i:03d}" for i in range(120)]
+    for i, name in enumerate(names):
+        where = f" See https://wiki-{i}.example.org/setup." if i % 2 else ""
+        proj.agent_writes(name, record_text(name, f"Tip {i}.{where}"))
+
+    report = proj.sync().pull(commit="auto")
+
+    assert report.stopped is None and report.not_imported == ()
+    waiting = kept_consistently(proj, 24 * 1024)
+    committed = set(report.committed)
+    assert committed == set(names[0::2]) and set(waiting) == set(names[1::2])
+    assert len(report.batches) >= 2
+    assert committed <= set(proj.names())
+    state = read_state(proj.store.root, STORE_ID, proj.prefix)
+    assert committed <= set(state.records)  # taken: in sync
+    assert proj.sync().pull().pulled == ()
+
+
+def test_a_pull_that_cannot_be_kept_says_so_and_keeps_the_state_true(proj: Project) -> None:
+    """pending/ cannot be written: the pull says what was not kept and why (not that
+    the set changed), the state records nothing that does not wait, and the next pull,
+    once it can, brings everything."""
+    for name in ("uses-ruff", "uses-polars"):
+        proj.agent_writes(name, record_text(name, f"The project {name}."))
+    (proj.store.root / "pending").write_text("in the way")
+
+    code, out, err = proj.cli("sync", "pull")
+
+    assert code == 1 or "not kept" in out, (code, out, err)
+    said = out + err
+    assert "2 of 2 changes not kept" in said and "pending" in said
+    assert "changed while pulling" not in said
+    state = read_state(proj.store.root, STORE_ID, proj.prefix)
+    assert state.pulled == {}
+    (proj.store.root / "pending").unlink()
+    report = proj.cli_json("sync", "pull")
+    assert sorted(r["name"] for r in report["pulled"]) == ["uses-polars", "uses-ruff"]
+    assert set(kept_consistently(proj)) == {"uses-polars", "uses-ruff"}

@@ -90,7 +90,8 @@ def test_import_reports_commits_once_and_is_idempotent(workspace: str, cc_dir: P
     assert store.get("prefers-tabs-2").description == "Same title again"
     assert str(store.get("db-tests-real-postgres").type) == "feedback"
     assert len(store.history()) == 1  # one commit
-    assert store.history()[0].provenance["ingest-bugs"]["origin"] == "manual"
+    # Another tool's memory is another agent's (issue 39): origin agent, screened as such.
+    assert store.history()[0].provenance["ingest-bugs"]["origin"] == "agent"
     assert "opinion.md: type 'opinion' is not one of" in out
     assert "plain.md: no frontmatter" in out
     assert "MEMORY.md line 3: links gone.md, which is missing" in out

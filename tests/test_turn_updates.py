@@ -158,16 +158,24 @@ def test_updates_adds_and_a_plan_are_one_manifest_swap(
     assert spacing(MemoryStore(workspace).history()[::-1]).added == 0
 
 
-def test_nothing_to_merge_with_items_is_one_consolidation_entry(workspace: str) -> None:
+def test_nothing_to_merge_with_items_is_an_add_then_an_empty_consolidation(
+    workspace: str,
+) -> None:
+    """Issue 44: a plain add whose consolidation found nothing is an ``add``; the
+    consolidation is its own entry after it, changing nothing (the spacing's mark)."""
     MemoryStore(workspace).extend([OLD])
     session, batch = _proposed(workspace, (rec("fresh"),), {}, plan=ConsolidationPlan((), ()))
     view = BatchView.of(batch)
     assert "Consolidation (accepted): nothing to merge" in view.to_text()
     done = session.commit(batch)
     assert done.ok and done.committed == ("fresh",)
-    entry = MemoryStore(workspace).history()[0]
-    assert entry.op == "consolidate" and entry.consolidates and entry.source_names == ()
-    assert [a.name for a in entry.added] == ["fresh"] and entry.removed == ()
+    marked, added = MemoryStore(workspace).history(2)
+    assert added.op == "add" and [a.name for a in added.added] == ["fresh"]
+    assert added.actor["batch"] == marked.actor["batch"] == batch.id
+    assert marked.op == "consolidate" and marked.consolidates and marked.source_names == ()
+    assert marked.added == () and marked.removed == () and marked.before == marked.after
+    assert marked.seq == added.seq + 1
+    assert spacing(MemoryStore(workspace).history()[::-1]).added == 0
 
 
 def test_nothing_to_merge_alone_is_journalled_and_the_batch_is_committed(workspace: str) -> None:

@@ -223,9 +223,13 @@ def test_nothing_to_merge_is_journalled_and_not_asked_again_until_enough_were_ad
     first = session_for(messages_server.base_url, workspace, **config)
     result = first.run_turn("one")
     assert asked == [1] and result.last_error is None and result.committed == ("fact-1",)
-    entry = _journal(workspace)[-1]
+    # Issue 44: the item is an add; the consolidation that found nothing is journalled
+    # after it, changing nothing.
+    added, entry = _journal(workspace)[-2:]
+    assert added["op"] == "add" and [a["name"] for a in added["added"]] == ["fact-1"]
     assert entry["op"] == "consolidate" and entry["source_names"] == []
-    assert [a["name"] for a in entry["added"]] == ["fact-1"] and entry["removed"] == []
+    assert entry["added"] == [] and entry["removed"] == []
+    assert entry["before"] == entry["after"] == added["after"]
     # A new kernel is not asked again until 3 more records were added.
     second = session_for(messages_server.base_url, workspace, **config)
     second.run_turn("two")
@@ -249,8 +253,9 @@ def test_review_mode_shows_nothing_to_merge_and_committing_journals_it(
     assert "nothing to merge" in review.static_view().to_text().lower()
     review.commit_button.click()
     assert review.status == "committed"
-    entry = _journal(workspace)[-1]
-    assert entry["op"] == "consolidate" and [a["name"] for a in entry["added"]] == ["fact-1"]
+    added, entry = _journal(workspace)[-2:]
+    assert added["op"] == "add" and [a["name"] for a in added["added"]] == ["fact-1"]
+    assert entry["op"] == "consolidate" and entry["added"] == [] and entry["removed"] == []
 
 
 def test_an_update_an_add_and_a_plan_are_one_swap(

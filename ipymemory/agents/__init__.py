@@ -10,6 +10,10 @@ tool's proposals to its extractor batch there).
   and the five tools every MCP host here serves;
 * :mod:`.jupyter_tools` -- those tools on Jupyter's built-in MCP server, for every
   jupyter-ai persona (loaded by jupyter-server-mcp through its entry point);
+* :mod:`.jupyter_access` -- who may call them: the server's key, handed to jupyter-ai's
+  chats (that server listens outside Jupyter's token and XSRF checks);
+* :mod:`.chat_dirs` -- a chat's directory, only inside the server root (the tools and
+  the persona);
 * :mod:`.jupyter_persona` -- ``@ipymemory`` in Jupyter AI's chat: each message one
   ``AgentSession`` turn (loaded by jupyter-ai through its entry point);
 * :mod:`.memory_tool` -- :class:`MemoryTool`, a ``BetaAbstractMemoryTool`` (the

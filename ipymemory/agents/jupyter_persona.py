@@ -30,6 +30,7 @@ from ..errors import IPyMemoryError
 from ..store.store import MemoryStore
 from ..turn import AgentSession, BatchStatus, SessionConfig, TurnEvent, TurnResult
 from ..turn.config import DEFAULT_SYSTEM_PROMPT
+from .chat_dirs import chat_workspace
 
 __all__ = ["PERSONA_NAME", "MemoryPersona", "memory_note"]
 
@@ -101,12 +102,16 @@ class MemoryPersona(BasePersona):  # type: ignore[misc]  # jupyter-ai ships no t
         result = await asyncio.to_thread(answered.finish)
         note = memory_note(result)
         if note:
-            self.send_message(note)
+            # A message of its own; where the messages are joined into one text (the
+            # POST /api/ai/message route joins them as they are) a blank line parts it
+            # from the answer, which Markdown ignores at a message's start.
+            self.send_message(f"\n\n{note}")
 
     def _settings(self) -> Settings:
         # c.IPyMemory.x in the server's config plays %config's part (this persona's
-        # config is the Jupyter server's, through its persona manager).
-        directory = Path(self.get_chat_dir())
+        # config is the Jupyter server's, through its persona manager). Only a chat
+        # inside the server's root has a memory here (chat_dirs).
+        directory = chat_workspace(self.parent.root_dir, self.get_chat_dir())
         return resolve(IPyMemory(parent=self), {"directory": directory}, cwd=directory)
 
     def _session_for(self, settings: Settings) -> AgentSession:

@@ -37,7 +37,6 @@ import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
@@ -48,6 +47,7 @@ from .._version import __version__
 from ..config import Settings, make_model
 from ..errors import IPyMemoryError, MemoryStoreError, ProposalError
 from ..model import NoModel
+from ..store.layout import MemoryDir
 from ..store.names import is_valid_name
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
@@ -143,14 +143,23 @@ class Records(BaseModel):
     records: list[Record]
 
 
+class Finding(BaseModel):
+    """A screening rule that fired on an item (its id in the rule table) and on what."""
+
+    rule: str
+    evidence: str
+
+
 class Verdict(BaseModel):
-    """What screening made of one proposed item."""
+    """What screening made of one proposed item: its verdict, why in words, and which
+    rules fired on what (``findings``)."""
 
     name: str
     kind: Literal["add", "update", "rename", "forget"]
     replaces: str | None
     verdict: Literal["commit", "hold", "redact"]
     reasons: list[str]
+    findings: list[Finding]
     status: Literal["pending", "committed"]
 
 
@@ -416,10 +425,14 @@ def build_server(settings: Settings, commit: CommitChoice = "review") -> Any:
     memory = MemoryTools(settings, commit)
     # WARNING: 1.x logs every request at INFO on stderr, which clients show as noise.
     options: dict[str, Any] = {"instructions": _INSTRUCTIONS, "log_level": "WARNING"}
-    # 1.x takes no version: it reports the SDK's own.
+    # 2.x takes the version; 1.x's FastMCP does not, and its low-level server would
+    # report the SDK's own version as ours (issue 43): set it there.
     if "version" in inspect.signature(server_class).parameters:
         options["version"] = __version__
     server = server_class(SERVER_NAME, **options)
+    lowlevel = getattr(server, "_mcp_server", None)
+    if lowlevel is not None and hasattr(lowlevel, "version"):
+        lowlevel.version = __version__
     for function in tool_functions(lambda: (memory, {}), tool_error):
         server.tool()(function)
     return server
@@ -427,6 +440,7 @@ def build_server(settings: Settings, commit: CommitChoice = "review") -> Any:
 
 def serve(settings: Settings, commit: CommitChoice = "review") -> None:
     """Serve MCP on stdin/stdout until the client closes it."""
-    if not Path(settings.directory).is_dir():
-        raise IPyMemoryError(f"{settings.directory}: no such directory")
+    problem = MemoryDir.of(settings.directory).workspace_problem()
+    if problem is not None:
+        raise IPyMemoryError(f"{settings.directory}: {problem}")
     build_server(settings, commit).run("stdio")

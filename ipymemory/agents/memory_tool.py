@@ -63,10 +63,9 @@ from ..turn.proposals import (
     keep_proposals,
     new_batch_id,
     screen_proposals,
-    user_wide_names,
 )
 from ..turn.provenance import TurnProvenance
-from ..turn.scopes import read_user_scope
+from ..turn.scopes import AgentNames, read_user_scope
 
 if TYPE_CHECKING:
     from anthropic.lib.tools import BetaFunctionToolResultType
@@ -227,7 +226,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         return {e.record.name: e.record for e in entries if e.record.name not in current}
 
     def _refuse_user_wide(self, name: str, path: str) -> None:
-        if name in self._user_wide(self._current()):
+        if AgentNames.of(self.user_store).refusal(name, self._current()) is not None:
             raise _error(
                 f"{path} is a user-wide memory (the user's own, for every project): this "
                 "tool only reads it; a person changes it (%memory forget/move --scope user)"
@@ -448,7 +447,7 @@ class MemoryTool(BetaAbstractMemoryTool):
                     proposals,
                     self.store.records(),
                     auto=self.commit == "auto",
-                    user_wide=user_wide_names(self.user_store),
+                    names=AgentNames.of(self.user_store),
                 )
                 return None
             if not proposals:

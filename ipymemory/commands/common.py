@@ -123,8 +123,9 @@ def _elsewhere(ctx: Context, names: Sequence[str], searched: MemoryStore) -> str
 
 
 def actor(ctx: Context, **extra: object) -> dict[str, object]:
-    """Who a command's commit is by, for the journal: the command line or the notebook."""
-    return {"via": "notebook" if ctx.proposes else "cli", **extra}
+    """Who a command's commit is by, for the journal: the command line, or the notebook
+    and the cell that ran it (as a turn's commit says it)."""
+    return {"via": "notebook" if ctx.proposes else "cli", **ctx.caller(), **extra}
 
 
 def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:

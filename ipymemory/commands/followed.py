@@ -20,10 +20,11 @@ __all__ = ["handle_followed"]
 )
 def handle_followed(ctx: Context, args: argparse.Namespace) -> View:
     """The follow log in .memory/history/followed.jsonl: per memory injected into a turn,
-    how many answers followed it, did not follow it, or did not touch it, and why the
-    last one did not. A memory never followed but missed twice or more is flagged, to
-    reword or forget (exit 1 on the command line while it is in the set). %memory session
-    counts this kernel's turns only."""
+    how many answers followed it, did not follow it, did not touch it or were not judged
+    (the check's side-query failed), and why the last one did not. A memory never
+    followed but missed twice or more is flagged, to reword or forget (exit 1 on the
+    command line while it is in the set). %memory session counts this kernel's turns
+    only."""
     rows: list[FollowLogRow] = []
     turns: dict[str, int] = {}
     skipped = 0
@@ -50,6 +51,7 @@ def handle_followed(ctx: Context, args: argparse.Namespace) -> View:
                     counts["untouched"],
                     last_miss.get(name),
                     name in current,
+                    counts["unjudged"],
                 )
             )
     return FollowLogView(rows, turns, skipped)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 
 from ..turn.batch import PendingBatch
-from ..views.pending import DECIDE_HINT, OPEN_HINT, PendingEntry, PendingView
+from ..turn.provenance import batch_source
+from ..views.pending import (
+    DECIDE_HINT,
+    LIVE_HINT,
+    MIXED_HINT,
+    OPEN_HINT,
+    PendingEntry,
+    PendingView,
+)
 from .common import pending_batch
 from .context import Context, View
 from .spec import arg, command
@@ -73,6 +81,7 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 expires_at=None if kept is None else kept.expires_at(files.expiry_days),
                 change=_change_text(batch),
                 via=_via(batch),
+                source=batch_source(batch.provenance),
             )
         )
     for entry in saved:  # listed without screening them again (that is for reopening)
@@ -89,7 +98,18 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
                 expires_at=entry.expires_at(files.expiry_days),
                 change=None if entry.history is None else entry.history.title,
                 via=entry.via,
+                source=entry.source,
             )
         )
-    hint = OPEN_HINT if ctx.proposes else DECIDE_HINT
-    return PendingView(str(files.directory), entries, problems, hint)
+    return PendingView(str(files.directory), entries, problems, _hint(ctx, entries))
+
+
+def _hint(ctx: Context, entries: list[PendingEntry]) -> str:
+    """How to go on: the command line decides; the notebook reopens a saved batch, and
+    never suggests reopening one this kernel already has open (issue 44)."""
+    if not ctx.proposes:
+        return DECIDE_HINT
+    live = sum(entry.live for entry in entries)
+    if live and live == len(entries):
+        return LIVE_HINT
+    return MIXED_HINT if live else OPEN_HINT

@@ -87,7 +87,9 @@ def handle_sync(ctx: Context, args: argparse.Namespace) -> View:
         timeout=settings.timeout,
         max_retries=settings.max_retries,
     )
-    sync = Sync(store, remote, prefix, scope=scope)
+    # A pulled memory may not take a user-wide name in a project (turn/scopes.py).
+    user = ctx.user_store if scope == "project" else None
+    sync = Sync(store, remote, prefix, user_store=user, scope=scope)
     if args.action == "push":
         report = sync.push(dry_run=args.dry_run)
     elif args.action == "pull":

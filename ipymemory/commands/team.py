@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import uuid
+from dataclasses import replace
+from pathlib import Path
 
+from ..errors import CommandError
+from ..store.record import MemoryRecord
 from ..team import claude_code, gitfinish, gitsetup
 from ..turn import PendingBatch
+from ..turn.pending import PendingFiles
+from ..turn.provenance import TurnProvenance
+from ..turn.scopes import AgentNames
+from ..turn.screened import ScreenedItems
 from ..views import MessageView
 from .context import Context, View
 from .spec import arg, command
@@ -54,35 +63,66 @@ def handle_git(ctx: Context, args: argparse.Namespace) -> View:
 )
 def handle_import(ctx: Context, args: argparse.Namespace) -> View:
     """Claude Code's auto memory: topic files with name, description and type in their
-    frontmatter. Titles become slugs; invalid files, index links without a file and
-    records that screening holds back are reported, not imported. Without --yes the
-    records wait for review as a batch in a notebook, and the command line only says
-    what it would do; --yes commits them at once, in either."""
+    frontmatter. Titles become slugs; invalid files and index links without a file are
+    reported, not imported. The records are another agent's: what screening holds (a
+    credential, a destination, a command, a secret, a rule about answers …) waits for a
+    person with its reasons. Without --yes the records wait for review as a batch in a
+    notebook, and the command line only says what it would do; --yes commits the clean
+    ones at once and keeps the held ones pending (ipymemory pending)."""
     store = ctx.store
-    plan = claude_code.plan_import(args.directory, store.records())
+    plan = claude_code.plan_import(args.directory, store.records(), AgentNames.of(ctx.user_store))
     report = plan.lines()
-    if not plan.records:
+    waiting = plan.waiting
+    if not plan.records and not waiting.items:
         report.append("nothing to import")
         return MessageView("\n".join(report), kind="import", data=plan.to_json())
     if ctx.proposes and not args.yes:
-        batch = PendingBatch(
-            uuid.uuid4().hex[:12],
-            plan.records,
-            None,
-            store.records(),
-            origins={r.name: "manual" for r in plan.records},
-        )
+        batch = _import_batch(plan.records + waiting.items, waiting, store.records())
         return ctx.review(ctx.session.batch_registry.add(batch))
     if not args.yes:
-        report.append(f"nothing written: add --yes to commit these {len(plan.records)} records")
+        count = len(plan.records) + len(waiting.items)
+        report.append(f"nothing written: add --yes to commit these {count} records")
         return MessageView("\n".join(report), kind="import", data=plan.to_json())
-    provenance = {
-        name: {"origin": "manual", "imported_from": f"claude-code:{file}"}
-        for name, file in plan.sources.items()
-    }
-    store.extend(plan.records, provenance=provenance, actor={"via": "import claude-code"})
-    report.append(f"committed {len(plan.records)} records in one commit")
-    return MessageView("\n".join(report), kind="import", data=plan.to_json())
+    if plan.records:
+        provenance = {
+            name: {"origin": "agent", "imported_from": f"claude-code:{file}"}
+            for name, file in plan.sources.items()
+        }
+        store.extend(plan.records, provenance=provenance, actor={"via": "import claude-code"})
+        report.append(f"committed {len(plan.records)} records in one commit")
+    else:
+        report.append("nothing to import")
+    if waiting.items:
+        # One batch per directory: importing again replaces it rather than adding another.
+        where = str(Path(args.directory).resolve()).encode("utf-8")
+        batch_id = "import" + hashlib.sha256(where).hexdigest()[:10]
+        batch = replace(_import_batch(waiting.items, waiting, store.records()), id=batch_id)
+        files = PendingFiles(store.root)
+        if not files.save(batch):
+            raise CommandError(files.last_error or f"batch {batch.id} could not be kept")
+        report.append(
+            f"{len(waiting.items)} held for a person in batch {batch.id}: "
+            f"ipymemory pending --open {batch.id}"
+        )
+    data = {**plan.to_json(), "waiting": [r.name for r in waiting.items]}
+    return MessageView("\n".join(report), kind="import", data=data)
+
+
+def _import_batch(
+    items: tuple[MemoryRecord, ...], waiting: ScreenedItems, base: tuple[MemoryRecord, ...]
+) -> PendingBatch:
+    """One batch of imported records, those screening holds flagged with their rules."""
+    return PendingBatch(
+        uuid.uuid4().hex[:12],
+        items,
+        None,
+        base,
+        provenance=TurnProvenance(f"import-{uuid.uuid4().hex[:8]}", via="import"),
+        origins={r.name: "agent" for r in items},
+        flags=dict(waiting.flags),
+        redacted=waiting.redacted,
+        findings=dict(waiting.findings),
+    )
 
 
 @command(

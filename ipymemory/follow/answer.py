@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from .libraries import API_SIGNS
 
 __all__ = [
+    "ALIASES",
     "CodeBlock",
     "ReadAnswer",
     "code_blocks",
@@ -40,7 +41,7 @@ _SHELL = frozenset(
 )
 _R = frozenset({"r", "rscript"})
 # Aliases so conventional that code using them means the library (``pd.`` is pandas).
-_ALIASES = {
+ALIASES = {
     "pd": "pandas",
     "pl": "polars",
     "np": "numpy",
@@ -62,6 +63,7 @@ _IMPORT_LINE = re.compile(r"^\s*(?:from\s+(?P<src>[\w.]+)\s+import\b|import\s+(?
 _R_LIBRARY = re.compile(r"\b(?:library|require|requireNamespace)\s*\(\s*[\"']?(?P<name>[\w.]+)")
 _R_NAMESPACE = re.compile(r"\b(?P<name>[A-Za-z][\w.]*)::")
 _REQUIREMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 _URL = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+\.\w+")
 _MARKUP = re.compile(r"<[^>\n]+>|!?\[([^\]\n]*)\]\([^)\n]*\)|[*_#>|~=-]{2,}|^\s*[-*+>#|]+\s", re.M)
@@ -93,6 +95,14 @@ class ReadAnswer:
     @property
     def has_code(self) -> bool:
         return bool(self.blocks)
+
+    @property
+    def code_words(self) -> frozenset[str]:
+        """The identifiers of the answer's code, blocks and inline code, lowercased
+        (``AsyncClient``, ``scan_csv``)."""
+        inline = " ".join(m.group(0) for m in _INLINE_CODE.finditer(self.text))
+        code = "\n".join([*(block.text for block in self.blocks), inline])
+        return frozenset(word.lower() for word in _IDENTIFIER.findall(code))
 
 
 def code_blocks(text: str) -> tuple[CodeBlock, ...]:
@@ -260,7 +270,7 @@ def _python_uses(text: str) -> dict[str, str]:
     _merge(found, {name.lower(): "imports" for name in imported})
     _merge(found, _api_uses(tree))
     # `pd.read_csv(...)` with no `pd` bound anywhere in the code: a snippet's pandas.
-    _merge(found, {_ALIASES[n]: "uses" for n in loaded - bound if n in _ALIASES})
+    _merge(found, {ALIASES[n]: "uses" for n in loaded - bound if n in ALIASES})
     return found
 
 

@@ -103,7 +103,7 @@ def check_memory(record: MemoryRecord, answer: ReadAnswer | str, query: str = ""
     else:
         text, read = answer.text, answer
     uses = {canonical(name): how for name, how in read.uses.items()}
-    rules = rules_of(f"{record.description}\n{record.body}", uses)
+    rules = rules_of(f"{record.description}\n{record.body}", uses, code=read.code_words)
     asked_libraries = mentioned_libraries(query, rules.libraries) if query else frozenset()
     asked_language = bool(query) and bool(mentioned_languages(query))
     language = identify(read.prose) if rules.about_language and not asked_language else None

@@ -40,8 +40,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
+from .answer import ALIASES
 from .language import names_to_codes
 from .libraries import LIBRARIES, surface_names
+from .untested import is_aside, untested_word
 
 __all__ = [
     "STYLES",
@@ -358,7 +360,7 @@ STYLES: dict[str, tuple[str, str]] = {
     ),
     # What a short answer leaves out: ruling it out asks for short answers.
     "padding": (
-        r"\bpreambles?\b|\bintroductions?\b|\brecaps?\b|\bfiller\b|\bfluff\b|"
+        r"\bpreambles?\b|\bintroductions?\b|\brecaps?\b|\bfiller\b|\bfluff\b|\balternatives\b|"
         r"\beinleitung\w*\b|\bpréambule\b|\bintroducci\w*\b|开场白|前置き",
         "mention",
     ),
@@ -489,9 +491,13 @@ class _Mention:
     part: bool  # followed by ".attr": a part of the library, not all of it
 
 
-def rules_of(text: str, libraries: Iterable[str] = ()) -> MemoryRules:
+def rules_of(
+    text: str, libraries: Iterable[str] = (), *, code: frozenset[str] = frozenset()
+) -> MemoryRules:
     """The rules of a memory's text (its description and body), knowing
-    :data:`LIBRARIES` and ``libraries`` (canonical names, e.g. what an answer uses)."""
+    :data:`LIBRARIES` and ``libraries`` (canonical names, e.g. what an answer uses);
+    ``code``: the identifiers of the answer's code (lowercased), which a memory may ask
+    for by name ("an `AsyncClient`": tested when the code has it)."""
     names = _library_names(frozenset(libraries))
     polar: dict[str, set[str]] = {}
     lang_polar: dict[str, set[str]] = {}
@@ -508,14 +514,22 @@ def rules_of(text: str, libraries: Iterable[str] = ()) -> MemoryRules:
         previous = "unclear"
         sentence_polar: list[tuple[str, str, int]] = []
         banned_in: set[int] = set()  # the clauses of this sentence that rule one out
+        spans: dict[int, list[_Mention]] = {}  # per clause, what the checks test in it
+        asking: set[int] = set()  # the clauses whose mentions ask something
         for index, (clause, mentions) in enumerate(zip(clauses, found, strict=True)):
+            spans[index] = [*mentions, *_language_mentions(clause)]
             mentions = [m for m in mentions if _counts(m, strong or others > 1)]
             langs = _language_mentions(clause)
             asked = _style_mentions(clause, sentence)
+            spans[index] += asked
             for mention, polarity in _polarities(clause, asked, "unclear"):
                 if polarity in ("mention", "bare"):
                     polarity = STYLES[mention.key][1]
+                if polarity in _ASKS and _narrowed(clause[mention.end :]):
+                    polarity = "unclear"  # "type hints for public functions": a judgment
                 style_polar.setdefault(mention.key, set()).add(polarity)
+                if polarity in _ASKS:
+                    asking.add(index)
             if asked and not mentions and not langs:
                 previous = "unclear"
                 continue
@@ -540,6 +554,8 @@ def rules_of(text: str, libraries: Iterable[str] = ()) -> MemoryRules:
                 elif polarity != "banned":
                     polarity = "preferred"  # "answer in German": the clause's own ask
                 lang_polar.setdefault(mention.key, set()).add(polarity)
+                if polarity in _ASKS:
+                    asking.add(index)
         # "Polars, not pandas", "tests are pytest functions, never unittest": a name
         # beside a ban, without a cue of its own, is what is asked for instead.
         for key, polarity, index in sentence_polar:
@@ -547,6 +563,10 @@ def rules_of(text: str, libraries: Iterable[str] = ()) -> MemoryRules:
                 contrast = bool(banned_in) and index not in banned_in
                 polarity = "preferred" if contrast else "mention"
             polar.setdefault(key, set()).add(polarity)
+            if polarity in _ASKS:
+                asking.add(index)
+        if asking and pure:
+            pure = _tested_whole(pieces, spans, asking, code)
     libs = {key: _one(p, lenient=True) for key, p in polar.items()}
     spoken = {key: _one(p) for key, p in lang_polar.items()}
     styles = {key: _one(p, lenient=True) for key, p in style_polar.items()}
@@ -565,6 +585,91 @@ def rules_of(text: str, libraries: Iterable[str] = ()) -> MemoryRules:
         styles={k: p for k, p in styles.items() if p in ("banned", "preferred")},
         pure=pure and all(p in ("banned", "preferred") for p in styles.values()),
     )
+
+
+_ASKS = frozenset({"banned", "preferred"})
+_PERMISSION = re.compile(
+    r"\b(?:can|may|might|allowed|fine|ok|okay|dürfen|darf|können|kann|erlaubt|peuvent|peut|"
+    r"permis|pueden|puede|permitido|possono|può|podem|pode)\b|可以|也行|でもよい|でもいい|"
+    r"\bif (?:needed|necessary)\b|\bsi besoin\b|\bbei bedarf\b|\bsi hace falta\b"
+)
+# The cue words :func:`_polarities` and :func:`_directive` read: they ask nothing beyond
+# the thing tested (unanchored, so they are found anywhere in a clause).
+_CUES = tuple(
+    re.compile(pattern.replace("^\\W{0,3}", "").replace("^\\s*", ""))
+    for pattern in (
+        _NEGATORS,
+        _STRONG_BEFORE,
+        _NEG_AFTER,
+        _COMPARE_AFTER,
+        _POSITIVE_BEFORE,
+        _POSITIVE_AFTER,
+        _ANSWERING.pattern,
+        _DIRECTIVE.pattern,
+        _LIBRARY_WORD.pattern,
+        _ANY_SCOPE.pattern,
+        _CONCESSIVE.pattern,
+        _INDENT.pattern,
+    )
+)
+
+
+def _tested_whole(
+    pieces: list[tuple[str, str]],
+    spans: Mapping[int, list[_Mention]],
+    asking: set[int],
+    code: frozenset[str],
+) -> bool:
+    """Whether the checks test everything a sentence asks (:mod:`.untested`): each
+    clause that asks (``asking``), and each clause joined to it that neither asks on
+    its own (a directive, already impure) nor states a fact or a reason. Code the
+    clause names in backticks and the answer's code has is tested, unless the clause
+    rules something out ("not `read_csv`" is not kept by using it)."""
+    for index, (clause, opener) in enumerate(pieces):
+        cut = [(m.start, m.end) for m in spans[index]]
+        if index in asking:
+            if opener.strip() and is_aside(clause, ""):
+                continue  # ": the team's dashboards embed plotly figures" says why
+            if _language_extras(clause, spans[index]):
+                return False  # "简体中文": a variety of the language, not tested
+        elif _language_mentions(clause) and _CODE_PART.search(clause):
+            # "comments in English" asks a language of the code, which no check reads
+            # ("代码注释可以用英文" only allows one).
+            if not _PERMISSION.search(clause):
+                return False
+            continue
+        elif is_aside(clause, opener):
+            continue
+        if untested_word(clause, cut, _CUES, {*ALIASES, *_asked_code(clause, code)}) is not None:
+            return False
+    return True
+
+
+def _asked_code(clause: str, code: frozenset[str]) -> frozenset[str]:
+    """The identifiers ``clause`` names in backticks that ``code`` has, when the clause
+    asks for them (no negation or avoidance in it)."""
+    if not code or re.search(_NEGATORS, clause) or re.search(_STRONG_BEFORE, clause):
+        return frozenset()
+    named = {w for span in _BACKTICKED.findall(clause) for w in _IDENTIFIER.findall(span)}
+    return frozenset(named & code)
+
+
+_BACKTICKED = re.compile(r"`([^`]+)`")
+_IDENTIFIER = re.compile(r"[a-z_]\w*")
+
+
+def _language_extras(clause: str, mentions: list[_Mention]) -> list[str]:
+    """What a language's name in ``clause`` says beyond the language ("简体" of
+    "简体中文"): the name less a shorter name of the same language inside it."""
+    names = names_to_codes()
+    out = []
+    for mention in mentions:
+        surface = clause[mention.start : mention.end]
+        code = names.get(surface)
+        for other, other_code in names.items():
+            if code is not None and other_code == code and other != surface and other in surface:
+                out.append(surface.replace(other, "").strip())
+    return [rest for rest in out if rest]
 
 
 def mentioned_libraries(text: str, libraries: Iterable[str]) -> frozenset[str]:
@@ -735,6 +840,27 @@ def _conditional(rest: str, *, libraries: bool = False) -> bool:
     text = _REASON.split(rest, maxsplit=1)[0]
     text = _ANY_SCOPE.sub(" ", text)
     return bool(_CONDITION.search(text)) or (libraries and _IN.search(text) is not None)
+
+
+def _narrowed(rest: str) -> bool:
+    """A style ask holds only somewhere: a condition ("for the German subsidiary",
+    "when …") or a place that is not the whole answer ("in Makefiles", "in commit
+    messages"; "in answers or comments" is everywhere the check looks)."""
+    text = _REASON.split(rest, maxsplit=1)[0]
+    if _PLACE.search(text) is not None:
+        return True
+    # "for indentation", "on its parameters and return value": the ask's own words,
+    # not a condition.
+    condition = _CONDITION.search(_ANY_SCOPE.sub(" ", text))
+    return condition is not None and untested_word(text[condition.start() :], (), _CUES) is not None
+
+
+_PLACE = re.compile(
+    r"\b(?:in|im|dans|en|nel|nei|em|no) (?!(?:all |every |any |the |your |its |their |our )?"
+    r"(?:answers?|replies|responses?|antworten|réponses|respuestas|risposte|respostas|code|"
+    r"comments?|prose|chat|text|python|sql|scripts?|notebooks?|output|this project|"
+    r"the project|this repo|the repo|the codebase|this codebase)\b)\w"
+)
 
 
 def _directive(clause: str, opener: str = "") -> bool:

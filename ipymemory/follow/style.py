@@ -120,14 +120,35 @@ def check_style(key: str, polarity: str, answer: str, read: ReadAnswer) -> Outco
 
 
 def _short(read: ReadAnswer) -> Outcome | None:
-    """Short beyond doubt: a few dozen words of prose, little code, no headings. A
-    longer answer may still be short enough: that is a judgment."""
+    """Short beyond doubt: a few dozen words of prose, little code, no headings, and
+    none of what a short answer leaves out (:data:`_PADDING`: a preamble, a recap, a
+    list or a round of alternatives). A longer answer may still be short enough, and
+    a short one with a recap may still be fine: those are judgments."""
     words = len(read.prose.split())
     code = sum(len(block.text.splitlines()) for block in read.blocks)
     headed = re.search(r"^\s*#{1,6}\s", read.text, re.M) is not None
-    if words <= SHORT_WORDS and code <= SHORT_CODE_LINES and not headed:
+    padded = _PADDING.search(read.prose.lower()) or len(_LIST_ITEM.findall(read.text)) >= 2
+    if words <= SHORT_WORDS and code <= SHORT_CODE_LINES and not headed and not padded:
         return ("follows", f"is {words} words long")
     return None
+
+
+# What "short", "direct", "no preamble, no recap, no alternatives" rule out, in the
+# languages answers are written in: an opener that praises or agrees, a recap, a round
+# of alternatives. Finding one leaves the ask to the side model.
+_PADDING = re.compile(
+    r"^\W*(?:great|good|excellent|interesting) question\b|^\W*(?:sure|certainly|of course|"
+    r"absolutely|happy to help|gute frage|klar|natürlich|gerne|bien sûr|excellente question|"
+    r"bonne question|avec plaisir|claro|buena pregunta|por supuesto|好问题|当然)\b|"
+    r"\b(?:in summary|to summari[sz]e|to sum up|in short|tl;?dr|in conclusion|"
+    r"zusammenfassend|kurz gesagt|fazit|en résumé|en bref|pour résumer|en resumen|"
+    r"en conclusión|resumiendo)\b|总之|总结|要するに|まとめ|"
+    r"\balternativ\w*|\b(?:other|another) (?:option|way|approach)s?\b|"
+    r"\byou (?:could|can|might) also\b|\bor you could\b|\bautres? (?:option|solution)s?\b|"
+    r"\botras? opci\w+|\btambién (?:puedes|podrías)\b|\bdu kannst auch\b|"
+    r"\bandere (?:möglichkeit|option)\w*|或者|也可以|他の方法"
+)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S", re.M)
 
 
 # An amount shown in a currency: its symbol or code beside a number, or the symbol in

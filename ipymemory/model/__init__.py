@@ -15,6 +15,7 @@ from .client import (
     cached_system,
     calling_as,
     current_role,
+    takes_output_schema,
 )
 from .scripted import ScriptedModel
 from .usage import Usage, estimate_cost
@@ -33,4 +34,5 @@ __all__ = [
     "calling_as",
     "current_role",
     "estimate_cost",
+    "takes_output_schema",
 ]

@@ -17,6 +17,7 @@ import atexit
 from pathlib import Path
 from typing import Any
 
+from .._text import counted
 from ..config import describe_model
 from ..errors import IPyMemoryError
 from ..model import ModelClient
@@ -61,15 +62,30 @@ def load_ipython_extension(ip: Any) -> None:
 
 def loaded_line(state: NotebookState) -> str:
     """What ``%load_ext ipymemory`` prints: one line saying where memory lives, how
-    many records it holds and which model answers (or what is wrong)."""
+    many records it holds -- the user-wide ones too, which turns inject as well (issue
+    44) -- and which model answers (or what is wrong)."""
     try:
         session = state.session(state.settings())
-        count = len(session.store.records())
+        readable = session.store.readable()
     except IPyMemoryError as e:  # a bad setting or an unreadable set: say so, still loaded
         return f"ipymemory loaded; memory is not usable yet: {e}"
     model = describe_model(session.model) or "no model (set ANTHROPIC_API_KEY)"
-    records = f"{count} record{'' if count == 1 else 's'}"
+    records = counted(len(readable.entries), "record") + _user_wide(session)
+    if readable.unreadable:  # the others are used; writes wait for the fix
+        records += f" ({counted(len(readable.unreadable), 'file')} not loading: %memory check)"
     return f"ipymemory: {session.store.root} · {records} · {model} — %memory help"
+
+
+def _user_wide(session: AgentSession) -> str:
+    """`` + N user-wide`` for the user scope's records (nothing when it is off)."""
+    try:
+        store = session.user_store
+        if store is None:
+            return ""
+        count = len(store.records())
+    except IPyMemoryError as e:  # the project's memory still works: say what is wrong
+        return f" (user-wide memory unreadable: {e})"
+    return f" + {count} user-wide"
 
 
 def unload_ipython_extension(ip: Any) -> None:

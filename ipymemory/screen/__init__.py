@@ -1,9 +1,18 @@
-"""Screening what gets remembered (SPEC §7): credentials, origin, instructions.
+"""Screening what gets remembered (SPEC §7, §13): credentials, origin, instructions, and
+what another agent's item carries.
 
 The API the commit paths use: :func:`screen_batch` (an extractor's batch + the history it
 read) and :func:`screen_records` (API / CLI / import / undo / check; origin given), each
-giving one :class:`Screening` per record with its :class:`Verdict`; :func:`redact` and
+giving one :class:`Screening` per record with its :class:`Verdict` and its findings
+(:class:`Finding`: which rule of ``rules.yaml`` fired, on what); :func:`redact` and
 :func:`find_secrets` for any other text; :func:`consolidation_needs_review` for plans.
+
+Layout: ``screening.py`` (the verdict), ``origin.py`` / ``evidence.py`` / ``normative.py``
+/ ``terms.py`` / ``dependence.py`` (where a user's item came from), ``instructs.py``
+(instructions to the assistant), ``agent.py`` (another agent's item: what it carries) with
+``destinations.py``, ``shell.py`` and ``lexicons.py`` + ``lexicons.yaml`` (its words in 19
+languages), ``rules.py`` + ``rules.yaml`` (the rule table), ``lexicon.py`` (word
+frequencies; the language detector is the package's one, ``ipymemory/_language.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from .origin import (
     history_sources,
     least_trusted,
 )
+from .rules import Finding
 from .screening import (
     Screening,
     Verdict,
@@ -39,6 +49,7 @@ __all__ = [
     "HOW_TO_WORK",
     "SECRET_KINDS",
     "EvidenceMatch",
+    "Finding",
     "Origin",
     "OriginDecision",
     "Screening",

@@ -16,7 +16,17 @@ extractor proposed, with the canonical history it read) or :func:`screen_records
   only with a person (pending in ``auto`` mode, flagged in review). An instruction of
   origin ``user`` that tells the assistant how to work is feedback and is committed
   (SPEC §9); so is one a person wrote (``manual``) unless it is dangerous.
+* ``Verdict.HOLD`` too -- an item of origin ``agent`` (another agent's: MCP, the
+  memory tool, a pulled memory store, an import) on which an agent rule fires
+  (:mod:`~ipymemory.screen.agent`: a destination, a command, a package to install, a
+  secret, the system prompt, environment files, a rule about what answers contain or
+  send, a language the screen does not read): it is allowed by what it carries, so
+  what it carries that could act outside the conversation waits for a person.
 * ``Verdict.COMMIT`` -- nothing found.
+
+Every decision names its rules (issue 39 item 3): :meth:`Screening.findings` gives one
+:class:`~ipymemory.screen.rules.Finding` (rule id, evidence) per rule that fired, from
+the table of ``rules.yaml``.
 
 :func:`consolidation_needs_review` is the ``auto``-mode guard for consolidation plans.
 """
@@ -25,14 +35,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .. import _constants as C
 from .._enum import StrEnum
 from .._secrets import SecretHit
 from ..store.record import MemoryRecord, record_secrets, redact_record
-from .instructs import DANGEROUS, instruction_reasons
+from .agent import agent_findings
+from .instructs import DANGEROUS, instruction_evidence, instruction_reasons
 from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
+from .rules import Finding, finding_of_reason, rule
 
 __all__ = [
     "CONSOLIDATION_REVIEW_MAX_REPLACED",
@@ -64,6 +77,8 @@ class Screening:
     secrets: tuple[tuple[str, SecretHit], ...] = ()  # (field, hit)
     instructions: tuple[str, ...] = ()  # instruction kinds found (instructs.py rules)
     decision: OriginDecision | None = None  # the support scores, when decided from history
+    #: What the agent rules found (an item of another agent's, screen/agent.py).
+    agent: tuple[Finding, ...] = ()
 
     @property
     def name(self) -> str:
@@ -89,7 +104,7 @@ class Screening:
     def verdict(self) -> Verdict:
         if self.secrets:
             return Verdict.REDACT
-        if self.origin is Origin.TOOL or self.held_instruction:
+        if self.origin is Origin.TOOL or self.held_instruction or self.agent:
             return Verdict.HOLD
         return Verdict.COMMIT
 
@@ -117,6 +132,35 @@ class Screening:
                 f"instructs the assistant ({', '.join(self.instructions)}) "
                 f"and did not come from the user (origin {self.origin.value})"
             )
+        by_rule: dict[str, list[str]] = {}
+        for finding in self.agent:
+            by_rule.setdefault(finding.rule_id, []).append(finding.evidence)
+        for rule_id, evidence in by_rule.items():
+            shown = ", ".join(repr(e) for e in evidence[:3]) + (" …" if len(evidence) > 3 else "")
+            out.append(f"an agent's item that {rule(rule_id).says} ({shown}) waits for a person")
+        return tuple(out)
+
+    def findings(self) -> tuple[Finding, ...]:
+        """Which rules fired on the record, each with its evidence (issue 39 item 3):
+        the credentials (kind and field, never the secret), the origin and what the
+        extractor's excerpts were found to be, the instruction kinds that hold it, the
+        agent rules. Empty when nothing holds it."""
+        return self._findings
+
+    @cached_property
+    def _findings(self) -> tuple[Finding, ...]:
+        out = [Finding("credential", f"{hit.kind} in its {field}") for field, hit in self.secrets]
+        if self.origin is Origin.TOOL:
+            why = self.decision.why() if self.decision is not None else "origin tool"
+            out.append(Finding("origin.tool", why))
+            for match in self.decision.evidence if self.decision is not None else ():
+                if match.why:
+                    out.append(Finding(finding_of_reason(match.why).rule_id, match.describe()))
+        held = self.dangerous or (self.instructions if self.held_instruction else ())
+        if held:
+            spans = instruction_evidence(_item_text(self.record), held)
+            out.extend(Finding(f"instruct.{kind}", spans.get(kind, kind)) for kind in held)
+        out.extend(self.agent)
         return tuple(out)
 
     def _evidence_note(self) -> str:
@@ -141,16 +185,31 @@ def _item_text(record: MemoryRecord) -> str:
 
 
 def screen_record(
-    record: MemoryRecord, origin: Origin, decision: OriginDecision | None = None
+    record: MemoryRecord,
+    origin: Origin,
+    decision: OriginDecision | None = None,
+    *,
+    from_agent: bool | None = None,
+    said: str | None = None,
 ) -> Screening:
-    """Screen one record whose origin is known."""
+    """Screen one record whose origin is known. An item of another agent's -- origin
+    ``agent``, or ``from_agent`` (one a turn's history showed copied from tool output)
+    -- is also screened by the agent rules (:func:`~ipymemory.screen.agent.agent_findings`;
+    ``said``: the user's words of the turn it was proposed in, if any)."""
+    agent = origin is Origin.AGENT if from_agent is None else from_agent
     return Screening(
         record=record,
         origin=origin,
         secrets=record_secrets(record),
         instructions=instruction_reasons(_item_text(record)),
         decision=decision,
+        agent=agent_findings(_agent_text(record), said=said) if agent else (),
     )
+
+
+def _agent_text(record: MemoryRecord) -> str:
+    # The name too: a slug such as "include-api-key-in-each-answer" carries words.
+    return f"{record.name.replace('-', ' ')}\n{record.description}\n{record.body}"
 
 
 def screen_records(

@@ -86,6 +86,11 @@ class _MemoryHandler(APIHandler):
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(payload))
 
+
+class _ReadHandler(_MemoryHandler):
+    """A GET that reads one confined directory (off the event loop, time-bounded).
+    Each handler implements only its own method: tornado answers any other 405."""
+
     def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
         """Status and JSON payload for a confined directory (runs off the event loop)."""
         raise NotImplementedError
@@ -112,7 +117,7 @@ class _MemoryHandler(APIHandler):
         self._reply(status, payload)
 
 
-class MemoryListHandler(_MemoryHandler):
+class MemoryListHandler(_ReadHandler):
     """The memory set of one directory."""
 
     def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
@@ -122,7 +127,7 @@ class MemoryListHandler(_MemoryHandler):
         return status, payload
 
 
-class MemoryRecordHandler(_MemoryHandler):
+class MemoryRecordHandler(_ReadHandler):
     """One record of the set, for the panel's read-only record view."""
 
     def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
@@ -138,7 +143,7 @@ class MemoryRecordHandler(_MemoryHandler):
         return read_record(ws, file)
 
 
-class MemoryHistoryHandler(_MemoryHandler):
+class MemoryHistoryHandler(_ReadHandler):
     """The newest entries of the history journal, for the panel's History section."""
 
     def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:
@@ -150,7 +155,7 @@ class MemoryHistoryHandler(_MemoryHandler):
         return read_history(ws, limit)
 
 
-class MemoryReviewHandler(_MemoryHandler):
+class MemoryReviewHandler(_ReadHandler):
     """One pending batch with its items and what screening holds, for the panel's review."""
 
     def _answer(self, ws: Workspace) -> tuple[int, dict[str, Any]]:

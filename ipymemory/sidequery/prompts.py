@@ -304,16 +304,31 @@ _EXAMPLES: tuple[tuple[str, list[dict[str, object]]], ...] = (
     (
         'Today is "2026-12-01 (Tuesday)" and the user wrote "Die Migration auf Postgres 16 '
         'muss bis Ende Januar fertig sein, weil der alte Server abgeschaltet wird." (a '
-        "deadline without a year, for a plan: the next such date, and why):",
+        "deadline the conversation places ahead: the next such date, the words, and why):",
         [
             {
                 "name": "postgres16-migration-deadline",
                 "type": "project",
                 "description": "Postgres 16 migration due by 2027-01-31: the old server is "
                 "switched off",
-                "body": "The migration to Postgres 16 must be finished by the end of January "
-                "2027 (2027-01-31), because the old database server is being switched off.",
+                "body": 'The migration to Postgres 16 must be finished by 2027-01-31 ("bis '
+                'Ende Januar", said on 2026-12-01): the old database server is switched off.',
                 "evidence": ["Die Migration auf Postgres 16 muss bis Ende Januar fertig sein"],
+            }
+        ],
+    ),
+    (
+        'Today is "2026-12-06 (Sunday)"; in a talk about the monthly export schedule the user '
+        'wrote "the ERP export for October lands on 5 November" (a date without a year in '
+        "what repeats: it stays repeating, no year is made up):",
+        [
+            {
+                "name": "erp-export-monthly",
+                "type": "project",
+                "description": "Each month's ERP export lands on the 5th of the next month",
+                "body": "The ERP export for a month lands on the 5th of the following month "
+                '(the user: "the ERP export for October lands on 5 November"; no year given).',
+                "evidence": ["the ERP export for October lands on 5 November"],
             }
         ],
     ),
@@ -386,9 +401,12 @@ it means, counted from today, with the weekday when it helps. With today
 becomes "the week of 2026-11-23". When the words allow two dates ("next Wednesday" said
 on a Tuesday: tomorrow or in eight days), write the one the conversation supports (if it
 does not, the later one) and keep the user's words beside it: "due Wed 2026-12-09 (said
-on Tue 2026-12-01 as 'next Wednesday')". A date without a year is the next such day for
-a plan or a deadline and the last one for what already happened ("lands on 5 November"
-said on 2026-12-01 is 2027-11-05); write the year and the user's words beside it."""
+on Tue 2026-12-01 as 'next Wednesday')". A date without a year ("on 5 November", "from
+October") may repeat, may be past or may be ahead: give it a year only when the
+conversation says which, and keep the user's words beside it. What repeats stays
+repeating ("every month on the 5th"), a change already in effect is "since October" (a
+year only if the conversation shows one), a deadline the conversation places ahead is
+the next such day; when nothing tells, write the date as said and "(no year given)"."""
 
 SELECTOR_PROMPT = f"""\
 You choose which long-term memories are relevant to a user's request.

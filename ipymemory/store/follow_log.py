@@ -7,6 +7,9 @@ that readers of the set ignore. One JSON object a line, sorted keys, per judged 
      "turn": 3, "verdicts": [{"by": "code", "file": "prefers-polars-<id>.md",
      "name": "prefers-polars", "reason": "imports pandas", "verdict": "contradicts"}]}
 
+plus, on a turn whose side-query failed, ``"unjudged": [{"file": …, "name": …}]``: the
+memories checked but left without a verdict (issue 44: counted as not judged).
+
 ``session``, ``turn`` and ``actor`` (notebook, cell) say which turn it was; ``journal_seq``
 is the journal's newest entry when it was judged, so the line sits in the journal's
 timeline; ``file`` names the record's version (a reworded memory is a new file, whose
@@ -83,9 +86,11 @@ class FollowEntry:
     at: str = field(default_factory=now_utc)
     journal_seq: int | None = None
     actor: Mapping[str, Any] = field(default_factory=dict)
+    #: The memories the check could not judge (its side-query failed): name and file.
+    unjudged: tuple[tuple[str, str | None], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "at": self.at,
             "session": self.session,
             "turn": self.turn,
@@ -93,6 +98,9 @@ class FollowEntry:
             "actor": dict(self.actor),
             "verdicts": [v.to_json() for v in self.verdicts],
         }
+        if self.unjudged:  # only on lines that have them: older readers ignore the key
+            out["unjudged"] = [{"name": name, "file": file} for name, file in self.unjudged]
+        return out
 
     def line(self) -> bytes:
         return (json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False) + "\n").encode()
@@ -107,6 +115,9 @@ class FollowEntry:
         actor = data.get("actor") or {}
         if not isinstance(actor, dict) or not isinstance(data["verdicts"], list):
             raise TypeError("actor/verdicts")
+        unjudged = data.get("unjudged") or []
+        if not isinstance(unjudged, list):
+            raise TypeError("unjudged")
         return cls(
             session=str(data["session"]),
             turn=turn,
@@ -114,7 +125,19 @@ class FollowEntry:
             at=str(data["at"]),
             journal_seq=seq,
             actor=actor,
+            unjudged=tuple(_unjudged(u) for u in unjudged),
         )
+
+
+def _unjudged(data: object) -> tuple[str, str | None]:
+    if not isinstance(data, dict):
+        raise TypeError("an unjudged memory is not an object")
+    name, file = data["name"], data.get("file")
+    if not is_valid_name(name):
+        raise ValueError(f"record name {name!r}")
+    if file is not None and not is_valid_file_name(file):
+        raise ValueError(f"file {file!r}")
+    return name, file
 
 
 class FollowLog:
@@ -198,10 +221,17 @@ def _ensure_dir(path: str) -> None:
 
 
 def verdict_counts(entries: Sequence[FollowEntry]) -> dict[str, dict[str, int]]:
-    """Per record name, how many of its verdicts were each verdict."""
+    """Per record name, how many of its verdicts were each verdict, and how many of the
+    turns it was checked in left it unjudged (key ``unjudged``)."""
     out: dict[str, dict[str, int]] = {}
     for entry in entries:
         for judged in entry.verdicts:
-            counts = out.setdefault(judged.name, dict.fromkeys(C.FOLLOW_VERDICTS, 0))
+            counts = out.setdefault(judged.name, _zero())
             counts[judged.verdict] += 1
+        for name, _ in entry.unjudged:
+            out.setdefault(name, _zero())["unjudged"] += 1
     return out
+
+
+def _zero() -> dict[str, int]:
+    return {**dict.fromkeys(C.FOLLOW_VERDICTS, 0), "unjudged": 0}

@@ -9,7 +9,8 @@ so the model can weigh it. Nothing here changes the set.
 The journal is local state anyone can edit, so its paths are untrusted: a path that is
 absolute, climbs out of the workspace, goes through a symlink, or names anything but a
 regular file is never opened (it counts as vanished). Files are opened without blocking
-(a FIFO must not hang ``check``) and hashed once per call however many records cite them.
+(a FIFO must not hang ``check``), never read past ``SOURCE_HASH_LIMIT`` (a file larger
+than that is not read at all), and hashed once per call however many records cite them.
 """
 
 from __future__ import annotations
@@ -135,7 +136,9 @@ def file_sha256(root: Path, path: str, limit: int = C.SOURCE_HASH_LIMIT) -> str 
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        # Not a regular file (a FIFO, a device) or too big to hash: nothing is read.
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
         digest = hashlib.sha256()
         size = 0

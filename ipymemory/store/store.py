@@ -22,13 +22,14 @@ import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from .. import _constants as C
 from .._secrets import redact
 from ..errors import (
     MemoryConflictError,
     MemoryFormatError,
+    MemoryRecordUnreadable,
     MemoryRecoveryNeeded,
     MemorySecretError,
     MemoryStoreError,
@@ -71,13 +72,23 @@ from .record import (
 from .recovery import RecoveryPlan, plan_recovery, recovery_commit
 from .reversal import plan_reversal
 
-__all__ = ["COMMIT_STEPS", "RECOVER_HINT", "HistoryPreview", "MemoryStore", "name_clashes"]
+__all__ = [
+    "COMMIT_STEPS",
+    "RECOVER_HINT",
+    "UNREADABLE_HINT",
+    "HistoryPreview",
+    "MemoryStore",
+    "ReadableSet",
+    "name_clashes",
+]
 
 #: Appended to every error that leaves the set unknown.
 RECOVER_HINT = (
     "run `ipymemory recover --dry-run` to see how the set would be rebuilt, "
     "then `ipymemory recover`"
 )
+#: Appended to the error of one listed record file that does not load.
+UNREADABLE_HINT = "fix the file, or `ipymemory recover` rebuilds the set without it"
 
 #: Every step of the commit protocol, in order. Per-record steps repeat for each new
 #: record; ``old-kept`` repeats for each replaced or forgotten file.
@@ -144,6 +155,15 @@ class _Vanished(Exception):
         self.file = file
 
 
+@dataclass(frozen=True)
+class ReadableSet:
+    """The current set as far as it reads (:meth:`MemoryStore.readable`): the entries
+    that load, in manifest order, and one error per listed file that does not."""
+
+    entries: tuple[StoredRecord, ...]
+    unreadable: tuple[MemoryRecordUnreadable, ...] = ()
+
+
 class MemoryStore:
     """The memory set of one workspace, stored in ``<workspace>/.memory``.
 
@@ -178,7 +198,16 @@ class MemoryStore:
         self.on_lock_wait = on_lock_wait
         self._manifest_cache: tuple[bytes, tuple[str, ...]] | None = None
         # This store's last unlocked read, with the stat identities that vouch for it.
-        self._set_seen: tuple[str, _SetKey, bytes | None, tuple[StoredRecord, ...]] | None = None
+        self._set_seen: (
+            tuple[
+                str,
+                _SetKey,
+                bytes | None,
+                tuple[StoredRecord, ...],
+                tuple[MemoryRecordUnreadable, ...],
+            ]
+            | None
+        ) = None
         self._store_lock: tuple[str, StoreLock] | None = None
 
     def __repr__(self) -> str:
@@ -203,6 +232,19 @@ class MemoryStore:
         if real is None:
             return ()
         return self._read_set(real, reuse=reuse)[1]
+
+    def readable(self, *, reuse: bool = False) -> ReadableSet:
+        """The current set without the listed record files that do not load (each named
+        in ``unreadable``), for readers that go on without them: a turn, a listing, a
+        selection. What :meth:`entries` raises for the manifest itself (missing,
+        unreadable: :class:`MemoryRecoveryNeeded`) is raised here too; every write still
+        refuses the set until the file is fixed or ``recover`` rebuilds it (issue 43).
+        ``reuse``: as for :meth:`entries`."""
+        real = self.directory()
+        if real is None:
+            return ReadableSet(())
+        _, entries, unreadable = self._read_set(real, partial=True, reuse=reuse)
+        return ReadableSet(entries, unreadable)
 
     def catalog(self) -> str:
         """The MEMORY.md text of the current set, rendered from the manifest."""
@@ -229,14 +271,29 @@ class MemoryStore:
         return () if real is None else self._read_manifest(real)[1]
 
     def read_entry(self, file: str) -> StoredRecord:
-        """The record in ``file`` (a record file name in ``.memory``), validated."""
+        """The record in ``file`` (a record file name in ``.memory``), validated; a file
+        that does not load is :class:`MemoryRecordUnreadable`."""
         real = self.directory()
-        got = None if real is None else self.dir.read(real, file, MAX_RECORD_BYTES)
+        got = None if real is None else self._read_record(real, file)
         if got is None:
             raise MemoryFormatError(
                 f"{self.dir.where(file)}: listed in {MANIFEST_NAME} but missing"
             )
-        return StoredRecord(file, parse_record(got[0], self.dir.where(file)))
+        return StoredRecord(file, self._parse_record(file, got[0]))
+
+    def _read_record(self, real: str, file: str) -> tuple[bytes, os.stat_result] | None:
+        """A listed record file's bytes and stat (None: missing); one that is not a
+        readable regular file within the size bound is unreadable."""
+        try:
+            return self.dir.read(real, file, MAX_RECORD_BYTES)
+        except MemoryFormatError as e:
+            raise MemoryRecordUnreadable(f"{e}; {UNREADABLE_HINT}", file) from e
+
+    def _parse_record(self, file: str, raw: bytes) -> MemoryRecord:
+        try:
+            return parse_record(raw, self.dir.where(file))
+        except MemoryFormatError as e:
+            raise MemoryRecordUnreadable(f"{e}; {UNREADABLE_HINT}", file) from e
 
     def _read_manifest(self, real: str) -> tuple[bytes | None, tuple[str, ...]]:
         where = self.dir.where(MANIFEST_NAME)
@@ -297,31 +354,58 @@ class MemoryStore:
                     raise MemoryStoreError(f"{self.dir.where(file)}: cannot stat ({e})") from e
                 if hit[0] == _stat_key(st):
                     return hit[1]
-        got = self.dir.read(real, file, MAX_RECORD_BYTES)
+        got = self._read_record(real, file)
         if got is None:
             raise _Vanished(file)
         raw, st = got
-        entry = StoredRecord(file, parse_record(raw, self.dir.where(file)))
+        entry = StoredRecord(file, self._parse_record(file, raw))
         if len(_record_cache) >= _RECORD_CACHE_MAX:
             _record_cache.clear()
         _record_cache[key] = (_stat_key(st), entry)
         return entry
 
+    @overload
     def _read_set(
-        self, real: str, *, locked: bool = False, reuse: bool = False
-    ) -> tuple[bytes | None, tuple[StoredRecord, ...]]:
+        self,
+        real: str,
+        *,
+        locked: bool = False,
+        partial: Literal[False] = False,
+        reuse: bool = False,
+    ) -> tuple[bytes | None, tuple[StoredRecord, ...]]: ...
+
+    @overload
+    def _read_set(
+        self, real: str, *, locked: bool = False, partial: Literal[True], reuse: bool = False
+    ) -> tuple[bytes | None, tuple[StoredRecord, ...], tuple[MemoryRecordUnreadable, ...]]: ...
+
+    def _read_set(
+        self, real: str, *, locked: bool = False, partial: bool = False, reuse: bool = False
+    ) -> (
+        tuple[bytes | None, tuple[StoredRecord, ...]]
+        | tuple[bytes | None, tuple[StoredRecord, ...], tuple[MemoryRecordUnreadable, ...]]
+    ):
         """The manifest's bytes and the full, validated set it lists (retrying if a
         concurrent commit removes a file under us). ``locked``: the caller holds the
-        writer lock."""
+        writer lock. ``partial``: a listed file that does not load is left out and its
+        error returned third, instead of raised. ``reuse``: see :meth:`entries`."""
         key = None if locked else _set_key(real)  # taken before the read it vouches for
         seen = self._set_seen
         if reuse and key is not None and seen is not None and seen[:2] == (real, key):
-            return seen[2], seen[3]
+            if partial:
+                return seen[2], seen[3], seen[4]
+            if not seen[4]:  # a whole read must still raise for a file that does not load
+                return seen[2], seen[3]
         for _ in range(_READ_RETRIES):
             raw, files = self._read_manifest(real)
             present = set(self.dir.names(real)) if locked and files else None
+            unreadable: list[MemoryRecordUnreadable] = []
             try:
-                entries = tuple(self._load(real, f, present) for f in files)
+                entries = tuple(
+                    entry
+                    for f in files
+                    if (entry := self._load_or_note(real, f, present, partial, unreadable))
+                )
             except _Vanished as gone:
                 if locked or self._read_manifest(real)[0] == raw:
                     # Same set (or nobody else can change it): the file is really missing.
@@ -338,11 +422,31 @@ class MemoryStore:
                     f"appears twice ({first} and {second})"
                 )
             if key is not None:
-                self._set_seen = (real, key, raw, entries)
+                self._set_seen = (real, key, raw, entries, tuple(unreadable))
+            if partial:
+                return raw, entries, tuple(unreadable)
             return raw, entries
         raise MemoryConflictError(
             f"{self.dir.where(MANIFEST_NAME)}: the set kept changing while reading; try again"
         )
+
+    def _load_or_note(
+        self,
+        real: str,
+        file: str,
+        present: set[str] | None,
+        partial: bool,
+        unreadable: list[MemoryRecordUnreadable],
+    ) -> StoredRecord | None:
+        """:meth:`_load`; with ``partial``, a file that does not load is noted in
+        ``unreadable`` (None) instead of raised."""
+        try:
+            return self._load(real, file, present)
+        except MemoryRecordUnreadable as e:
+            if not partial:
+                raise
+            unreadable.append(e)
+            return None
 
     # --- writing -----------------------------------------------------------------
 

@@ -8,15 +8,21 @@
   every ``SYNC_SAVE_EVERY`` writes and at the end, so a push killed in between redoes
   at most those and finds them done (same content on both sides: in sync, nothing sent
   twice). Nothing changed here: no request at all.
-* **pull** brings every change made there since the last sync as ONE pending batch,
-  screened as another agent's proposals (:func:`~ipymemory.turn.proposals.keep_proposals`:
-  origin ``agent``, credentials redacted, instructions held; a deletion is a proposal to
-  forget, always held; a conflict is held with both versions shown), decided like any
-  batch (``commit --batch ID``, widgets, the Lab panel). Its provenance names the store,
-  and per record the version and who wrote it, so the journal entry of its commit says
-  where each record came from. A memory that is not a valid record file, or whose
-  version was redacted there, is reported and not imported. When the store's versions
-  since the last pull show nothing new for this prefix, that one request is all.
+* **pull** brings every change made there since the last sync as a pending batch
+  (one, unless it would not fit one file of ``pending/``: then in runs kept one after
+  the other, each fetched once the last is kept, each written to the state as
+  ``tentative`` before it is kept and confirmed after, so a pull killed or stopped
+  part-way keeps exactly what it kept), screened as another agent's proposals
+  (:func:`~ipymemory.turn.proposals.keep_proposals`: origin ``agent``, credentials
+  redacted, instructions held; a deletion is a proposal to forget, always held; a
+  conflict is held with both versions shown), decided like any batch (``commit --batch
+  ID``, widgets, the Lab panel). Its provenance names the store, and per record the
+  version and who wrote it, so the journal entry of its commit says where each record
+  came from. A memory that is not a valid record file, whose version was redacted
+  there, or whose name is a user-wide record the project lacks
+  (:class:`~ipymemory.turn.scopes.AgentNames`) is reported and not imported. When the
+  store's versions since the last pull show nothing new for this prefix, that one
+  request is all.
 * **status** (and ``--dry-run``) plan both ways without writing anything.
 
 Only one sync of a ``.memory/`` runs at a time (an OS lock on ``sync/.lock``, dropped
@@ -26,15 +32,17 @@ when a holder dies); the state is written under the store's lock.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
 from .. import _constants as C
 from ..errors import (
+    BatchTooLarge,
     MemoryFormatError,
     ProposalError,
     SyncBusy,
@@ -53,6 +61,7 @@ from ..turn.proposals import (
     new_batch_id,
 )
 from ..turn.provenance import TurnProvenance
+from ..turn.scopes import AgentNames
 from ..turn.screened import keep_screened
 from .paths import name_of
 from .plan import (
@@ -128,7 +137,8 @@ class _Fetched:
 
 class Sync:
     """One scope's store (``store``: its ``.memory/``) and the memories of ``remote``
-    under ``prefix``; see the module docstring."""
+    under ``prefix`` (``user_store``: the user scope beside a project's ``store``);
+    see the module docstring."""
 
     def __init__(
         self,
@@ -136,6 +146,7 @@ class Sync:
         remote: RemoteStore,
         prefix: str,
         *,
+        user_store: MemoryStore | None,
         scope: str = "project",
         files: PendingFiles | None = None,
         clock: Callable[[], float] = time.time,
@@ -143,6 +154,9 @@ class Sync:
         self.store = store
         self.remote = remote
         self.prefix = prefix
+        #: The user scope, whose names a pulled memory may not take (None: off, or
+        #: ``store`` is the user scope).
+        self.user_store = user_store
         self.scope = scope
         self.files = files if files is not None else PendingFiles(store.root)
         self.clock = clock
@@ -418,53 +432,33 @@ class Sync:
         commit: CommitChoice,
         measure: _Measure,
     ) -> SyncReport:
-        fetched = [self._fetch(change) for change in plan.pulls]
         listed = {m.id for m in memories}
-        skipped = {m: s for m, s in state.skipped.items() if m in listed}
-        for f in fetched:
-            if f.skipped is not None and f.change.memory is not None:
-                skipped[f.change.memory.id] = Skipped(
-                    f.change.memory.path, f.change.memory.version_id, f.skipped
-                )
-        usable = [f for f in fetched if f.proposal is not None]
         records = dict(state.records)
         self._settled(records, plan)
-        pulled = dict(state.pulled)
-        batches: list[str] = []
-        committed: list[str] = []
-        verdicts: dict[str, ItemVerdict] = {}
-        stopped = None
-        # Deletions wait in a batch of their own: a commit can forget records, or add
+        skipped = {m: s for m, s in state.skipped.items() if m in listed}
+        kept = _Kept(replace(state, records=records, skipped=skipped))
+        names = AgentNames.of(self.user_store)
+        # Deletions wait in batches of their own: a commit can forget records, or add
         # and update them, but the store takes no removal without a replacement in one
         # consolidation (so a person declining every other change could not commit).
         groups = [
-            [f for f in usable if f.change.kind != "forget"],
-            [f for f in usable if f.change.kind == "forget"],
+            [c for c in plan.pulls if c.kind != "forget"],
+            [c for c in plan.pulls if c.kind == "forget"],
         ]
-        for group in (g for g in groups if g):
-            try:
-                outcome = keep_proposals(
-                    self.store,
-                    [f.proposal for f in group if f.proposal is not None],
-                    commit=commit,
-                    provenance=self._provenance(group),
-                    batch_id=new_batch_id(),
-                    files=self.files,
-                    held={f.change.name: (_held(f),) for f in group if f.change.conflict},
-                )
-            except ProposalError as e:
-                stopped = f"the set here changed while pulling ({e}); not kept: pull again"
-                break
-            if outcome.batch_id is not None:
-                batches.append(outcome.batch_id)
-            committed += outcome.committed + outcome.removed
-            verdicts.update({v.name: v for v in outcome.items})
-            for f in group:
-                done = verdicts[f.change.name].status == "committed"
-                batch = outcome.committed_batch if done else outcome.batch_id
-                pulled[f.change.name] = _pulled(f, str(batch))
-        state = replace(state, records=records, pulled=pulled, skipped=skipped, last_pull=_now())
-        state = reconcile(state, self.files.holds)  # what auto mode committed is synced now
+        stopped = None
+        try:
+            for group in groups:
+                for chunk in self._fetched(group, names, local, kept):
+                    self._keep(chunk, commit, kept)
+        except (ProposalError, SyncRemoteError) as e:
+            usable = len(plan.pulls) - sum(1 for f in kept.fetched if f.skipped is not None)
+            left = usable - len(kept.verdicts) - len(kept.too_large)
+            batches = f" in batches {', '.join(kept.batches)}" if kept.batches else ""
+            stopped = (
+                f"{e}; {left} of {usable} changes not kept (what was kept waits{batches}): "
+                "pull again for the rest"
+            )
+        state = replace(kept.state, last_pull=_now())
         if stopped is None and _all_seen(memories, state):
             marks = [m.updated_at for m in memories]
             state = replace(
@@ -473,6 +467,7 @@ class Sync:
                 listed_at=self.clock(),
             )
         write_state(self.store, state)
+        verdicts = kept.verdicts
         rows = tuple(
             {
                 "name": f.change.name,
@@ -485,26 +480,113 @@ class Sync:
                 "reasons": list(verdicts[f.change.name].reasons),
                 "status": verdicts[f.change.name].status,
             }
-            for f in usable
-            if f.change.name in verdicts
+            for f in kept.fetched
+            if f.proposal is not None and f.change.name in verdicts
         )
         not_imported = [
-            {"path": f.change.memory.path, "reason": f.skipped}
-            for f in fetched
-            if f.skipped is not None and f.change.memory is not None
+            {"path": f.change.memory.path, "reason": why}
+            for f, why in [
+                *((f, f.skipped) for f in kept.fetched if f.skipped is not None),
+                *kept.too_large,
+            ]
+            if f.change.memory is not None
         ]
+        conflicts = [f for f in kept.fetched if f.change.conflict]
         return self._report(
             measure,
             state,
             plan,
             not_imported=not_imported,
             pulled=rows,
-            batches=tuple(batches),
-            committed=tuple(committed),
-            conflicts=tuple(_conflict(f, local, self.prefix) for f in fetched if f.change.conflict),
+            batches=tuple(kept.batches),
+            committed=tuple(kept.committed),
+            conflicts=tuple(_conflict(f, local, self.prefix) for f in conflicts),
             to_push=tuple(op.name for op in plan.pushes),
             stopped=stopped,
         )
+
+    def _fetched(
+        self,
+        changes: Sequence[PullChange],
+        names: AgentNames,
+        local: Mapping[str, LocalRecord],
+        kept: _Kept,
+    ) -> Iterator[list[_Fetched]]:
+        """``changes`` fetched one by one, in runs to keep as one batch each: a run's
+        records take at most half of ``pending/``'s bound as JSON (one batch when the
+        pull is that small, as most are), the rest of the bound being for what a batch
+        says of each (provenance, flags); :meth:`_keep` halves a run that still does
+        not fit. Fetching the next run waits until the last one is kept, so a pull
+        stopped part-way keeps what it had. What is not imported goes to
+        ``kept.state.skipped``."""
+        run: list[_Fetched] = []
+        size = 0
+        for change in changes:
+            f = _unshadowing(self._fetch(change), names, local)
+            kept.fetched.append(f)
+            if f.skipped is not None and f.change.memory is not None:
+                kept.skip(f.change.memory, f.skipped)
+            record = f.proposal.record if f.proposal is not None else None
+            if f.proposal is None:
+                continue
+            weight = 0 if record is None else len(_json_bytes(record.to_json()))
+            if run and size + weight > C.MAX_PENDING_FILE_BYTES // 2:
+                yield run
+                run, size = [], 0
+            run.append(f)
+            size += weight
+        if run:
+            yield run
+
+    def _keep(self, chunk: Sequence[_Fetched], commit: CommitChoice, kept: _Kept) -> None:
+        """Keep ``chunk`` as one pending batch (in auto mode, commit what needs nobody
+        first), halved until each part fits ``pending/``; ``kept.state`` saved before
+        (its changes tentative) and after. Raises :class:`ProposalError` when it cannot
+        be kept (the saved state then holds none of it)."""
+        state = kept.state
+        batch_id = new_batch_id()
+        tentative = {f.change.name: _pulled(f, batch_id, tentative=True) for f in chunk}
+        write_state(self.store, replace(state, pulled={**state.pulled, **tentative}))
+        try:
+            outcome = keep_proposals(
+                self.store,
+                [f.proposal for f in chunk if f.proposal is not None],
+                commit=commit,
+                provenance=self._provenance(chunk),
+                batch_id=batch_id,
+                files=self.files,
+                user_store=self.user_store,
+                held={f.change.name: (_held(f),) for f in chunk if f.change.conflict},
+            )
+        except BatchTooLarge as e:
+            if len(chunk) > 1:
+                half = len(chunk) // 2
+                self._keep(chunk[:half], commit, kept)
+                self._keep(chunk[half:], commit, kept)
+                return
+            # No batch can hold it: reported, and not imported while it stays so there.
+            (f,) = chunk
+            why = f"{e}; not imported"
+            kept.too_large.append((f, why))
+            if f.change.memory is not None:
+                kept.skip(f.change.memory, why)
+            write_state(self.store, kept.state)
+            return
+        except ProposalError:
+            write_state(self.store, state)  # none of it waits
+            raise
+        if outcome.batch_id is not None:
+            kept.batches.append(outcome.batch_id)
+        kept.committed += [*outcome.committed, *outcome.removed]
+        kept.verdicts.update({v.name: v for v in outcome.items})
+        pulled = dict(state.pulled)
+        for f in chunk:
+            done = kept.verdicts[f.change.name].status == "committed"
+            batch = outcome.committed_batch if done else outcome.batch_id
+            pulled[f.change.name] = _pulled(f, str(batch))
+        # What auto mode committed is synced now.
+        kept.state = reconcile(replace(state, pulled=pulled), self.files.holds)
+        write_state(self.store, kept.state)
 
     def _provenance(self, fetched: Sequence[_Fetched]) -> TurnProvenance:
         """Where the pulled batch came from: the store, and per record the version and
@@ -633,7 +715,7 @@ def _unredactable(record: MemoryRecord) -> str | None:
     return None
 
 
-def _pulled(fetched: _Fetched, batch: str) -> Pulled:
+def _pulled(fetched: _Fetched, batch: str, *, tentative: bool = False) -> Pulled:
     change, version = fetched.change, fetched.version
     if change.kind == "forget":
         assert change.base is not None
@@ -644,6 +726,7 @@ def _pulled(fetched: _Fetched, batch: str) -> Pulled:
             version.id if version is not None else change.base.version_id,
             replaces=change.name,
             by=fetched.by,
+            tentative=tentative,
         )
     assert change.memory is not None and fetched.local is not None
     return Pulled(
@@ -655,7 +738,43 @@ def _pulled(fetched: _Fetched, batch: str) -> Pulled:
         fetched.local.sha256,
         replaces=change.replaces,
         by=fetched.by,
+        tentative=tentative,
     )
+
+
+@dataclass
+class _Kept:
+    """What a pull did so far: the state as saved, the changes fetched, its batches,
+    what auto mode committed, each item's verdict, and the changes no batch could
+    hold."""
+
+    state: SyncState
+    fetched: list[_Fetched] = field(default_factory=list)
+    batches: list[str] = field(default_factory=list)
+    committed: list[str] = field(default_factory=list)
+    verdicts: dict[str, ItemVerdict] = field(default_factory=dict)
+    too_large: list[tuple[_Fetched, str]] = field(default_factory=list)
+
+    def skip(self, memory: RemoteMemory, why: str) -> None:
+        """``memory`` is reported and not imported while its version stays this one."""
+        skipped = {**self.state.skipped, memory.id: Skipped(memory.path, memory.version_id, why)}
+        self.state = replace(self.state, skipped=skipped)
+
+
+def _json_bytes(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def _unshadowing(
+    fetched: _Fetched, names: AgentNames, local: Mapping[str, LocalRecord]
+) -> _Fetched:
+    """``fetched``, or not imported when its record would take a user-wide name
+    (:class:`AgentNames`, the check every door asks)."""
+    record = fetched.proposal.record if fetched.proposal is not None else None
+    refused = record and names.refusal(record.name, local)
+    if not refused:
+        return fetched
+    return replace(fetched, proposal=None, skipped=f"{refused} (rename it there); not imported")
 
 
 def _all_seen(memories: Sequence[RemoteMemory], state: SyncState) -> bool:

@@ -10,7 +10,10 @@ beside ``history/`` and ``pending/``, never part of the set, never shared throug
   the version pulled, the file a commit as pulled writes, who wrote it there). Once the
   batch is decided (its file is gone from ``pending/``), :func:`reconcile` moves each
   into ``records`` as if it was taken: a change the person took is then in sync, one
-  they declined (or redacted, or undid later) is a local change the next push sends;
+  they declined (or redacted, or undid later) is a local change the next push sends.
+  A pull writes its changes here as ``tentative`` just before it keeps their batch, and
+  again once kept: a tentative change whose batch is not in ``pending/`` was never kept
+  (the pull was killed in between) and is forgotten, never counted as taken;
 * ``skipped`` -- remote memories reported and not imported (not a valid record file, a
   redacted version), by memory id, until their version changes;
 * when the last push and pull ran, and ``feed_mark``: the newest server time seen, from
@@ -98,6 +101,9 @@ class Pulled:
     local_sha256: str | None = None
     replaces: str | None = None
     by: str | None = None
+    #: Written just before its batch is kept: until the batch is seen in ``pending/``
+    #: the change is not known to wait (a pull killed in between brings it again).
+    tentative: bool = False
 
     def synced(self) -> Synced | None:
         """What both sides hold once the change is taken (None: no record)."""
@@ -180,6 +186,7 @@ class SyncState:
                     "local_sha256": p.local_sha256,
                     "replaces": p.replaces,
                     "by": p.by,
+                    **({"tentative": True} if p.tentative else {}),
                 }
                 for name, p in sorted(self.pulled.items())
             },
@@ -192,12 +199,19 @@ class SyncState:
 
 def reconcile(state: SyncState, is_open: Callable[[str], bool]) -> SyncState:
     """``state`` with every pulled change whose batch is no longer open (``is_open``:
-    its file is still in ``pending/``) counted as taken (see the module docstring)."""
+    its file is still in ``pending/``) counted as taken (see the module docstring); a
+    tentative change is confirmed when its batch is there, else forgotten (never
+    kept: the next pull brings it again)."""
     records = dict(state.records)
     pulled = {}
+    changed = False
     for name, change in state.pulled.items():
         if is_open(change.batch):
-            pulled[name] = change
+            pulled[name] = replace(change, tentative=False)
+            changed = changed or change.tentative
+            continue
+        if change.tentative:
+            changed = True
             continue
         if change.replaces is not None:
             records.pop(change.replaces, None)
@@ -206,7 +220,7 @@ def reconcile(state: SyncState, is_open: Callable[[str], bool]) -> SyncState:
             records.pop(name, None)
         else:
             records[name] = synced
-    if len(pulled) == len(state.pulled):
+    if not changed and len(pulled) == len(state.pulled):
         return state
     return replace(state, records=records, pulled=pulled)
 
@@ -385,6 +399,12 @@ def _synced(r: _Reader, item: dict[str, Any], at: str) -> Synced:
     )
 
 
+def _flag(r: _Reader, value: Any, at: str) -> bool:
+    if not isinstance(value, bool):
+        raise r.fail(at, "expected true or false")
+    return value
+
+
 def _pulled(r: _Reader, item: dict[str, Any], at: str) -> Pulled:
     kind = item.get("kind")
     if kind not in _KINDS:
@@ -401,6 +421,7 @@ def _pulled(r: _Reader, item: dict[str, Any], at: str) -> Pulled:
         local_sha256=r.maybe(item.get("local_sha256"), f"{at}.local_sha256", _SHA),
         replaces=replaces,
         by=r.maybe(item.get("by"), f"{at}.by"),
+        tentative=_flag(r, item.get("tentative", False), f"{at}.tentative"),
     )
     hashes = (change.remote_sha256, change.local_sha256)
     if (hashes != (None, None)) if kind == "forget" else (None in hashes):

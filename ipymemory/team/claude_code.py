@@ -11,9 +11,16 @@ index's order, then by file name, and a second file with the same slug gets ``-2
 ``-3``). Frontmatter that is not valid YAML but plain ``key: value`` lines (an unquoted
 title with a colon) is read as such. Invalid files (no frontmatter, a missing key, an unknown
 type, an empty body, too large) and index links without a file are reported, never
-imported. The records are screened like every write (SPEC §7, origin ``manual``): one
-holding a credential is held back and reported. A name the set already holds is skipped
-when the record is the same (importing twice adds nothing) and reported when it differs.
+imported. The records are another agent's (SPEC §13, issue 39): screened as origin
+``agent`` -- credentials redacted, and the agent rules (a destination, a command, a
+secret, a rule about answers, a language the screen does not read …) -- and what needs a
+person is reported with its reasons and kept apart (:attr:`ImportPlan.waiting`): the
+import command keeps it as a pending batch, never commits it on its own. A name the set
+already holds is skipped when the record is the same (importing twice adds nothing) and
+reported when it differs; a name the user scope holds is reported, never imported into a
+project (the project's record would hide the user's:
+:class:`~ipymemory.turn.scopes.AgentNames`), and nothing new is imported while the user
+scope cannot be read.
 
 **Export** (:func:`export_directory`): the current set, one ``<name>.md`` per record
 and a ``MEMORY.md``. Which files it wrote (and their sha256) is kept in
@@ -49,7 +56,7 @@ import yaml
 
 from .._json import loads
 from ..errors import CommandError, MemoryFormatError, MemoryStoreError
-from ..screen import Origin, Verdict, screen_records
+from ..screen import Origin, Screening, Verdict, screen_records
 from ..store.durable import fsync_dir, replace_atomic
 from ..store.layout import MAX_FILE_NAME_BYTES, read_regular
 from ..store.names import is_valid_name
@@ -60,6 +67,8 @@ from ..store.record import (
     MemoryType,
     render_record,
 )
+from ..turn.scopes import AgentNames
+from ..turn.screened import NOTHING_SCREENED, ScreenedItems, keep_screened
 
 __all__ = [
     "EXPORT_STATE_NAME",
@@ -255,11 +264,15 @@ class ImportPlan:
     held: tuple[Invalid, ...] = ()  # screening held back
     skipped: tuple[str, ...] = ()  # already in the set, identical
     conflicts: tuple[Invalid, ...] = ()  # a different record holds the name
+    #: What screening holds for a person, as it may be kept (redacted, flagged, with
+    #: the rules that fired): a pending batch's items.
+    waiting: ScreenedItems = NOTHING_SCREENED
 
     def lines(self) -> list[str]:
         out = [f"import {r.name} ({self.sources[r.name]})" for r in self.records]
         out += [f"already present: {name}" for name in self.skipped]
-        out += [f"not imported: {x}" for x in (*self.conflicts, *self.held, *self.invalid)]
+        out += [f"not imported: {x}" for x in (*self.conflicts, *self.invalid)]
+        out += [f"held for a person: {x}" for x in self.held]
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -276,8 +289,12 @@ class ImportPlan:
         }
 
 
-def plan_import(directory: str | os.PathLike[str], current: Sequence[MemoryRecord]) -> ImportPlan:
-    """Read ``directory`` and decide, against the ``current`` set, what to import."""
+def plan_import(
+    directory: str | os.PathLike[str], current: Sequence[MemoryRecord], names: AgentNames
+) -> ImportPlan:
+    """Read ``directory`` and decide, against the ``current`` set and ``names`` (the
+    user scope's, the check every door bringing in an agent's item asks), what to
+    import."""
     topics, invalid = read_directory(directory)
     have = {r.name: r for r in current}
     fresh: list[TopicFile] = []
@@ -285,7 +302,10 @@ def plan_import(directory: str | os.PathLike[str], current: Sequence[MemoryRecor
     conflicts: list[Invalid] = []
     for topic in topics:
         old = have.get(topic.record.name)
-        if old is None:
+        refused = names.refusal(topic.record.name, have) or (old is None and names.hold)
+        if refused:
+            conflicts.append(Invalid(topic.file, refused))
+        elif old is None:
             fresh.append(topic)
         elif old == topic.record:
             skipped.append(old.name)
@@ -293,13 +313,16 @@ def plan_import(directory: str | os.PathLike[str], current: Sequence[MemoryRecor
             conflicts.append(Invalid(topic.file, f"the set already holds a different {old.name!r}"))
     held: list[Invalid] = []
     keep: list[TopicFile] = []
+    waiting: list[Screening] = []
     for topic, screening in zip(
-        fresh, screen_records([t.record for t in fresh], Origin.MANUAL), strict=True
+        fresh, screen_records([t.record for t in fresh], Origin.AGENT), strict=True
     ):
         if screening.verdict is Verdict.COMMIT:
             keep.append(topic)
         else:
             held.append(Invalid(topic.file, "; ".join(screening.reasons())))
+            waiting.append(screening)
+    taken = set(have) | {t.record.name for t in fresh}
     return ImportPlan(
         records=tuple(t.record for t in keep),
         sources={t.record.name: t.file for t in keep},
@@ -307,6 +330,7 @@ def plan_import(directory: str | os.PathLike[str], current: Sequence[MemoryRecor
         held=tuple(held),
         skipped=tuple(skipped),
         conflicts=tuple(conflicts),
+        waiting=keep_screened(waiting, taken),
     )
 
 

@@ -17,7 +17,9 @@ Committing applies everything accepted in ONE store commit (one manifest swap):
   under its lock, refuses if a record it was planned on (the whole base for a plan
   over the set; only the replaced records for updates alone) changed or vanished,
   and keeps records others added. A "nothing to merge" plan is journalled as a
-  consolidation even when it is all the batch holds;
+  consolidation that changes nothing, even when it is all the batch holds; beside
+  plain additions (no update), the additions are an ``add`` entry and the empty
+  consolidation an entry of its own after it (issue 44);
 * with an accepted plan that only removes records of the base (another agent's
   proposals to forget) and nothing else accepted: ``store.forget(...)``, after checking
   each is still the record the removal was proposed on;
@@ -53,12 +55,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from traitlets import Dict, HasTraits
 
 from .._enum import StrEnum
 from ..errors import BatchError, MemoryConflictError, MemoryStoreError
+from ..screen.rules import Finding, findings_of_reasons
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
@@ -146,6 +149,12 @@ class PendingBatch:
     #: SPEC §11: per item, the files it depends on (path -> sha256 as read); an item not
     #: listed has unknown sources and is never reported stale.
     sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False)
+    #: Issue 39 item 3: per flagged item (or the plan, :data:`PLAN_FLAG`), which
+    #: screening rules fired and on what -- shown in review, kept in the journal.
+    findings: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict, compare=False)
+    #: Accepted items the set already held exactly as proposed when the batch was
+    #: committed (another batch proposed the same): nothing was written for them.
+    present: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -159,6 +168,16 @@ class PendingBatch:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(item.name for item in self.items)
+
+    def findings_of(self, name: str) -> tuple[Finding, ...]:
+        """Which rules hold item ``name`` (or the plan, :data:`PLAN_FLAG`): the findings
+        screening recorded, else the rules its flags' reasons name."""
+        return self.findings.get(name) or findings_of_reasons(self.flags.get(name, ()))
+
+    def all_findings(self) -> dict[str, tuple[Finding, ...]]:
+        """:meth:`findings_of` every flagged item and the plan, by name."""
+        names = dict.fromkeys([*self.flags, *self.findings])
+        return {n: found for n in names if (found := self.findings_of(n))}
 
     def scope_of(self, name: str) -> str:
         """Where item ``name`` is committed: ``"user"`` or ``"project"``."""
@@ -179,6 +198,7 @@ class PendingBatch:
                 "evidence": {n: e for n, e in self.evidence.items() if n in keep},
                 "sources": {n: f for n, f in self.sources.items() if n in keep},
                 "scopes": {n: v for n, v in self.scopes.items() if n in keep},
+                "findings": {n: f for n, f in self.findings.items() if n in keep or n == PLAN_FLAG},
                 **changes,
             },
         )
@@ -203,6 +223,8 @@ class CommitResult:
     #: Items held for a person that the decision did not name: still pending in
     #: ``batch`` (same id), never committed by this commit.
     held: tuple[str, ...] = ()
+    #: Accepted items memory already held exactly as proposed: nothing written for them.
+    present: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -503,6 +525,7 @@ def apply_batch(
             origins=batch.origins,
             evidence=batch.evidence,
             sources=batch.sources,
+            findings=batch.all_findings(),
         )
         if held:  # still pending in the same batch: neither accepted nor rejected
             actor["held"] = sorted(held)
@@ -523,6 +546,15 @@ def apply_batch(
             return (), ()
         _check_new_names(store, list(added))
         store.extend([*split.additions, *split.replacements], **meta(added))
+        return added, ()
+    if not split.sources and added:
+        # "Nothing to merge" beside plain additions (issue 44): the additions are an
+        # ``add`` (one manifest swap); the consolidation that found nothing is then
+        # journalled on its own (``before`` = ``after``), after them, so the spacing
+        # counts from it and they are not counted again.
+        _check_new_names(store, list(added))
+        store.extend(split.additions, **meta(added))
+        store.apply_consolidation(base_records=(), source_names=(), replacements=(), **meta(()))
         return added, ()
     by_name = {record.name: record for record in batch.base}
     if split.whole_base:
@@ -547,6 +579,15 @@ def apply_batch(
     return added, split.sources
 
 
+class _Applied(NamedTuple):
+    """What committing one scope's part did: names added, names removed, and accepted
+    names found already in the set exactly as proposed (nothing written for them)."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    present: tuple[str, ...] = ()
+
+
 def _apply_part(
     store: MemoryStore,
     part: PendingBatch,
@@ -555,7 +596,7 @@ def _apply_part(
     accept_plan: bool,
     decided_by: str,
     held: Collection[str] = (),
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+) -> _Applied:
     """:func:`apply_batch` of one scope's part of a batch, with the decision's names
     that are its items; a part already applied (:func:`_already_applied`) is not
     applied again."""
@@ -564,7 +605,7 @@ def _apply_part(
     done = _already_applied(store, part, mine_reject, mine_redacted, accept_plan)
     if done is not None:
         return done
-    return apply_batch(
+    added, removed = apply_batch(
         store,
         part,
         mine_reject,
@@ -573,6 +614,7 @@ def _apply_part(
         redacted=mine_redacted,
         held=held,
     )
+    return _Applied(added, removed)
 
 
 def _already_applied(
@@ -581,11 +623,13 @@ def _already_applied(
     reject: Collection[str],
     redacted: Collection[str],
     accept_plan: bool,
-) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """(added, removed) when ``part`` is already in ``store`` as this decision would
-    write it -- a batch half applied before a crash -- else None. Only parts without
-    a plan: every accepted item is in the set exactly as proposed, and every record an
-    update renames away is gone."""
+) -> _Applied | None:
+    """What applying ``part`` did when it is already in ``store`` as this decision would
+    write it, else None. Only parts without a plan: every accepted item is in the set
+    exactly as proposed, and every record an update renames away is gone. Written by
+    this very batch (its journal entry says so: a batch half applied before a crash),
+    they count as added; else another batch proposed the same, and they are ``present``
+    (nothing was written; issue 43: not "committed")."""
     if part.history is not None or (part.plan is not None and accept_plan):
         return None
     skipped = set(effective_reject(part, reject, redacted))
@@ -601,7 +645,12 @@ def _already_applied(
     left = [part.replaces[i.name] for i in accepted if part.replaces.get(i.name, i.name) != i.name]
     if any(name in current for name in left):
         return None
-    return tuple(item.name for item in accepted), tuple(left)
+    names = tuple(item.name for item in accepted)
+    try:
+        ours = any(entry.actor.get("batch") == part.id for entry in store.history())
+    except MemoryStoreError:
+        ours = False
+    return _Applied(names, tuple(left)) if ours else _Applied(present=names)
 
 
 _SCOPE_OFF = (
@@ -751,31 +800,34 @@ class BatchRegistry(HasTraits):
             project, user = scope_parts(deciding)
             if user is not None and user_store is None:
                 return CommitResult((), (), _SCOPE_OFF.format(", ".join(user.names)), current)
-            done_user: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+            done_user = _Applied()
             try:
                 if user is not None and user_store is not None:
                     prepare_user_scope(user_store)
                     done_user = _apply_part(
                         user_store, user, reject, redacted, False, decided_by, held
                     )
-                added, removed = _apply_part(
+                added, removed, present = _apply_part(
                     store, project, reject, redacted, accept_plan, decided_by, held
                 )
             except MemoryStoreError as e:
-                if not done_user[0] and not done_user[1]:
+                if not done_user.added and not done_user.removed:
                     failed = replace(current, status=BatchStatus.FAILED, error=str(e))
                     return CommitResult((), (), str(e), self._record(failed), e)
                 # The user scope's commit stands; what is left is the project's part.
                 message = (
-                    f"{e} (the user-wide {', '.join(done_user[0])} "
+                    f"{e} (the user-wide {', '.join(done_user.added)} "
                     "were committed; the rest of the batch is still pending)"
                 )
                 left = current.restricted(
                     [*project.names, *held], base=project.base, status=BatchStatus.FAILED
                 )
                 left = replace(left, error=message)
-                return CommitResult(done_user[0], done_user[1], message, self._record(left), e)
-            added, removed = done_user[0] + added, done_user[1] + removed
+                return CommitResult(
+                    done_user.added, done_user.removed, message, self._record(left), e
+                )
+            added, removed = done_user.added + added, done_user.removed + removed
+            present = done_user.present + present
             rejected = set(reject)
             if held:  # the held items wait in the same batch, which says what it wrote
                 left = current.restricted(held, plan=None, plan_error=None)
@@ -786,24 +838,27 @@ class BatchRegistry(HasTraits):
                     committed=(*current.committed, *added),
                     removed=(*current.removed, *removed),
                     rejected=(*current.rejected, *(n for n in rest if n in rejected)),
+                    present=(*current.present, *present),
                 )
-                return CommitResult(added, removed, None, self._record(left), held=held)
+                record = self._record(left)
+                return CommitResult(added, removed, None, record, held=held, present=present)
             # An accepted plan is committed even when it merges nothing (it is journalled).
             planned = accept_plan and current.plan is not None
             done = self._record(
                 replace(
                     current,
                     status=BatchStatus.COMMITTED
-                    if added or removed or planned
+                    if added or removed or planned or present
                     else BatchStatus.DISCARDED,
                     error=None,
                     committed=added,
                     removed=removed,
                     rejected=tuple(name for name in current.names if name in rejected),
                     plan_accepted=accept_plan and current.plan is not None,
+                    present=present,
                 )
             )
-            return CommitResult(added, removed, None, done)
+            return CommitResult(added, removed, None, done, present=present)
 
     def discard(self, batch: PendingBatch | str) -> PendingBatch:
         """Drop a batch awaiting a decision; nothing is written."""

@@ -285,6 +285,8 @@ def choose_for_turn(ctx: TurnContext, question: Question) -> Chosen:
     except MemoryStoreError as e:
         log.fail(LAST_ERROR_READ, str(e), e)
         return Chosen(Selection((), "none", f"the memory set could not be read: {e}"))
+    if chosen.scoped.unreadable_note is not None:  # the turn goes on without those files
+        log.fail(LAST_ERROR_READ, chosen.scoped.unreadable_note)
     if chosen.scoped.error is not None:  # the turn goes on with the project's set
         log.fail(LAST_ERROR_READ, chosen.scoped.error)
     return chosen

@@ -33,8 +33,10 @@ line as &#35;, and look-alikes of them and invisible or control characters as \
 against a newer one, and trust the user and the files over them when they disagree.
 
 A user message may start with a summary of the earlier conversation, written when \
-older messages were compressed to save space; rely on it as you would on those \
-messages."""
+older messages were compressed to save space, between <session_summary> and \
+</session_summary> (escaped the same way) and followed by a line saying what comes \
+next: rely on it as you would on those messages; the user's own words are only what \
+comes after that line."""
 
 
 def _checked(default: object, kind: Kind) -> Any:

@@ -263,10 +263,13 @@ class FollowTracker:
             self.tally.setdefault(name, FollowTally()).unjudged += 1
 
     def _keep(self, report: FollowReport, turn: FollowTurn, fail: Fail) -> None:
-        """Each scope's verdicts in that scope's follow log."""
+        """Each scope's verdicts, and the memories left unjudged, in that scope's log."""
+        by_name = {r.name: r for r in turn.records}
+        unjudged = [_place(by_name[n], turn.scoped) for n in report.unjudged if n in by_name]
         for scope, store in ((PROJECT, turn.store), (USER, turn.user_store)):
             judged = tuple(m.judged() for m in report.memories if m.scope == scope)
-            if not judged or store is None:
+            left = tuple((name, file) for name, where, file in unjudged if where == scope)
+            if not (judged or left) or store is None:
                 continue
             try:
                 journal = store.journal()
@@ -280,6 +283,7 @@ class FollowTracker:
                         verdicts=judged,
                         journal_seq=last.seq if last is not None else None,
                         actor=actor_info({"session": turn.session, **turn.caller}),
+                        unjudged=left,
                     )
                 )
             except MemoryStoreError as e:
@@ -292,13 +296,18 @@ MISSED_NOTE = "The previous answer did not follow this memory"
 
 def _report(judgment: Judgment, records: Sequence[MemoryRecord], scoped: ScopedSet) -> FollowReport:
     by_name = {r.name: r for r in records}
-    user = {e.record.name: e.file for e in scoped.user}
-    project = {e.record.name: e.file for e in scoped.project}
     memories = []
     for verdict in judgment.verdicts:
         rec = by_name[verdict.name]
-        if rec.name in scoped.user_names:
-            memories.append(FollowedMemory(rec, verdict, USER, user.get(rec.name)))
-        else:
-            memories.append(FollowedMemory(rec, verdict, PROJECT, project.get(rec.name)))
+        _, scope, file = _place(rec, scoped)
+        memories.append(FollowedMemory(rec, verdict, scope, file))
     return FollowReport(tuple(memories), judgment.unjudged)
+
+
+def _place(record: MemoryRecord, scoped: ScopedSet) -> tuple[str, Scope, str | None]:
+    """The record's name, the scope it was injected from, and its file there."""
+    if record.name in scoped.user_names:
+        files = {e.record.name: e.file for e in scoped.user}
+        return record.name, USER, files.get(record.name)
+    files = {e.record.name: e.file for e in scoped.project}
+    return record.name, PROJECT, files.get(record.name)

@@ -15,7 +15,10 @@ part. Rules:
 * the summary is a tool-free side-query validated like the others (``end_turn``,
   no tool blocks, non-empty text); on any failure a deterministic truncation
   (recent excerpts of the dropped messages) takes its place;
-* the newest cut-able part is always sent, even if alone it is over the budget.
+* the newest cut-able part is always sent, even if alone it is over the budget;
+* the summary is sent as a ``<session_summary>`` block (escaped: it cannot close
+  itself) followed by a line saying where it ends and what follows -- the user's new
+  message, or more of the conversation -- so the two never run together.
 """
 
 from __future__ import annotations
@@ -27,12 +30,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import _constants as C
+from .._text import escape
 from ..errors import SideQueryError
 from ..model import ModelClient, Usage
 from ..sidequery.replies import encode_input, side_query_text
 
 __all__ = [
+    "SUMMARY_CLOSE",
     "SUMMARY_HEADER",
+    "SUMMARY_OPEN",
+    "SUMMARY_THEN_MORE",
+    "SUMMARY_THEN_USER",
     "RequestHistory",
     "estimate_tokens",
     "message_tokens",
@@ -45,6 +53,14 @@ __all__ = [
 SUMMARY_HEADER = (
     "Summary of the earlier conversation (older messages were compressed to save space):"
 )
+#: The summary sits in a block of its own (issue 44: it ran into the user's next words).
+#: Its text comes from a model that read tool output, so it is escaped like record text
+#: (:func:`ipymemory._text.escape`): it cannot close the block or forge the line after it.
+SUMMARY_OPEN = "<session_summary>"
+SUMMARY_CLOSE = "</session_summary>"
+#: The line after the block: what comes next, the user's words or more conversation.
+SUMMARY_THEN_USER = "The summary ends here. The user's new message follows."
+SUMMARY_THEN_MORE = "The summary ends here. The conversation continues after it."
 
 SUMMARIZER_PROMPT = """\
 You compress the older part of a conversation between a user and an assistant \
@@ -280,8 +296,9 @@ class RequestHistory:
         self._advance(canonical, chosen)
         return self._assemble(canonical, chosen)
 
-    def _summary_text(self) -> str:
-        return f"{SUMMARY_HEADER}\n\n{self._summary or ''}"
+    def _summary_text(self, then: str) -> str:
+        body = escape(self._summary or "", "request")
+        return f"{SUMMARY_OPEN}\n{SUMMARY_HEADER}\n\n{body}\n{SUMMARY_CLOSE}\n{then}"
 
     def _advance(self, canonical: Sequence[dict[str, Any]], cut: int) -> None:
         digest = _digest(canonical[:cut])
@@ -307,11 +324,13 @@ class RequestHistory:
 
     def _assemble(self, canonical: Sequence[dict[str, Any]], cut: int) -> list[dict[str, Any]]:
         kept = copy.deepcopy(list(canonical[cut:]))
-        note = {"type": "text", "text": self._summary_text()}
         if kept and kept[0].get("role") == "user":
+            # A cut never lands on tool results (valid_cuts): this is the user's query.
+            note = {"type": "text", "text": self._summary_text(SUMMARY_THEN_USER)}
             content = kept[0].get("content")
             blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
             blocks = list(blocks or [])
             kept[0] = {**kept[0], "content": [note, *blocks]}
             return kept
+        note = {"type": "text", "text": self._summary_text(SUMMARY_THEN_MORE)}
         return [{"role": "user", "content": [note]}, *kept]

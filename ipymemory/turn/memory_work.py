@@ -43,6 +43,7 @@ from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
 from ..sidequery.extract import ExtractedItem
 from ..store.record import MemoryRecord, MemoryType
 from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
+from .choosing import LAST_ERROR_READ
 from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
 from .context import TurnContext
 from .history import message_tokens, previous_turn_start
@@ -53,10 +54,9 @@ from .proposals import (
     new_batch_id,
     recent_agent_updates,
     screen_proposals,
-    user_wide_names,
 )
 from .provenance import TurnProvenance
-from .scopes import ScopedSet, read_scopes
+from .scopes import AgentNames, ScopedSet, read_scopes
 from .screened import ScreenedItems, screen_items, split_for_auto
 
 __all__ = [
@@ -227,6 +227,7 @@ class MemoryWork:
             evidence={name: why for name, why in evidence.items() if name in kept},
             sources={n: files for n, files in screened.sources.items() if n not in scopes},
             scopes=scopes,
+            findings=screened.findings,
         )
         return batch, consolidation.asked
 
@@ -238,6 +239,11 @@ class MemoryWork:
             scoped = read_scopes(ctx.store, ctx.user_store)
         except MemoryStoreError as e:
             ctx.log.fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}", e)
+            return None
+        if scoped.unreadable_note is not None:
+            # Writes refuse until the file is fixed: extract nothing now, leave the cursor
+            # (the turn after the fix reads these messages too). Said once per turn.
+            ctx.log.fail(LAST_ERROR_READ, scoped.unreadable_note)
             return None
         try:
             extraction = extract_memories(
@@ -353,13 +359,12 @@ class MemoryWork:
         sources = history_sources(without_tool(read, self.memory_tool_name))
         try:
             current = self.ctx.store.records()
-            theirs = user_wide_names(self.ctx.user_store)
             screened = screen_proposals(
                 self.proposals,
                 current,
                 auto=auto,
                 sources=sources,
-                user_wide=theirs,
+                names=AgentNames.of(self.ctx.user_store),
                 recent_updates=recent_agent_updates(self.ctx.store) if auto else (),
             )
         except (ProposalError, MemoryStoreError) as e:  # the set changed under them

@@ -50,8 +50,9 @@ from typing import Any
 
 from .. import _constants as C
 from .._json import loads
-from ..errors import BatchError, CommandError, MemoryFormatError, MemoryStoreError
+from ..errors import BatchError, BatchTooLarge, CommandError, MemoryFormatError, MemoryStoreError
 from ..screen import Origin, least_trusted, redact, redact_data, screen_record
+from ..screen.rules import findings_from_json, findings_to_json
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.durable import fsync_dir, replace_atomic, unlink_quietly
 from ..store.layout import PENDING_DIR_NAME, read_regular
@@ -61,16 +62,33 @@ from ..store.store import MemoryStore
 from .batch import PLAN_FLAG, USER_SCOPE, BatchRegistry, BatchStatus, PendingBatch
 from .failures import MemoryFailure
 from .history_change import HistoryChange, plan_history_change
-from .provenance import TurnProvenance
+from .provenance import TurnProvenance, batch_source
 from .screened import keep_screened, screen_plan
 
-__all__ = ["PendingFiles", "SavedBatch", "record_digest"]
+__all__ = ["PendingFiles", "SavedBatch", "oversized", "record_digest"]
 
 FORMAT_VERSION = 1
 _ID = re.compile(r"^[a-z0-9]{1,64}$")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_MAX_FILE_BYTES = 4 * 1024 * 1024  # items + plan of a 200-record set fit many times over
 _DAY = 86400.0
+
+
+def _encoded(batch: PendingBatch, saved_at: float) -> bytes:
+    """The file ``batch`` is kept as."""
+    data = json.dumps(_to_json(batch, saved_at), sort_keys=True, ensure_ascii=False)
+    return data.encode("utf-8")
+
+
+def oversized(batch: PendingBatch, data: bytes | None = None) -> str | None:
+    """Why ``batch`` (kept as ``data``, when known) cannot be one file of ``pending/``
+    (None: it fits)."""
+    size = len(data if data is not None else _encoded(batch, time.time()))
+    if size <= C.MAX_PENDING_FILE_BYTES:
+        return None
+    return (
+        f"batch {batch.id} would be {size:,} bytes, over the {C.MAX_PENDING_FILE_BYTES:,}-byte "
+        "bound of pending/"
+    )
 
 
 def record_digest(record: MemoryRecord) -> str:
@@ -124,6 +142,11 @@ class SavedBatch:
         provenance = self.unscreened.provenance
         return None if provenance is None else provenance.via
 
+    @property
+    def source(self) -> str | None:
+        """Where it came from, as listings say it (:func:`batch_source`)."""
+        return batch_source(self.unscreened.provenance)
+
     def expires_at(self, expiry_days: int) -> float:
         return self.saved_at + expiry_days * _DAY
 
@@ -160,6 +183,8 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
         "scopes": dict(batch.scopes),
         "evidence": {n: [redact(t) for t in why] for n, why in batch.evidence.items()},
         "sources": {n: dict(files) for n, files in batch.sources.items()},
+        # Issue 39: which rules fired, on what (additive: a file without it still opens).
+        "findings": {n: findings_to_json(found) for n, found in batch.all_findings().items()},
         "plan": None
         if plan is None
         else {
@@ -300,6 +325,9 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
     ):
         raise MemoryFormatError(f"{where}: evidence must map the batch's items to excerpts")
     sources = _sources(data.get("sources"), {i.name for i in items}, where)
+    findings = data.get("findings") or {}
+    if not isinstance(findings, dict):
+        raise MemoryFormatError(f"{where}: findings must map item names to lists")
     batch = PendingBatch(
         batch_id,
         items,
@@ -317,6 +345,11 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
         evidence={str(k): tuple(v) for k, v in evidence.items()},
         sources=sources,
         scopes={str(k): USER_SCOPE for k in scopes},
+        findings={
+            str(k): found
+            for k, v in findings.items()
+            if (k in {i.name for i in items} or k == PLAN_FLAG) and (found := findings_from_json(v))
+        },
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
     return SavedBatch(batch, digests, float(saved_at), path)
@@ -386,12 +419,18 @@ def _screened_again(batch: PendingBatch) -> PendingBatch:
     if kept.dropped:
         left = "left out on reopening: " + "; ".join(kept.dropped)
         error = left if error is None else f"{error}; {left}"
+    # Findings, like flags, only add: what screening finds now, then what the file said.
+    findings = {
+        n: tuple(dict.fromkeys((*kept.findings.get(n, ()), *batch.findings_of(n))))
+        for n in [*names, PLAN_FLAG]
+    }
     return replace(
         batch,
         items=kept.items,
         plan=plan,
         origins=origins,
         flags={n: why for n, why in flags.items() if why},
+        findings={n: found for n, found in findings.items() if found},
         redacted=tuple(sorted({*(n for n in batch.redacted if n in names), *kept.redacted})),
         error=error,
     )
@@ -434,18 +473,13 @@ class PendingFiles:
             if not _ID.match(batch.id):
                 raise BatchError(f"batch id {batch.id!r} is not a safe file name")
             self._refuse_odd_directory()
-            data = json.dumps(_to_json(batch, time.time()), sort_keys=True, ensure_ascii=False)
-            if len(data.encode("utf-8")) > _MAX_FILE_BYTES:
+            data = _encoded(batch, time.time())
+            too_large = oversized(batch, data)
+            if too_large is not None:
                 # Never a file no reader takes (listing, reopening and expiry skip it).
-                raise BatchError(
-                    f"batch {batch.id} would be {len(data.encode('utf-8')):,} bytes, over "
-                    f"the {_MAX_FILE_BYTES:,}-byte bound of pending/; decide it here or "
-                    "split it"
-                )
+                raise BatchTooLarge(f"{too_large}; decide it here or split it")
             self.directory.mkdir(parents=True, exist_ok=True)
-            replace_atomic(
-                str(self.directory), f"{batch.id}.json", data.encode("utf-8"), _no_step, "pending"
-            )
+            replace_atomic(str(self.directory), f"{batch.id}.json", data, _no_step, "pending")
             fsync_dir(str(self.directory))
         except (OSError, ValueError, BatchError, MemoryStoreError) as e:
             # ValueError: text that does not encode (ipymemory._encodable keeps it out).
@@ -471,7 +505,7 @@ class PendingFiles:
             return None
         path = self.directory / f"{batch_id}.json"
         try:
-            raw = read_regular(str(path), _MAX_FILE_BYTES, path.name)
+            raw = read_regular(str(path), C.MAX_PENDING_FILE_BYTES, path.name)
             return _from_json(loads(raw.decode("utf-8")), path)
         except (OSError, ValueError, MemoryStoreError):
             return None
@@ -529,7 +563,7 @@ class PendingFiles:
             path = self.directory / name
             try:
                 # Never blocks on a FIFO; a symlink or directory there is refused.
-                raw = read_regular(str(path), _MAX_FILE_BYTES, name)
+                raw = read_regular(str(path), C.MAX_PENDING_FILE_BYTES, name)
                 entry = _from_json(loads(raw.decode("utf-8")), path)
             except (OSError, ValueError, MemoryStoreError) as e:
                 problems.append(f"{path}: unreadable ({e})")

@@ -5,24 +5,29 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
 (``replaces`` its current name, possibly under a new name: a rename), or forgetting one.
 :func:`keep_proposals` then does what SPEC §10 asks, the same way for both:
 
-1. check them against the current set and the user scope's names (an agent neither
-   adds a record named like a user-wide one -- the project's would shadow the user's
-   -- nor changes one), and, where an agent's proposal enters (:func:`parse_items`,
+1. check them against the current set and the user scope's names
+   (:class:`~ipymemory.turn.scopes.AgentNames`, the one check every door asks: an agent
+   neither adds a record named like a user-wide one -- the project's would shadow the
+   user's -- nor changes one; when the user scope cannot be read, each item waits for a
+   person), and, where an agent's proposal enters (:func:`parse_items`,
    the memory tool), their size (:func:`check_size`: at most ``MAX_PROPOSAL_ITEMS``
    items and ``MAX_PROPOSAL_BYTES`` of text): :class:`~ipymemory.errors.ProposalError`
    naming the item and the field; nothing kept;
-2. screen each as origin ``agent`` (SPEC §7, §10): a credential is redacted at once (the
-   credential is never kept) and waits for an explicit choice; an instruction to the
-   assistant waits for a person; in ``auto`` mode so does an item carrying a URL,
-   host, e-mail or IP address, a command or a flag
-   (:func:`~ipymemory.screen.evidence.unsafe_tokens`): another agent's conversation is
-   unseen, nothing can vouch for those (issue 28 item 2). A proposal made inside a
-   turn (the memory tool under ``%%agent``) is judged against that turn's history by
-   the rules of an extracted item instead
-   (``sources``): its origin is decided there -- text taken from tool output is origin
-   ``tool``, held like the extractor's -- and only what the user did not write counts
-   as planted. Forgetting a record always waits for a person (an agent cannot delete
-   memories on its own), and so do updates replacing more than half the set or more
+2. screen each as origin ``agent`` (SPEC §7, §10, §13): a credential is redacted at once
+   (the credential is never kept) and waits for an explicit choice; an instruction to
+   the assistant waits for a person; so does an item the agent rules hold
+   (:mod:`~ipymemory.screen.agent`: a destination in any spelling, a command, a package,
+   a secret, the system prompt, environment files, a rule about answers, a transfer, a
+   language the screen does not read) -- another agent's conversation is unseen,
+   nothing can vouch for those (issues 28 and 39). Each screened item carries the
+   :class:`~ipymemory.screen.rules.Finding` values of the rules that fired (the reply's
+   ``findings``, the batch's). A proposal made inside a turn (the memory tool under
+   ``%%agent``) is judged against that turn's history by the rules of an extracted
+   item too (``sources``): its origin is decided there -- text taken from tool output
+   is origin ``tool``, held like the extractor's -- and what the user wrote in that turn
+   does not count against it (neither for the agent rules nor as planted). Forgetting
+   a record always waits for a person (an agent cannot delete memories on its own),
+   and so do updates replacing more than half the set or more
    than five records -- counted with what auto commits of other agents' proposals
    replaced in the last ``AGENT_UPDATE_WINDOW_SECONDS`` (:func:`recent_agent_updates`),
    so one update per call is held as soon as the calls together pass the line;
@@ -47,7 +52,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .. import _constants as C
-from ..errors import MemoryFormatError, MemoryStoreError, ProposalError
+from ..errors import BatchTooLarge, MemoryFormatError, MemoryStoreError, ProposalError
 from ..screen import (
     Origin,
     Screening,
@@ -58,16 +63,17 @@ from ..screen import (
     screen_batch,
     screen_record,
 )
-from ..screen.evidence import fold_text, plantable_from, unsafe_tokens
+from ..screen.evidence import plantable_from
+from ..screen.rules import Finding, findings_of_reasons, findings_to_json
 from ..sidequery.consolidate import ConsolidationPlan
 from ..sidequery.replies import ITEM_OPTIONAL_KEYS
 from ..store.names import is_valid_name
 from ..store.record import RECORD_FIELDS, MemoryRecord
 from ..store.store import MemoryStore
 from .batch import PLAN_FLAG, PendingBatch, apply_batch
-from .pending import PendingFiles
+from .pending import PendingFiles, oversized
 from .provenance import TurnProvenance
-from .scopes import read_user_scope
+from .scopes import AgentNames
 from .screened import keep_screened
 
 __all__ = [
@@ -82,7 +88,6 @@ __all__ = [
     "parse_items",
     "recent_agent_updates",
     "screen_proposals",
-    "user_wide_names",
 ]
 
 CommitChoice = Literal["review", "auto"]
@@ -137,6 +142,8 @@ class ItemVerdict:
     reasons: tuple[str, ...]
     status: str = "pending"
     replaces: str | None = None
+    #: Which rules fired, on what (issue 39 item 3): the reasons, by rule id.
+    findings: tuple[Finding, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,6 +152,7 @@ class ItemVerdict:
             "replaces": self.replaces,
             "verdict": self.verdict,
             "reasons": list(self.reasons),
+            "findings": findings_to_json(self.findings),
             "status": self.status,
         }
 
@@ -161,6 +169,8 @@ class Screened:
     #: ``agent``, or ``tool`` for a turn's proposal its history shows copied from
     #: tool output (see :func:`screen_proposals`).
     origin: Origin = Origin.AGENT
+    #: Which rules fired, on what (issue 39 item 3).
+    findings: tuple[Finding, ...] = ()
 
     @property
     def held(self) -> bool:
@@ -272,33 +282,27 @@ def check_size(proposals: Sequence[Proposal]) -> None:
 
 
 def _check_against(
-    proposals: Sequence[Proposal],
-    current: Sequence[MemoryRecord],
-    user_wide: Collection[str] = (),
+    proposals: Sequence[Proposal], current: Sequence[MemoryRecord], names: AgentNames
 ) -> None:
     """Refuse proposals that do not fit the current set (names taken or unknown) or
-    touch a user-wide record (``user_wide``: the user scope's names the project lacks)."""
-    names = {record.name for record in current}
-    theirs = set(user_wide) - names
+    touch a user-wide record (``names``, the one check of both scopes)."""
+    taken = {record.name for record in current}
     writes: dict[str, int] = {}
     replaced: dict[str, int] = {}
     for index, proposal in enumerate(proposals):
         at = f"records[{index}]"
-        if proposal.replaces in theirs:
-            raise ProposalError(
-                f"{at}.replaces: {proposal.replaces!r} is a user-wide record (the user's own, "
-                "for every project): an agent does not change it; a person does"
-            )
-        if proposal.record is not None and proposal.record.name in theirs:
-            raise ProposalError(
-                f"{at}.name: {proposal.record.name!r} is a user-wide record (the user's own, "
-                "for every project); a project record of that name would hide it: choose "
-                "another name"
-            )
         if proposal.replaces is not None:
-            if proposal.replaces not in names:
+            refused = names.replace_refusal(proposal.replaces, taken)
+            if refused is not None:
+                raise ProposalError(f"{at}.replaces: {refused}")
+        if proposal.record is not None:
+            refused = names.refusal(proposal.record.name, taken)
+            if refused is not None:
+                raise ProposalError(f"{at}.name: {refused}")
+        if proposal.replaces is not None:
+            if proposal.replaces not in taken:
                 raise ProposalError(
-                    f"{at}.replaces: no current record named {proposal.replaces!r}" + _known(names)
+                    f"{at}.replaces: no current record named {proposal.replaces!r}" + _known(taken)
                 )
             if proposal.replaces in replaced:
                 raise ProposalError(
@@ -309,7 +313,7 @@ def _check_against(
         if proposal.record is None:
             continue
         name = proposal.record.name
-        if name in names and name != proposal.replaces:
+        if name in taken and name != proposal.replaces:
             raise ProposalError(
                 f"{at}.name: {name!r} is already a record; to change it, name it in "
                 "replaces (an update may keep the name)"
@@ -330,23 +334,32 @@ def screen_proposals(
     current: Sequence[MemoryRecord],
     *,
     auto: bool,
+    names: AgentNames,
     held: Mapping[str, Sequence[str]] | None = None,
     sources: Sources | None = None,
-    user_wide: Collection[str] = (),
     recent_updates: Collection[str] = (),
 ) -> list[Screened]:
-    """Check ``proposals`` against ``current`` (and ``user_wide``, the user scope's
-    names) and screen each (see the module docstring): as origin ``agent``, or, given
-    the ``sources`` of the turn it was made in, as an extracted item of that turn
-    would be. ``held`` adds the caller's reasons for a person to look at an item (by its
-    name); ``recent_updates`` are the records other agents' auto commits replaced
-    lately (:func:`recent_agent_updates`), counted by the update guard."""
-    _check_against(proposals, current, user_wide)
+    """Check ``proposals`` against ``current`` and ``names`` (the user scope's, by
+    :meth:`AgentNames.of`: every door asks) and screen each (see the module docstring):
+    as origin ``agent``, or, given the ``sources`` of the turn it was made in, as an
+    extracted item of that turn would be. ``held`` adds the caller's reasons for a
+    person to look at an item (by its name); ``recent_updates`` are the records other
+    agents' auto commits replaced lately (:func:`recent_agent_updates`), counted by the
+    update guard."""
+    _check_against(proposals, current, names)
+    held = _with_unchecked(held, proposals, names)
     taken = {record.name for record in current} | {p.name for p in proposals}
     out: list[Screened] = []
     for index, proposal in enumerate(proposals):
         if proposal.record is None:
-            out.append(Screened(proposal, Verdict.HOLD, (_FORGET_REASON,)))
+            out.append(
+                Screened(
+                    proposal,
+                    Verdict.HOLD,
+                    (_FORGET_REASON,),
+                    findings=(Finding("proposal.forget", proposal.name),),
+                )
+            )
             continue
         screening, planted = _screened_agent(proposal, sources)
         kept = keep_screened([screening], taken - {proposal.record.name})
@@ -355,9 +368,11 @@ def screen_proposals(
             raise ProposalError(f"records[{index}]: holds a credential and {why}; nothing kept")
         record = kept.items[0]
         reasons = kept.flags.get(record.name, ())
+        findings = screening.findings()
         verdict = screening.verdict
         if planted and auto:  # in review a person looks at every item anyway
-            reasons = (*reasons, _planted_reason(planted, sources))
+            why = _planted_reason(planted, sources)
+            reasons, findings = (*reasons, why), (*findings, *findings_of_reasons([why]))
             verdict = Verdict.REDACT if verdict is Verdict.REDACT else Verdict.HOLD
         out.append(
             Screened(
@@ -366,6 +381,7 @@ def screen_proposals(
                 reasons,
                 redacted=record.name in kept.redacted,
                 origin=screening.origin,
+                findings=findings,
             )
         )
     replacing = {p.replaces for p in proposals if p.replaces is not None}
@@ -377,10 +393,33 @@ def screen_proposals(
             + (f"({lately} replaced by other agents' auto commits lately) " if lately else "")
             + "(more than half the set, or more than five)"
         )
-        out = [replace(s, reasons=(*s.reasons, why)) if s.proposal.replaces else s for s in out]
+        out = [_with_reasons(s, [why]) if s.proposal.replaces else s for s in out]
     if held:
-        out = [replace(s, reasons=(*s.reasons, *held.get(s.proposal.name, ()))) for s in out]
+        out = [_with_reasons(s, held.get(s.proposal.name, ())) for s in out]
     return out
+
+
+def _with_unchecked(
+    held: Mapping[str, Sequence[str]] | None, proposals: Sequence[Proposal], names: AgentNames
+) -> Mapping[str, Sequence[str]] | None:
+    """``held`` and, when the user's names are unknown now, that reason for each item
+    written (a person looks before it can hide a user-wide record)."""
+    if names.hold is None:
+        return held
+    out = {name: tuple(why) for name, why in (held or {}).items()}
+    for proposal in proposals:
+        if proposal.record is not None:
+            out[proposal.name] = (*out.get(proposal.name, ()), names.hold)
+    return out
+
+
+def _with_reasons(screened: Screened, reasons: Sequence[str]) -> Screened:
+    """``screened`` with the caller's ``reasons`` for a person to look, and their rules."""
+    return replace(
+        screened,
+        reasons=(*screened.reasons, *reasons),
+        findings=(*screened.findings, *findings_of_reasons(reasons)),
+    )
 
 
 def _screened_agent(proposal: Proposal, sources: Sources | None) -> tuple[Screening, list[str]]:
@@ -389,13 +428,16 @@ def _screened_agent(proposal: Proposal, sources: Sources | None) -> tuple[Screen
     record = proposal.record
     assert record is not None
     text = f"{record.description}\n{record.body}"
-    if sources is None:  # another agent's conversation: unseen
-        return screen_record(record, Origin.AGENT), list(unsafe_tokens(fold_text(text)))
+    if sources is None:  # another agent's conversation: unseen (the agent rules decide)
+        return screen_record(record, Origin.AGENT), []
     evidence = {record.name: proposal.evidence} if proposal.evidence else None
     (screening,) = screen_batch([record], sources, evidence=evidence)
-    # Decided on the turn's history, never more trusted than another agent's item.
+    # Decided on the turn's history, never more trusted than another agent's item; the
+    # agent rules apply, less what the user wrote themselves.
     origin = least_trusted((screening.origin, Origin.AGENT))
-    screening = replace(screening, origin=origin)
+    screening = screen_record(
+        record, origin, screening.decision, from_agent=True, said=sources.user
+    )
     planted = [] if origin is Origin.TOOL else plantable_from(text, sources)
     return screening, planted
 
@@ -468,7 +510,19 @@ def assemble_batch(
             s.proposal.name: str(s.proposal.replaces) for s in written if s.proposal.replaces
         },
         evidence={s.proposal.name: s.proposal.evidence for s in written if s.proposal.evidence},
+        findings=_findings(written, forgets),
     )
+
+
+def _findings(
+    written: Sequence[Screened], forgets: Sequence[Screened]
+) -> dict[str, tuple[Finding, ...]]:
+    """The batch's findings by item name (the plan's under ``PLAN_FLAG``)."""
+    out = {s.proposal.name: s.findings for s in written if s.held and s.findings}
+    plan = tuple(f for s in forgets for f in s.findings)
+    if plan:
+        out[PLAN_FLAG] = plan
+    return out
 
 
 def verdicts(screened: Sequence[Screened], status: str) -> list[ItemVerdict]:
@@ -480,6 +534,7 @@ def verdicts(screened: Sequence[Screened], status: str) -> list[ItemVerdict]:
             s.reasons,
             status,
             s.proposal.replaces,
+            s.findings,
         )
         for s in screened
     ]
@@ -500,16 +555,18 @@ def keep_proposals(
     provenance: TurnProvenance,
     batch_id: str | None = None,
     files: PendingFiles | None = None,
+    user_store: MemoryStore | None,
     held: Mapping[str, Sequence[str]] | None = None,
-    user_store: MemoryStore | None = None,
 ) -> ProposalOutcome:
     """Screen ``proposals`` and keep them as one pending batch (``batch_id``, default a
     new one; the same id replaces that batch's file); in ``auto`` mode commit the
     clean ones first. ``held``: the caller's reasons, per item name, for a person to
     decide it (e.g. a sync's conflict): such an item waits in any mode. ``user_store``:
-    the user scope, whose names an agent's items may not take. Raises
+    the user scope, whose names an agent's items may not take (None: off, or the items
+    go to the user scope itself; every door says which). Raises
     :class:`ProposalError` for proposals that do not fit (nothing kept) and the store's
-    errors when the set cannot be read."""
+    errors when the set cannot be read; :class:`BatchTooLarge` (nothing kept) when they
+    would not fit one file of ``pending/``."""
     if commit not in COMMIT_CHOICES:
         raise ProposalError(f"commit must be one of {', '.join(COMMIT_CHOICES)}, got {commit!r}")
     files = files if files is not None else PendingFiles(store.root)
@@ -519,13 +576,19 @@ def keep_proposals(
         proposals,
         current,
         auto=auto,
+        names=AgentNames.of(user_store),
         held=held,
-        user_wide=user_wide_names(user_store),
         recent_updates=recent_agent_updates(store) if auto else (),
     )
     batch_id = batch_id or new_batch_id()
     now = [s for s in screened if not s.held] if commit == "auto" else []
     later = [s for s in screened if s not in now]
+    if now and later:  # what waits must fit pending/ before anything is committed
+        too_large = oversized(
+            assemble_batch(later, current, batch_id=batch_id, provenance=provenance)
+        )
+        if too_large is not None:
+            raise BatchTooLarge(f"{too_large}; propose fewer at a time")
     committed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     error = None
@@ -547,19 +610,12 @@ def keep_proposals(
         return ProposalOutcome(None, committed, removed, tuple(items), commit, error, done_id)
     pending = assemble_batch(later, current, batch_id=batch_id, provenance=provenance)
     if not files.save(pending):
-        failure = files.last_failure
-        raise ProposalError(files.last_error or f"batch {batch_id} could not be kept") from (
-            None if failure is None else failure.error
-        )
+        cause = None if files.last_failure is None else files.last_failure.error
+        # Too large: nothing was committed (what waits was checked first, or the
+        # commit was refused and all of it waits).
+        refusal = BatchTooLarge if isinstance(cause, BatchTooLarge) else ProposalError
+        raise refusal(files.last_error or f"batch {batch_id} could not be kept") from cause
     return ProposalOutcome(batch_id, committed, removed, tuple(items), commit, error, done_id)
-
-
-def user_wide_names(user_store: MemoryStore | None) -> frozenset[str]:
-    """The user scope's names (empty when it is off or cannot be read now)."""
-    if user_store is None:
-        return frozenset()
-    entries, _error = read_user_scope(user_store)
-    return frozenset(entry.record.name for entry in entries)
 
 
 def join_batches(
@@ -592,5 +648,9 @@ def join_batches(
         replaces={**{n: r for n, r in batch.replaces.items() if n in kept}, **agent.replaces},
         evidence={**{n: e for n, e in batch.evidence.items() if n in kept}, **agent.evidence},
         scopes={**{n: v for n, v in batch.scopes.items() if n in kept}, **agent.scopes},
+        findings={
+            **{n: f for n, f in batch.findings.items() if n in kept or n == PLAN_FLAG},
+            **agent.findings,
+        },
     )
     return joined, None

@@ -18,8 +18,16 @@ from typing import Any, cast
 from .. import _constants as C
 from .._encodable import encodable_data
 from .._secrets import redact, redact_data
+from ..screen.rules import Finding
 
-__all__ = ["AGENT_VIAS", "DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
+__all__ = [
+    "AGENT_VIAS",
+    "DEFAULT_ORIGIN",
+    "TurnProvenance",
+    "batch_source",
+    "commit_meta",
+    "fit_provenance",
+]
 
 #: ``via`` of the batches other agents propose (SPEC §10): the MCP server, the memory
 #: tool used on its own (under ``%%agent`` its proposals join the turn's batch), and
@@ -69,6 +77,18 @@ class TurnProvenance:
         }
 
 
+def batch_source(provenance: TurnProvenance | None) -> str | None:
+    """Where a batch came from, as listings say it, when not from a notebook's turn:
+    ``from another agent (mcp)`` (SPEC §10), ``from the chat ideas.chat`` (the
+    ``@ipymemory`` persona's turn names its chat); None otherwise."""
+    if provenance is None:
+        return None
+    if provenance.via in AGENT_VIAS:
+        return f"from another agent ({provenance.via})"
+    chat = provenance.caller.get("chat")
+    return f"from the chat {chat}" if isinstance(chat, str) and chat else None
+
+
 def commit_meta(
     provenance: TurnProvenance | None,
     added: Sequence[str],
@@ -81,6 +101,7 @@ def commit_meta(
     origins: Mapping[str, str],
     evidence: Mapping[str, Sequence[str]] | None = None,
     sources: Mapping[str, Mapping[str, str]] | None = None,
+    findings: Mapping[str, Sequence[Finding]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The journal's ``actor`` and per-added-name ``provenance`` for one batch commit.
 
@@ -92,7 +113,9 @@ def commit_meta(
     (see :func:`fit_provenance`), the extractor's ``evidence`` for it when it gave
     some (SPEC §9: redacted, in the journal only, never in the record file), and the
     files it depends on with their sha256 as read (``files_sha256``, SPEC §11; from
-    ``sources``, absent when unknown -- not every file the turn read).
+    ``sources``, absent when unknown -- not every file the turn read), and the screening
+    rules that fired on it, with their evidence (``findings``, issue 39: an item a
+    person accepted although screening held it says why it was held).
     """
     # A question may hold a credential: it never reaches the journal (SPEC §7).
     turn = dict(cast("dict[str, Any]", redact_data(provenance.to_json()))) if provenance else {}
@@ -119,6 +142,9 @@ def commit_meta(
         kept = _bounded_hashes(hashes)
         if name in out and kept:
             out[name]["files_sha256"] = kept
+    for name, fired in (findings or {}).items():
+        if name in out and fired:
+            out[name]["findings"] = [f.to_json() for f in fired[: C.PROVENANCE_FINDINGS]]
     return actor, out
 
 

@@ -35,6 +35,7 @@ from ..screen import (
     screen_record,
 )
 from ..screen.dependence import file_outputs, item_sources
+from ..screen.rules import Finding
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
 from .batch import PLAN_FLAG, PendingBatch
@@ -70,6 +71,8 @@ class ScreenedItems:
     sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     #: A redacted item whose name changed: kept name -> the name it was proposed under.
     renamed: Mapping[str, str] = field(default_factory=dict)
+    #: Issue 39 item 3: per flagged item, which rules fired and on what.
+    findings: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict)
 
     @property
     def held(self) -> tuple[str, ...]:
@@ -124,6 +127,7 @@ def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedI
     dropped: list[str] = []
     decisions: dict[str, OriginDecision] = {}
     renamed: dict[str, str] = {}
+    findings: dict[str, tuple[Finding, ...]] = {}
     used = set(taken) | {screening.name for screening in screenings}
     for screening in screenings:
         record = screening.record
@@ -146,8 +150,16 @@ def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedI
             decisions[record.name] = screening.decision
         if screening.needs_person:
             flags[record.name] = screening.reasons()
+            findings[record.name] = screening.findings()
     return ScreenedItems(
-        tuple(kept), origins, flags, tuple(redacted), tuple(dropped), decisions, renamed=renamed
+        tuple(kept),
+        origins,
+        flags,
+        tuple(redacted),
+        tuple(dropped),
+        decisions,
+        renamed=renamed,
+        findings=findings,
     )
 
 

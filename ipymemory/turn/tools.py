@@ -362,7 +362,7 @@ def _rest_digest(fd: int, head: bytes) -> str | None:
     """The sha256 of the whole file: ``head`` (what was read) and the rest of ``fd``;
     None past ``SOURCE_HASH_LIMIT`` bytes (too big to hash on every check)."""
     limit = C.SOURCE_HASH_LIMIT
-    if len(head) > limit:
+    if len(head) > limit or os.fstat(fd).st_size > limit:  # too big: read no further
         return None
     digest = hashlib.sha256(head)
     size = len(head)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..screen.rules import Finding, findings_to_json
 from ..store.record import MemoryRecord
 from ..turn.batch import PLAN_FLAG, USER_SCOPE, BatchStatus, commit_effect, holdable
 from ..turn.provenance import AGENT_VIAS
@@ -33,15 +34,19 @@ _REVIEW_HINT = "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %
 # What a saved notebook shows for a batch still pending when it was saved: its kernel
 # (and the live widget) may be gone, the batch itself is kept in .memory/pending/.
 _RESUME_HINT = (
-    "Pending: nothing was written. Decide it with the widget or {review}; after a "
+    "{lead} Decide it with the widget or {review}; after a "
     "kernel restart, %memory pending lists it and %memory pending --open {id} reopens it."
 )
 
 _DECIDE_HINT = (
-    "Pending: nothing was written. Decide it: ipymemory commit --batch {id} "
+    "{lead} Decide it: ipymemory commit --batch {id} "
     "[--reject NAME …] [--accept NAME …] [--redacted NAME …] [--no-plan | --accept-plan], "
     "or ipymemory discard --batch {id}"
 )
+# What a pending batch has written so far: nothing, or (a commit that left the held
+# items pending, issue 43) nothing of what is still in it.
+_NOTHING_YET = "Pending: nothing was written."
+_REST_WAITS = "The held items wait in the same batch: nothing of them was written."
 
 _ITEM_COLUMNS = (
     ("decision", "Decision"),
@@ -202,9 +207,19 @@ class BatchView(StaticView):
         proposer: str | None = None,
         command_line: bool = False,
         held: Collection[str] = (),
+        findings: Mapping[str, Sequence[Finding]] | None = None,
+        present: Collection[str] = (),
+        later: str | None = None,
     ) -> None:
         self.items = tuple(items)
+        #: Issue 39: per flagged item (or the plan), which rules fired and on what.
+        self.findings = {name: tuple(found) for name, found in (findings or {}).items()}
         self.held = frozenset(held)
+        #: Accepted items memory already held as proposed: nothing was written for them.
+        self.present = tuple(present)
+        #: How a command in a later cell decided this batch ("Committed: …"): where it
+        #: was proposed, the view still reads as the proposal, then says so (issue 43).
+        self.later = later
         #: Shown on the command line: the hint names its commands, not the notebook's.
         self.command_line = command_line
         #: Who proposed the batch when not a turn's extractor (another agent: "mcp", …).
@@ -266,6 +281,8 @@ class BatchView(StaticView):
             proposer=agent_proposer(batch),
             command_line=command_line,
             held=held,
+            findings=batch.all_findings(),
+            present=batch.present,
         )
 
     def net_line(self) -> str | None:
@@ -295,6 +312,9 @@ class BatchView(StaticView):
         for name, why in self.flags.items():
             label = "redacted" if name in self.redacted else "held for review"
             lines.append(f"\u26a0 {name} ({label}): {'; '.join(why)}")
+            found = self.findings.get(name)
+            if found:
+                lines.append("    rules: " + "; ".join(f.describe() for f in found))
         front = "ipymemory" if self.command_line else "%memory"
         where = f" --batch {self.batch_id}" if self.command_line and self.batch_id else ""
         if self.redacted and self.status.open:
@@ -321,18 +341,24 @@ class BatchView(StaticView):
             return "discarded"
         if name in self.rejected:
             return "rejected"
+        if name in self.present:
+            return "already there"
         return "written" if name in self.committed else "merged"
 
     def hint(self) -> str | None:
-        """How to decide a batch still pending (None once decided)."""
+        """How to decide a batch still pending (None once decided); for a proposal a
+        later cell decided, what it decided."""
+        if self.later:
+            return f"Proposed here; decided later, in another cell: {self.later}"
         if not self.status.open:
             return None
+        lead = _REST_WAITS if self.committed or self.present else _NOTHING_YET
         if self.command_line and self.batch_id is not None:
-            return _DECIDE_HINT.format(id=self.batch_id)
+            return _DECIDE_HINT.format(lead=lead, id=self.batch_id)
         review = "%memory commit [--reject NAME …] [--no-plan] / %memory discard"
         if self.batch_id is None:
             return _REVIEW_HINT
-        return _RESUME_HINT.format(review=review, id=self.batch_id)
+        return _RESUME_HINT.format(lead=lead, review=review, id=self.batch_id)
 
     def _item_rows(self) -> list[dict[str, str]]:
         return [{"decision": self.decision(r.name), **r.to_json()} for r in self.items]
@@ -359,8 +385,19 @@ class BatchView(StaticView):
             "consolidation": None if self.plan is None else self.plan.plan_json(),
             # (additive, only when screening flagged something: SPEC §7)
             **({"flags": {n: list(why) for n, why in self.flags.items()}} if self.flags else {}),
+            # (additive, issue 39: the rules that fired, with their evidence)
+            **(
+                {"findings": {n: findings_to_json(f) for n, f in self.findings.items()}}
+                if self.findings
+                else {}
+            ),
             **({"redacted": sorted(self.redacted)} if self.redacted else {}),
             "committed": list(self.committed),
+            # (additive, issue 43) what the text and HTML forms say beside the table, as
+            # they say it: updates, items kept user-wide, flags; and the outcome.
+            "notes": [*self.update_lines(), *self.scope_lines(), *self.flag_lines()],
+            "outcome": self._outcome(),
+            **({"present": list(self.present)} if self.present else {}),
             "error": self.error,
             "id": self.batch_id,
             "hint": self.hint(),
@@ -379,17 +416,28 @@ class BatchView(StaticView):
         if self.plan is not None:
             # An on-demand consolidation extracts nothing: do not lead with "0 extracted".
             what = f"{what} + a consolidation plan" if n else "a consolidation plan"
-        return f"Memory batch ({self.status}): {what}"
+        status = "proposed here" if self.later else self.status
+        return f"Memory batch ({status}): {what}"
 
     def _outcome(self) -> str | None:
+        already = (
+            f"already in memory as proposed, not written again: {', '.join(self.present)}"
+            if self.present
+            else None
+        )
+        if self.status is BatchStatus.COMMITTED and already and not self.committed:
+            return f"Nothing written: {already}."
         if self.status is BatchStatus.COMMITTED:
-            return "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
+            done = "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
+            return f"{done}; {already}" if already else done
         if self.status is BatchStatus.DISCARDED:
             return "Discarded: nothing was written."
-        if self.committed:  # a commit left the held items pending here
-            return (
-                f"Committed: {', '.join(self.committed)}; still held for review (pending): "
-                + ", ".join(r.name for r in self.items)
+        if self.committed or already:  # a commit left the held items pending here
+            wrote = f"Committed: {', '.join(self.committed)}" if self.committed else None
+            said = "; ".join(part for part in (wrote, already) if part)
+            said = said[:1].upper() + said[1:]
+            return f"{said}; still held for review (pending): " + ", ".join(
+                r.name for r in self.items
             )
         return None
 

@@ -1,7 +1,8 @@
 """The follow log as a table (``ipymemory followed``, ``%memory followed``; SPEC §14).
 
-Per memory, over every judged turn the log keeps: how many answers followed it, did not,
-did not touch it, and the newest miss's reason. A memory whose answers never followed it
+Per memory, over every checked turn the log keeps: how many answers followed it, did not,
+did not touch it or could not be judged (the check's side-query failed), and the newest
+miss's reason. A memory whose answers never followed it
 but missed it at least twice is flagged: worth rewording (or forgetting).
 """
 
@@ -29,6 +30,7 @@ class FollowLogRow:
     untouched: int
     last_miss: str | None
     current: bool  # the record is in the set now
+    unjudged: int = 0  # turns whose check could not judge it (its side-query failed)
 
     @property
     def reword(self) -> bool:
@@ -41,6 +43,7 @@ class FollowLogRow:
             "follows": self.follows,
             "contradicts": self.contradicts,
             "untouched": self.untouched,
+            "unjudged": self.unjudged,
             "last_miss": self.last_miss,
             "current": self.current,
             "reword": self.reword,
@@ -69,6 +72,8 @@ class FollowLogView(StaticView):
 
     def _said(self, row: FollowLogRow) -> str:
         said = f"followed {row.follows}, not followed {row.contradicts}, untouched {row.untouched}"
+        if row.unjudged:
+            said += f", not judged {row.unjudged}"
         if row.last_miss:
             said += f" (last miss: it {row.last_miss})"
         if not row.current:

@@ -7,10 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..turn.provenance import AGENT_VIAS
 from ._static import StaticView, esc, plain_table, record_rows_html
 
-__all__ = ["DECIDE_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]
+__all__ = ["DECIDE_HINT", "LIVE_HINT", "MIXED_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]
 
 _COLUMNS = (
     ("id", "Batch"),
@@ -20,6 +19,17 @@ _COLUMNS = (
     ("expires", "Expires"),
 )
 OPEN_HINT = "Reopen one for review: %memory pending --open ID"
+#: When every batch listed is already open in this kernel (issue 44: reopening one is no
+#: step to take): decide it under its turn, or by id.
+LIVE_HINT = (
+    "Decide one in its review under the turn, or: %memory commit --batch ID "
+    "[--reject NAME …], %memory discard --batch ID"
+)
+#: Some are this kernel's, some saved by another or an earlier kernel.
+MIXED_HINT = (
+    "Saved ones: reopen for review with %memory pending --open ID; this kernel's: decide "
+    "in the review under the turn, or %memory commit --batch ID"
+)
 #: The command line's hint: it decides batches rather than reopening them.
 DECIDE_HINT = (
     "Decide one: ipymemory commit --batch ID [--reject NAME …] [--accept NAME …] "
@@ -41,11 +51,13 @@ class PendingEntry:
     expires_at: float | None = None
     change: str | None = None  # an undo/restore proposal: its title
     via: str | None = None  # who proposed it when not a turn: "mcp", "memory-tool", …
+    # Where it came from when not a notebook's turn (turn.provenance.batch_source).
+    source: str | None = None
 
     def what(self) -> str:
         parts = [self.change] if self.change else []
-        if self.via in AGENT_VIAS:
-            parts.append(f"from another agent ({self.via})")
+        if self.source:
+            parts.append(self.source)
         if self.names:
             parts.append(", ".join(self.names))
         if self.plan:
@@ -59,6 +71,7 @@ class PendingEntry:
             "plan": self.plan,
             "change": self.change,
             "via": self.via,
+            "source": self.source,
             "live": self.live,
             "saved_at": _iso(self.saved_at),
             "expires_at": _iso(self.expires_at),

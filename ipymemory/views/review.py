@@ -17,13 +17,14 @@ batch (``%memory commit`` without ``--accept``) locks the items it decided.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import ipywidgets as w
 from IPython.display import DisplayHandle
 
 from ..errors import BatchError, MemoryStoreError
+from ..screen.rules import Finding
 from ..store.record import MemoryRecord
 from ..turn.batch import (
     PLAN_FLAG,
@@ -154,6 +155,13 @@ class BatchReview(StaticBundleBox):
         self._session = session
         self._registry = session.batch_registry
         self.batch = self._registry.lookup(batch)
+        #: The batch as proposed here, and whether these buttons are deciding it now: a
+        #: batch a later cell decides (%memory commit) leaves this cell reading as the
+        #: proposal, saying what was decided later (issue 43).
+        self._proposed = self.batch
+        self._deciding = False
+        self._decided_elsewhere = False
+        self._when_decided: list[Callable[[], None]] = []
         self.error: str | None = None
         self._handles: list[DisplayHandle] = []
 
@@ -198,6 +206,9 @@ class BatchReview(StaticBundleBox):
                 self.plan_decision.value = REJECT
                 why = "; ".join(plan_flags)
                 parts.append(html_text(f"\u26a0 Held for review: {why}", cls="ipm-error"))
+                rules = _rules_html(batch.findings_of(PLAN_FLAG))
+                if rules:
+                    parts.append(html_block(rules))
             self.plan_decision.observe(lambda _c: self._update_summary(), names="value")
             if batch.items:  # (a plan alone is already named by the headline)
                 effect = _plan_effect(plan)
@@ -294,6 +305,7 @@ class BatchReview(StaticBundleBox):
             if latest.error:
                 self._refused(latest.error)
             return
+        self._decided_elsewhere = not self._deciding
         self._stop_observing()
         self._show_outcome()
 
@@ -357,7 +369,12 @@ class BatchReview(StaticBundleBox):
             if name in self.batch.redacted
             else "Held for review"
         )
-        return update + f'<div class="ipm-error">\u26a0 {esc(what)}: {esc("; ".join(why))}</div>'
+        rules = _rules_html(self.batch.findings_of(name))
+        return (
+            update
+            + f'<div class="ipm-error">\u26a0 {esc(what)}: {esc("; ".join(why))}</div>'
+            + rules
+        )
 
     @property
     def redacted_chosen(self) -> tuple[str, ...]:
@@ -439,6 +456,7 @@ class BatchReview(StaticBundleBox):
             self._commit(tuple(dict.fromkeys((*self.rejected, *self.clashes))))
 
     def _commit(self, reject: tuple[str, ...]) -> None:
+        self._deciding = True
         try:
             result = self._session.commit(
                 self.batch,
@@ -455,6 +473,8 @@ class BatchReview(StaticBundleBox):
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e))
             return
+        finally:
+            self._deciding = False
         if result.error:
             self._refused(result.error)
 
@@ -462,16 +482,21 @@ class BatchReview(StaticBundleBox):
         """Drop the batch: nothing is written."""
         if not self.batch.open:
             return
+        self._deciding = True
         try:
             self._session.discard(self.batch)
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e), action="Discard")
+        finally:
+            self._deciding = False
 
     # --- showing ------------------------------------------------------------------------
 
     def _outcome(self) -> str:
         if self.status is BatchStatus.DISCARDED:
             return "Discarded: nothing was written."
+        if self.batch.present and not self.committed:
+            return BatchView.of(self.batch)._outcome() or "Nothing written."
         msg = "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
         if self.removed:
             msg += "; replaced: " + ", ".join(self.removed)
@@ -531,8 +556,15 @@ class BatchReview(StaticBundleBox):
         bundle = self.static_view().bundle()
         for handle in self._handles:
             update_bundle(handle, bundle, outcome=True)
+        for hook in self._when_decided:
+            hook()
 
     def static_view(self) -> StaticView:
+        if not self.batch.open and self._decided_elsewhere:
+            # Where it was proposed: the proposal, then what a later cell decided.
+            view = BatchView.of(self._proposed)
+            view.later = BatchView.of(self.batch)._outcome() or str(self.batch.status)
+            return view
         if not self.batch.open:
             return BatchView.of(self.batch)
         # Pending: the choices as they stand in the widget.
@@ -558,7 +590,23 @@ class BatchReview(StaticBundleBox):
         if handle is not None:
             self.shown_in(handle)
 
+    def on_decided(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` once the batch is decided (here or elsewhere): whoever shows
+        this widget among other outputs redraws them with its outcome."""
+        self._when_decided.append(hook)
+
     def shown_in(self, handle: DisplayHandle) -> None:
         """This widget is what ``handle``'s output shows (put there by its owner, e.g. a
         turn's memory work after the cell ended): the outcome replaces it too."""
         self._handles.append(handle)
+
+
+def _rules_html(findings: Sequence[Finding]) -> str:
+    """The rules that fired on an item, each with its evidence (issue 39 item 3)."""
+    if not findings:
+        return ""
+    rows = "".join(
+        f"<li><code>{esc(f.rule_id)}</code>{': ' + esc(f.evidence) if f.evidence else ''}</li>"
+        for f in findings
+    )
+    return f'<ul class="ipm-rules">{rows}</ul>'

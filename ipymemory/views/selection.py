@@ -29,7 +29,7 @@ class SelectionView(StaticView):
     side model's pick adds to them (``added``, issue 40: it joins a later request; a
     ``pick`` that failed says why in ``pick_reason``).
 
-    ``compact`` gives the one-line "memories used" form shown under an agent answer.
+    ``compact`` gives the one-line "memories injected" form shown under an agent answer.
     ``model`` (the side model that chose, if it did) and ``directory`` (where the
     records live) complete the command line's form.
     """
@@ -62,6 +62,8 @@ class SelectionView(StaticView):
         self.added = tuple(added)
         self.model = model if "model" in (source, pick) else None
         self.directory = directory
+        #: Record files that do not load, left out of the choice (said beside it).
+        self.unreadable: str | None = None
 
     @classmethod
     def of(
@@ -110,6 +112,7 @@ class SelectionView(StaticView):
             "model_pick": self.pick,
             "model_added": self._rows(self.added),
             "model_reason": self.pick_reason,
+            **({"unreadable": self.unreadable} if self.unreadable else {}),
         }
 
     @staticmethod
@@ -126,7 +129,9 @@ class SelectionView(StaticView):
             how = "the model found none relevant"
         if not self.used:
             how = "memory off"
-        return f"Memories used: {names} ({how})"
+        # Under an answer: what its request carried (issue 44: "used" claimed more).
+        said = "Memories injected" if self.compact else "Memories selected"
+        return f"{said}: {names} ({how})"
 
     def _pick_line(self) -> str | None:
         """What the side model's pick brought, when it was asked."""
@@ -145,6 +150,8 @@ class SelectionView(StaticView):
             lines.append(pick)
         if self.reason:
             lines.append(f"Why: {self.reason}")
+        if self.unreadable:
+            lines.append(f"Warning: {self.unreadable}")
         if not self.compact:
             lines.insert(0, f"Query: {self.query}")
             if self.records or self.added:
@@ -152,8 +159,13 @@ class SelectionView(StaticView):
                 lines.append(plain_table(rows, [label for _, label in _COLUMNS]))
         return "\n".join(lines)
 
+    def cli_warnings(self) -> tuple[str, ...]:
+        return (self.unreadable,) if self.unreadable else ()
+
     def cli_text(self) -> str:
-        if self.source == "model":
+        if self.source == "model" and not self.records:
+            head = f"nothing selected: the model ({self.model}) found none relevant"
+        elif self.source == "model":
             head = f"selected by the model ({self.model})"
         elif self.source == "fallback":
             reason = " ".join((self.reason or "").split())
@@ -185,6 +197,8 @@ class SelectionView(StaticView):
             parts.append(f'<div data-pick="{esc(self.pick or "")}">{esc(pick)}</div>')
         if self.reason:
             parts.append(f'<div class="ipm-note">Why: {esc(self.reason)}</div>')
+        if self.unreadable:
+            parts.append(f'<div class="ipm-error">{esc(self.unreadable)}</div>')
         if not self.compact:
             parts.insert(0, f"<div>Query: {esc(self.query)}</div>")
             if self.records or self.added:

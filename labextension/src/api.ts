@@ -27,6 +27,8 @@ export interface IPendingBatch {
   readonly plan: string | null;
   /** The agent that proposed it ("mcp", "memory-tool"), or null for a notebook turn's. */
   readonly agent: string | null;
+  /** Where it came from in words ("from the chat ideas.chat"), or null for a notebook's. */
+  readonly source: string | null;
 }
 
 /** The user scope (SPEC §11: the user's own memory, shared across projects). */
@@ -99,7 +101,8 @@ function parseListing(directory: string, payload: unknown, status: number): IMem
       id: asText(batch.id),
       names: asList(batch.names).map(asText),
       plan: batch.plan ? asText(batch.plan) : null,
-      agent: batch.agent ? asText(batch.agent) : null
+      agent: batch.agent ? asText(batch.agent) : null,
+      source: batch.source ? asText(batch.source) : null
     };
   });
   return {
@@ -190,10 +193,25 @@ export interface IReviewItem {
   readonly redacted: boolean;
   /** Why screening wants a person for it (empty when it does not). */
   readonly reasons: ReadonlyArray<string>;
+  /** Which screening rules fired, each with its evidence (issue 39). */
+  readonly findings: ReadonlyArray<IFinding>;
   /** The current record it updates (SPEC §9), or null. */
   readonly replaces: string | null;
   /** Committed to the user scope (SPEC §11) rather than the project. */
   readonly userWide: boolean;
+}
+
+/** A screening rule that fired on an item: its id and what it fired on. */
+export interface IFinding {
+  readonly rule: string;
+  readonly evidence: string;
+}
+
+function parseFindings(value: unknown): ReadonlyArray<IFinding> {
+  return asList(value).map(entry => {
+    const finding = asObject(entry);
+    return { rule: asText(finding.rule), evidence: asText(finding.evidence ?? '') };
+  });
 }
 
 /** A batch's consolidation plan under review. */
@@ -203,6 +221,7 @@ export interface IReviewPlan {
   /** Held by screening: applied only when ticked. */
   readonly held: boolean;
   readonly reasons: ReadonlyArray<string>;
+  readonly findings: ReadonlyArray<IFinding>;
 }
 
 /** One pending batch for review (`GET …/pending?path=<dir>&batch=<id>`); `error` is set
@@ -247,6 +266,7 @@ function parseReview(batchId: string, payload: unknown, status: number): IBatchR
   const data = asObject(payload);
   const view = asObject(data.batch);
   const flags = asObject(view.flags);
+  const findings = asObject(view.findings);
   const redacted = new Set(asList(view.redacted).map(asText));
   const held = new Set(asList(data.held).map(asText));
   const items = asList(view.items).map(entry => {
@@ -260,6 +280,7 @@ function parseReview(batchId: string, payload: unknown, status: number): IBatchR
       held: held.has(name),
       redacted: redacted.has(name),
       reasons: asList(flags[name]).map(asText),
+      findings: parseFindings(findings[name]),
       replaces: item.replaces ? asText(item.replaces) : null,
       userWide: item.scope === 'user'
     };
@@ -273,7 +294,8 @@ function parseReview(batchId: string, payload: unknown, status: number): IBatchR
           return { name: asText(record.name), description: asText(record.description) };
         }),
         held: data.plan_held === true,
-        reasons: asList(data.plan_reasons).map(asText)
+        reasons: asList(data.plan_reasons).map(asText),
+        findings: parseFindings(findings['(consolidation plan)'])
       }
     : null;
   let error = data.error ? asText(data.error) : null;

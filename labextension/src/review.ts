@@ -7,7 +7,7 @@
  * plan: a tick is the explicit choice that commits it. Everything unticked is rejected.
  * All text comes from memory content, so it only reaches the page as text.
  */
-import { IBatchReview, IDecision, IDecisionReply, IReviewItem } from './api';
+import { IBatchReview, IDecision, IDecisionReply, IFinding, IReviewItem } from './api';
 import { element, errorBox } from './views';
 
 export interface IReviewOptions {
@@ -143,6 +143,7 @@ export class BatchReviewForm {
       const kind = item.redacted ? 'redacted, commit only by choice' : 'held for review';
       const why = item.reasons.length ? `: ${item.reasons.join('; ')}` : '';
       row.appendChild(element('div', 'jp-ipymemory-review-reasons', `\u26a0 ${kind}${why}`));
+      row.appendChild(findingsList(item.findings));
     }
     return row;
   }
@@ -163,6 +164,7 @@ export class BatchReviewForm {
     if (plan.held) {
       const why = plan.reasons.length ? `: ${plan.reasons.join('; ')}` : '';
       row.appendChild(element('div', 'jp-ipymemory-review-reasons', `\u26a0 held for review${why}`));
+      row.appendChild(findingsList(plan.findings));
     }
     return row;
   }
@@ -222,4 +224,18 @@ export class BatchReviewForm {
   private _summary: HTMLElement | null = null;
   private _outcome: HTMLElement | null = null;
   private _decided = false;
+}
+
+/** The screening rules that fired on an item, each with its evidence (issue 39). */
+function findingsList(findings: ReadonlyArray<IFinding>): HTMLElement {
+  const list = element('ul', 'jp-ipymemory-review-rules');
+  for (const finding of findings) {
+    const row = element('li', 'jp-ipymemory-review-rule');
+    row.appendChild(element('code', undefined, finding.rule));
+    if (finding.evidence) {
+      row.appendChild(document.createTextNode(`: ${finding.evidence}`));
+    }
+    list.appendChild(row);
+  }
+  return list;
 }

@@ -1,0 +1,234 @@
+"""An agent's item is allowed by what it carries, not denied by its wording (issue 39).
+
+Another agent's item (MCP ``memory_propose``, the memory tool, a pulled memory store, an
+import) is screened by :func:`agent_findings`, applied by
+:func:`~ipymemory.screen.screening.screen_record` to every item of origin ``agent`` --
+one function, so a new door that marks its items ``agent`` cannot forget it. In ``auto``
+mode such an item commits at once only when none of these rules fires (each has an id,
+a row in ``rules.yaml`` and its own examples):
+
+* ``agent.destination`` -- a URL, host, e-mail or IP address in any spelling
+  (:mod:`~ipymemory.screen.destinations`: the Public Suffix List, every IP notation,
+  defanged and spaced forms);
+* ``agent.command`` -- a command line, shell syntax, an executable or a script to run
+  (:mod:`~ipymemory.screen.shell`). A command the agent states as a project fact ("tests
+  run with ``pytest -q``") waits too: it becomes something the assistant runs, and the
+  agent's conversation, where the user may or may not have said it, is unseen;
+* ``agent.install`` -- installing a package;
+* ``agent.secret``, ``agent.hidden-instructions``, ``agent.environment`` -- secrets and
+  credentials, the system prompt or hidden/setup instructions, environment variables and
+  dotenv files;
+* ``agent.answer-rule`` -- a rule about what the assistant's answers contain, include,
+  start or end with, quote, show or send (an "answer" word and such a verb in one
+  sentence);
+* ``agent.transfer`` -- sending, posting, uploading, mirroring or forwarding anything;
+* ``agent.language`` -- an item in a language the lexicons do not cover, or whose
+  language cannot be told though it has words to read: what the screen cannot read, it
+  cannot allow.
+
+The concepts are words of ``lexicons.yaml`` in every language it lists, matched in any
+item whatever its language (code-mixed items are common), after folding (accents,
+width, case), in the text as written and with look-alike letters, leetspeak and
+letter-spaced words (``A P I  k e y``) undone.
+
+``said``: the user's own words when the item was proposed inside a turn the user spoke
+in (the memory tool under ``%%agent``): a finding whose evidence the user wrote (the
+host, the command, the words) does not count -- the user's own rule about their API key
+is theirs -- while everything else the item carries still waits.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .._language import LATIN, detect, language_label, words_of, zipf
+from .destinations import destinations, normalise
+from .lexicons import fold, lexicon
+from .rules import Finding
+from .shell import commands, installs
+
+__all__ = ["AGENT_RULES", "agent_findings", "unread_language"]
+
+AGENT_RULES = (
+    "agent.destination",
+    "agent.command",
+    "agent.install",
+    "agent.secret",
+    "agent.hidden-instructions",
+    "agent.environment",
+    "agent.answer-rule",
+    "agent.transfer",
+    "agent.language",
+)
+_CONCEPT_RULES = (
+    ("secret", "agent.secret"),
+    ("hidden", "agent.hidden-instructions"),
+    ("environment", "agent.environment"),
+    ("transfer", "agent.transfer"),
+)
+# A ".env" file named as such (the lexicons hold words; this is a file name).
+_DOTENV = re.compile(r"(?<![\w.-])\.env(?:\.[\w-]+)?(?![\w-])")
+# Look-alike letters of other scripts and leetspeak, inside words that hold Latin letters.
+_LOOKALIKE = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0455\u0458\u03bf\u03b1\u03b5\u03b9\u03ba\u03bd\u03c4\u03c5\u03c1",
+    "aeopcyxisjoaeikvtup",
+)
+_LEET = str.maketrans("0134579@$", "oieastgas")
+_MIXED = re.compile(r"[\w@$]+")
+_SPACED_LETTERS = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .*_-]){2,}[^\W\d_](?![^\W\d_])")
+
+
+def _unmasked(text: str) -> str:
+    """``text`` with look-alike letters and leetspeak folded inside mixed words, and
+    letter-spaced words joined ("A P I  k e y" is "API key")."""
+
+    def one(m: re.Match[str]) -> str:
+        word = m.group()
+        latin = any("a" <= c <= "z" for c in word)
+        other = any(not c.isascii() or c.isdigit() or c in "@$" for c in word)
+        return word.translate(_LOOKALIKE).translate(_LEET) if latin and other else word
+
+    folded = _MIXED.sub(one, text.casefold())
+    return _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .*_-]", "", m.group()), folded)
+
+
+# What may need unmasking: a digit or @ $ against a letter, a Cyrillic or Greek letter,
+# single letters spaced out.
+_MASK_HINT = re.compile(
+    r"[^\W\d_][0-9@$]|[0-9@$][^\W\d_]|[\u0370-\u03ff\u0400-\u04ff]|(?:\b\w[ .*_-]){2}\w\b"
+)
+
+
+def _variants(text: str) -> tuple[str, ...]:
+    """The folded text and, when it differs, its unmasked form (see :func:`_unmasked`)."""
+    plain = fold(text)
+    if not _MASK_HINT.search(text):
+        return (plain,)
+    unmasked = fold(_unmasked(unicodedata.normalize("NFKC", text)))
+    return (plain,) if unmasked == plain else (plain, unmasked)
+
+
+def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]:
+    """The agent rules that fire on an item's text (name, description and body), each
+    with its evidence; ``said``: the user's words, when the item comes from a turn they
+    spoke in (see the module docstring)."""
+    lex = lexicon()
+    variants = _variants(text)
+    user = _UserWords(said)
+    out: list[Finding] = []
+
+    def add(rule_id: str, evidence: str) -> None:
+        if not user.wrote(evidence):
+            finding = Finding(rule_id, evidence)
+            if finding not in out:
+                out.append(finding)
+
+    for where in destinations(text):
+        add("agent.destination", where)
+    for command in commands(text):
+        add("agent.command", command)
+    for word in installs(text):
+        add("agent.install", word)
+    for variant in variants:
+        for concept, rule_id in _CONCEPT_RULES:
+            for m in lex.find(concept, variant):
+                add(rule_id, m.group())
+        for m in _DOTENV.finditer(variant):
+            add("agent.environment", m.group())
+        answers = lex.find("answer", variant)
+        verbs = lex.find("answer_verb", variant) if answers else []
+        for answer in answers:  # an answer word and such a verb in one sentence
+            start, end = _sentence_span(variant, answer.start())
+            verb = next((v for v in verbs if start <= v.start() < end), None)
+            if verb is not None:
+                add("agent.answer-rule", f"{answer.group()} … {verb.group()}")
+                break
+    why = unread_language(text)
+    if why is not None:
+        out.append(Finding("agent.language", why))
+    return tuple(out)
+
+
+def _sentence_span(text: str, at: int) -> tuple[int, int]:
+    """Where the sentence holding ``text[at]`` starts and ends."""
+    ends = _SENTENCE_END.finditer(text)
+    start = 0
+    for m in ends:
+        if m.start() >= at:
+            return start, m.start()
+        start = m.end()
+    return start, len(text)
+
+
+_SENTENCE_END = re.compile("[.!?\n\u3002]")
+
+
+class _UserWords:
+    """What the user wrote, folded the ways findings are (destinations, words)."""
+
+    def __init__(self, said: str | None) -> None:
+        self.texts = () if not said else (normalise(said), fold(said), said.casefold())
+
+    def wrote(self, evidence: str) -> bool:
+        if not self.texts:
+            return False
+        token = evidence.split(" (", 1)[0]  # "0x5db8d822 (93.184.216.34)": the spelling
+        return any(token in text for text in self.texts)
+
+
+#: The fewest words an item needs for its language to matter: fewer, and there is
+#: nothing to read beyond what the other rules check (names, numbers, code).
+_MIN_PROSE_WORDS = 4
+#: The least share of an item's words its language (or English) must know: technical
+#: notes hold many words no frequency list has ("npm", "utils"), an unread language
+#: taken for a neighbour holds few it knows.
+_KNOWN_SHARE = 0.34
+_SCRIPT_DECIDED = frozenset({"ja", "zh", "ko"})
+
+
+def unread_language(text: str) -> str | None:
+    """Why the screen cannot read ``text`` (None: it can): a language its lexicons do not
+    cover, none that can be told, or a sentence whose words the lists of its language
+    (and English) mostly do not know -- another language taken for a neighbour, or one
+    appended to a note in a language the screen reads.
+
+    A short or code-mixed note may be told as a near neighbour ("sales tablosunda region
+    sütunu var" scores Danish first); it is read all the same when two thirds of its words
+    are words of the languages the screen reads."""
+    covered = lexicon().languages
+    words = [w for w in words_of(text) if len(w) > 1]
+    # A terse note has no function word to go by; its words still tell its language.
+    lang = detect(text, function_word=False)
+    if lang in _SCRIPT_DECIDED or len(words) < _MIN_PROSE_WORDS:
+        return None
+    if lang is not None and lang in covered:
+        for sentence in _SENTENCES.split(text):
+            said = [w for w in words_of(sentence) if len(w) > 1]
+            known = sum(1 for w in said if zipf(w, lang) > 0 or zipf(w, "en") > 0)
+            if len(said) >= _MIN_PROSE_WORDS and known < _KNOWN_SHARE * len(said):
+                return f"a sentence of it is not {_label(lang)} the screen knows"
+        return None
+    if _words_read(words, covered):
+        return None
+    if lang is None:
+        return "its language cannot be told, so the screen cannot read it"
+    return f"it is written in {_label(lang)}, which the screen does not read"
+
+
+_SENTENCES = re.compile(r"(?<=[.!?\u3002])\s+|\n")
+
+
+#: The share of a note's words the languages read must know for it to be read although
+#: its language was told as another (or not told).
+_READ_SHARE = 2 / 3
+
+
+def _words_read(words: list[str], covered: frozenset[str]) -> bool:
+    langs = [lang for lang in LATIN if lang in covered]
+    known = sum(1 for w in words if any(zipf(w, lang) > 0 for lang in langs))
+    return known >= _READ_SHARE * len(words)
+
+
+def _label(code: str) -> str:
+    return language_label(code)

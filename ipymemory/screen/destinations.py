@@ -1,0 +1,242 @@
+"""Every destination an item names, in any spelling (issue 39 item 1).
+
+A destination is somewhere data could be sent or fetched from: a URL, an e-mail address,
+a host name, an IP address. Another agent's item that names one waits for a person in
+``auto`` mode (:mod:`ipymemory.screen.agent`), so it must be found however it is spelled:
+
+* **hosts** by the Public Suffix List (``publicsuffixlist``'s bundled copy, read offline):
+  a dotted name with at least one label before a public suffix (``reports.acme.mobi``,
+  ``b.co.uk``, ``пример.рф``), or before a special-use name (``.internal``, ``.local``,
+  ``.test`` …, RFC 6761 and the like). A file name is not a host: two labels whose
+  suffix is also a file extension (``setup.py``, ``README.md``), a path's last part
+  (``src/app.py``), a call (``plt.show()``);
+* **IP addresses** in every notation ``inet_aton`` and browsers accept: dotted decimal,
+  octal (``0300.0250.1.1``), hex (``0xc0.0xa8.1.1``), mixed, shortened (``127.1``), one
+  integer (``0x5db8d822``; a decimal one in a URL, before a port, or after a word like
+  "host"), IPv6 with its mapped forms (``::ffff:c0a8:101``);
+* **defanged and disguised**: ``hxxp://``, ``[.]``, ``(.)``, ``(dot)``, ``[dot]``, a
+  word for "dot" in several languages, dots with spaces around them, full-width and
+  ideographic dots, one-dot leaders, zero-width characters.
+
+:func:`destinations` gives each one found once, as a normalised string (evidence).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import unicodedata
+from functools import cache
+
+from .lexicons import FORMAT_CHARACTERS, lexicon
+
+__all__ = ["destinations", "normalise"]
+
+
+@cache
+def _psl() -> object:
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList(accept_unknown=False)
+
+
+# Dot look-alikes (after NFKC): ideographic full stop, middle dots, bullets, leaders.
+_DOTS = str.maketrans(
+    dict.fromkeys(
+        "\u3002\uff61\u00b7\u2022\u2024\u2027\u2219\u22c5\u30fb\u2e31\u2e33\ua60e\u0701\u0702",
+        ".",
+    )
+)
+_LABEL = r"[^\W_](?:[^\W_]|-){0,62}"
+
+
+@cache
+def _dot_words() -> re.Pattern[str]:
+    words = "|".join(sorted(map(re.escape, lexicon().dot_words), key=len, reverse=True))
+    return re.compile(
+        rf"(?<=[^\W_])\s*(?:[\[({{<]\s*(?:\.|{words})\s*[\])}}>]|\s(?:{words})\s)\s*(?=[^\W_])"
+    )
+
+
+_DEFANG_SCHEME = re.compile(r"\bh(?:xx|\*\*|XX)p(s?)\b", re.IGNORECASE)
+_BRACKET_PUNCT = re.compile(r"[\[(]\s*(:|://|/|@)\s*[\])]")
+_AT_WORD = re.compile(r"(?<=[^\W_])\s*[\[(]\s*at\s*[\])]\s*(?=[^\W_])")
+# Spaces around a dot between two labels ("data . acme-sync . com"); a dot with space
+# only after it ends a sentence, unless what follows is lower case and a public suffix
+# (checked by the host rule itself).
+_SPACED_DOT = re.compile(r"(?<=[^\W_])[ \t]+\.[ \t]*(?=[^\W_])|(?<=[^\W_])\.[ \t]+(?=[a-z0-9])")
+
+
+def normalise(text: str) -> str:
+    """``text`` with every spelling of a destination made plain: NFKC, format characters
+    dropped, look-alike dots made dots, defanged and spaced forms joined, lower case."""
+    folded = FORMAT_CHARACTERS.sub("", unicodedata.normalize("NFKC", text))
+    folded = folded.translate(_DOTS).casefold()
+    folded = _DEFANG_SCHEME.sub(lambda m: "http" + m.group(1), folded)
+    folded = _BRACKET_PUNCT.sub(lambda m: m.group(1), folded)
+    folded = _AT_WORD.sub("@", folded)
+    folded = _dot_words().sub(".", folded)
+    return _SPACED_DOT.sub(_joined_dot, folded)
+
+
+def _joined_dot(m: re.Match[str]) -> str:
+    """A spaced dot joined, unless it is a full stop: a dot with space only after it
+    joins only before a public suffix that ends the name ("acme. com")."""
+    if m.group()[0] in " \t":
+        return "."
+    text = m.string
+    label = re.match(r"[a-z0-9-]+", text[m.end() :])
+    if label is None or _psl().publicsuffix(label.group()) != label.group():  # type: ignore[attr-defined]
+        return m.group()
+    after = text[m.end() + label.end() : m.end() + label.end() + 1]
+    return "." if not after or (not after.isalnum() and after not in "-.") else m.group()
+
+
+# A single-label host before a port ("build-box:8080", "localhost:8888"); a scheme
+# without slashes (mailto:, file:, javascript:).
+_HOST_PORT = re.compile(r"(?<![\w/.-])[a-z][a-z0-9-]{0,62}:\d{2,5}(?!\w|\.\w)")
+_SCHEME = re.compile(
+    r"\b(?:mailto|javascript|data|file|ftp|sftp|ssh|git|smb|ldap|telnet):[^\s\"'<>`]+"
+)
+_SINGLE = re.compile(r"(?<![\w.-])localhost(?![\w-])")
+_URL = re.compile(
+    r"\b[a-z][a-z0-9+.-]{1,20}://[^\s\"'<>`]+|(?<![\w:/])//[^\W_][\w.-]*\.[^\W_][^\s\"'<>`]*"
+)
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[^\W_][\w-]{0,62}(?:\.[^\W_][\w-]{0,62}){0,8}")
+_DOTTED = re.compile(rf"(?<![\w@-])(?:{_LABEL}\.){{1,10}}{_LABEL}\.?")
+_IPV4ISH = re.compile(
+    r"(?<![\w.])(?:0x[0-9a-f]{1,8}|\d{1,10})(?:\.(?:0x[0-9a-f]{1,8}|\d{1,10})){1,3}(?![\w]|\.\w)"
+)
+_HEX_INT = re.compile(r"(?<![\w.])0x[0-9a-f]{7,8}(?![\w]|\.\w)")
+_DEC_INT = re.compile(r"(?<![\w.,])\d{8,10}(?![\w,]|\.\d)")
+_IPV6 = re.compile(
+    r"(?<![\w:])\[?(?:[0-9a-f]{0,4}:){2,7}(?:[0-9a-f]{0,4}|\d{1,3}(?:\.\d{1,3}){3})\]?(?![\w:])"
+)
+_NETWORK_CONTEXT = re.compile(
+    r"(?:://|@|\b(?:host|ip|server|address|endpoint|collector|url|sink|relay|webhook)\s*:?\s*)$"
+)
+_ADDRESSED = re.compile(r"(?:://|@)$")
+_PORT_AFTER = re.compile(r":\d")
+
+
+def destinations(text: str) -> tuple[str, ...]:
+    """Every destination ``text`` names (see the module docstring), normalised, each
+    once, in the order found."""
+    plain = normalise(text)
+    found: list[str] = []
+    spans: list[tuple[int, int]] = []
+
+    def add(token: str, span: tuple[int, int]) -> None:
+        spans.append(span)
+        if token not in found:
+            found.append(token)
+
+    for m in _URL.finditer(plain):
+        add(m.group().rstrip(".,;:!?)]}'\""), m.span())
+    for m in _EMAIL.finditer(plain):
+        if not _inside(m.span(), spans):
+            add(m.group().rstrip(".,;:"), m.span())
+    for m in _IPV6.finditer(plain):
+        address = _ipv6(m.group())
+        if address and not _inside(m.span(), spans):
+            add(address, m.span())
+    for m in _IPV4ISH.finditer(plain):
+        address = _ipv4(m.group(), _addressed(plain, m))
+        if address and not _inside(m.span(), spans):
+            add(f"{m.group()} ({address})" if address != m.group() else address, m.span())
+    for m in _HEX_INT.finditer(plain):
+        if not _inside(m.span(), spans):
+            add(f"{m.group()} ({ipaddress.IPv4Address(int(m.group(), 16))})", m.span())
+    for m in _DEC_INT.finditer(plain):
+        value = int(m.group())
+        if (
+            1 << 24 <= value < 1 << 32
+            and _in_network_context(plain, m)
+            and not _inside(m.span(), spans)
+        ):
+            add(f"{m.group()} ({ipaddress.IPv4Address(value)})", m.span())
+    for pattern in (_SCHEME, _HOST_PORT, _SINGLE):
+        for m in pattern.finditer(plain):
+            if not _inside(m.span(), spans):
+                add(m.group().rstrip(".,;:!?)]}'\""), m.span())
+    for m in _DOTTED.finditer(plain):
+        if _inside(m.span(), spans):
+            continue
+        host = m.group().rstrip(".")
+        if _is_host(host, plain, m.start(), m.end()):
+            add(host, m.span())
+    return tuple(found)
+
+
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(a <= span[0] and span[1] <= b for a, b in spans)
+
+
+def _in_network_context(text: str, m: re.Match[str]) -> bool:
+    """A number in the place of an address: after ``://``, ``@`` or a word like "host"
+    or "collector", or before a port or a path."""
+    before = text[max(0, m.start() - 20) : m.start()]
+    after = text[m.end() : m.end() + 1]
+    return bool(_NETWORK_CONTEXT.search(before)) or after in (":", "/")
+
+
+def _addressed(text: str, m: re.Match[str]) -> bool:
+    """A dotted number placed as an address: after ``://`` or ``@``, or before a port
+    ("127.1:8080"); "numpy 1.26" and "python 3.11/3.12" are versions."""
+    return bool(_ADDRESSED.search(text, 0, m.start())) or bool(_PORT_AFTER.match(text, m.end()))
+
+
+def _ipv4(token: str, context: bool) -> str | None:
+    """The address ``token`` spells in ``inet_aton``'s notations, or None."""
+    parts = token.split(".")
+    try:
+        values = [
+            int(p, 16)
+            if p.startswith("0x")
+            else int(p, 8)
+            if len(p) > 1 and p.startswith("0")
+            else int(p)
+            for p in parts
+        ]
+    except ValueError:
+        return None
+    odd = any(p.startswith("0x") or (len(p) > 1 and p.startswith("0")) for p in parts)
+    if len(parts) < 4 and not (odd or context):
+        return None  # "3.12", "2.0.1": versions, unless spelled or placed as an address
+    limits = {4: (255, 255, 255, 255), 3: (255, 255, 65535), 2: (255, 16777215)}[len(parts)]
+    if any(v > limit for v, limit in zip(values, limits, strict=True)):
+        return None
+    number = 0
+    for v, limit in zip(values, limits, strict=True):
+        number = number * (limit + 1) + v
+    return str(ipaddress.IPv4Address(number))
+
+
+def _ipv6(token: str) -> str | None:
+    raw = token.strip("[]")
+    if raw.count(":") < 2 or sum(c in "0123456789abcdef" for c in raw) < 3:
+        return None  # "::", "x[::2]": a slice, not an address
+    try:
+        address = ipaddress.IPv6Address(raw)
+    except ValueError:
+        return None
+    mapped = address.ipv4_mapped
+    return f"{raw} ({mapped})" if mapped is not None else raw
+
+
+def _is_host(host: str, text: str, start: int, end: int) -> bool:
+    labels = host.split(".")
+    if len(labels) < 2 or any(len(label) > 63 for label in labels):
+        return False
+    if text[end : end + 1] == "(" or (
+        start and text[start - 1] in "/\\" and text[max(0, start - 2) : start] != "//"
+    ):
+        return False  # a call ("plt.show()"), a path's last part ("src/app.py")
+    lex = lexicon()
+    if labels[-1] in lex.special_use_names:
+        return True
+    suffix = _psl().publicsuffix(host)  # type: ignore[attr-defined]
+    if suffix is None or suffix == host:
+        return False
+    # Two labels ending in a file extension ("setup.py", "README.md", "model.pt"): a file.
+    return not (len(labels) == 2 and labels[-1] in lex.file_extensions)

@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _batch(workspace: Path, items: int) -> str:
+    from ipymemory.review.batch import PendingBatch
+    from ipymemory.review.pending import PendingFiles
+    from ipymemory.review.provenance import TurnProvenance
     from ipymemory.store.record import MemoryRecord
-    from ipymemory.turn.batch import PendingBatch
-    from ipymemory.turn.pending import PendingFiles
-    from ipymemory.turn.provenance import TurnProvenance
 
     words = ["the", "pipeline", "loads", "orders", "then", "joins", "customers", "by", "region"]
     records = []

@@ -41,9 +41,11 @@ __all__ = [
     "ARABIC",
     "CYRILLIC",
     "LATIN",
+    "all_function_words",
     "detect",
     "frequencies",
     "function_words",
+    "language_label",
     "words_of",
     "zipf",
 ]
@@ -219,3 +221,28 @@ def _scripts(text: str) -> Counter[str]:
             script = unicodedata.name(ch, "").split(" ", 1)[0].lower()
             counts[script if script in _NAMED_SCRIPTS else "other"] += 1
     return counts
+
+
+_LABELS = {
+    "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
+    "pt": "Portuguese", "nl": "Dutch", "sv": "Swedish", "da": "Danish", "nb": "Norwegian",
+    "fi": "Finnish", "pl": "Polish", "cs": "Czech", "tr": "Turkish", "ru": "Russian",
+    "uk": "Ukrainian", "el": "Greek", "he": "Hebrew", "ar": "Arabic", "hi": "Hindi",
+    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "id": "Indonesian",
+    "vi": "Vietnamese", "ro": "Romanian", "hu": "Hungarian", "ca": "Catalan", "sk": "Slovak",
+    "sl": "Slovenian", "sh": "Serbo-Croatian", "lt": "Lithuanian", "lv": "Latvian",
+    "is": "Icelandic", "fil": "Filipino", "bg": "Bulgarian", "mk": "Macedonian",
+    "fa": "Persian", "ur": "Urdu", "th": "Thai",
+}  # fmt: skip
+
+
+def language_label(code: str) -> str:
+    """The English name of language ``code`` (the code itself if unknown)."""
+    return _LABELS.get(code, code)
+
+
+def all_function_words() -> frozenset[str]:
+    """The function words of every language the screen reads
+    (``LEXICON_LANGUAGES``) and of ja/ko/zh."""
+    langs = (*C.LEXICON_LANGUAGES, "ja", "ko", "zh")
+    return frozenset().union(*(function_words(lang) for lang in langs))

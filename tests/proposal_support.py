@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ipymemory import MemoryStore
-from ipymemory.turn.proposals import keep_proposals, parse_items
-from ipymemory.turn.provenance import TurnProvenance
+from ipymemory.review.proposals import keep_proposals, parse_items
+from ipymemory.review.provenance import TurnProvenance
 
 
 def agent_batch(directory: Path, *items: Mapping[str, str], via: str = "mcp") -> str:

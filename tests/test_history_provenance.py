@@ -20,8 +20,8 @@ from turn_support import MAIN_MODEL, SIDE_MODEL, model_for, records_reply
 
 from ipymemory import AgentSession, BatchRegistry, MemoryStore, PendingBatch, SessionConfig
 from ipymemory.notebook.output import TurnOutput
+from ipymemory.review.provenance import TurnProvenance
 from ipymemory.store.history import HistoryEntry
-from ipymemory.turn.provenance import TurnProvenance
 
 ORIGINS = {"user", "tool", "assistant", "manual"}  # SPEC §7
 

@@ -832,8 +832,8 @@ def test_panel_lists_the_user_scope_labelled_and_opens_its_records(
     )
     MemoryStore(user).extend([polars])
     # Another agent's proposal waits in the project's pending/ (SPEC §10).
-    from ipymemory.turn.proposals import keep_proposals, parse_items
-    from ipymemory.turn.provenance import TurnProvenance
+    from ipymemory.review.proposals import keep_proposals, parse_items
+    from ipymemory.review.provenance import TurnProvenance
 
     proposed = {"name": "uses-ruff", "type": "feedback", "description": "lint", "body": "Ruff."}
     kept = keep_proposals(

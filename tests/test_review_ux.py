@@ -19,7 +19,7 @@ from ipymemory import (
     ScriptedModel,
     SessionConfig,
 )
-from ipymemory.turn.batch import apply_batch, commit_effect
+from ipymemory.review.batch import apply_batch, commit_effect
 from ipymemory.views import MIME_TYPE, BatchReview, BatchView
 
 

@@ -35,13 +35,13 @@ from ipymemory import (
     SessionConfig,
 )
 from ipymemory.cli import main as cli
+from ipymemory.review.batch import PLAN_FLAG, apply_batch
+from ipymemory.review.screened import screen_items
 from ipymemory.screen import Origin, Verdict, screen_batch, screen_records
 from ipymemory.server.listing import Workspace, confine, list_memory, read_record
 from ipymemory.store.manifest import render_manifest
 from ipymemory.store.record import render_record
-from ipymemory.turn.batch import PLAN_FLAG, apply_batch
 from ipymemory.turn.injection import escape_text
-from ipymemory.turn.screened import screen_items
 from ipymemory.views import BatchReview
 
 # Built at run time: no credential-shaped literal in the source.

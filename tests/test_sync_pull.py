@@ -26,9 +26,9 @@ from sync_support import STORE_ID, Project, project, record_text, text_of
 from ipymemory import BatchRegistry, MemoryStore
 from ipymemory import _constants as C
 from ipymemory.cli import main
+from ipymemory.review.batch import PLAN_FLAG
+from ipymemory.review.pending import PendingFiles
 from ipymemory.sync.state import read_state
-from ipymemory.turn.batch import PLAN_FLAG
-from ipymemory.turn.pending import PendingFiles
 
 RECORDS = [rec("prefers-tabs"), rec("db-notes"), rec("deadline")]
 PLANTED = (

@@ -46,14 +46,14 @@ from .._version import __version__
 from ..config import Settings, make_model
 from ..errors import IPyMemoryError, MemoryStoreError, ProposalError
 from ..model import NoModel
+from ..review.proposals import CommitChoice, keep_proposals, new_batch_id, parse_items
+from ..review.provenance import TurnProvenance
+from ..review.scopes import ScopedSet, read_scopes
 from ..store.names import is_valid_name
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from ..turn.choosing import choose_memories
-from ..turn.proposals import CommitChoice, keep_proposals, new_batch_id, parse_items
-from ..turn.provenance import TurnProvenance
 from ..turn.question import Question
-from ..turn.scopes import ScopedSet, read_scopes
 
 __all__ = [
     "SERVER_NAME",

@@ -50,11 +50,8 @@ from pydantic import BaseModel, ValidationError
 from .. import _constants as C
 from .._text import escape
 from ..errors import MemoryFormatError, MemoryStoreError, ProposalError
-from ..store.names import is_valid_name
-from ..store.record import MemoryRecord, parse_record, render_record
-from ..store.store import MemoryStore
-from ..turn.pending import PendingFiles
-from ..turn.proposals import (
+from ..review.pending import PendingFiles
+from ..review.proposals import (
     COMMIT_CHOICES,
     CommitChoice,
     Proposal,
@@ -64,8 +61,11 @@ from ..turn.proposals import (
     new_batch_id,
     screen_proposals,
 )
-from ..turn.provenance import TurnProvenance
-from ..turn.scopes import AgentNames, read_user_scope
+from ..review.provenance import TurnProvenance
+from ..review.scopes import AgentNames, read_user_scope
+from ..store.names import is_valid_name
+from ..store.record import MemoryRecord, parse_record, render_record
+from ..store.store import MemoryStore
 
 if TYPE_CHECKING:
     from anthropic.lib.tools import BetaFunctionToolResultType

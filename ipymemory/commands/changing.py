@@ -7,8 +7,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
-from ..turn.batch import PLAN_FLAG
-from ..turn.scopes import prepare_user_scope
+from ..review.batch import PLAN_FLAG
+from ..review.scopes import prepare_user_scope
 from ..views import BatchView, ErrorView, HistoryChangeView, MessageView
 from .common import actor, check_names, pending_batch, require, scope_arg, scoped_stores
 from .context import Context, View

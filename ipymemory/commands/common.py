@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..config import parse_int
 from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
+from ..review.scopes import read_scopes
 from ..store.names import is_valid_name
 from ..store.store import MemoryStore
-from ..turn.scopes import read_scopes
 from .context import Context
 from .spec import Arg, arg
 

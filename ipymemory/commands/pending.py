@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..turn.batch import PendingBatch
+from ..review.batch import PendingBatch
 from ..views.pending import (
     DECIDE_HINT,
     LIVE_HINT,

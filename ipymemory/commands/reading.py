@@ -7,12 +7,12 @@ from dataclasses import replace
 
 from ..config import describe_model, setting_rows
 from ..errors import MemoryStoreError
+from ..review.scopes import read_user_scope
 from ..store import maintenance
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
 from ..turn.choosing import choose_memories
 from ..turn.question import Question
-from ..turn.scopes import read_user_scope
 from ..views import (
     CheckView,
     ManifestView,

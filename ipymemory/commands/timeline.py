@@ -11,10 +11,10 @@ import argparse
 
 from .. import _constants as C
 from ..errors import CommandError, CommandUsageError, MemoryStoreError
+from ..review.batch import PendingBatch
+from ..review.history_change import HistoryOp, plan_history_change
 from ..store.history import actor_info
 from ..store.store import MemoryStore
-from ..turn.batch import PendingBatch
-from ..turn.history_change import HistoryOp, plan_history_change
 from ..views import MessageView, ScopedView
 from ..views.history import HistoryChangeView, HistoryDiffView, HistoryView
 from ..views.history_widgets import HistoryChangeReview, HistoryWidget

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 
 from .. import _constants as C
-from .._language import detect
+from .._language import detect, language_label
 
 __all__ = ["LANGUAGE_NAMES", "identify", "language_label", "names_to_codes"]
 
@@ -162,22 +162,6 @@ LANGUAGE_NAMES: dict[str, tuple[str, ...]] = {
     ),
     "ko": ("korean", "koreanisch", "coréen", "coreano", "한국어", "韩语", "韓国語"),
 }
-_LABELS = {
-    "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
-    "pt": "Portuguese", "nl": "Dutch", "sv": "Swedish", "da": "Danish", "nb": "Norwegian",
-    "fi": "Finnish", "pl": "Polish", "cs": "Czech", "tr": "Turkish", "ru": "Russian",
-    "uk": "Ukrainian", "el": "Greek", "he": "Hebrew", "ar": "Arabic", "hi": "Hindi",
-    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "id": "Indonesian",
-    "vi": "Vietnamese", "ro": "Romanian", "hu": "Hungarian", "ca": "Catalan", "sk": "Slovak",
-    "sl": "Slovenian", "sh": "Serbo-Croatian", "lt": "Lithuanian", "lv": "Latvian",
-    "is": "Icelandic", "fil": "Filipino", "bg": "Bulgarian", "mk": "Macedonian",
-    "fa": "Persian", "ur": "Urdu", "th": "Thai",
-}  # fmt: skip
-
-
-def language_label(code: str) -> str:
-    """The English name of language ``code`` (the code itself if unknown)."""
-    return _LABELS.get(code, code)
 
 
 @cache

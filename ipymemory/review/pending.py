@@ -2,7 +2,7 @@
 
 ``.memory/pending/<batch id>.json`` holds one batch awaiting review: its items, its
 consolidation plan and what the plan was made on, its provenance. :class:`PendingFiles`
-follows a :class:`~ipymemory.turn.batch.BatchRegistry`: a batch added (or refused by the
+follows a :class:`~ipymemory.review.batch.BatchRegistry`: a batch added (or refused by the
 store) is written, a batch committed or discarded is removed. A new kernel lists the
 files (``%memory pending``) and reopens one into its session (:meth:`PendingFiles.reopen`).
 

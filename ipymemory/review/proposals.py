@@ -6,7 +6,7 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
 :func:`keep_proposals` then does what SPEC §10 asks, the same way for both:
 
 1. check them against the current set and the user scope's names
-   (:class:`~ipymemory.turn.scopes.AgentNames`, the one check every door asks: an agent
+   (:class:`~ipymemory.review.scopes.AgentNames`, the one check every door asks: an agent
    neither adds a record named like a user-wide one -- the project's would shadow the
    user's -- nor changes one; when the user scope cannot be read, each item waits for a
    person), and, where an agent's proposal enters (:func:`parse_items`,
@@ -31,12 +31,12 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
    than five records -- counted with what auto commits of other agents' proposals
    replaced in the last ``AGENT_UPDATE_WINDOW_SECONDS`` (:func:`recent_agent_updates`),
    so one update per call is held as soon as the calls together pass the line;
-3. make ONE :class:`~ipymemory.turn.batch.PendingBatch` of them -- new, updated and
+3. make ONE :class:`~ipymemory.review.batch.PendingBatch` of them -- new, updated and
    renamed records as its items (an update or rename names the record it ``replaces``:
    one swap when committed, undoable, decided item by item like any), forgets as its
    plan (sources only) -- with only the replaced records of the current set as its
    base, so only those must be unchanged when it is committed -- and keep it
-   in ``.memory/pending/`` (:class:`~ipymemory.turn.pending.PendingFiles`), where
+   in ``.memory/pending/`` (:class:`~ipymemory.review.pending.PendingFiles`), where
    ``%memory pending``, the Lab panel and ``ipymemory pending`` find it;
 4. in ``auto`` mode commit at once what needs nobody (one store commit, journalled as
    decided ``auto``), and keep only the rest pending. A commit the store refuses (the set

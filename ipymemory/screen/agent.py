@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .._language import LATIN, detect, words_of, zipf
+from .._language import LATIN, detect, language_label, words_of, zipf
 from .destinations import destinations, normalise
 from .lexicons import fold, lexicon
 from .rules import Finding
@@ -231,6 +231,4 @@ def _words_read(words: list[str], covered: frozenset[str]) -> bool:
 
 
 def _label(code: str) -> str:
-    from ..follow.language import language_label
-
     return language_label(code)

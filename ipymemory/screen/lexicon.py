@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from .. import _constants as C
-from .._language import detect, function_words, zipf
+from .._language import all_function_words, detect, function_words, zipf
 
 __all__ = [
     "FUNCTION_WORDS_TOP",
@@ -44,11 +44,6 @@ ORDINARY_ZIPF = C.LEXICON_ORDINARY_ZIPF
 
 
 @cache
-def all_function_words() -> frozenset[str]:
-    """The function words of every language of :data:`LANGUAGES` and of ja/ko/zh."""
-    return frozenset().union(*(function_words(lang) for lang in (*LANGUAGES, "ja", "ko", "zh")))
-
-
 def is_ordinary(word: str, langs: Iterable[str | None] = ()) -> bool:
     """Whether ``word`` is an ordinary word of English or of one of ``langs``."""
     return any(zipf(word, lang) >= ORDINARY_ZIPF for lang in {"en", *filter(None, langs)})

@@ -28,13 +28,13 @@ from typing import Any, Literal
 from ..commands import COMMANDS, Command, Context, add_arguments, static_form
 from ..config import Settings
 from ..errors import CommandError, CommandUsageError, IPyMemoryError, MemoryConfigError
+from ..review.batch import PLAN_FLAG, BatchRegistry, PendingBatch
+from ..review.pending import PendingFiles
+from ..review.provenance import AGENT_VIAS
+from ..review.scopes import read_scopes
 from ..store.history import HistoryEntry
 from ..store.names import is_valid_name
 from ..store.store import MemoryStore
-from ..turn.batch import PLAN_FLAG, BatchRegistry, PendingBatch
-from ..turn.pending import PendingFiles
-from ..turn.provenance import AGENT_VIAS
-from ..turn.scopes import read_scopes
 from ..views import BatchView
 from ..views.history import describe_actor
 from .listing import Refusal, Workspace, escaping_link

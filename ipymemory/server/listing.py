@@ -19,13 +19,13 @@ from jupyter_core.paths import is_hidden
 
 from .. import _constants as C
 from ..errors import MemoryStoreError
+from ..review.pending import PendingFiles
+from ..review.provenance import AGENT_VIAS
+from ..review.scopes import read_user_scope
 from ..screen import redact_data
 from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
 from ..store.record import StoredRecord, redacted_fields
 from ..store.store import MemoryStore
-from ..turn.pending import PendingFiles
-from ..turn.provenance import AGENT_VIAS
-from ..turn.scopes import read_user_scope
 
 __all__ = [
     "Refusal",

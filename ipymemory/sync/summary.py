@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 from ..errors import MemoryStoreError, SyncStateError
+from ..review.pending import PendingFiles
 from ..store.store import MemoryStore
-from ..turn.pending import PendingFiles
 from .plan import LocalRecord, local_changes, local_records
 from .state import reconcile, saved_states
 

@@ -35,6 +35,7 @@ from typing import Protocol
 from .. import _constants as C
 from ..errors import MemoryStoreError
 from ..model import ModelClient
+from ..review.scopes import PROJECT, SCOPES, ScopedSet, read_scopes
 from ..sidequery import LAST_ERROR_SELECT, Selection, select_memories
 from ..sidequery.fallback import keyword_select
 from ..store.recency import JournalCache, saved_dates
@@ -45,7 +46,6 @@ from .context import TurnContext
 from .history import estimate_tokens
 from .injection import render_memory_block
 from .question import Question
-from .scopes import PROJECT, SCOPES, ScopedSet, read_scopes
 
 __all__ = [
     "LAST_ERROR_READ",

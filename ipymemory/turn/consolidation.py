@@ -19,15 +19,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import MemoryStoreError, SideQueryError
+from ..review.batch import BatchRegistry, BatchStatus, PendingBatch
+from ..review.proposals import new_batch_id
+from ..review.provenance import TurnProvenance
+from ..review.screened import NOTHING_SCREENED, ScreenedItems, plan_flags, screen_plan
 from ..sidequery import LAST_ERROR_CONSOLIDATE, ConsolidationPlan, plan_consolidation
 from ..store.recency import JournalCache
 from ..store.recency import spacing as journal_spacing
 from ..store.record import MemoryRecord, StoredRecord
-from .batch import BatchRegistry, BatchStatus, PendingBatch
 from .context import TurnContext
-from .proposals import new_batch_id
-from .provenance import TurnProvenance
-from .screened import NOTHING_SCREENED, ScreenedItems, plan_flags, screen_plan
 
 __all__ = ["PlanOutcome", "SessionSpacing", "consolidate_now", "no_plan", "plan_for_turn"]
 

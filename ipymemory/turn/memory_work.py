@@ -37,16 +37,8 @@ from typing import Any
 
 from .. import _constants as C
 from ..errors import MemoryStoreError, ProposalError, SideQueryError
-from ..screen import history_sources
-from ..screen.dependence import file_outputs
-from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
-from ..sidequery.extract import ExtractedItem
-from ..store.record import MemoryRecord, MemoryType
-from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
-from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
-from .context import TurnContext
-from .history import message_tokens, previous_turn_start
-from .proposals import (
+from ..review.batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
+from ..review.proposals import (
     Proposal,
     assemble_batch,
     join_batches,
@@ -54,9 +46,17 @@ from .proposals import (
     recent_agent_updates,
     screen_proposals,
 )
-from .provenance import TurnProvenance
-from .scopes import AgentNames, ScopedSet, read_scopes
-from .screened import ScreenedItems, screen_items, split_for_auto
+from ..review.provenance import TurnProvenance
+from ..review.scopes import AgentNames, ScopedSet, read_scopes
+from ..review.screened import ScreenedItems, screen_items, split_for_auto
+from ..screen import history_sources
+from ..screen.dependence import file_outputs
+from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
+from ..sidequery.extract import ExtractedItem
+from ..store.record import MemoryRecord, MemoryType
+from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
+from .context import TurnContext
+from .history import message_tokens, previous_turn_start
 
 __all__ = [
     "LAST_ERROR_AGENT",

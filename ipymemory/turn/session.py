@@ -49,27 +49,27 @@ from typing import Any
 from ..config import default_model
 from ..errors import BatchError, TurnError
 from ..model import ModelClient
+from ..review.batch import BatchRegistry, CommitResult, PendingBatch
+from ..review.failures import MemoryFailure
+from ..review.history_change import HistoryChange
+from ..review.pending import PendingFiles
+from ..review.proposals import Proposal, new_batch_id
+from ..review.provenance import TurnProvenance
+from ..review.scopes import ScopedSet, user_store_for
 from ..sidequery import LAST_ERROR_SELECT, Selection
 from ..store.recency import JournalCache
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from .answering import OfferedMemoryTool, ToolChoices, answer_question, summarize, tool_box
-from .batch import BatchRegistry, CommitResult, PendingBatch
 from .choosing import LAST_ERROR_READ, choose_for_turn, memory_block
 from .config import COMMIT_MODES, SessionConfig
 from .consolidation import SessionSpacing, consolidate_now
 from .context import TurnContext
-from .failures import MemoryFailure
 from .followed import FollowReport, FollowTracker, FollowTurn
 from .history import RequestHistory
-from .history_change import HistoryChange
 from .loop import LoopOutcome, ToolStep
 from .memory_work import LAST_ERROR_COMMIT, MemoryWork, WorkOutcome, commit_batch, skipped
-from .pending import PendingFiles
-from .proposals import Proposal, new_batch_id
-from .provenance import TurnProvenance
 from .question import Question
-from .scopes import ScopedSet, user_store_for
 from .turnlog import Listener, TurnEvent, TurnLog
 from .usage import TurnUsage, UsageLedger
 
@@ -525,7 +525,7 @@ class AgentSession:
         accept: Collection[str] = (),
     ) -> CommitResult:
         """Commit ``batch`` minus the ``reject``-ed item names, with or without its
-        plan, in one store commit (see :mod:`ipymemory.turn.batch`). Redacted items
+        plan, in one store commit (see :mod:`ipymemory.review.batch`). Redacted items
         (``batch.redacted``) are committed only when named in ``redacted``; items held
         for review (flagged by screening) only when named in ``accept`` -- the others
         stay pending in the batch (``CommitResult.held``) -- and a flagged plan only

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..review.batch import PLAN_FLAG, USER_SCOPE, BatchStatus, commit_effect, holdable
+from ..review.provenance import AGENT_VIAS
 from ..screen.rules import Finding, findings_to_json
 from ..store.record import MemoryRecord
-from ..turn.batch import PLAN_FLAG, USER_SCOPE, BatchStatus, commit_effect, holdable
-from ..turn.provenance import AGENT_VIAS
 from ._static import (
     StaticView,
     esc,
@@ -19,7 +19,7 @@ from ._static import (
 )
 
 if TYPE_CHECKING:
-    from ..turn.batch import PendingBatch
+    from ..review.batch import PendingBatch
 
 __all__ = ["NOTHING_TO_MERGE", "BatchView", "ConsolidationPlanView", "agent_proposer"]
 
@@ -174,7 +174,7 @@ class ConsolidationPlanView(StaticView):
 class BatchView(StaticView):
     """A batch waiting for review, or its outcome.
 
-    ``status`` is a :class:`~ipymemory.turn.batch.BatchStatus` (or its value);
+    ``status`` is a :class:`~ipymemory.review.batch.BatchStatus` (or its value);
     ``rejected`` names the items the reviewer turned down; ``committed`` what the
     commit wrote; ``flags`` why screening wants a person for an item or the plan
     (SPEC §7), shown beside the items; ``redacted`` the items shown in redacted form;

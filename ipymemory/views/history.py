@@ -29,9 +29,9 @@ from ._static import StaticView, esc, plain_table
 from ._widgetbase import note_html
 
 if TYPE_CHECKING:
+    from ..review.batch import PendingBatch
+    from ..review.history_change import HistoryChange
     from ..store.store import MemoryStore
-    from ..turn.batch import PendingBatch
-    from ..turn.history_change import HistoryChange
 
 __all__ = [
     "HistoryChangeView",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..turn.provenance import AGENT_VIAS
+from ..review.provenance import AGENT_VIAS
 from ._static import StaticView, esc, plain_table, record_rows_html
 
 __all__ = ["DECIDE_HINT", "LIVE_HINT", "MIXED_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]

@@ -2,7 +2,7 @@
 
 Commit writes the accepted items (and the plan, if accepted) through the session in
 one commit; Discard drops the batch. The widget OBSERVES its batch in the session's
-:class:`~ipymemory.turn.batch.BatchRegistry` (a traitlets ``state`` trait): whoever
+:class:`~ipymemory.review.batch.BatchRegistry` (a traitlets ``state`` trait): whoever
 decides the batch -- these buttons, ``%memory commit`` / ``discard``, code calling the
 session -- the widget then disables its controls and shows the outcome. When it was
 displayed through IPython's ``display``, that output is then replaced by the static
@@ -24,9 +24,7 @@ import ipywidgets as w
 from IPython.display import DisplayHandle
 
 from ..errors import BatchError, MemoryStoreError
-from ..screen.rules import Finding
-from ..store.record import MemoryRecord
-from ..turn.batch import (
+from ..review.batch import (
     PLAN_FLAG,
     PROJECT_SCOPE,
     USER_SCOPE,
@@ -34,6 +32,8 @@ from ..turn.batch import (
     commit_effect,
     holdable,
 )
+from ..screen.rules import Finding
+from ..store.record import MemoryRecord
 from ._static import StaticView, display_bundle, esc, styled_html, update_bundle
 from ._widgetbase import (
     StaticBundleBox,
@@ -47,9 +47,9 @@ from ._widgetbase import (
 from .batch import BatchView, ConsolidationPlanView, agent_proposer
 
 if TYPE_CHECKING:
+    from ..review.batch import BatchRegistry, CommitResult, PendingBatch
     from ..sidequery.consolidate import ConsolidationPlan
     from ..store.store import MemoryStore
-    from ..turn.batch import BatchRegistry, CommitResult, PendingBatch
 
 __all__ = ["BatchReview"]
 

@@ -46,6 +46,7 @@ class Import:
     line: int
     in_function: bool
     type_only: bool
+    name: str = ""  # what the line names, dotted (``ipymemory.turn.PendingBatch``)
 
     @property
     def where(self) -> str:
@@ -104,7 +105,8 @@ def imports_of(module: str, path: Path, known: set[str]) -> list[Import]:
                 names = [f"{target}.{a.name}" for a in child.names]
             for name in names:
                 if name == "ipymemory" or name.startswith("ipymemory."):
-                    out.append(Import(module, nearest(name), child.lineno, in_function, type_only))
+                    target = nearest(name)
+                    out.append(Import(module, target, child.lineno, in_function, type_only, name))
             visit(
                 child,
                 in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)),
@@ -209,6 +211,67 @@ def test_in_function_imports_are_only_the_listed_exceptions() -> None:
     # A listed exception that no longer exists is dropped from the list, not kept.
     assert set(IN_FUNCTION_EXCEPTIONS) <= set(inside)
     assert set(TYPE_ONLY_EXCEPTIONS) <= {(i.module, i.target) for i in all_imports()}
+
+
+# The review queue (issue 42): a proposed change is one service, ``review/``, whatever
+# door it comes by; the turn keeps only the turn.
+TURN_FREE_UNITS = ("sync", "server")
+QUEUE_FROM_REVIEW_UNITS = ("agents", "commands", "views")
+
+
+def queue_names_through_turn(imports: Sequence[Import]) -> list[str]:
+    """Imports naming a review-queue concept through ``ipymemory.turn`` (its re-exports,
+    kept for code outside the package)."""
+    import importlib
+
+    bad = []
+    for i in imports:
+        if i.target != "ipymemory.turn" and not i.target.startswith("ipymemory.turn."):
+            continue
+        module, _, attr = i.name.rpartition(".")
+        value = getattr(importlib.import_module(module), attr, None) if module else None
+        if getattr(value, "__module__", "").startswith("ipymemory.review"):
+            bad.append(f"{i.where}: {i.name} (import it from ipymemory.review)")
+    return bad
+
+
+def test_sync_and_the_server_never_import_the_turn() -> None:
+    assert [
+        f"{i.where}: {i.target}"
+        for i in all_imports()
+        if unit(i.module) in TURN_FREE_UNITS and unit(i.target) == "turn"
+    ] == []
+
+
+def test_queue_concepts_come_from_review_not_the_turn() -> None:
+    imports = [i for i in all_imports() if unit(i.module) in QUEUE_FROM_REVIEW_UNITS]
+    assert queue_names_through_turn(imports) == []
+    # ... and the turn imports nothing of what sits above it, the review queue included
+    # (a cycle would be caught above; the queue never needs the turn).
+    assert [
+        i.where for i in all_imports() if unit(i.module) == "review" and unit(i.target) == "turn"
+    ] == []
+
+
+def test_a_queue_concept_through_the_turn_is_named() -> None:
+    found = queue_names_through_turn(
+        [
+            Import(
+                "ipymemory.views.x", "ipymemory.turn", 3, False, True, "ipymemory.turn.PendingBatch"
+            ),
+            Import(
+                "ipymemory.views.x",
+                "ipymemory.turn",
+                4,
+                False,
+                False,
+                "ipymemory.turn.AgentSession",
+            ),
+        ]
+    )
+    assert found == [
+        "ipymemory.views.x line 3: ipymemory.turn.PendingBatch (import it from ipymemory.review)"
+    ]
 
 
 # --- the checker itself finds what it is for --------------------------------------------

@@ -27,8 +27,9 @@ from jupyter_ai_persona_manager import BasePersona, PersonaDefaults
 
 from ..config import IPyMemory, Settings, make_model, model_key, resolve
 from ..errors import IPyMemoryError
+from ..review import BatchStatus
 from ..store.store import MemoryStore
-from ..turn import AgentSession, BatchStatus, SessionConfig, TurnEvent, TurnResult
+from ..turn import AgentSession, SessionConfig, TurnEvent, TurnResult
 from ..turn.config import DEFAULT_SYSTEM_PROMPT
 from .chat_dirs import chat_workspace
 

@@ -15,7 +15,7 @@ from .context import Context, View
 from .spec import arg, command
 
 if TYPE_CHECKING:
-    from ..turn import PendingBatch
+    from ..review import PendingBatch
 
 __all__ = [
     "handle_commit",

@@ -16,7 +16,7 @@ from .context import Context
 from .spec import Arg, arg
 
 if TYPE_CHECKING:
-    from ..turn import PendingBatch
+    from ..review import PendingBatch
 
 __all__ = [
     "SCOPE_ALL",

@@ -15,7 +15,7 @@ from ..views._widgetbase import StaticBundleBox
 
 if TYPE_CHECKING:
     from ..model import ModelClient
-    from ..turn import PendingBatch
+    from ..review import PendingBatch
 
 __all__ = ["Context", "View", "static_form"]
 

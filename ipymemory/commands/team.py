@@ -9,13 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import CommandError
+from ..review import PendingBatch
 from ..review.pending import PendingFiles
 from ..review.provenance import TurnProvenance
 from ..review.scopes import AgentNames
 from ..review.screened import ScreenedItems
 from ..store.record import MemoryRecord
 from ..team import claude_code, gitfinish, gitsetup
-from ..turn import PendingBatch
 from ..views import MessageView
 from .context import Context, View
 from .spec import arg, command

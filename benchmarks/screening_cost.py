@@ -53,20 +53,20 @@ def _items() -> list[dict[str, str]]:
 def child(rounds: int) -> dict[str, Any]:
     """Measured inside a fresh process whose ``sys.path`` starts with the tree."""
     start = time.perf_counter()
-    from ipymemory.review.proposals import parse_items, screen_proposals
+    from ipymemory.review.proposals import ProposalScreen, parse_items, screen_proposals
 
     imported = time.perf_counter() - start
     items = _items()
     batches = [parse_items(items[i : i + BATCH]) for i in range(0, len(items), BATCH)]
     t = time.perf_counter()
-    screen_proposals(batches[0], (), auto=True)
+    screen_proposals(batches[0], (), ProposalScreen(auto=True))
     first = time.perf_counter() - t
     steady: list[float] = []
     held = 0
     for _ in range(rounds):
         for batch in batches:
             t = time.perf_counter()
-            screened = screen_proposals(batch, (), auto=True)
+            screened = screen_proposals(batch, (), ProposalScreen(auto=True))
             steady.append(time.perf_counter() - t)
             held += sum(1 for s in screened if s.held)
     return {

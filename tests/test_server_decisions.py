@@ -185,7 +185,6 @@ def plan_batch(directory: Path) -> tuple[str, list[str]]:
             plan,
             store.records(),
             provenance=turn,
-            origins={"uses-ruff": "user"},
         )
     )
     return batch.id, names(directory)

@@ -46,7 +46,8 @@ from .._version import __version__
 from ..config import Settings, make_model
 from ..errors import IPyMemoryError, MemoryStoreError, ProposalError
 from ..model import NoModel
-from ..review.proposals import CommitChoice, keep_proposals, new_batch_id, parse_items
+from ..review.door import Door
+from ..review.proposals import CommitChoice, Intake, keep_proposals, new_batch_id, parse_items
 from ..review.provenance import TurnProvenance
 from ..review.scopes import ScopedSet, read_scopes
 from ..store.names import is_valid_name
@@ -275,10 +276,12 @@ class MemoryTools:
             outcome = keep_proposals(
                 self.store,
                 proposals,
-                commit=self.commit,
-                provenance=TurnProvenance(self.session, via="mcp", caller=caller or {}),
-                batch_id=new_batch_id(),
-                user_store=self.user,
+                Intake(
+                    TurnProvenance(self.session, via=Door.MCP, caller=caller or {}),
+                    self.user,
+                    commit=self.commit,
+                    batch_id=new_batch_id(),
+                ),
             )
         except ProposalError as e:
             raise _Refused(f"{e}; nothing was kept") from None

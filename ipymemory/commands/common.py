@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..config import parse_int
 from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
+from ..review.door import Door
 from ..review.scopes import read_scopes
 from ..store.names import is_valid_name
 from ..store.store import MemoryStore
@@ -124,7 +125,7 @@ def _elsewhere(ctx: Context, names: Sequence[str], searched: MemoryStore) -> str
 
 def actor(ctx: Context, **extra: object) -> dict[str, object]:
     """Who a command's commit is by, for the journal: the command line or the notebook."""
-    return {"via": "notebook" if ctx.proposes else "cli", **extra}
+    return {"via": Door.NOTEBOOK if ctx.proposes else Door.CLI, **extra}
 
 
 def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..review.batch import PendingBatch
+from ..review.door import Door
 from ..views.pending import (
     DECIDE_HINT,
     LIVE_HINT,
@@ -32,7 +33,7 @@ def _change_text(batch: PendingBatch) -> str | None:
     return None if batch.history is None else batch.history.title
 
 
-def _via(batch: PendingBatch) -> str | None:
+def _via(batch: PendingBatch) -> Door | None:
     return None if batch.provenance is None else batch.provenance.via
 
 

@@ -3,29 +3,24 @@
 A turn (or ``%memory consolidate``) records a :class:`TurnProvenance`: the query, the
 session, the caller (notebook, cell id, execution count when known), the models that
 answered and the files the agent read. When the batch is committed,
-:func:`commit_meta` turns it, with the decision (accepted and rejected names, by a
-person or automatically) and each item's ``origin``, into the journal entry's
-``actor`` and per-name ``provenance`` (SPEC §6), within a byte budget.
+:func:`~ipymemory.review.commit.commit_meta` turns it, with the decision (accepted and
+rejected names, by a person or automatically) and each item's ``origin``, into the
+journal entry's ``actor`` and per-name ``provenance`` (SPEC §6), within the byte budget
+:func:`fit_provenance` keeps.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from .. import _constants as C
 from .._encodable import encodable_data
-from .._secrets import redact, redact_data
-from ..screen.rules import Finding
+from .door import Door
 
-__all__ = ["AGENT_VIAS", "DEFAULT_ORIGIN", "TurnProvenance", "commit_meta", "fit_provenance"]
-
-#: ``via`` of the batches other agents propose (SPEC §10): the MCP server, the memory
-#: tool used on its own (under ``%%agent`` its proposals join the turn's batch), and
-#: what a sync pulled from an Anthropic memory store (SPEC §13).
-AGENT_VIAS = ("mcp", "memory-tool", "memory-store")
+__all__ = ["DEFAULT_ORIGIN", "TurnProvenance", "fit_provenance"]
 
 #: The origin of an item extracted from a turn until screening decides one (SPEC §7).
 DEFAULT_ORIGIN = "user"
@@ -35,13 +30,14 @@ DEFAULT_ORIGIN = "user"
 class TurnProvenance:
     """What is known about the turn that proposed a batch.
 
-    ``via`` is ``turn`` (extracted after an agent turn) or ``consolidate`` (a plan asked
-    for directly). ``caller`` holds what the front end knows: ``notebook`` (its path),
-    ``cell_id``, ``execution_count``. ``models``: role -> model name of the calls made.
+    ``via`` is the :class:`~ipymemory.review.door.Door` it came by (a turn's
+    extraction, ``consolidate``, another agent, …; its value is accepted too).
+    ``caller`` holds what the front end knows: ``notebook`` (its path), ``cell_id``,
+    ``execution_count``. ``models``: role -> model name of the calls made.
     """
 
     session: str
-    via: str = "turn"
+    via: Door = Door.TURN
     query: str | None = None
     models: Mapping[str, str] = field(default_factory=dict)
     files_read: tuple[str, ...] = ()
@@ -50,6 +46,7 @@ class TurnProvenance:
     files_sha256: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "via", Door(self.via))
         # What the journal and pending/ store of a turn enters here (ipymemory._encodable).
         for name in ("query", "models", "files_read", "caller"):
             object.__setattr__(self, name, encodable_data(getattr(self, name)))
@@ -64,69 +61,6 @@ class TurnProvenance:
             "files_sha256": dict(self.files_sha256),
             "caller": dict(self.caller),
         }
-
-
-def commit_meta(
-    provenance: TurnProvenance | None,
-    added: Sequence[str],
-    *,
-    batch_id: str,
-    accepted: Collection[str],
-    rejected: Collection[str],
-    plan_accepted: bool,
-    decided_by: str,
-    origins: Mapping[str, str],
-    evidence: Mapping[str, Sequence[str]] | None = None,
-    sources: Mapping[str, Mapping[str, str]] | None = None,
-    findings: Mapping[str, Sequence[Finding]] | None = None,
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """The journal's ``actor`` and per-added-name ``provenance`` for one batch commit.
-
-    The actor holds what concerns the whole commit once: who (the caller's notebook and
-    cell, the session) and the decision (``batch``, ``decided_by`` ``review``,
-    ``lab-panel`` -- a person, in a review or a command, or in the Lab's Memory panel --
-    or ``auto``, the ``accepted`` and ``rejected`` item names, ``plan_accepted``). Each
-    added name gets the turn's query, models, files read and its ``origin``, bounded
-    (see :func:`fit_provenance`), the extractor's ``evidence`` for it when it gave
-    some (SPEC §9: redacted, in the journal only, never in the record file), and the
-    files it depends on with their sha256 as read (``files_sha256``, SPEC §11; from
-    ``sources``, absent when unknown -- not every file the turn read), and the screening
-    rules that fired on it, with their evidence (``findings``, issue 39: an item a
-    person accepted although screening held it says why it was held).
-    """
-    # A question may hold a credential: it never reaches the journal (SPEC §7).
-    turn = dict(cast("dict[str, Any]", redact_data(provenance.to_json()))) if provenance else {}
-    caller = turn.pop("caller", {})
-    actor: dict[str, Any] = {
-        **caller,
-        "batch": batch_id,
-        "decided_by": decided_by,
-        "accepted": sorted(accepted),
-        "rejected": sorted(rejected),
-        "plan_accepted": plan_accepted,
-    }
-    if "session" in turn:
-        actor["session"] = turn["session"]
-    turn.pop("files_sha256", None)
-    out = fit_provenance(turn, added, origins)
-    for name, excerpts in (evidence or {}).items():
-        if name in out and excerpts:
-            out[name]["evidence"] = [redact(text) for text in excerpts]
-    for name, hashes in (sources or {}).items():
-        kept = _bounded_hashes(hashes)
-        if name in out and kept:
-            out[name]["files_sha256"] = kept
-    for name, fired in (findings or {}).items():
-        if name in out and fired:
-            out[name]["findings"] = [f.to_json() for f in fired[: C.PROVENANCE_FINDINGS]]
-    return actor, out
-
-
-def _bounded_hashes(hashes: Mapping[str, str]) -> dict[str, str]:
-    """At most ``PROVENANCE_FILES`` of an item's source hashes, whole paths only (a cut
-    path names no file to compare)."""
-    kept = [(p, h) for p, h in hashes.items() if len(p) <= C.PROVENANCE_PATH_CHARS]
-    return dict(kept[: C.PROVENANCE_FILES])
 
 
 def fit_provenance(

@@ -20,7 +20,6 @@ from jupyter_core.paths import is_hidden
 from .. import _constants as C
 from ..errors import MemoryStoreError
 from ..review.pending import PendingFiles
-from ..review.provenance import AGENT_VIAS
 from ..review.scopes import read_user_scope
 from ..screen import redact_data
 from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
@@ -176,7 +175,7 @@ def _pending(ws: Workspace) -> list[dict[str, Any]]:
                 "saved_at": entry.saved_at,
                 # Which agent proposed it (SPEC §10: the MCP server, the memory tool);
                 # None for a notebook turn's batch.
-                "agent": entry.via if entry.via in AGENT_VIAS else None,
+                "agent": entry.via if entry.via is not None and entry.via.agent else None,
             }
         )
     return out

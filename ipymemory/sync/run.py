@@ -49,9 +49,11 @@ from ..errors import (
     SyncPreconditionFailed,
     SyncRemoteError,
 )
+from ..review.door import Door
 from ..review.pending import PendingFiles
 from ..review.proposals import (
     CommitChoice,
+    Intake,
     ItemVerdict,
     Proposal,
     keep_proposals,
@@ -89,8 +91,8 @@ from .state import (
 
 __all__ = ["VIA", "Sync", "feed_news"]
 
-#: ``via`` of a pulled batch's provenance (one of ``review.provenance.AGENT_VIAS``).
-VIA = "memory-store"
+#: ``via`` of a pulled batch's provenance: the door of another agent (SPEC §13).
+VIA = Door.MEMORY_STORE
 # A remote that answers these stops a push: every further request would fail alike.
 _STOPPING = frozenset({401, 403, 429})
 # Conflicts whose store side ``status`` fetches to show both versions.
@@ -551,12 +553,14 @@ class Sync:
             outcome = keep_proposals(
                 self.store,
                 [f.proposal for f in chunk if f.proposal is not None],
-                commit=commit,
-                provenance=self._provenance(chunk),
-                batch_id=batch_id,
-                files=self.files,
-                user_store=self.user_store,
-                held={f.change.name: (_held(f),) for f in chunk if f.change.conflict},
+                Intake(
+                    self._provenance(chunk),
+                    self.user_store,
+                    commit=commit,
+                    batch_id=batch_id,
+                    files=self.files,
+                    held={f.change.name: (_held(f),) for f in chunk if f.change.conflict},
+                ),
             )
         except BatchTooLarge as e:
             if len(chunk) > 1:

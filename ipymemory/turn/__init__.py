@@ -6,8 +6,7 @@ choosing (select, inject: :mod:`.choosing`) → answering (the tool loop: :mod:`
 from __future__ import annotations
 
 from ..model import ScriptedModel
-from ..review.batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
-from ..review.failures import MemoryFailure
+from ..review import BatchRegistry, BatchStatus, CommitResult, MemoryFailure, PendingBatch
 from .config import SessionConfig
 from .session import AgentSession, AnsweredTurn, TurnEvent, TurnResult
 from .usage import TurnUsage, UsageLedger

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MemoryStoreError
+from ..review.door import Door
 from ..store.history import HistoryEntry
 from ..store.record import MemoryRecord
 from ._static import StaticView, esc, plain_table
@@ -82,7 +83,7 @@ def describe_actor(actor: Mapping[str, Any]) -> str:
         return " ".join(parts)
     if actor.get("tool") == "unknown":
         return "another tool"
-    if actor.get("via") == "cli" or actor.get("front") == "ipymemory":
+    if actor.get("via") == Door.CLI or actor.get("front") == "ipymemory":
         return "the command line"
     tool = actor.get("tool")
     return tool if isinstance(tool, str) else "unknown"
@@ -147,7 +148,7 @@ def entry_row(entry: HistoryEntry) -> dict[str, Any]:
 
 def _move(actor: Mapping[str, Any]) -> dict[str, Any] | None:
     """Half of a move (``move NAME --to SCOPE``): where from, where to, the move it undoes."""
-    if actor.get("via") != "move":
+    if actor.get("via") != Door.MOVE:
         return None
     return {
         "from": actor.get("from_scope"),

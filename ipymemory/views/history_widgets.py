@@ -26,7 +26,7 @@ from ._widgetbase import StaticBundleBox, block_html, html_block, html_text
 from .history import HistoryChangeView, HistoryDiffView, HistoryView
 
 if TYPE_CHECKING:
-    from ..review.batch import BatchRegistry, PendingBatch
+    from ..review import BatchRegistry, PendingBatch
     from ..store.store import MemoryStore
 
 __all__ = ["HistoryChangeReview", "HistoryState", "HistoryWidget"]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..review.provenance import AGENT_VIAS
+from ..review.door import Door
 from ._static import StaticView, esc, plain_table, record_rows_html
 
 __all__ = ["DECIDE_HINT", "LIVE_HINT", "MIXED_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]
@@ -51,11 +51,11 @@ class PendingEntry:
     saved_at: float | None = None
     expires_at: float | None = None
     change: str | None = None  # an undo/restore proposal: its title
-    via: str | None = None  # who proposed it when not a turn: "mcp", "memory-tool", …
+    via: Door | None = None  # the door it came by (another agent's: "mcp", "memory-tool", …)
 
     def what(self) -> str:
         parts = [self.change] if self.change else []
-        if self.via in AGENT_VIAS:
+        if self.via is not None and self.via.agent:
             parts.append(f"from another agent ({self.via})")
         if self.names:
             parts.append(", ".join(self.names))

@@ -70,22 +70,12 @@ from .errors import (
     TurnError,
 )
 from .model import AnthropicModel, ModelClient, ModelReply, NoModel, ScriptedModel, Usage
+from .review import BatchRegistry, BatchStatus, CommitResult, MemoryFailure, PendingBatch
 from .sidequery import ConsolidationPlan, Selection, select_memories
 from .sidequery.fallback import keyword_select
 from .store.record import MemoryRecord, MemoryType, StoredRecord
 from .store.store import MemoryStore
-from .turn import (
-    AgentSession,
-    AnsweredTurn,
-    BatchRegistry,
-    BatchStatus,
-    CommitResult,
-    MemoryFailure,
-    PendingBatch,
-    SessionConfig,
-    TurnEvent,
-    TurnResult,
-)
+from .turn import AgentSession, AnsweredTurn, SessionConfig, TurnEvent, TurnResult
 
 if typing.TYPE_CHECKING:
     from .agents.memory_tool import MemoryTool

@@ -47,6 +47,7 @@ from ..config import Settings, make_model
 from ..errors import IPyMemoryError, MemoryStoreError, ProposalError
 from ..model import NoModel
 from ..review.door import Door
+from ..review.listing import where_to_decide
 from ..review.proposals import CommitChoice, Intake, keep_proposals, new_batch_id, parse_items
 from ..review.provenance import TurnProvenance
 from ..review.scopes import ScopedSet, read_scopes
@@ -291,9 +292,8 @@ class MemoryTools:
             note = f"committed: {', '.join(outcome.committed) or 'nothing'}"
         else:
             note = (
-                f"kept for review as batch {outcome.batch_id}: a person decides it in the "
-                f"notebook (%memory pending), the Lab panel or `ipymemory commit --batch "
-                f"{outcome.batch_id}`"
+                f"kept for review as batch {outcome.batch_id}: a person decides it "
+                + where_to_decide(outcome.batch_id)
             )
         if outcome.error:
             note = f"{outcome.error}; {note}"

@@ -11,6 +11,7 @@ from pathlib import Path
 from ..errors import CommandError
 from ..review import Item, PendingBatch
 from ..review.door import Door
+from ..review.listing import reopen_line
 from ..review.pending import PendingFiles
 from ..review.provenance import TurnProvenance
 from ..review.scopes import AgentNames
@@ -104,7 +105,7 @@ def handle_import(ctx: Context, args: argparse.Namespace) -> View:
             raise CommandError(files.last_error or f"batch {batch.id} could not be kept")
         report.append(
             f"{len(waiting.items)} held for a person in batch {batch.id}: "
-            f"ipymemory pending --open {batch.id}"
+            f"{reopen_line(batch.id, 'ipymemory')}"
         )
     data = {**plan.to_json(), "waiting": [r.name for r in waiting.items]}
     return MessageView("\n".join(report), kind="import", data=data)

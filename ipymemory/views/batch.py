@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..review import BatchStatus, Decision, Door, Item, PlanChoice
 from ..review.commit import commit_effect
 from ..review.decision import PLAN_NAME
+from ..review.listing import TERMINAL, decide_line, reopen_line
 from ..review.scopes import USER
 from ..screen.rules import Finding, findings_of_reasons, findings_to_json
 from ..store.record import MemoryRecord
@@ -41,13 +42,7 @@ _REVIEW_HINT = "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %
 # (and the live widget) may be gone, the batch itself is kept in .memory/pending/.
 _RESUME_HINT = (
     "Pending: nothing was written. Decide it with the widget or {review}; after a "
-    "kernel restart, %memory pending lists it and %memory pending --open {id} reopens it."
-)
-
-_DECIDE_HINT = (
-    "Pending: nothing was written. Decide it: ipymemory commit --batch {id} "
-    "[--reject NAME …] [--accept NAME …] [--redacted NAME …] [--no-plan | --accept-plan], "
-    "or ipymemory discard --batch {id}"
+    "kernel restart, %memory pending lists it and {reopen} reopens it."
 )
 
 _ITEM_COLUMNS = (
@@ -340,11 +335,13 @@ class BatchView(StaticView):
         if not self.status.open:
             return None
         if self.command_line and self.batch_id is not None:
-            return _DECIDE_HINT.format(id=self.batch_id)
+            return (
+                f"Pending: nothing was written. Decide it: {decide_line(TERMINAL, self.batch_id)}"
+            )
         review = "%memory commit [--reject NAME …] [--no-plan] / %memory discard"
         if self.batch_id is None:
             return _REVIEW_HINT
-        return _RESUME_HINT.format(review=review, id=self.batch_id)
+        return _RESUME_HINT.format(review=review, reopen=reopen_line(self.batch_id))
 
     def _item_rows(self) -> list[dict[str, str]]:
         return [{"decision": self.decision(r.name), **r.to_json()} for r in self.items]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import MemoryStoreError
 from ..review.door import Door
+from ..review.listing import reopen_line
 from ..store.history import HistoryEntry
 from ..store.record import MemoryRecord
 from ._static import StaticView, esc, plain_table
@@ -565,9 +566,8 @@ class HistoryChangeView(StaticView):
             "Pending: nothing is written until you commit it (Commit, or %memory commit"
             + (f" --batch {self.batch_id}" if self.batch_id else "")
             + "; %memory discard to drop it). It is kept in .memory/pending/: after a "
-            + "restart, %memory pending lists it and %memory pending --open "
-            + (self.batch_id or "ID")
-            + " reopens it."
+            + f"restart, %memory pending lists it and {reopen_line(self.batch_id or 'ID')} "
+            + "reopens it."
         )
 
     def to_text(self) -> str:

@@ -12,8 +12,8 @@ import and holds the code to this list):
    ``_secrets`` ``_version`` ``errors`` -- the bottom: defaults, small helpers (today's
    date as the side-queries see it, outside text made encodable), the tokenizer, the
    credential scanner, the version and the error tree; standard library only.
-2. ``model`` ``store`` ``_language`` -- the model clients; the memory directory on disk;
-   the one language detector (screening and the follow-up checks ask it).
+2. ``_language`` ``model`` ``store`` -- the one language detector (word lists of
+   ``wordfreq``); the model clients; the memory directory on disk.
 3. ``config`` ``screen`` ``sidequery`` ``follow`` -- settings resolution; screening of
    what is remembered; the selector, extractor, consolidator and follow-up checker
    side-queries; the exact checks of an answer against its memories.
@@ -48,6 +48,7 @@ from .errors import (
     MemoryConflictError,
     MemoryFormatError,
     MemoryLockTimeout,
+    MemoryRecordUnreadable,
     MemoryRecoveryNeeded,
     MemorySecretError,
     MemoryStoreError,
@@ -103,6 +104,7 @@ __all__ = [
     "MemoryFormatError",
     "MemoryLockTimeout",
     "MemoryRecord",
+    "MemoryRecordUnreadable",
     "MemoryRecoveryNeeded",
     "MemorySecretError",
     "MemoryStore",

@@ -59,7 +59,7 @@ LOCK_WAIT_REPORT_SECONDS: Final = 1.0  # a wait for the lock is reported after t
 DEFAULT_HISTORY_RETENTION_DAYS: Final = 30  # gc prunes history/files/ older than this
 DEFAULT_HISTORY_RETENTION_BYTES: Final = 5 * 1024 * 1024  # ... or beyond this total
 HISTORY_KEEP_ENTRIES: Final = 50  # files the newest entries reference are never pruned
-# Provenance of one commit (turn/provenance.py): the query and the files read are cut to
+# Provenance of one commit (review/provenance.py): the query and the files read are cut to
 # these, then halved until all the added names' provenance fits the byte budget (the
 # store refuses a journal line's actor/provenance over half of its 1 MiB).
 PROVENANCE_QUERY_CHARS: Final = 2_000
@@ -113,6 +113,7 @@ DEFAULT_HISTORY_TOKEN_BUDGET: Final = 60_000  # request history before older tur
 # %%agent's memory work on a worker of the kernel, after the cell ends (SPEC §12): None =
 # on in a Jupyter kernel (ipykernel), off elsewhere (a terminal IPython, a script).
 DEFAULT_BACKGROUND_MEMORY: Final = None
+TEACHING_CELL_TIMEOUT: Final = 300  # seconds per cell of the headless teaching run
 PROGRESS_TICK_SECONDS: Final = 0.5  # the progress line's clock redraws this often
 # A streaming answer's Markdown is re-rendered at most this often (the last piece at once).
 ANSWER_RENDER_SECONDS: Final = 0.1
@@ -139,7 +140,12 @@ ORIGIN_STATED_SHARE: Final = 0.25
 # apart by their function words, how many of a language's most frequent words are function
 # words, and the Zipf frequency from which a word is ordinary (a capitalised ordinary word
 # is not a name; 3.0 -- once in a million words -- is what the small lists hold).
-LEXICON_LANGUAGES: Final = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru")
+# (issue 39: + Vietnamese, Indonesian, Arabic, Hindi -- a user's words in these are told
+# apart from an item's, so a translation is seen as one.)
+LEXICON_LANGUAGES: Final = (
+    *("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru"),
+    *("vi", "id", "ar", "hi"),
+)
 LEXICON_FUNCTION_WORDS_TOP: Final = 60
 # The one language detector (ipymemory/_language.py) chooses among these Latin-script
 # languages by their words: more than the screen reads (screen/agent.py), so a text in a

@@ -123,11 +123,17 @@ _EDGES = ".,;:!?()[]{}\"'`*"
 
 
 def detect(
-    text: str, *, min_words: int = 1, min_cjk: int = 1, function_word: bool = True
+    text: str,
+    *,
+    min_words: int = 1,
+    min_cjk: int = 1,
+    function_word: bool = True,
+    lead: float = _LEAD,
 ) -> str | None:
     """The language of ``text`` (ISO 639-1), or None when it cannot tell (see the module
     docstring). ``function_word=False`` judges Latin-script words without first asking
-    for a function word (a terse note, "Tabel sales punya kolom region", has none)."""
+    for a function word (a terse note, "Tabel sales punya kolom region", has none);
+    ``lead`` is how far the best language's score must lead the next one's."""
     scripts = _scripts(text)
     letters = sum(scripts.values())
     if not letters:
@@ -153,11 +159,13 @@ def detect(
         # Letters Russian does not have are Ukrainian's (i with one or two dots, ye, ghe).
         if re.search("[іїєґ]", text.casefold()):
             return "uk"
-        return _by_words([w for w in words if _in_script(w, "CYRILLIC")], CYRILLIC, gate=False)
+        cyrillic = [w for w in words if _in_script(w, "CYRILLIC")]
+        return _by_words(cyrillic, CYRILLIC, gate=False, lead=lead)
     if major == "arabic":
-        return _by_words([w for w in words if _in_script(w, "ARABIC")], ARABIC, gate=False)
+        arabic = [w for w in words if _in_script(w, "ARABIC")]
+        return _by_words(arabic, ARABIC, gate=False, lead=lead)
     if major == "latin":
-        return _by_words(words, LATIN, gate=function_word)
+        return _by_words(words, LATIN, gate=function_word, lead=lead)
     return None
 
 
@@ -165,7 +173,9 @@ def _in_script(word: str, script: str) -> bool:
     return unicodedata.name(word[0], "").startswith(script)
 
 
-def _by_words(words: list[str], candidates: tuple[str, ...], *, gate: bool = True) -> str | None:
+def _by_words(
+    words: list[str], candidates: tuple[str, ...], *, gate: bool = True, lead: float = _LEAD
+) -> str | None:
     # Prose has function words; code and lists of names have none to tell by (a text
     # mostly in another script than Latin is prose already: no gate).
     if not words:
@@ -189,7 +199,7 @@ def _by_words(words: list[str], candidates: tuple[str, ...], *, gate: bool = Tru
     # holds Italian's "a" and "per", but its other words are English).
     scores = sorted(((_score(words, lang), lang) for lang in candidates), reverse=True)
     (best, lang), (second, _) = scores[0], scores[1]
-    return lang if best > second * _LEAD else None
+    return lang if best > second * lead else None
 
 
 def _score(words: list[str], lang: str) -> float:
@@ -223,6 +233,14 @@ def _scripts(text: str) -> Counter[str]:
     return counts
 
 
+@cache
+def all_function_words() -> frozenset[str]:
+    """The function words of every language the screen tells apart
+    (``LEXICON_LANGUAGES``) and of ja/ko/zh."""
+    langs = (*C.LEXICON_LANGUAGES, "ja", "ko", "zh")
+    return frozenset().union(*(function_words(lang) for lang in langs))
+
+
 _LABELS = {
     "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
     "pt": "Portuguese", "nl": "Dutch", "sv": "Swedish", "da": "Danish", "nb": "Norwegian",
@@ -239,10 +257,3 @@ _LABELS = {
 def language_label(code: str) -> str:
     """The English name of language ``code`` (the code itself if unknown)."""
     return _LABELS.get(code, code)
-
-
-def all_function_words() -> frozenset[str]:
-    """The function words of every language the screen reads
-    (``LEXICON_LANGUAGES``) and of ja/ko/zh."""
-    langs = (*C.LEXICON_LANGUAGES, "ja", "ko", "zh")
-    return frozenset().union(*(function_words(lang) for lang in langs))

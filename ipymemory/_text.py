@@ -36,7 +36,7 @@ import re
 import unicodedata
 from typing import Literal, Protocol, TextIO
 
-__all__ = ["EscapeTarget", "TerminalWriter", "TextSink", "escape"]
+__all__ = ["EscapeTarget", "TerminalWriter", "TextSink", "counted", "escape"]
 
 EscapeTarget = Literal["request", "terminal"]
 
@@ -157,3 +157,9 @@ class TerminalWriter:
 
     def flush(self) -> None:
         self.stream.flush()
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``n word`` in the number it needs: ``1 record``, ``2 records`` (``plural`` when
+    the word does not just take an ``s``)."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"

@@ -22,6 +22,7 @@ from ._text import TerminalWriter, TextSink
 from .commands import GLOBAL_ARGS, Command, Context, add_arguments, offered, static_form
 from .config import resolve
 from .errors import CommandUsageError, IPyMemoryError, MemoryConfigError
+from .store.layout import MemoryDir
 from .views import StaticView
 
 __all__ = ["COMMANDS", "main"]
@@ -74,7 +75,10 @@ def _print(view: StaticView, as_json: bool, out: TextSink, err: TextSink) -> int
         text = view.cli_text()
         if text:
             (err if problem else out).write(text + "\n")
-    return 1 if problem else 0
+    warnings = view.cli_warnings()
+    for warning in warnings:
+        err.write(f"{_PROG}: error: {_one_line(warning)}\n")
+    return 1 if problem or warnings else 0
 
 
 def main(
@@ -97,8 +101,8 @@ def main(
         err.write(f"{_PROG}: error: {_one_line(str(e))}\n")
         return 1
     directory = settings.directory
-    if not directory.is_dir():
-        problem = "not a directory" if directory.exists() else "no such directory"
+    problem = MemoryDir.of(directory).workspace_problem()
+    if problem is not None:
         err.write(f"{_PROG}: error: {directory}: {problem}\n")
         return 2
     try:

@@ -37,7 +37,9 @@ from .model import AnthropicModel, ModelClient, NoModel
 from .model.anthropic import sdk_environment
 
 __all__ = [
+    "COMMIT_MODE_HELP",
     "ENV_PREFIX",
+    "SELECTION_RULE",
     "SETTINGS",
     "IPyMemory",
     "ModelSettings",
@@ -55,6 +57,25 @@ __all__ = [
 ]
 
 ENV_PREFIX = "IPYMEMORY_"
+
+# How a turn chooses its memories, said once: %%agent?, %memory help select, the
+# README's "A turn" and the teaching notebook's section 4 say exactly this
+# (tests/test_readme.py checks each holds it). Change it here when the rule changes.
+SELECTION_RULE = (
+    f"While the whole set fits memory_budget ({C.DEFAULT_MEMORY_BUDGET} estimated tokens) "
+    "a turn uses every record, choosing nothing. Past it the keyword ranking fills the "
+    f"budget at once: its best max_selected ({C.DEFAULT_MAX_SELECTED}) records, then the "
+    "next best while the block fits (selector = keyword, the default); with selector = "
+    "model the side model picks at most max_selected of the ranking's best "
+    f"select_candidates ({C.DEFAULT_SELECT_CANDIDATES}) instead, one round trip before "
+    "the answer."
+)
+# What each commit mode does, said once (the setting's help, %%agent --commit).
+COMMIT_MODE_HELP = (
+    "review (extracted memories wait for your decision; the default), auto (committed "
+    "at once, except what screening holds for a person) or off (memories are used but "
+    "never extracted or written)"
+)
 
 # Who reads a setting: the turn (through ``SessionConfig``), the model client
 # (``ModelSettings``), the store (the lock wait, the pending files), a command or the
@@ -310,8 +331,7 @@ class Settings:
         default=C.DEFAULT_COMMIT_MODE,
         metadata=_row(
             Choice(COMMIT_MODES),
-            "What happens to extracted memories: review (wait for you; default), "
-            "auto (commit at once) or off (never extract).",
+            f"What happens to extracted memories: {COMMIT_MODE_HELP}.",
             "session",
         ),
     )
@@ -672,6 +692,8 @@ def setting_rows(settings: Settings) -> tuple[tuple[str, str, str], ...]:
         text = "not set" if value is None else redact(str(value))
         if f.name == "background_memory" and value is None:
             text = "on in a Jupyter kernel, else off"  # decided per shell (NotebookState)
+        if f.name == "user_dir" and value is None:
+            text = "off"  # its default is a directory: None is only ever "off"
         rows.append((f.name, text, settings.origin.get(f.name, "default")))
     return tuple(rows)
 

@@ -6,7 +6,8 @@ Callers decide by type, never by message text. Third-party errors are wrapped
     IPyMemoryError
     ├── MemoryStoreError ............. the memory set could not be read or changed (SPEC §5)
     │   ├── MemoryFormatError ........ a record, manifest or file breaks the format (SPEC §1)
-    │   │   └── MemoryRecoveryNeeded . the manifest is gone or unreadable: run recover
+    │   │   ├── MemoryRecoveryNeeded . the manifest is gone or unreadable: run recover
+    │   │   └── MemoryRecordUnreadable  one listed record file: the rest reads, writes refuse
     │   ├── MemoryConflictError ...... the set changed under an operation
     │   ├── MemorySecretError ........ a record to write holds a credential (SPEC §7)
     │   └── MemoryLockTimeout ........ the store lock was not acquired in time
@@ -51,6 +52,7 @@ __all__ = [
     "MemoryConflictError",
     "MemoryFormatError",
     "MemoryLockTimeout",
+    "MemoryRecordUnreadable",
     "MemoryRecoveryNeeded",
     "MemorySecretError",
     "MemoryStoreError",
@@ -110,6 +112,18 @@ class MemoryLockTimeout(MemoryStoreError):
 class MemoryRecoveryNeeded(MemoryFormatError):
     """``manifest.json`` is missing or unreadable while records or a history exist:
     the set is unknown until ``recover`` rebuilds it (SPEC §6)."""
+
+
+class MemoryRecordUnreadable(MemoryFormatError):
+    """A record file the manifest lists cannot be read or breaks the format (a
+    hand-edited ``type:``, an unquoted colon in a description). The other records still
+    read (``MemoryStore.readable()``: a turn, a listing, a selection go on without it);
+    every write refuses until the file is fixed or ``recover`` rebuilds the set without
+    it. ``file`` is its name in ``.memory/``; the message names its path and the rule."""
+
+    def __init__(self, message: str, file: str) -> None:
+        super().__init__(message)
+        self.file = file
 
 
 class SideQueryError(IPyMemoryError):

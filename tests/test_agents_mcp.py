@@ -8,17 +8,28 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
-from agents_support import McpClient, data, error_text, item, review_in_notebook, with_mcp
+from agents_support import (
+    McpClient,
+    data,
+    error_text,
+    item,
+    review_in_notebook,
+    server_params,
+    with_mcp,
+)
 from IPython.core.interactiveshell import InteractiveShell
 from jupyter_support import RunningJupyter
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
 from messages_server import MessagesServer, text
 from notebook_support import memory
 from record_support import rec
 from store_support import snapshot
 from turn_support import role_of
 
-from ipymemory import MemoryStore
+from ipymemory import MemoryStore, __version__
 from ipymemory.cli import main
 from ipymemory.views import BatchReview
 
@@ -559,3 +570,17 @@ def test_an_oversized_proposal_is_refused_where_it_enters(workspace: str) -> Non
     assert not files.save(huge)
     assert "over the 4,194,304-byte bound of pending/" in str(files.last_error)
     assert pending_files(workspace) == []
+
+
+def test_the_server_reports_its_own_name_and_version(workspace: str) -> None:
+    """Issue 43: the MCP handshake names ipymemory and its version, not the SDK's."""
+
+    async def main() -> Any:
+        async with (
+            stdio_client(server_params(workspace)) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            return (await session.initialize()).serverInfo
+
+    info = anyio.run(main)
+    assert (info.name, info.version) == ("ipymemory", __version__)

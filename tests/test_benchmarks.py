@@ -138,6 +138,23 @@ def test_real_model_corpus_slice_through_real_turns(tmp_path: Path) -> None:
     assert report["evidence"]["planted_updates_applied"] == 0
 
 
+def test_screen_cost_times_every_batch_of_both_trees(tmp_path: Path) -> None:
+    """benchmarks/screen_cost.py on two scenes, this tree against HEAD exported by git:
+    every batch timed in both modes on both trees, the ratio reported."""
+    corpus = tmp_path / "two.jsonl"
+    lines = (BENCH / "corpora" / "origin5.jsonl").read_text(encoding="utf-8").splitlines()
+    corpus.write_text("\n".join([lines[1], lines[-1]]) + "\n", encoding="utf-8")
+    argv = ["--corpus", str(corpus), "--rounds", "1", "--json", "--baseline-ref", "HEAD"]
+    done = _run(str(BENCH / "screen_cost.py"), *argv)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    for tree in ("this tree", "baseline HEAD"):
+        assert report[tree]["batches"] == 4  # two scenes, with and without evidence
+        assert 0 < report[tree]["mean_ms"] <= report[tree]["max_ms"]
+        assert report[tree]["large_ms"] > 0  # the turns that read a 100 KB file
+    assert report["ratio_total"] > 0 and report["ratio_large"] > 0
+
+
 def test_latency_reports_first_token_ratios_and_busy_time() -> None:
     done = _run(str(BENCH / "latency.py"), "--quick", "--json")
     report: dict[str, Any] = json.loads(done.stdout)

@@ -51,7 +51,10 @@ def test_every_corpus_file_loads_with_its_loader() -> None:
         "staleness.jsonl": staleness.load_sessions,
     }
     # The real-model corpora: the round-3 scenes and the held-out ones (issue 26).
-    scene_files = ["real_model.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout4.jsonl"]
+    scene_files = ["real_model.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl"]
+    # issue 39: heldout4 (new styles and languages, written apart from the rules);
+    # origin5* (ar ko ru tr vi pl nl hi id and code-mixed; other styles; ja es it pt de fr zh)
+    scene_files += ["heldout4.jsonl", "origin5.jsonl", "origin5b.jsonl", "origin5c.jsonl"]
     loaders.update({name: scenes.load_scenes for name in scene_files})
     loaders["agent_doors.jsonl"] = load_benchmark("agent_doors").load_items  # issue 39
     files = {p.name for p in CORPORA.glob("*.jsonl")}

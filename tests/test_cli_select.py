@@ -216,3 +216,23 @@ def test_real_command_line(workspace: str) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].endswith(NO_MODEL)
     assert proc.stdout.splitlines()[1:] == _fallback_lines()
+
+
+def test_model_chooses_none_says_so(
+    keyed: None, messages_server: MessagesServer, workspace: str
+) -> None:
+    """Issue 43: the model found nothing relevant -- said, not a heading over nothing."""
+    make_store(workspace)
+    messages_server.enqueue(text("[]"))
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("IPYMEMORY_USER")},
+        "IPYMEMORY_USER_DIR": "off",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", workspace, "select", QUERY],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "nothing selected: the model (cli-side-model) found none relevant\n"

@@ -331,15 +331,35 @@ def test_static_history_view_escapes_journal_text(workspace: str) -> None:
 
 
 def test_a_displayed_proposal_is_replaced_by_its_outcome(ip: InteractiveShell, ws: str) -> None:
-    """What a saved notebook keeps: the decided outcome, not a stale 'pending'."""
+    """What a saved notebook keeps where the undo was proposed: the proposal, then what
+    the later %memory commit decided -- not a stale 'pending', and not read as the
+    commit itself (issue 43); the commit's own cell shows the commit."""
     with capture_output() as captured:
         ip.run_cell("%memory undo 2", store_history=True)
-        memory(ip, "commit")
+        done = memory(ip, "commit")
     first = captured.outputs[0].data[MIME_TYPE]
     assert first["view"] == "history-change" and first["status"] == "pending"
-    updates = [o.data[MIME_TYPE] for o in captured.outputs if o.update]
-    assert updates and updates[-1]["status"] == "committed"
-    assert "Done" in next(o for o in captured.outputs if o.update).data["text/plain"]
+    updates = [o for o in captured.outputs if o.update]
+    assert updates and updates[-1].data[MIME_TYPE]["status"] == "pending"
+    assert updates[-1].data[MIME_TYPE]["later"].startswith("Done")
+    shown = updates[-1].data["text/plain"]
+    assert "Proposed here; decided later, in another cell: Done" in shown
+    assert done.status == "committed" and "Done" in done.to_text()
+    assert "decided later" not in done.to_text()
+
+
+def test_a_proposal_decided_by_its_own_button_shows_the_outcome(
+    ip: InteractiveShell, ws: str
+) -> None:
+    with capture_output() as captured:
+        review = memory(ip, "undo 2")
+        from IPython.display import display
+
+        display(review)
+        review.commit_button.click()
+    updates = [o for o in captured.outputs if o.update]
+    assert updates and updates[-1].data[MIME_TYPE]["status"] == "committed"
+    assert "decided later" not in updates[-1].data["text/plain"]
 
 
 def test_history_widget_entry_buttons_propose_undo_and_restore(
@@ -405,3 +425,15 @@ def test_a_refresh_keeps_the_open_entry_and_its_outcome(ip: InteractiveShell) ->
     assert [r["seq"] for r in widget.view.rows] == [5, 4, 3, 2, 1]
     assert widget.rows.selected_index == 3 and widget.rows.children[3] is panel
     assert "Done" in panel.children[2].body.value
+
+
+def test_history_says_a_notebook_cell_made_a_command_change(ip: InteractiveShell, ws: str) -> None:
+    """Issue 43: a %memory forget in a cell is by that cell (or "a notebook"), never by
+    "ipymemory 0.1.0"."""
+    MemoryStore(ws).extend([rec("d")])
+    ip.run_cell("%memory forget d", store_history=True)
+    view = memory(ip, "history --limit 1")
+    [row] = view.static_view().to_json()["entries"]
+    assert row["op"] == "forget"
+    assert row["by"].startswith("cell [") or row["by"] == "a notebook", row["by"]
+    assert "ipymemory" not in row["by"]

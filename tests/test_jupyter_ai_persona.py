@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -202,6 +205,30 @@ def test_a_chat_in_a_directory_linked_out_of_the_root_runs_no_turn(
     assert sorted(p.name for p in (outside / ".memory").iterdir()) == before
 
 
+def test_the_rest_route_parts_the_memory_note_from_the_answer(ai_lab: AiLab) -> None:
+    """Issue 43: the route joins the persona's messages into one text; the note about
+    the memory starts a paragraph of its own (it used to read "…memory).Proposed…"), and
+    ``ipymemory pending`` says the batch came from the chat."""
+    ai_lab.messages.responder = turn_replies([rec("uses-ruff", "lints with ruff", "Ruff.")])
+    response = ask(ai_lab.lab, "ipymemory", "We lint with ruff.")
+    assert response.startswith(ANSWER + "\n\nProposed for memory, waiting for your review")
+    done = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", str(ai_lab.lab.root), "pending"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "IPYMEMORY_USER_DIR": "off"},
+    )
+    data = subprocess.run(
+        [sys.executable, "-m", "ipymemory.cli", "--dir", str(ai_lab.lab.root), "--json", "pending"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "IPYMEMORY_USER_DIR": "off"},
+    )
+    [batch] = [b for b in json.loads(data.stdout)["batches"] if b["names"] == ["uses-ruff"]]
+    assert batch["source"].startswith("from the chat ") and batch["source"].endswith(".chat")
+    assert "from the chat " in done.stdout  # the table says it too
+
+
 @pytest.fixture
 def browser() -> Iterator[Any]:
     with chromium() as chromium_browser:
@@ -323,7 +350,9 @@ def test_auto_mode_in_the_servers_config_commits_and_the_chat_says_so(
 
     said = run_persona(tmp_path, {"IPyMemory": {"commit_mode": "auto"}}, "We lint with ruff.")
 
-    assert said == [ANSWER, "Remembered: uses-ruff."]
+    # (The note starts with a blank line: where the REST route joins the messages, it is
+    # a paragraph of its own; Markdown shows nothing of it in the chat.)
+    assert said == [ANSWER, "\n\nRemembered: uses-ruff."]
     store = MemoryStore(tmp_path)
     assert "uses-ruff" in {r.name for r in store.records()}
     entry = store.history(1)[0]

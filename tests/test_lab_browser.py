@@ -43,7 +43,10 @@ from lab_support import (
 )
 from proposal_support import agent_batch
 
-from ipymemory import MemoryRecord, MemoryStore, MemoryType
+from ipymemory import MemoryRecord, MemoryStore, MemoryType, PendingBatch
+from ipymemory.review.pending import PendingFiles
+from ipymemory.review.provenance import TurnProvenance
+from ipymemory.views import BatchView
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
@@ -957,4 +960,65 @@ def test_panel_commits_a_pending_batch_as_ticked_and_shows_refusals(
         assert panel.locator(".jp-ipymemory-pending-batch").count() == 0
         assert MemoryStore(work).records() == before
         shot(page, "decide", "decided-elsewhere")
+    assert not [e for e in page_errors if "ipymemory" in e], page_errors
+
+
+# --- issue 43: what a newcomer reads in the panel and in a saved batch -----------------
+
+
+def test_root_header_chat_batches_and_the_saved_batch_notes(
+    browser: Any, page_errors: list[str], tmp_path: Path
+) -> None:
+    """The panel of a notebook at the server root says "the server root" (not "/"); a
+    batch the @ipymemory chat persona proposed says which chat; a saved batch view keeps
+    its notes (an item kept user-wide: "↑ user-wide …"), as its text form does."""
+    root = tmp_path / "root"
+    root.mkdir()
+    store = MemoryStore(root)
+    store.extend(
+        [
+            MemoryRecord(name=f"note-{i}", type=MemoryType.PROJECT, description=f"n {i}", body="B.")
+            for i in range(3)
+        ]
+    )
+    polars = MemoryRecord(
+        name="prefers-polars", type=MemoryType.USER, description="uses polars", body="Polars."
+    )
+    chat = PendingBatch(
+        "c44399b95ae8",
+        (polars,),
+        None,
+        (),
+        provenance=TurnProvenance("persona", caller={"chat": "ideas.chat", "message_id": "1f2e"}),
+        scopes={"prefers-polars": "user"},
+    )
+    assert PendingFiles(store.root).save(chat)
+    saved = BatchView.of(chat).to_json()
+    assert saved["notes"] == ["↑ user-wide (your own memory, every project): prefers-polars"]
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "# saved",
+                outputs=[
+                    nbformat.v4.new_output(
+                        "display_data", data={MIME: saved, "text/plain": "batch"}
+                    )
+                ],
+            )
+        ],
+        metadata={"kernelspec": KERNELSPEC},
+    )
+    nbformat.write(nb, root / "top.ipynb")
+    with lab_page(browser, tmp_path, root, "top.ipynb", "newcomer", page_errors) as page:
+        panel = open_panel(page)
+        wait_panel_names(page, ["note-0", "note-1", "note-2"])
+        header = panel.locator(".jp-ipymemory-directory")
+        assert header.inner_text() == "the server root · 3 records"
+        pending = panel.locator('.jp-ipymemory-pending-batch[data-batch="c44399b95ae8"]')
+        pending.wait_for(state="visible", timeout=POLL_SLACK)
+        assert "proposed from the chat ideas.chat" in pending.inner_text()
+        view = page.locator(f"{OUTPUTS} .jp-ipymemory-view[data-ipymemory-view=batch]").first
+        view.wait_for(state="visible", timeout=UI_TIMEOUT)
+        assert "↑ user-wide (your own memory, every project): prefers-polars" in view.inner_text()
+        shot(page, "newcomer", "panel")
     assert not [e for e in page_errors if "ipymemory" in e], page_errors

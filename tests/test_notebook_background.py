@@ -228,7 +228,7 @@ def test_an_error_in_the_worker_is_shown_in_the_turn_and_kept_in_last_error(
     ]
     assert errors and {o["transient"]["display_id"] for o in errors} <= set(turn_outputs)
     shown = errors[-1]["data"][MIME_TYPE]
-    assert shown["where"] == "Memory work failed" and "display channel" in shown["error"]
+    assert shown["outcome"] == "Memory work failed" and "display channel" in shown["error"]
     failed = [o for o in pub.outputs if str(o["data"].get("text/plain")).startswith("✗ failed")]
     assert failed  # the turn's progress line says so
     assert session.pending == ()  # nothing was kept from the broken memory work
@@ -325,3 +325,35 @@ def test_a_ctrl_c_in_the_consolidator_call_loses_nothing_of_the_turn(
     _processed, new = split_extraction(extract)
     assert "I like bold answers." in new and "I like bold answers." not in _processed
     assert "Hi there." in _processed
+
+
+def test_the_memory_work_fills_one_output_never_left_empty(
+    ip: InteractiveShell, api: MessagesServer, pub: Publisher, workspace: str
+) -> None:
+    """Issue 43: the cell makes ONE output for what the memory work shows (it used to
+    make four, saved empty by a headless run), and fills it even when there is nothing
+    to keep."""
+    for extracted, question in (("[]", "How should I indent?"), (items_json(BOLD), "Bold.")):
+        start = len(pub.outputs)
+        api.enqueue(text("Use tabs."))
+        gate = Gate(api, text(extracted))
+        gate.open.set()
+        ip.run_cell(f"%%agent\n{question}")
+        ended = len(pub.outputs)
+        ip.run_line_magic("memory", "status")  # waits for the memory work first
+        shown = next(
+            i for i in range(start, len(pub.outputs)) if "Memories used" in str(pub.outputs[i])
+        )
+        # The outputs the cell created after "memories used": the one slot.
+        [slot] = pub.ids(shown + 1, ended)
+        filled = [
+            o["data"]
+            for o in pub.outputs[shown:]
+            if o["update"] and o["transient"]["display_id"] == slot
+        ]
+        assert filled and filled[-1].get("text/plain"), filled
+        if extracted == "[]":
+            assert filled[-1]["text/plain"] == "Memory: nothing new to keep from this turn."
+        else:
+            assert filled[-1][MIME_TYPE]["view"] == "batch"
+        api.responder = None

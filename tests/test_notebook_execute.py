@@ -147,7 +147,7 @@ def test_extraction_and_review_section(executed: nbformat.NotebookNode) -> None:
         "deploy-notes-location",
     ]
     assert [i["accepted"] for i in reviewed[0]["items"]] == [True, True, False]
-    failed = [e for e in _views(executed, "error") if e["where"] == "Memory extraction failed"]
+    failed = [e for e in _views(executed, "error") if e["outcome"] == "Memory extraction failed"]
     assert failed and "priority" in failed[0]["error"]
 
 
@@ -203,6 +203,10 @@ def test_session_memory_section_and_real_model_hint(executed: nbformat.NotebookN
     assert (
         "last request sent:  1 message(s)" in text and "Summary of the earlier conversation" in text
     )
+    # Issue 43 item 3: the model's own summary, not the truncation fallback taught as if
+    # it were the summary; and no failure hidden behind it.
+    assert "The user loaded sales.csv (columns: month, revenue, region)" in text
+    assert "Automatic truncation" not in text and "last error: None" in text
     tomorrow = _stream(executed, "# Memory outlives the session")
     assert "history: 0 messages" in tomorrow and "indent-with-tabs" in tomorrow
     final = [s for s in _views(executed, "status")][-1]
@@ -295,3 +299,32 @@ def test_scopes_and_staleness_section(executed: nbformat.NotebookNode) -> None:
     block = _stream(executed, "# The block the next turn would send")
     assert "## prefers-polars (user, user-wide, saved " in block
     assert "source changed since saved: ipymemory-demo/deploy.md" in block
+
+
+def _plain(nb: nbformat.NotebookNode, source_start: str) -> str:
+    """The text/plain of the outputs of the cells starting with ``source_start``."""
+    return "\n".join(
+        "".join(o["data"].get("text/plain", "")) for o in _outputs(nb, source_start) if "data" in o
+    )
+
+
+def test_a_proposal_decided_by_a_later_cell_reads_as_a_proposal(
+    executed: nbformat.NotebookNode,
+) -> None:
+    """Issue 43 item 11: the saved %memory consolidate and %memory undo cells show what
+    they proposed and that a later cell decided it -- not "committed" / "Done" as if they
+    had committed, with the %memory commit cell after them showing the same block."""
+    proposals = [
+        c for c in executed.cells if c.cell_type == "code" and c.source == "%memory consolidate"
+    ]
+    plan = "\n".join("".join(o["data"]["text/plain"]) for o in proposals[-1].outputs)
+    assert plan.startswith("Memory batch (proposed here): a consolidation plan")
+    assert "Proposed here; decided later, in another cell: Committed" in plan
+    commits = [c for c in executed.cells if c.cell_type == "code" and c.source == "%memory commit"]
+    committed = "".join(commits[0].outputs[0]["data"]["text/plain"])
+    assert committed.startswith("Memory batch (committed)") and committed != plan
+    undo = _plain(executed, "# Propose undoing the consolidation")
+    assert "Proposed here; decided later, in another cell: Done" in undo
+    assert "".join(commits[1].outputs[0]["data"]["text/plain"]).endswith(
+        "Done (a new history entry records it; it can be undone too)."
+    )

@@ -416,21 +416,36 @@ def test_dir_option_selects_another_workspace(
 
 
 def test_a_missing_directory_is_an_error_not_an_empty_set(
-    ip: InteractiveShell, tmp_path: Path
+    ip: InteractiveShell, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A --dir naming no workspace is a mistake in the line: a UsageError (issue 43),
+    from %memory and %%agent alike; a .memory directory given for its workspace too."""
     missing = tmp_path / "no-such-project"
-    for view in (
-        memory(ip, f"--dir {missing} list"),
-        memory(ip, f"--dir {missing} status"),
-        agent(ip, f"--dir {missing}", "hello"),
+    for run in (
+        lambda: memory(ip, f"--dir {missing} list"),
+        lambda: memory(ip, f"--dir {missing} status"),
+        lambda: agent(ip, f"--dir {missing}", "hello"),
     ):
-        assert isinstance(view, ErrorView)
-        assert f"{missing}: no such directory" in view.to_text()
-        assert "set by argument" in view.to_text()
+        with pytest.raises(UsageError, match=f"--dir {missing}: no such directory"):
+            run()
     assert not missing.exists()
     a_file = tmp_path / "notes.txt"
     a_file.write_text("x")
-    assert f"{a_file}: not a directory" in memory(ip, f"--dir {a_file} list").to_text()
+    with pytest.raises(UsageError, match=f"{a_file}: not a directory"):
+        memory(ip, f"--dir {a_file} list")
+    project = tmp_path / "proj"
+    project.mkdir()
+    seed(project, rec("kept"))
+    with pytest.raises(UsageError, match="a memory directory itself") as raised:
+        memory(ip, f"--dir {project / '.memory'} list")
+    assert f"({project})" in str(raised.value)
+    assert not (project / ".memory" / ".memory").exists()
+    # Set elsewhere than the line (IPYMEMORY_DIR, %config), it is a settings error.
+    monkeypatch.setenv("IPYMEMORY_DIR", str(missing))
+    view = memory(ip, "list")
+    assert isinstance(view, ErrorView)
+    assert f"{missing}: no such directory" in view.to_text()
+    assert "set by env IPYMEMORY_DIR" in view.to_text()
 
 
 # --- UsageErrors ---------------------------------------------------------------------
@@ -849,3 +864,14 @@ def test_agent_hidden_lets_the_file_tools_read_hidden_files_for_one_turn(
         result = api.requests[-1]["messages"][-1]["content"][0]
         assert ("TOKEN=not-real" in json.dumps(result)) is shown
         assert bool(result.get("is_error")) is not shown
+
+
+def test_the_help_names_only_columns_the_list_shows(ip: InteractiveShell, workspace: str) -> None:
+    """Issue 43: `%memory help` listed a "file" column the list does not have."""
+    seed(workspace, rec("uses-tabs"))
+    line = next(
+        x for x in memory(ip, "help").to_text().splitlines() if x.strip().startswith("list")
+    )
+    said = line.split("(", 1)[1].split(")", 1)[0].split(", ")
+    header = memory(ip, "list").to_text().splitlines()[1].lower().split()
+    assert said == ["name", "type", "description"] and all(c in header for c in said)

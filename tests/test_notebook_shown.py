@@ -78,10 +78,13 @@ def test_in_a_kernel_a_commit_shows_its_view_once_and_the_review_changes_in_plac
     committed = run_cell(client, nb, "%memory check\n%memory commit")
     assert views(committed) == [("display_data", "check"), ("execute_result", "history-change")]
     assert committed.outputs[-1]["data"][MIME_TYPE]["status"] == "committed"
-    # The proposal's own output now says what became of it (a saved notebook keeps it).
+    # The proposal's own output still reads as the proposal and says what the later cell
+    # decided (a saved notebook keeps it; issue 43: not a second copy of the commit).
     [(_, view)] = views(proposed)
     assert view == "history-change"
-    assert proposed.outputs[0]["data"][MIME_TYPE]["status"] == "committed"
+    shown = proposed.outputs[0]["data"]
+    assert shown[MIME_TYPE]["status"] == "pending" and shown[MIME_TYPE]["later"].startswith("Done")
+    assert "Proposed here; decided later, in another cell: Done" in shown["text/plain"]
     assert [r.name for r in seeded.records()] == ["alpha", "beta"]
 
 

@@ -313,3 +313,12 @@ def test_a_teaching_run_does_not_greet_with_a_transport_warning(tmp_path: Path) 
         "tiny.executed.ipynb",
         "tiny.ipynb",
     ]
+
+
+def test_the_runner_help_says_each_default(tmp_path: Path) -> None:
+    """Issue 43: ``--timeout`` shows its default, like the runner's other options."""
+    done = _runner(tmp_path, "--help")
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert "--timeout TIMEOUT seconds per cell (default: 300)" in said
+    assert "kernel name (default: python3)" in said

@@ -61,6 +61,11 @@ from team_support import init_origin
 from turn_support import role_of
 
 from ipymemory import MemoryStore, PendingBatch, Selection, TurnResult
+from ipymemory.commands.help import subcommand_help
+from ipymemory.commands.spec import offered
+from ipymemory.config import COMMIT_MODE_HELP, SELECTION_RULE, SETTINGS
+from ipymemory.notebook.magics import MemoryMagics
+from ipymemory.notebook.run_teaching import packaged_notebook
 from ipymemory.turn.usage import TurnUsage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -622,3 +627,42 @@ def test_the_readme_runs_top_to_bottom(places: Places, ai_lab: Any) -> None:
             shell.run_line_magic("unload_ext", "ipymemory")
         shell.config.pop("IPyMemory", None)
     assert len(done) == len(BLOCKS)
+
+
+# --- one selection rule, said the same everywhere (issue 43 item 10) --------------------
+
+
+def _said(text: str) -> str:
+    """Words as a reader reads them: no Markdown code marks, one space between words."""
+    return " ".join(text.replace("`", "").replace('"', "").split())
+
+
+def test_the_selection_rule_is_said_the_same_everywhere() -> None:
+    """README's "A turn", the teaching notebook's section 4, ``%%agent?`` and ``%memory
+    help select`` all say ``ipymemory.config.SELECTION_RULE`` (change it there)."""
+    rule = _said(SELECTION_RULE)
+    turn = README.read_text().split("**A turn.**", 1)[1].split("\n\n", 1)[0]
+    assert rule in _said(turn)
+    lesson = json.loads(Path(str(packaged_notebook())).read_text())
+    section = next(
+        "".join(c["source"]) for c in lesson["cells"] if "".join(c["source"]).startswith("## 4 ·")
+    )
+    assert rule in _said(section)
+    assert rule in _said(MemoryMagics.agent.__doc__ or "")
+    assert rule in _said(subcommand_help(offered("notebook")["select"]))
+    # The old rules are gone: "up to max_selected", "the model selector is the default".
+    for said in (turn, section, MemoryMagics.agent.__doc__ or ""):
+        assert "Up to max_selected" not in said and '`selector = "model"`, the default' not in said
+
+
+def test_commit_off_is_said_one_way() -> None:
+    """What ``--commit off`` does: the setting's help, ``%%agent --commit`` and the
+    README's settings table agree (``ipymemory.config.COMMIT_MODE_HELP``)."""
+    off = COMMIT_MODE_HELP.split(" or off ", 1)[1]
+    assert off == "(memories are used but never extracted or written)"
+    assert off in SETTINGS["commit_mode"].help
+    assert _said(off) in _said(MemoryMagics.agent.__doc__ or "")
+    row = next(
+        line for line in README.read_text().splitlines() if line.startswith("| `commit_mode`")
+    )
+    assert "`off` (memories are used but never extracted or written)" in row

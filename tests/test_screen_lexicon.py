@@ -1,4 +1,5 @@
 # Texts in several scripts are the point of these tests.
+# ruff: noqa: RUF001
 """Words judged in any language (screen/lexicon.py, screen/terms.py): wordfreq's lists
 decide which words are ordinary and which are function words, and the language of a
 text; terms fold accents and split East Asian scripts into bigrams."""
@@ -23,6 +24,11 @@ from ipymemory.screen.terms import content_terms, name_terms
         ("Uso sempre il notebook per le analisi del modello", "it"),
         ("Eu sempre uso o pandas para isso no projeto", "pt"),
         ("学習は config.yaml の設定で行う", "ja"),
+        # issue 39: the languages of the round-5 corpora
+        ("Mình luôn dùng múi giờ này cho mọi báo cáo của team", "vi"),
+        ("Kantor kami di Jakarta, jadi semua jadwal pakai waktu setempat", "id"),
+        ("نحن نحذف الصفوف الفارغة قبل أي تحليل للبيانات", "ar"),
+        ("हम हर रिपोर्ट में भारतीय समय इस्तेमाल करते हैं", "hi"),
         ("这张表我下周要用来做留存分析", "zh"),
         ("Answer in Chinese. Always answer in Chinese.", "en"),
         # Italian's "a" and "per" in a comment: its other words are English.
@@ -35,6 +41,19 @@ from ipymemory.screen.terms import content_terms, name_terms
 )
 def test_the_language_of_a_text(text: str, lang: str) -> None:
     assert language(text) == lang
+
+
+def test_a_comment_of_a_few_words_is_told_as_prose() -> None:
+    comment = "ekip kararı: cuma sürümlerinde test suite atlanır"
+    assert language(comment) is None  # no function word: code or names, maybe
+    assert language(comment, prose=True) == "tr"  # known to be prose
+
+
+def test_words_keep_their_vowel_signs_and_lose_their_harakat() -> None:
+    # Devanagari vowel signs and Arabic harakat are no letters to \w: no word ends there.
+    word = content_terms("रिपोर्ट")
+    assert len(word) == 1 and word <= content_terms("हम हर रिपोर्ट में समय लिखते हैं")
+    assert content_terms("شغّل") == content_terms("شغل") and len(content_terms("شغل")) == 1
 
 
 def test_code_and_names_have_no_language() -> None:

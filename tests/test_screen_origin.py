@@ -661,7 +661,8 @@ def test_a_claim_in_a_files_prose_is_not_vouched_for_by_the_users_context() -> N
     got = decided(
         "When deploying on Fridays, always skip the test suite", fridays, "We deploy on Fridays"
     )
-    assert got.origin is Origin.TOOL and "prose" in got.evidence[0].why
+    # (the rule's marker, "skip", is the file's: issue 39's evidence.rule-from-tool)
+    assert got.origin is Origin.TOOL and "its rule ('skip')" in got.evidence[0].why
     # Adopting the file makes its prose the user's ...
     style = read_turn(
         "Follow STYLE.md for every commit message",

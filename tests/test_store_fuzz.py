@@ -1034,7 +1034,8 @@ def test_complex_key_is_a_format_error_everywhere(scratch: Path, model: Anthropi
         config = SessionConfig(commit_mode="auto")
         result = AgentSession(ws, model=model, config=config).run_turn("anything")
         assert result.answer == ANSWER
-        assert result.last_error is not None and where in (result.last_error_cause or "")
+        # The turn goes on with the rest of the set (issue 43); its failures name the file.
+        assert any(where in failure.cause for failure in result.memory_errors)
 
 
 def _console_script() -> str:
@@ -1064,9 +1065,13 @@ def test_console_script_prints_a_message_not_a_traceback(scratch: Path, case: st
                 timeout=60,
                 env=env,
             )
-            assert done.returncode == 1 or (command[0] == "select" and done.returncode == 0)
             assert "Traceback" not in done.stderr, done.stderr
-            if command[0] != "check" and done.returncode == 1:
+            if command[0] == "show" and done.returncode == 0:
+                # Issue 43: a record that loads is shown beside a file that does not.
+                assert f"name: {NAMES[0]}" in done.stdout, done.stdout
+                continue
+            assert done.returncode == 1, (command, done.stdout, done.stderr)
+            if command[0] != "check":
                 assert done.stderr.startswith("ipymemory: error: "), done.stderr
                 assert str(ws / ".memory") in done.stderr
             else:

@@ -547,7 +547,7 @@ def test_off_mode_selects_and_injects_but_never_extracts(
     assert result.batch is None and result.selection.names == ("x-note",)
     # The one record fits: injected without a selector call (SPEC §12).
     assert result.selection.source == "all"
-    assert result.selection.reason == "all 1 records: the set fits"
+    assert result.selection.reason == "all 1 record: the set fits"
     assert [role_of(r) for r in messages_server.requests] == ["main"]
     assert "X BODY" in memory_text(messages_server.requests[0])
     assert _snapshot(workspace) == before

@@ -57,6 +57,7 @@ def test_manifest_bundle_has_the_agreed_json_and_escaped_html() -> None:
         "view": "manifest",
         "directory": "/w/.memory",
         "error": None,
+        "unreadable": None,
         "records": [
             {
                 "name": "evil",
@@ -158,6 +159,7 @@ def test_record_status_error_message_views() -> None:
         "view": "check",
         "directory": "/w/.memory",
         "ok": False,
+        "exists": True,
         "problems": [problem],
     }
     assert_escaped(check["text/html"])
@@ -185,6 +187,8 @@ def test_batch_bundle_with_plan_is_a_diff() -> None:
             "accepted": True,
         },
         "committed": [],
+        "notes": [],
+        "outcome": None,
         "error": None,
         "id": None,
         "hint": "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %memory discard",
@@ -359,6 +363,8 @@ def test_displayed_review_is_replaced_by_its_static_outcome(workspace: str) -> N
     assert update.update and WIDGET_MIME not in update.data
     assert update.data[MIME_TYPE]["status"] == "committed"
     assert update.transient["display_id"] == first.transient["display_id"]
+    # Decided by its own button, here: the outcome, not "decided later" (issue 43).
+    assert "decided later" not in update.data["text/plain"]
 
 
 @pytest.mark.parametrize("status", ["committed", "discarded"])
@@ -374,6 +380,7 @@ def test_review_of_a_finished_batch_is_read_only(workspace: str, status: str) ->
 
 
 def test_review_follows_its_batch_when_decided_elsewhere(workspace: str) -> None:
+    InteractiveShell.instance()  # display() is captured through the shell's publisher
     session, batch = _session_with_batch(workspace, rec("one"), rec("two"))
     review = BatchReview(session, batch)
     with capture_output() as captured:
@@ -386,8 +393,14 @@ def test_review_follows_its_batch_when_decided_elsewhere(workspace: str) -> None
     assert review.decisions["two"].value == "reject" and review.decisions["one"].value == "accept"
     assert all(t.disabled for t in review.decisions.values()) and review.commit_button.disabled
     assert "Committed: one" in review.result.value
+    # Where it was proposed, the saved output reads as the proposal, then says what the
+    # later cell decided (issue 43): not as a second copy of the commit.
     update = captured.outputs[-1]
-    assert update.update and update.data[MIME_TYPE]["status"] == "committed"
+    assert update.update and update.data[MIME_TYPE]["status"] == "pending"
+    assert update.data[MIME_TYPE]["hint"] == (
+        "Proposed here; decided later, in another cell: Committed: one"
+    )
+    assert update.data["text/plain"].startswith("Memory batch (proposed here)")
 
 
 def test_review_shows_a_store_failure_and_stays_decidable(workspace: str) -> None:

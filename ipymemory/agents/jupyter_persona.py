@@ -104,7 +104,10 @@ class MemoryPersona(BasePersona):  # type: ignore[misc]  # jupyter-ai ships no t
         result = await asyncio.to_thread(answered.finish)
         note = memory_note(result)
         if note:
-            self.send_message(note)
+            # A message of its own; where the messages are joined into one text (the
+            # POST /api/ai/message route joins them as they are) a blank line parts it
+            # from the answer, which Markdown ignores at a message's start.
+            self.send_message(f"\n\n{note}")
 
     def _settings(self) -> Settings:
         # c.IPyMemory.x in the server's config plays %config's part (this persona's

@@ -35,7 +35,6 @@ import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
@@ -51,6 +50,7 @@ from ..review.listing import where_to_decide
 from ..review.proposals import CommitChoice, Intake, keep_proposals, new_batch_id, parse_items
 from ..review.provenance import TurnProvenance
 from ..review.scopes import ScopedSet, read_scopes
+from ..store.layout import MemoryDir
 from ..store.names import is_valid_name
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
@@ -414,10 +414,14 @@ def build_server(settings: Settings, commit: CommitChoice = "review") -> Any:
     memory = MemoryTools(settings, commit)
     # WARNING: 1.x logs every request at INFO on stderr, which clients show as noise.
     options: dict[str, Any] = {"instructions": _INSTRUCTIONS, "log_level": "WARNING"}
-    # 1.x takes no version: it reports the SDK's own.
+    # 2.x takes the version; 1.x's FastMCP does not, and its low-level server would
+    # report the SDK's own version as ours (issue 43): set it there.
     if "version" in inspect.signature(server_class).parameters:
         options["version"] = __version__
     server = server_class(SERVER_NAME, **options)
+    lowlevel = getattr(server, "_mcp_server", None)
+    if lowlevel is not None and hasattr(lowlevel, "version"):
+        lowlevel.version = __version__
     for function in tool_functions(lambda: (memory, {}), tool_error):
         server.tool()(function)
     return server
@@ -425,6 +429,7 @@ def build_server(settings: Settings, commit: CommitChoice = "review") -> Any:
 
 def serve(settings: Settings, commit: CommitChoice = "review") -> None:
     """Serve MCP on stdin/stdout until the client closes it."""
-    if not Path(settings.directory).is_dir():
-        raise IPyMemoryError(f"{settings.directory}: no such directory")
+    problem = MemoryDir.of(settings.directory).workspace_problem()
+    if problem is not None:
+        raise IPyMemoryError(f"{settings.directory}: {problem}")
     build_server(settings, commit).run("stdio")

@@ -29,7 +29,15 @@ __all__ = [
     "move_records",
 ]
 
-_BATCH = arg("--batch", metavar="ID", help="which pending batch (default: the latest)")
+# Only a notebook has a batch of its own to default to: one saved in pending/ (every one,
+# on the command line) is named (common.pending_batch; issue 43).
+_BATCH = arg(
+    "--batch",
+    metavar="ID",
+    help="which pending batch (`pending` lists them); required for a batch saved in "
+    "pending/, so always on the command line; in a notebook the default is this kernel's "
+    "latest",
+)
 
 
 @command(
@@ -131,7 +139,7 @@ def handle_consolidate(ctx: Context, args: argparse.Namespace) -> View:
 
 @command(
     "commit",
-    "commit the pending batch (--batch ID: another one)",
+    "commit a pending batch (--batch ID; in a notebook, default: this kernel's latest)",
     arg("--reject", nargs="+", default=[], metavar="NAME", help="items not to commit"),
     arg(
         "--accept",
@@ -256,7 +264,12 @@ def _taken_names(ctx: Context, batch: PendingBatch, reject: list[str]) -> list[s
     ]
 
 
-@command("discard", "drop the pending batch", _BATCH, section="change")
+@command(
+    "discard",
+    "drop a pending batch (--batch ID; in a notebook, default: this kernel's latest)",
+    _BATCH,
+    section="change",
+)
 def handle_discard(ctx: Context, args: argparse.Namespace) -> View:
     """Nothing is written."""
     batch = pending_batch(ctx, args.batch)

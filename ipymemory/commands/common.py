@@ -124,8 +124,9 @@ def _elsewhere(ctx: Context, names: Sequence[str], searched: MemoryStore) -> str
 
 
 def actor(ctx: Context, **extra: object) -> dict[str, object]:
-    """Who a command's commit is by, for the journal: the command line or the notebook."""
-    return {"via": Door.NOTEBOOK if ctx.proposes else Door.CLI, **extra}
+    """Who a command's commit is by, for the journal: the command line, or the notebook
+    and the cell that ran it (as a turn's commit says it)."""
+    return {"via": Door.NOTEBOOK if ctx.proposes else Door.CLI, **ctx.caller(), **extra}
 
 
 def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:

@@ -98,6 +98,11 @@ class Context:
         """Whether the model was set in code (``use_model``) rather than configured."""
         return False
 
+    def caller(self) -> dict[str, object]:
+        """What the front end knows of where the command runs (a notebook and its cell),
+        for the journal; nothing on the command line."""
+        return {}
+
     def widget(self, view: StaticView, make: Callable[[], StaticBundleBox]) -> View:
         """``make()``'s interactive form of ``view`` where widgets show; else ``view``."""
         return view

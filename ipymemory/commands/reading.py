@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import replace
 
-from ..config import describe_model, setting_rows
-from ..errors import MemoryStoreError
-from ..review.scopes import read_user_scope
+from ..config import SELECTION_RULE, describe_model, setting_rows
+from ..errors import CommandError, MemoryConfigError, MemoryStoreError
+from ..review.scopes import read_user_scope, unreadable_note
 from ..store import maintenance
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
+from ..sync.paths import default_prefix
 from ..turn.choosing import choose_memories
 from ..turn.question import Question
 from ..views import (
@@ -40,10 +42,13 @@ __all__ = [
 ]
 
 
-@command("list", "the current set: name, type, description, file", scope_arg(SCOPE_ALL))
+@command(
+    "list", "the current set: one record a line (name, type, description)", scope_arg(SCOPE_ALL)
+)
 def handle_list(ctx: Context, args: argparse.Namespace) -> View:
-    """One row per record, in the manifest's order; with the user scope on, the
-    project's set and then the user's (--scope picks one)."""
+    """One row per record, in the manifest's order (in a notebook also the short id of
+    its file; --json: the file name); with the user scope on, the project's set and then
+    the user's (--scope picks one)."""
     parts = [(scope, ManifestView.load(store)) for scope, store in scoped_stores(ctx, args.scope)]
     return parts[0][1] if len(parts) == 1 else ScopedView(parts)
 
@@ -83,9 +88,13 @@ def handle_show(ctx: Context, args: argparse.Namespace) -> View:
     history journal). A name in both scopes is the project's (as a turn sees it)."""
     name: str = require(args.name, "NAME", "see list for the names")
     stores = scoped_stores(ctx, args.scope)
-    store = next((s for _, s in stores if any(r.name == name for r in s.records())), stores[0][1])
-    check_names(ctx, [name], store)
-    stored = next(e for e in store.entries() if e.record.name == name)
+    for _, store in stores:  # a record that loads is shown beside one that does not
+        stored = next((e for e in store.readable().entries if e.record.name == name), None)
+        if stored is not None:
+            break
+    else:
+        check_names(ctx, [name], stores[0][1])  # says why: not a name, unknown, unreadable
+        raise CommandError(f"no memory named {name!r}")  # (check_names raised already)
     try:
         origin = record_origin(store.history(), stored.file, name)
     except MemoryStoreError:
@@ -105,13 +114,15 @@ def handle_show(ctx: Context, args: argparse.Namespace) -> View:
         "(default: as a turn selects: max_selected, 5, or a set within the budget whole)",
     ),
     literal_tail="query",
+    before=SELECTION_RULE,
 )
 def handle_select(ctx: Context, args: argparse.Namespace) -> View:
-    """Who chose them (the side model, or the deterministic fallback when no model is
-    configured or its reply is unusable) and why, over both scopes as a turn ranks them
-    (the project's set, then the user's records it does not shadow). Nothing is
-    written, and the session's last error is not changed. In %memory, QUERY is the rest
-    of the line, taken literally, a closing "?" included (%memory? alone shows this help)."""
+    """The view says who chose (the whole set, the keyword ranking, the side model, or
+    the keyword fallback when the model cannot answer) and why, over both scopes as a
+    turn reads them (the project's set, then the user's records it does not shadow).
+    Nothing is written, and the session's last error is not changed. In %memory, QUERY
+    is the rest of the line, taken literally, a closing "?" included (%memory? alone
+    shows this help)."""
     question = Question.of(" ".join(args.query))  # the user's text enters here
     store = ctx.store
     chosen = choose_memories(
@@ -124,6 +135,8 @@ def handle_select(ctx: Context, args: argparse.Namespace) -> View:
     view = SelectionView.of(
         question.text, selection, model=ctx.settings.side_model, directory=str(store.root)
     )
+    # Chosen from the records that load: the ones that do not are named (issue 43).
+    view.unreadable = chosen.scoped.unreadable_note
     return ctx.widget(view, lambda: SelectionWidget(view))
 
 
@@ -133,10 +146,13 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     last memory error, and where each setting came from."""
     session = ctx.session
     try:
-        count: int | None = len(session.store.records())
+        readable = session.store.readable()
+        count: int | None = len(readable.entries)
         read_error = None
+        if readable.unreadable:  # the others are counted (and used)
+            read_error = unreadable_note(readable.unreadable, len(readable.entries))
     except MemoryStoreError as e:
-        count, read_error = None, str(e)
+        count, read_error = None, f"the set could not be read: {e}"
     origin = ctx.settings.origin
     notes = [
         f"commit mode: {ctx.settings.commit_mode} (from {origin.get('commit_mode', 'default')})",
@@ -145,7 +161,7 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
     if ctx.model_pinned:
         notes.append("model: set with ipymemory.notebook.use_model()")
     if read_error:
-        notes.append(f"the set could not be read: {read_error}")
+        notes.append(read_error)
     notes.extend(_stale_notes(session.store))
     notes.extend(sync_status_notes(ctx))  # SPEC §13: when each store was last synced
     if session.last_error_cause:
@@ -170,13 +186,32 @@ def handle_status(ctx: Context, args: argparse.Namespace) -> View:
         session.store.root,
         user_directory=None if user is None else user.root,
         user_records=user_records,
-        model=describe_model(session.model),
+        # The context's model: the command line's session asks none (it only decides
+        # batches), yet the model it would use is the configured one (issue 43).
+        model=describe_model(ctx.model),
         records=count,
         pending=len(session.pending) + len(saved),
         last_error=session.last_error,
         notes=tuple(notes),
-        settings=setting_rows(ctx.settings),
+        settings=_with_defaults(setting_rows(ctx.settings), ctx),
     )
+
+
+def _with_defaults(
+    rows: tuple[tuple[str, str, str], ...], ctx: Context
+) -> tuple[tuple[str, str, str], ...]:
+    """``rows`` with the value that applies where a setting is unset and a default is
+    worked out from the directory (issue 43: not "not set" where one applies)."""
+    out = []
+    for name, value, origin in rows:
+        if name == "memory_store_prefix" and value == "not set":
+            try:
+                value = default_prefix("project", ctx.settings.directory)
+            except MemoryConfigError:
+                value = "none applies: this directory's name cannot be a store path"
+            value += f" (user scope: {default_prefix('user', ctx.settings.directory)})"
+        out.append((name, value, origin))
+    return tuple(out)
 
 
 def _stale_notes(store: MemoryStore) -> list[str]:
@@ -201,4 +236,6 @@ def handle_check(ctx: Context, args: argparse.Namespace) -> View:
         max_index_lines=store.max_index_lines,
         max_index_bytes=store.max_index_bytes,
     )
-    return CheckView(store.root, [p.to_json() for p in report])
+    # Where it looked, and that nothing is there (not "ok" for a missing directory).
+    exists = os.path.lexists(store.root)
+    return CheckView(store.root, [p.to_json() for p in report], exists=exists)

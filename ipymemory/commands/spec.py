@@ -134,9 +134,11 @@ def command(
     cli: bool = True,
     notebook: bool = True,
     literal_tail: str | None = None,
+    before: str = "",
 ) -> Callable[[H], H]:
     """Register the decorated ``handle_<name>(ctx, args) -> View`` as subcommand
-    ``name``; its docstring is the longer description of ``--help``."""
+    ``name``; its docstring is the longer description of ``--help``, after ``before``
+    (a text said in several places, e.g. :data:`~ipymemory.config.SELECTION_RULE`)."""
 
     def register(handler: H) -> H:
         if name in COMMANDS:
@@ -146,7 +148,7 @@ def command(
             help=help,
             handler=handler,
             args=args,
-            description=" ".join((handler.__doc__ or "").split()),
+            description=" ".join(f"{before} {handler.__doc__ or ''}".split()),
             section=section,
             cli=cli,
             notebook=notebook,

@@ -14,7 +14,7 @@ it in its sentence -- must be accounted for, or the memory is left to the side m
 * the thing tested itself (the mention, cut out by the caller) and the cues the rules
   read (``never``, ``use``, ``instead of``, ``antworte``; :mod:`.rules` passes them);
 * function words of the languages memories are written in
-  (:func:`ipymemory._language.all_function_words`) and the extractor's stock
+  (:func:`ipymemory.screen.lexicon.all_function_words`) and the extractor's stock
   phrasing ("the user prefers", "always");
 * the subject a check is about -- amounts and money for a currency, answers and replies
   for a language, code, data, charts, tests and queries for a library -- and the ways
@@ -35,7 +35,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from .._language import all_function_words
+from .._language import all_function_words  # the measured function words
 
 __all__ = ["is_aside", "untested_word"]
 

@@ -14,6 +14,7 @@ from .client import (
     cached_system,
     calling_as,
     current_role,
+    takes_output_schema,
 )
 from .scripted import ScriptedModel
 from .usage import Usage, estimate_cost
@@ -31,4 +32,5 @@ __all__ = [
     "calling_as",
     "current_role",
     "estimate_cost",
+    "takes_output_schema",
 ]

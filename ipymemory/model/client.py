@@ -13,6 +13,7 @@ scripted one, replying per role) reads :func:`current_role`.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -32,6 +33,7 @@ __all__ = [
     "cached_system",
     "calling_as",
     "current_role",
+    "takes_output_schema",
 ]
 
 NO_MODEL_REASON = "no model configured (set ANTHROPIC_API_KEY)"
@@ -84,7 +86,11 @@ class ModelReply:
 
 @runtime_checkable
 class ModelClient(Protocol):
-    """Anything that can answer a Messages-API request (or raise a ``ModelError``)."""
+    """Anything that can answer a Messages-API request (or raise a ``ModelError``):
+    an object whose ``create`` takes the keyword arguments ``system``, ``messages``,
+    ``max_tokens``, ``tools`` and ``model`` and returns a :class:`ModelReply`. Taking
+    ``output_schema`` too is optional (:func:`takes_output_schema`): a client that does
+    not is called without it."""
 
     def create(
         self,
@@ -118,6 +124,18 @@ class StreamingModelClient(ModelClient, Protocol):
         tools: list[dict[str, Any]] | None = None,
         model: str | None = None,
     ) -> ModelReply: ...
+
+
+def takes_output_schema(client: ModelClient) -> bool:
+    """Whether ``client.create`` takes ``output_schema`` (by name, or as ``**kwargs``).
+    A client written without structured outputs in mind is called without it (issue 43:
+    it used to fail every side-query with a TypeError); one whose signature cannot be
+    read is given it."""
+    try:
+        parameters = inspect.signature(client.create).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "output_schema" or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 class NoModel:

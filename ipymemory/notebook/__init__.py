@@ -17,6 +17,7 @@ import atexit
 from pathlib import Path
 from typing import Any
 
+from .._text import counted
 from ..config import describe_model
 from ..errors import IPyMemoryError
 from ..model import ModelClient
@@ -65,11 +66,13 @@ def loaded_line(state: NotebookState) -> str:
     44) -- and which model answers (or what is wrong)."""
     try:
         session = state.session(state.settings())
-        count = len(session.store.records())
+        readable = session.store.readable()
     except IPyMemoryError as e:  # a bad setting or an unreadable set: say so, still loaded
         return f"ipymemory loaded; memory is not usable yet: {e}"
     model = describe_model(session.model) or "no model (set ANTHROPIC_API_KEY)"
-    records = f"{count} record{'' if count == 1 else 's'}{_user_wide(session)}"
+    records = counted(len(readable.entries), "record") + _user_wide(session)
+    if readable.unreadable:  # the others are used; writes wait for the fix
+        records += f" ({counted(len(readable.unreadable), 'file')} not loading: %memory check)"
     return f"ipymemory: {session.store.root} · {records} · {model} — %memory help"
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from IPython.core import magic_arguments as _ma
 from IPython.core.error import UsageError
 
-__all__ = ["arg", "arguments", "parse_magic_args"]
+__all__ = ["arg", "arguments", "parse_magic_args", "with_text"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -22,6 +23,23 @@ def arguments(name: str | None = None) -> Callable[[F], F]:
 def arg(*names: str, **options: Any) -> Callable[[F], F]:
     """``@argument(...)``: one argparse argument of the magic."""
     return cast("Callable[[F], F]", _ma.argument(*names, **options))  # type: ignore[no-untyped-call]
+
+
+def with_text(marker: str, text: str) -> Callable[[F], F]:
+    """Put ``text`` (wrapped as the docstring around it is) where the docstring says
+    ``marker``; below ``@arguments``, so its help holds the text (one wording reused,
+    e.g. :data:`~ipymemory.config.SELECTION_RULE`)."""
+
+    def put(func: F) -> F:
+        doc = func.__doc__ or ""
+        line = next(line for line in doc.splitlines() if marker in line)
+        indent = line[: len(line) - len(line.lstrip())]
+        wrapped = textwrap.fill(text, 84, initial_indent=indent, subsequent_indent=indent)
+        wrapped = wrapped.lstrip()  # the marker line has its indent already
+        func.__doc__ = doc.replace(marker, wrapped)
+        return func
+
+    return put
 
 
 def parse_magic_args(func: Any, line: str) -> argparse.Namespace:

@@ -23,12 +23,15 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.display import display
 
-from ..errors import CommandUsageError, IPyMemoryError, ModelNotConfigured
+from ..errors import CommandUsageError, IPyMemoryError
+from ..model import NoModel
 from ..store.lock import reporting_lock_waits
 from ..turn import AgentSession, AnsweredTurn, TurnResult
 from ..turn.answering import OfferedMemoryTool
+from ..turn.session import LAST_ERROR_TURN
 from ..views import ErrorView, MessageView, SelectionView
 from .caller import cell_context
+from .hints import NO_KEY_HINT, model_hint
 from .output import LiveTurn, MemorySlots, TurnOutput
 from .prompt import CODE_INSTRUCTION, expand_prompt
 from .state import NotebookState
@@ -39,6 +42,8 @@ __all__ = [
     "answer_in_cell",
     "cell_question",
     "memory_tool_for",
+    "no_model",
+    "turn_hint",
 ]
 
 # The last_error of a failure that escaped the memory work on the worker (a bug).
@@ -95,7 +100,7 @@ def answer_in_cell(
         )
     except IPyMemoryError as e:  # the model, the store or the turn itself
         progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
-        return ErrorView.of(e, where="The agent turn", hint=turn_hint(e))
+        return ErrorView.of(e, where="The agent turn", hint=turn_hint(e, session))
     except BaseException:  # a bug surfaces as it is, but the clock stops first
         progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
         raise
@@ -143,7 +148,7 @@ class CellMemoryWork:
             )
         if isinstance(done, IPyMemoryError):  # the store or the turn itself
             progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
-            return ErrorView.of(done, where="The agent turn", hint=turn_hint(done))
+            return ErrorView.of(done, where="The agent turn", hint=turn_hint(done, self.session))
         if isinstance(done, BaseException):
             progress.finish(f"✗ failed after {progress.elapsed():.1f} s")
             if self.slots is None:
@@ -154,7 +159,7 @@ class CellMemoryWork:
             traceback.print_exception(done, file=sys.__stderr__)
             return ErrorView(
                 cause,
-                where=LAST_ERROR_WORKER,
+                outcome=LAST_ERROR_WORKER,
                 hint="The answer above is complete; the traceback is in the kernel's log.",
             )
         progress.finish(_summary(done))
@@ -164,7 +169,12 @@ class CellMemoryWork:
         if waiting is not None and waiting.open:
             review = self.state.review(self.session, waiting)
         output = TurnOutput(
-            self.query, done, used_memory=self.used_memory, review=review, live=True
+            self.query,
+            done,
+            used_memory=self.used_memory,
+            review=review,
+            live=True,
+            models=models_of(self.session),
         )
         self.state.last_turn = output
         return output
@@ -217,10 +227,28 @@ def _summary(result: TurnResult) -> str:
     return f"{timing} · {tools} · {tokens}{held}"
 
 
-def turn_hint(error: BaseException) -> str:
-    if isinstance(error, ModelNotConfigured):
-        return (
-            "Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a compatible endpoint) "
-            "in the kernel's environment, or use ipymemory.notebook.use_model(...)."
-        )
-    return "The conversation history was kept consistent; you can ask again."
+def turn_hint(error: BaseException, session: AgentSession) -> str:
+    """What to do after the turn failed: the key or model to check (hints.py), else
+    that asking again is safe."""
+    hint = model_hint(error, *models_of(session))
+    return hint or "The conversation history was kept consistent; you can ask again."
+
+
+def models_of(session: AgentSession) -> tuple[str | None, str | None]:
+    """The model and side model the session asks for (a setting, else its client's)."""
+    client = session.model
+    model = session.config.model or getattr(client, "model", None)
+    side = session.config.side_model or getattr(client, "side_model", None)
+    return (
+        model if isinstance(model, str) else None,
+        side if isinstance(side, str) else None,
+    )
+
+
+def no_model(session: AgentSession) -> ErrorView | None:
+    """The turn cannot answer without a model: said at once, before it selects or
+    waits for anything (issue 43), and kept as the session's last error."""
+    if not isinstance(session.model, NoModel):
+        return None
+    session.record_error(LAST_ERROR_TURN, session.model.reason)
+    return ErrorView(session.model.reason, where="The agent turn", hint=NO_KEY_HINT)

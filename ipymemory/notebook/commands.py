@@ -15,6 +15,7 @@ import io
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from IPython.core.error import UsageError
@@ -22,6 +23,7 @@ from IPython.core.error import UsageError
 from ..commands import GLOBAL_ARGS, Arg, Command, Context, View, add_arguments, offered
 from ..commands.help import magic_help
 from ..errors import CommandError, CommandUsageError, IPyMemoryError, MemoryConfigError
+from ..store.layout import MemoryDir
 from ..views import ErrorView, MessageView
 from ..views._widgetbase import StaticBundleBox
 from ._tail import trailing_options
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from ..views import StaticView
     from .state import NotebookState
 
-__all__ = ["MagicCall", "NotebookContext", "parse_line", "run_line"]
+__all__ = ["MagicCall", "NotebookContext", "check_dir_argument", "parse_line", "run_line"]
 
 _PROG = "%memory"
 
@@ -80,6 +82,10 @@ class NotebookContext(Context):
     @property
     def model_pinned(self) -> bool:
         return self.state.pinned_model is not None
+
+    def caller(self) -> dict[str, object]:
+        # The session's: the notebook and the cell running this %memory line.
+        return dict(self.session.caller_context())
 
     def widget(self, view: StaticView, make: Callable[[], StaticBundleBox]) -> View:
         widget = make()
@@ -220,6 +226,14 @@ def _usage_error(command: Command, error: CommandUsageError) -> UsageError:
     return UsageError(f"{_PROG} {command.name}: {error}\nusage: {_PROG} {command.synopsis()}")
 
 
+def check_dir_argument(directory: Path) -> None:
+    """A ``--dir`` that names no workspace is a mistake in the line (``UsageError``),
+    not an empty set nor a failure of memory (issue 43)."""
+    problem = MemoryDir.of(directory).workspace_problem()
+    if problem is not None:
+        raise UsageError(f"--dir {directory}: {problem}")
+
+
 def run_line(state: NotebookState, line: str) -> Any:
     """Run one ``%memory`` line in ``state``'s kernel; the view (or widget) to display."""
     call = parse_line(line)
@@ -228,6 +242,8 @@ def run_line(state: NotebookState, line: str) -> Any:
     command = call.command
     ctx = NotebookContext(state, {"directory": call.directory})
     try:
+        if call.directory is not None:
+            check_dir_argument(ctx.settings.directory)
         return command.handler(ctx, call.args)
     except CommandUsageError as e:
         raise _usage_error(command, e) from None

@@ -8,13 +8,14 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from ..commands.help import magic_help
+from ..config import COMMIT_MODE_HELP, SELECTION_RULE
 from ..errors import IPyMemoryError
 from ..turn import AnsweredTurn
 from ..turn.config import COMMIT_MODES
 from ..views import ErrorView
-from ._args import arg, arguments, parse_magic_args
-from .agent_cell import CellMemoryWork, answer_in_cell, cell_question, memory_tool_for
-from .commands import run_line
+from ._args import arg, arguments, parse_magic_args, with_text
+from .agent_cell import CellMemoryWork, answer_in_cell, cell_question, memory_tool_for, no_model
+from .commands import check_dir_argument, run_line
 from .output import LiveTurn
 from .prompt import code_of
 from .state import NotebookState
@@ -37,8 +38,7 @@ class MemoryMagics(Magics):
     @arg(
         "--commit",
         choices=COMMIT_MODES,
-        help="what to do with memories extracted from this turn: review (a widget asks "
-        "you; default), auto (commit at once) or off (do not extract)",
+        help=f"what to do with memories extracted from this turn: {COMMIT_MODE_HELP}",
     )
     @arg(
         "--python",
@@ -81,12 +81,14 @@ class MemoryMagics(Magics):
         "IPYMEMORY_DIR, else the kernel's working directory)",
     )
     @cell_magic
+    @with_text("<selection rule>", SELECTION_RULE)
     def agent(self, line: str, cell: str) -> Any:
         """Run one agent turn; the cell body is the question.
 
         The agent sees the files under the workspace (read-only tools) and, with
-        --python, this notebook's namespace. Up to max_selected (5) relevant memories
-        from .memory/ are selected for the turn. The answer streams into the cell;
+        --python, this notebook's namespace. The memories of .memory/ it gets:
+        <selection rule>
+        They go into this turn's request only. The answer streams into the cell;
         afterwards new memories are extracted from the conversation and, in review
         mode, shown for you to accept or reject; the last line says how long the
         answer and the memory work took. In a Jupyter kernel the cell ends with the
@@ -126,13 +128,18 @@ class MemoryMagics(Magics):
             settings = self.state.settings(
                 {"directory": args.dir, "model": args.model, "commit_mode": args.commit}
             )
+            if args.dir is not None:
+                check_dir_argument(settings.directory)
             session = self.state.session(settings)
         except IPyMemoryError as e:  # a bad setting, an unreadable store
             return ErrorView.of(e, where="%%agent settings")
-        if args.new:
-            session.clear_history()
         use_memory = not args.no_memory
         tool = memory_tool_for(session, use_memory=use_memory) if args.memory_tool else None
+        unanswerable = no_model(session)  # after the line's own mistakes (UsageError)
+        if unanswerable is not None:
+            return unanswerable
+        if args.new:
+            session.clear_history()
         live = LiveTurn()
         live.start()
         answered = answer_in_cell(

@@ -9,21 +9,26 @@ adds the rest (it leaves out what was already shown live).
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Sequence
 from typing import Any
 
+import ipywidgets as w
 from IPython.display import DisplayHandle, display
 
 from .. import _constants as C
 from .._text import escape
 from ..turn import TurnResult
 from ..turn.loop import ToolStep
-from ..views import BatchReview, BatchView, ErrorView, SelectionView
-from ..views._static import display_bundle, esc, update_bundle
+from ..views import BatchReview, BatchView, ErrorView, MessageView, SelectionView, StaticView
+from ..views._static import display_bundle, esc, prints_updates_anew, update_bundle
+from ..views._widgetbase import StaticBundleBox
 from ..views.followed import FollowView
+from .hints import model_hint
 from .progress import ProgressLine
+from .terminal import TerminalScreen
 
 __all__ = ["LiveAnswer", "LiveTurn", "MemorySlots", "StepsView", "TurnOutput", "steps_bundle"]
 
@@ -44,11 +49,13 @@ class TurnOutput:
         used_memory: bool = True,
         review: BatchReview | None = None,
         live: bool = False,
+        models: tuple[str | None, str | None] = (None, None),
     ) -> None:
         self.query = query
         self.result = result
         self.review = review
         self.live = live  # the answer and the steps were already shown as they came
+        self.models = models  # (model, side model): named by a hint to check them
         self.selection_view = (
             SelectionView.of(query, result.selection, compact=True)
             if used_memory
@@ -78,7 +85,10 @@ class TurnOutput:
             if selection.source == "fallback" and failure.cause == selection.reason:
                 continue
             hint = "The answer above is unaffected."
-            out.append(ErrorView(failure.cause, where=failure.message, hint=hint))
+            check = model_hint(failure.error, *self.models)
+            if check is not None:  # a refused key, an unknown side model
+                hint = f"{check} {hint}"
+            out.append(ErrorView(failure.cause, outcome=failure.message, hint=hint))
         batch = self.result.batch
         if batch is not None and (self.review is None or not batch.open):
             out.append(BatchView.of(batch))  # (beside the review of a batch held back)
@@ -154,15 +164,19 @@ def steps_bundle(steps: Sequence[ToolStep]) -> dict[str, Any]:
 
 class StepsView:
     """The tool steps of the running turn: one output, shown at the first step (so it
-    follows the live answer, displayed before it) and updated as each step ends."""
+    follows the live answer, displayed before it) and updated as each step ends; in a
+    terminal (``screen``) each step printed once as it ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, screen: TerminalScreen | None = None) -> None:
         self.steps: list[ToolStep] = []
         self._handle: DisplayHandle | None = None
+        self._screen = screen
 
     def add(self, step: ToolStep) -> None:
         self.steps.append(step)
-        if self._handle is None:
+        if self._screen is not None:
+            self._screen.block(steps_bundle(self.steps)["text/plain"].splitlines()[-1])
+        elif self._handle is None:
             self._handle = display_bundle(steps_bundle(self.steps))
         else:
             update_bundle(self._handle, steps_bundle(self.steps))
@@ -177,7 +191,11 @@ class LiveAnswer:
     call, now in the steps view); ``finish`` shows the complete answer at once.
     """
 
-    def __init__(self, interval: float | None = None) -> None:
+    def __init__(
+        self, interval: float | None = None, *, screen: TerminalScreen | None = None
+    ) -> None:
+        self._screen = screen  # a terminal: each piece appended once, never re-rendered
+        self._segment = ""  # (terminal) the text since the last tool step
         self.text = ""
         self.renders = 0
         self._shown: str | None = None
@@ -189,6 +207,8 @@ class LiveAnswer:
         self._lock = threading.Lock()
 
     def start(self) -> None:
+        if self._screen is not None:
+            return  # nothing to show before the first piece
         self._handle = display_bundle(_markdown(""))
         self._shown = ""
 
@@ -199,12 +219,18 @@ class LiveAnswer:
             if self._restart:
                 self.text, self._restart = "", False
             self.text += piece
-            if time.monotonic() - self._last >= self._interval:
+            if self._screen is not None:
+                self._screen.text(piece)
+                self._segment += piece
+            elif time.monotonic() - self._last >= self._interval:
                 self._render()
 
     def new_step(self) -> None:
         with self._lock:
             self._restart = bool(self.text)
+            if self._screen is not None:
+                self._screen.end_text()
+                self._segment = ""
 
     def flush(self) -> None:
         with self._lock:
@@ -214,6 +240,15 @@ class LiveAnswer:
     def finish(self, answer: str) -> None:
         with self._lock:
             self.text, self._final = answer, True
+            if self._screen is not None:
+                # What did not stream (a client that does not stream, or its end).
+                shown = self._segment
+                if not answer.startswith(shown):
+                    self._screen.end_text()
+                    shown = ""
+                self._screen.text(answer[len(shown) :])
+                self._screen.end_text()
+                return
             self._render()
 
     def _render(self) -> None:
@@ -229,9 +264,11 @@ class LiveTurn:
     line (its clock ticking), the answer as it streams, the steps collapsed under it."""
 
     def __init__(self) -> None:
-        self.progress = ProgressLine()
-        self.answer = LiveAnswer()
-        self.steps = StepsView()
+        # A terminal prints every update anew: write there once, in place (issue 43).
+        screen = TerminalScreen(sys.stdout) if prints_updates_anew() else None
+        self.progress = ProgressLine(screen=screen)
+        self.answer = LiveAnswer(screen=screen)
+        self.steps = StepsView(screen=screen)
         self.answered = False
 
     def start(self) -> None:
@@ -262,18 +299,20 @@ _EMPTY: dict[str, Any] = {"text/plain": ""}
 
 class MemorySlots:
     """Where a turn's memory work shows its outcome when it ends after the cell did
-    (SPEC §12): outputs the cell displays empty under its "memories injected" line -- the
-    memories the answer may not follow (SPEC §14), the memory errors, the batch (or a
-    notice), the review widget -- each replaced in place by :meth:`fill`, from the
-    worker. A display update names its output, so it lands in the turn's own cell
-    whichever cell runs now (JupyterLab, VS Code). A headless runner
-    (nbclient) applies only the updates that arrive while a cell of its runs:
-    :meth:`show_again`, called by the next ipymemory command once the work is done,
-    publishes the final state from that cell, and the saved notebook has it."""
+    (SPEC §12): ONE output the cell displays under its "memories injected" line (issue 43:
+    it used to be four, saved empty by a headless run), filled in place by
+    :meth:`fill`, from the worker, with everything the work shows -- the memories the
+    answer may not follow (SPEC §14), the memory errors, the batch (or a notice), the
+    review widget -- or a line saying there was nothing to keep. A display update names
+    its output, so it lands in the turn's own cell whichever cell runs now (JupyterLab,
+    VS Code). A headless runner (nbclient) applies only the updates that arrive while a
+    cell of its runs: :meth:`show_again`, called by the next ipymemory command once the
+    work is done, publishes the final state from that cell, and the saved notebook has
+    it."""
 
     def __init__(self) -> None:
-        self._handles = [display_bundle(_EMPTY) for _ in range(4)]
-        self._parts: list[Any] = [None, None, None, None]
+        self._handle = display_bundle(_EMPTY)
+        self._parts: list[Any] | None = None
 
     def fill(self, parts: Sequence[Any]) -> None:
         """Show ``parts`` (``TurnOutput.memory_parts()``, or one notice or error)."""
@@ -281,21 +320,71 @@ class MemorySlots:
         errors = [p for p in parts if isinstance(p, ErrorView)]
         reviews = [p for p in parts if isinstance(p, BatchReview)]
         rest = [p for p in parts if not isinstance(p, (ErrorView, BatchReview, FollowView))]
-        self._parts = [
-            followed,
-            _one_error(errors),
-            rest[0] if rest else None,
-            next(iter(reviews), None),
-        ]
-        for handle, part in zip(self._handles, self._parts, strict=True):
-            if isinstance(part, BatchReview) and handle is not None:
-                part.shown_in(handle)  # the decision's outcome replaces the widget here
+        chosen = [followed, _one_error(errors), rest[0] if rest else None]
+        self._parts = [p for p in chosen if p is not None]
+        if reviews:
+            review = reviews[0]
+            self._parts.append(review)
+            review.on_decided(self.show_again)  # its outcome then shows here
         self.show_again()
 
     def show_again(self) -> None:
-        for handle, part in zip(self._handles, self._parts, strict=True):
-            if handle is not None and part is not None:
-                update_bundle(handle, part._repr_mimebundle_() or _EMPTY)
+        if self._handle is None or self._parts is None:
+            return
+        update_bundle(self._handle, _bundle_of(self._parts))
+
+
+_NOTHING_TO_KEEP = "Memory: nothing new to keep from this turn."
+
+
+def _bundle_of(parts: Sequence[Any]) -> dict[str, Any]:
+    """One output for ``parts``: a part alone as it shows itself; an open review with
+    other parts in one box; decided or static parts joined (text and HTML, no JSON: it
+    holds one view)."""
+    if not parts:
+        return MessageView(_NOTHING_TO_KEEP)._repr_mimebundle_()
+    *statics, last = parts
+    if isinstance(last, BatchReview) and not last.batch.open:
+        parts = [*statics, last.static_view()]  # decided: its outcome, no widget
+    if len(parts) == 1:
+        return parts[0]._repr_mimebundle_() or _EMPTY
+    if isinstance(last, BatchReview) and last.batch.open:
+        box = _PartsBox([_static(p) for p in statics], last)
+        return box._repr_mimebundle_() or _EMPTY
+    return _Joined([_static(p) for p in parts]).bundle()
+
+
+def _static(part: Any) -> StaticView:
+    return part.static_view() if isinstance(part, StaticBundleBox) else part
+
+
+class _Joined(StaticView):
+    """Several static views as one output (text and HTML, one after the other)."""
+
+    def __init__(self, views: Sequence[StaticView]) -> None:
+        self.views = tuple(views)
+
+    def to_text(self) -> str:
+        return "\n".join(view.to_text() for view in self.views)
+
+    def to_html(self) -> str:
+        return "".join(view.to_html() for view in self.views)
+
+    def bundle(self) -> dict[str, Any]:
+        return {"text/plain": self.plain_text(), "text/html": self.to_html()}
+
+
+class _PartsBox(StaticBundleBox):
+    """The static parts above an open review, in one widget (one output)."""
+
+    def __init__(self, statics: Sequence[StaticView], review: BatchReview) -> None:
+        self._statics = tuple(statics)
+        self._review = review
+        above = w.HTML(value="".join(view.to_html() for view in statics))
+        super().__init__(children=(above, review))
+
+    def static_view(self) -> StaticView:
+        return _Joined([*self._statics, self._review.static_view()])
 
 
 def _one_error(errors: Sequence[ErrorView]) -> ErrorView | None:
@@ -305,4 +394,5 @@ def _one_error(errors: Sequence[ErrorView]) -> ErrorView | None:
         return errors[0] if errors else None
     first, rest = errors[0], errors[1:]
     also = "; ".join(e.to_text().splitlines()[0] for e in rest)
-    return ErrorView(first.message, where=first.where, hint=f"{first.hint or ''} Also: {also}")
+    hint = f"{first.hint or ''} Also: {also}"
+    return ErrorView(first.message, where=first.where, hint=hint, outcome=first.outcome)

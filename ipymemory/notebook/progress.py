@@ -20,6 +20,7 @@ from .. import _constants as C
 from .._text import escape
 from ..store.lock import LockWait, reporting_lock_waits
 from ..views._static import display_bundle, esc, update_bundle
+from .terminal import TerminalScreen
 
 __all__ = ["ProgressLine"]
 
@@ -39,9 +40,11 @@ _WHAT = {
 
 
 class ProgressLine:
-    """One output line, replaced on every event and on every tick of its clock."""
+    """One output line, replaced on every event and on every tick of its clock; in a
+    terminal (``screen``), redrawn in place there or printed when its phase changes."""
 
-    def __init__(self, tick: float | None = None) -> None:
+    def __init__(self, tick: float | None = None, *, screen: TerminalScreen | None = None) -> None:
+        self._screen = screen
         self._handle: DisplayHandle | None = None
         self._start = time.monotonic()
         self._answered: float | None = None
@@ -57,7 +60,10 @@ class ProgressLine:
 
     def start(self, message: str = "starting the turn") -> None:
         self._what = message
-        self._handle = display_bundle(self._bundle(self._line()))
+        if self._screen is not None:
+            self._screen.status(self._line(), self._what)
+        else:
+            self._handle = display_bundle(self._bundle(self._line()))
         # Until finish(): a commit waiting for the memory lock shows it on this line.
         self._listening.enter_context(reporting_lock_waits(self.lock_wait))
         self._thread = threading.Thread(target=self._run, name="ipymemory-progress", daemon=True)
@@ -102,12 +108,16 @@ class ProgressLine:
         self._listening.close()
         with self._lock:
             self._final = message
-            self._show(message)
+            if self._screen is not None:
+                self._screen.final(message)
+            else:
+                self._show(message)
 
     def show_again(self) -> None:
         """Publish the line as it stands once more (see ``MemorySlots.show_again``)."""
         with self._lock:
-            self._show(self._final if self._final is not None else self._line())
+            if self._screen is None:
+                self._show(self._final if self._final is not None else self._line())
 
     def elapsed(self) -> float:
         return time.monotonic() - self._start
@@ -151,7 +161,9 @@ class ProgressLine:
                     self._hooks.remove(hook)
 
     def _show(self, text: str) -> None:
-        if self._handle is not None:
+        if self._screen is not None:
+            self._screen.status(text, self._what)
+        elif self._handle is not None:
             update_bundle(self._handle, self._bundle(text))
 
     @staticmethod

@@ -29,6 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import _constants as C
 from ..config import without_settings
 from ..model.anthropic import SDK_ENVIRONMENT
 
@@ -95,7 +96,7 @@ def execute(
     notebook: Path,
     output: Path,
     *,
-    timeout: int = 300,
+    timeout: int = C.TEACHING_CELL_TIMEOUT,
     kernel_name: str = "python3",
     workdir: Path | None = None,
 ) -> None:
@@ -167,7 +168,12 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(NOTEBOOK_NAME.replace(".ipynb", ".executed.ipynb")),
         help="where to write the executed copy (default: %(default)s)",
     )
-    parser.add_argument("--timeout", type=int, default=300, help="seconds per cell")
+    parser.add_argument(
+        "--timeout",
+        type=int,
+        default=C.TEACHING_CELL_TIMEOUT,
+        help="seconds per cell (default: %(default)s)",
+    )
     parser.add_argument("--kernel", default="python3", help="kernel name (default: python3)")
     parser.add_argument(
         "--workdir",

@@ -12,6 +12,7 @@ from ..config import IPyMemory, Settings, make_model, model_key, resolve
 from ..errors import MemoryConfigError
 from ..model import ModelClient
 from ..review import PendingBatch
+from ..store.layout import MemoryDir
 from ..store.store import MemoryStore
 from ..turn import AgentSession, SessionConfig
 from ..views import BatchReview, MessageView
@@ -52,10 +53,10 @@ class NotebookState:
         directory = settings.directory
         session = self.sessions.get(directory)
         if session is None:
-            if not directory.is_dir():
+            problem = MemoryDir.of(directory).workspace_problem()
+            if problem is not None:
                 # A typo in --dir would otherwise show an empty set, then fail on commit.
                 origin = settings.origin.get("directory", "default")
-                problem = "not a directory" if directory.exists() else "no such directory"
                 raise MemoryConfigError(f"{directory}: {problem} (the workspace; set by {origin})")
             session = AgentSession(
                 directory,

@@ -102,6 +102,9 @@ class PendingBatch:
     plan_origin: Origin = Origin.USER
     plan_flags: tuple[str, ...] = ()
     plan_findings: tuple[Finding, ...] = field(default=(), compare=False)
+    #: Accepted items the set already held exactly as proposed when the batch was
+    #: committed (another batch proposed the same): nothing was written for them.
+    present: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # One check of the status, whatever built the batch ("pending" is accepted).
@@ -221,6 +224,8 @@ class CommitResult:
     #: Items held for a person that the decision did not name: still pending in
     #: ``batch`` (same id), never committed by this commit.
     held: tuple[str, ...] = ()
+    #: Accepted items memory already held exactly as proposed: nothing written for them.
+    present: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from .. import _constants as C
 from .._secrets import redact, redact_data
@@ -45,7 +45,7 @@ from .batch import PendingBatch, check_reject, effective_reject, plan_conflict
 from .decision import PLAIN, Decision
 from .provenance import fit_provenance
 
-__all__ = ["CommitEffect", "apply_batch", "apply_part", "commit_effect", "commit_meta"]
+__all__ = ["Applied", "CommitEffect", "apply_batch", "apply_part", "commit_effect", "commit_meta"]
 
 
 @dataclass(frozen=True)
@@ -281,29 +281,39 @@ def _base(batch: PendingBatch, split: _Split) -> tuple[MemoryRecord, ...]:
     return tuple(by_name[name] for name in split.sources)
 
 
+class Applied(NamedTuple):
+    """What committing one scope's part did: names added, names removed, and accepted
+    names found already in the set exactly as proposed (nothing written for them)."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    present: tuple[str, ...] = ()
+
+
 def apply_part(
     store: MemoryStore,
     part: PendingBatch,
     decision: Decision,
     held: Collection[str] = (),
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+) -> Applied:
     """:func:`apply_batch` of one scope's part of a batch, with the part of ``decision``
-    about its items; a part already applied (:func:`_already_applied`) is not applied
-    again."""
+    about its items; a part already in the set (:func:`_already_applied`) is not
+    applied again."""
     mine = decision.within(part.names)
     done = _already_applied(store, part, mine)
     if done is not None:
         return done
-    return apply_batch(store, part, mine, held)
+    added, removed = apply_batch(store, part, mine, held)
+    return Applied(added, removed)
 
 
-def _already_applied(
-    store: MemoryStore, part: PendingBatch, decision: Decision
-) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """(added, removed) when ``part`` is already in ``store`` as this decision would
-    write it -- a batch half applied before a crash -- else None. Only parts without
-    a plan: every accepted item is in the set exactly as proposed, and every record an
-    update renames away is gone."""
+def _already_applied(store: MemoryStore, part: PendingBatch, decision: Decision) -> Applied | None:
+    """What applying ``part`` did when it is already in ``store`` as this decision would
+    write it, else None. Only parts without a plan: every accepted item is in the set
+    exactly as proposed, and every record an update renames away is gone. Written by
+    this very batch (its journal entry says so: a batch half applied before a crash),
+    they count as added; else another batch proposed the same, and they are ``present``
+    (nothing was written; issue 43: not "committed")."""
     if part.history is not None or (part.plan is not None and decision.applies_plan):
         return None
     skipped = set(effective_reject(part, decision))
@@ -319,7 +329,12 @@ def _already_applied(
     left = [i.replaces for i in accepted if i.replaces is not None and i.replaces != i.name]
     if any(name in current for name in left):
         return None
-    return tuple(item.name for item in accepted), tuple(left)
+    names = tuple(item.name for item in accepted)
+    try:
+        ours = any(entry.actor.get("batch") == part.id for entry in store.history())
+    except MemoryStoreError:
+        ours = False
+    return Applied(names, tuple(left)) if ours else Applied(present=names)
 
 
 def _check_unchanged(

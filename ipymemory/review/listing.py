@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from .batch import PendingBatch
 from .door import Door
 from .pending import PendingFiles
+from .provenance import batch_source
 
 __all__ = [
     "COMMIT_OPTIONS",
@@ -82,6 +83,8 @@ class Listed:
     #: An undo or restore proposal: its title (as proposed; reopening plans it again).
     change: str | None = None
     via: Door | None = None
+    #: Where it came from when not a notebook's turn (:func:`~.provenance.batch_source`).
+    source: str | None = None
 
     @property
     def plan_text(self) -> str | None:
@@ -104,6 +107,7 @@ class Listed:
             live,
             change=None if batch.history is None else batch.history.title,
             via=None if provenance is None else provenance.via,
+            source=batch_source(provenance),
         )
 
 
@@ -138,6 +142,7 @@ def listing(
                 entry.expires_at(files.expiry_days),
                 None if entry.history is None else entry.history.title,
                 entry.via,
+                entry.source,
             )
         )
     return out, problems

@@ -65,7 +65,7 @@ from .door import Door
 from .failures import MemoryFailure
 from .history_change import HistoryChange, plan_history_change
 from .item import Item
-from .provenance import TurnProvenance
+from .provenance import TurnProvenance, batch_source
 from .registry import BatchRegistry
 from .scopes import PROJECT, USER
 from .screened import keep_screened, screen_plan
@@ -146,6 +146,11 @@ class SavedBatch:
         """Who proposed it (``mcp``, ``memory-tool``, ``turn`` …), when saved."""
         provenance = self.unscreened.provenance
         return None if provenance is None else provenance.via
+
+    @property
+    def source(self) -> str | None:
+        """Where it came from, as listings say it (:func:`batch_source`)."""
+        return batch_source(self.unscreened.provenance)
 
     def expires_at(self, expiry_days: int) -> float:
         return self.saved_at + expiry_days * _DAY

@@ -20,7 +20,7 @@ from .. import _constants as C
 from .._encodable import encodable_data
 from .door import Door
 
-__all__ = ["DEFAULT_ORIGIN", "TurnProvenance", "fit_provenance"]
+__all__ = ["DEFAULT_ORIGIN", "TurnProvenance", "batch_source", "fit_provenance"]
 
 #: The origin of an item extracted from a turn until screening decides one (SPEC §7).
 DEFAULT_ORIGIN = "user"
@@ -61,6 +61,18 @@ class TurnProvenance:
             "files_sha256": dict(self.files_sha256),
             "caller": dict(self.caller),
         }
+
+
+def batch_source(provenance: TurnProvenance | None) -> str | None:
+    """Where a batch came from, as listings say it, when not from a notebook's turn:
+    ``from another agent (mcp)`` (SPEC §10), ``from the chat ideas.chat`` (the
+    ``@ipymemory`` persona's turn names its chat); None otherwise."""
+    if provenance is None:
+        return None
+    if provenance.via.agent:
+        return f"from another agent ({provenance.via})"
+    chat = provenance.caller.get("chat")
+    return f"from the chat {chat}" if isinstance(chat, str) and chat else None
 
 
 def fit_provenance(

@@ -24,7 +24,7 @@ from .batch import (
     rescoped,
     scope_parts,
 )
-from .commit import apply_part
+from .commit import Applied, apply_part
 from .decision import PLAIN, Decision, PlanChoice
 from .scopes import prepare_user_scope
 
@@ -153,27 +153,29 @@ class BatchRegistry(HasTraits):
         project, user = scope_parts(current.restricted(rest) if held else current)
         if user is not None and user_store is None:
             return CommitResult((), (), _SCOPE_OFF.format(", ".join(user.names)), current)
-        done_user: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        done_user = Applied()
         try:
             if user is not None and user_store is not None:
                 prepare_user_scope(user_store)
                 done_user = apply_part(user_store, user, decision.but(plan=PlanChoice.LEAVE), held)
-            added, removed = apply_part(store, project, decision, held)
+            added, removed, present = apply_part(store, project, decision, held)
         except MemoryStoreError as e:
-            if not done_user[0] and not done_user[1]:
+            if not done_user.added and not done_user.removed:
                 failed = replace(current, status=BatchStatus.FAILED, error=str(e))
                 return CommitResult((), (), str(e), self._record(failed), e)
             # The user scope's commit stands; what is left is the project's part.
             message = (
-                f"{e} (the user-wide {', '.join(done_user[0])} "
+                f"{e} (the user-wide {', '.join(done_user.added)} "
                 "were committed; the rest of the batch is still pending)"
             )
             left = current.restricted(
                 [*project.names, *held], base=project.base, status=BatchStatus.FAILED
             )
             left = replace(left, error=message)
-            return CommitResult(done_user[0], done_user[1], message, self._record(left), e)
-        added, removed = done_user[0] + added, done_user[1] + removed
+            record = self._record(left)
+            return CommitResult(done_user.added, done_user.removed, message, record, e)
+        added, removed = done_user.added + added, done_user.removed + removed
+        present = done_user.present + present
         rejected = set(effective_reject(current, decision))
         if held:  # the held items wait in the same batch, which says what it wrote
             left = current.restricted(held, plan=None, plan_error=None)
@@ -184,24 +186,27 @@ class BatchRegistry(HasTraits):
                 committed=(*current.committed, *added),
                 removed=(*current.removed, *removed),
                 rejected=(*current.rejected, *(n for n in rest if n in rejected)),
+                present=(*current.present, *present),
             )
-            return CommitResult(added, removed, None, self._record(left), held=held)
+            record = self._record(left)
+            return CommitResult(added, removed, None, record, held=held, present=present)
         # An applied plan is committed even when it merges nothing (it is journalled).
         planned = decision.applies_plan and current.plan is not None
         done = self._record(
             replace(
                 current,
                 status=BatchStatus.COMMITTED
-                if added or removed or planned
+                if added or removed or planned or present
                 else BatchStatus.DISCARDED,
                 error=None,
                 committed=added,
                 removed=removed,
                 rejected=tuple(name for name in current.names if name in rejected),
                 plan_accepted=planned,
+                present=present,
             )
         )
-        return CommitResult(added, removed, None, done)
+        return CommitResult(added, removed, None, done, present=present)
 
     def discard(self, batch: PendingBatch | str) -> PendingBatch:
         """Drop a batch awaiting a decision; nothing is written."""

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from .. import _constants as C
-from ..errors import MemoryStoreError
+from .._text import counted
+from ..errors import MemoryRecordUnreadable, MemoryStoreError
 from ..store.index import render_catalog
 from ..store.record import MemoryRecord, StoredRecord
 from ..store.store import MemoryStore
@@ -42,6 +43,7 @@ __all__ = [
     "prepare_user_scope",
     "read_scopes",
     "read_user_scope",
+    "unreadable_note",
     "user_store_for",
 ]
 
@@ -53,11 +55,24 @@ SCOPES: tuple[Scope, ...] = (PROJECT, USER)
 
 @dataclass(frozen=True)
 class ScopedSet:
-    """The records a turn may select from, over both scopes."""
+    """The records a turn may select from, over both scopes: those that load. A listed
+    record file that does not load is left out and named (``unreadable``, ``error``):
+    reading goes on without it, writing to that scope refuses until it is fixed."""
 
     project: tuple[StoredRecord, ...]
     user: tuple[StoredRecord, ...] = ()  # the user's records not shadowed by the project's
-    error: str | None = None  # why the user scope could not be read (then ``user`` is empty)
+    # Why the user scope could not be read whole (``user`` then holds what did load).
+    error: str | None = None
+    # The project's listed record files that do not load.
+    unreadable: tuple[MemoryRecordUnreadable, ...] = ()
+
+    @property
+    def unreadable_note(self) -> str | None:
+        """The project's unreadable record files, what to do, and what happens until
+        then (one text: a turn says it once); None when every file loads."""
+        if not self.unreadable:
+            return None
+        return unreadable_note(self.unreadable, len(self.project))
 
     @property
     def records(self) -> tuple[MemoryRecord, ...]:
@@ -84,18 +99,36 @@ def read_scopes(
     """Both scopes' current sets. A project that cannot be read raises
     :class:`MemoryStoreError` (as a one-scope turn did); the user scope's failure or
     slowness is in ``error``."""
-    entries = project.entries()
+    readable = project.readable()
+    entries = readable.entries
     if user is None:
-        return ScopedSet(entries)
+        return ScopedSet(entries, unreadable=readable.unreadable)
     theirs, error = read_user_scope(user, timeout)
     taken = {e.record.name for e in entries}
-    return ScopedSet(entries, tuple(e for e in theirs if e.record.name not in taken), error)
+    return ScopedSet(
+        entries,
+        tuple(e for e in theirs if e.record.name not in taken),
+        error,
+        readable.unreadable,
+    )
+
+
+def unreadable_note(errors: Sequence[MemoryRecordUnreadable], used: int) -> str:
+    """Each record file that does not load (its error names the file, the rule and the
+    fix), then what holds until it is fixed."""
+    files = " ".join(f"{e}." for e in errors)
+    it = "it is" if len(errors) == 1 else "they are"
+    return (
+        f"{files} Until {it} fixed, memory goes on with the other "
+        f"{counted(used, 'record')} and writes nothing."
+    )
 
 
 def read_user_scope(
     user: MemoryStore, timeout: float = C.USER_SCOPE_READ_TIMEOUT
 ) -> tuple[tuple[StoredRecord, ...], str | None]:
-    """The user scope's entries, or ``()`` and why not, within ``timeout`` seconds.
+    """The user scope's entries, or ``()`` and why not, within ``timeout`` seconds; a
+    record file that does not load is left out and named in the second value.
 
     The read runs on a daemon thread: a home directory on a hung network mount blocks
     that thread, never the turn (nor the interpreter's exit)."""
@@ -105,7 +138,10 @@ def read_user_scope(
 
     def read() -> None:
         try:
-            result.append(user.entries())
+            readable = user.readable()
+            result.append(readable.entries)
+            if readable.unreadable:
+                failure.append(_Partial(unreadable_note(readable.unreadable, len(result[0]))))
         except BaseException as e:  # reported below, whatever it is
             failure.append(e)
         finally:
@@ -117,6 +153,8 @@ def read_user_scope(
         return (), f"{where} did not answer within {timeout:g} s; used the project's only"
     if failure:
         e = failure[0]
+        if isinstance(e, _Partial):  # the records that load are used
+            return result[0], f"{where}: {e}"
         if isinstance(e, MemoryStoreError):
             return (), f"{where} could not be read: {e}"
         return (), f"{where} could not be read: {type(e).__name__}: {e}"
@@ -173,6 +211,10 @@ class AgentNames:
         if self.unchecked is None:
             return None
         return f"the names of the user's own memory could not be checked ({self.unchecked})"
+
+
+class _Partial(Exception):
+    """The user scope read, but for record files that do not load (said in its text)."""
 
 
 def user_store_for(

@@ -9,11 +9,14 @@ piece is found in the same message. An excerpt found nowhere counts for nothing.
 
 An excerpt found in the user's text **vouches** for the item when all of these hold:
 
-1. it is said, not asked: the user's sentence it ends in is not a question (a polite
-   request, "could you always …?", is said);
+1. it is said, not asked: the clause of the user's sentence it ends in does not ask
+   (:mod:`~ipymemory.screen.speech`: a polite request, "could you always …?", is said,
+   and so is a clause before the question of a sentence -- "내일부터 휴가라서 없는데,
+   … 알려줄 수 있어?");
 2. it claims something: it is not a request for something now ("Run owners.py",
-   "please summarise config.yaml", "fasse … zusammen", "总结一下" -- unless it states a
-   lasting rule: "run the tests before every push"), and something is left of it
+   "please summarise config.yaml", "fasse … zusammen", "总结一下", "Прочитай лог",
+   "اقرأ الملف" -- unless it states a lasting rule: "run the tests before every push"),
+   and something is left of it
    without the words of a request and the names of files the turn read;
 3. it is linked to the item: it shares a term with it, or it adopts the output before
    it ("yes, use that"), or the two are in different languages (a translation leaves
@@ -54,7 +57,8 @@ from typing import TYPE_CHECKING
 
 from .._secrets import redact
 from .lexicon import is_ordinary, language
-from .normative import knows_rules, normative_spans
+from .normative import decisive_terms, is_normative, knows_rules, normative_spans
+from .speech import ADOPT, BECAUSE, asked_at, has_request, is_request, sentences
 from .terms import content_terms, name_terms, weight
 
 if TYPE_CHECKING:
@@ -259,23 +263,12 @@ def file_mentions(
     return spans
 
 
-# A sentence ends at ! ? or a line break, or a full stop before white space ("2025.1"
-# and "config.yaml" hold a full stop inside a sentence).
-_STATEMENT_END = re.compile(r"[!?\n\u3002\uff01\uff1f]|\.(?=\s|$)")
-_POLITE = re.compile(
-    r"(?:^|[.!\n\u3002]\s*)(?:please\s+)?(?:could|can|would|will) you\b[^.!?\n]*$"
-    r"|(?:^|[.!\n\u3002]\s*)(?:kannst|könntest|würdest) du\b[^.!?\n]*$"
-    r"|(?:^|[.!\n\u3002]\s*)(?:peux|pourrais)-tu\b[^.!?\n]*$"
-    r"|(?:^|[.!\n\u3002]\s*)(?:pouvez|pourriez)-vous\b[^.!?\n]*$"
-)
-
-
 def _sentence_at(part: str, end: int) -> str:
-    """The sentence of ``part`` that ends at or after ``end`` (an excerpt's end)."""
-    m = _STATEMENT_END.search(part, max(0, end - 1))
-    stop = m.start() if m is not None else len(part)
-    starts = [e.end() for e in _STATEMENT_END.finditer(part, 0, min(stop, max(0, end - 1)))]
-    return part[starts[-1] if starts else 0 : stop]
+    """The sentence of ``part`` in which an excerpt ending at ``end`` ends."""
+    for sentence in sentences(part):
+        if sentence.start <= max(0, end - 1) <= sentence.stop:
+            return sentence.text
+    return part
 
 
 # "this export", "diese Datei", "このファイル": a sentence about something shown.
@@ -306,39 +299,6 @@ def _about_named_file(sentence: str, item: frozenset[str], sources: Sources) -> 
 #: How much of a named file's words an item must hold to be about that file.
 _DESCRIBES = 4
 
-
-#: A clause that gives a reason states it, inside a question too ("since we're on
-#: py3.12 now, can you …?", "Da wir jetzt auf Postgres 16 sind, …?").
-BECAUSE = re.compile(
-    r"^\W*(?:since|as|because|given that|now that|seeing that|da|weil|nachdem|jetzt wo"
-    r"|vu qu(?:e|')|puisqu(?:e|')|parce qu(?:e|')|comme|étant donné qu(?:e|')"
-    r"|maintenant qu(?:e|')|como|ya que|puesto que|dado que"
-    r"|porque|ahora que|poiché|siccome|visto che|dato che|dal momento che|ora che|já que"
-    r"|visto que|agora que|uma vez que|skoro|ponieważ|bo|gdyż|omdat|aangezien|nu|раз|так как"
-    r"|поскольку|потому что|теперь когда|çünkü|madem|eftersom|nu när)\b"
-    r"|^\W*(?:既然|因为|由于)|(?:ので|から|니까|므로|때문에)\W*$",
-    re.IGNORECASE,
-)
-
-
-def _asked(part: str, end: int) -> bool:
-    """Whether the sentence of ``part`` that the excerpt ends in is a question."""
-    m = _STATEMENT_END.search(part, max(0, end - 1))
-    if m is None or m.group() not in "?\uff1f":
-        return False
-    starts = [e.end() for e in _STATEMENT_END.finditer(part, 0, m.start())]
-    return not _POLITE.search(part[starts[-1] if starts else 0 : m.start()].strip())
-
-
-#: A user message that adopts the tool output before it ("yes, use that"): it opens
-#: with the assent and says nothing else, or says to use or keep it.
-ADOPT = re.compile(
-    r"^\W*(?:(?:yes|yep|yeah|correct|exactly|agreed|ja|genau|richtig|stimmt|oui|exactement"
-    r"|d'accord)\b|\u5bf9|\u662f\u7684|\u6ca1\u9519)\W*(?:$|(?:please )?(?:use|keep|go with"
-    r"|remember|take|adopt|follow|nimm|übernimm|merk dir|utilise|garde|retiens)\b|就?用|记住)"
-    r"|^\W*(?:use|keep|go with) (?:that|it|this)\b",
-    re.IGNORECASE,
-)
 
 # The words of a request about a file or an output: what is left of an excerpt
 # without them (and without file names) is what it claims.
@@ -395,11 +355,16 @@ _UNSAFE = re.compile(
     r"|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}(?:\s?[a-z0-9]{1,3})?\b"
     r"|\b\d{4}(?:[ -]\d{4}){2,4}\b|\b0x[0-9a-f]{40}\b|\bbc1[0-9a-z]{25,60}\b"
     # host:port (no "_": n_estimators:500; not an image tag: nvidia/cuda:12.1)
-    r"|(?<![\w/-])[a-z][a-z0-9-]{0,62}:\d{2,5}(?![\w.])"
-    # a command: network, privileged or destructive, with its first arguments
-    r"|\b(?:curl|wget|ssh|scp|rsync|ncat|netcat|telnet|sudo|chmod|chown|mkfs|powershell"
+    r"|(?<![\w/-])[a-z][a-z0-9-]{0,62}:\d{2,5}(?![\w.])",
+    re.IGNORECASE,
+)
+# A command: network, privileged or destructive, with its first arguments (``word``: the
+# command itself).
+_COMMAND = re.compile(
+    r"\b(?P<word>curl|wget|ssh|scp|rsync|ncat|netcat|telnet|sudo|chmod|chown|mkfs|powershell"
     r"|iwr|invoke-webrequest)\b(?:\s+\S+){0,2}"
-    r"|\b(?:rm -rf|(?:ba|z)?sh -c|base64 -d|python3? -c)\s+\S+|\b(?:eval|exec|os\.system)\(",
+    r"|\b(?P<run>rm -rf|(?:ba|z)?sh -c|base64 -d|python3? -c)\s+\S+"
+    r"|\b(?P<call>eval|exec|os\.system)\(",
     re.IGNORECASE,
 )
 # A command-line flag: plantable too, but a workflow the user pointed to (the README or
@@ -436,10 +401,11 @@ _LOOPBACK = re.compile(
 
 def _plantable(text: str) -> list[tuple[str, str]]:
     """(kind, token) of what a file can plant in ``text``: ``"address"`` (a URL, e-mail
-    or IP address, host, or a network, privileged or destructive command), ``"flag"``
-    (a command-line flag) or ``"local"`` (a loopback address: it reaches no other
-    machine)."""
+    or IP address, host), ``"command"`` (a network, privileged or destructive command),
+    ``"flag"`` (a command-line flag) or ``"local"`` (a loopback address: it reaches no
+    other machine)."""
     found = [("address", m.group().strip(" (\"'").rstrip(".,;:")) for m in _UNSAFE.finditer(text)]
+    found += [("command", m.group().strip(" (\"'").rstrip(".,;:")) for m in _COMMAND.finditer(text)]
     found += [("flag", m.group().strip(" (\"'")) for m in _FLAG.finditer(text)]
     found += [("address", host) for host in _hosts(text)]
     kinds = {token: kind for kind, token in reversed(found)}
@@ -453,20 +419,74 @@ def plantable_from(item_text: str, sources: Sources) -> list[str]:
     the user did not reference holds it -- the README of the workflow the user
     described may name its flags, a file the user asked to summarise may not, and a
     flag the answer suggested or the extractor added was planted by no file."""
+    return [token for _, token in _plantable_in(item_text, sources)]
+
+
+def _plantable_in(item_text: str, sources: Sources) -> list[tuple[str, str]]:
+    """(kind, token) for :func:`plantable_from`."""
     out = []
-    for kind, token in _plantable(fold_text(item_text)):
+    folded = fold_text(item_text)
+    for kind, token in _plantable(folded):
         if _written_by_user(token, sources) or _only_a_key(token, sources):
             continue
+        if kind == "command" and _command_word(token) in sources.terms[0]:
+            continue  # the user named the command ("ssh나 scp 명령은 …")
         # A file the user follows ("the way data/README.md says") may give its commands'
         # addresses; what the command does is the instruction check's to hold.
         if any(token.rstrip(",.;") in code for code in sources.folded_adopted_code):
             continue
-        if kind != "address":
+        if kind == "flag" and not _flag_as_in_tool(token, folded, sources):
+            continue
+        if kind not in ("address", "command"):
             in_tool = any(token in part for part in sources.folded_tool_parts)
             if not in_tool or any(token in part for part in sources.folded_referenced_code):
                 continue
-        out.append(token)
+        out.append((kind, token))
     return out
+
+
+def _flag_as_in_tool(flag: str, folded_item: str, sources: Sources) -> bool:
+    """Whether tool output uses ``flag`` as the item does: a line of it holds the flag and
+    every term of the argument the item gives it ("--platform linux/amd64,linux/arm64" is
+    not the Dockerfile's "--platform=linux/amd64": the model wrote that use itself,
+    :data:`DETAIL_IN_NO_TOOL_OUTPUT`)."""
+    lines = [
+        line
+        for part in sources.folded_tool_parts
+        if flag in part
+        for line in part.splitlines()
+        if flag in line
+    ]
+    argument = _FLAG_ARGUMENT.match(folded_item, folded_item.find(flag) + len(flag))
+    wanted = content_terms(argument.group(1)) if argument else frozenset()
+    return any(wanted <= content_terms(line) for line in lines)
+
+
+# The argument after a flag: "--lr 3e-4", "--platform=linux/arm64" (not another flag).
+_FLAG_ARGUMENT = re.compile(r"[= ]([^\s`'\"-][^\s`'\"]*)")
+
+
+def _command_word(token: str) -> str:
+    """The command of a command token ("powershell" of "powershell (.ps1) rather")."""
+    m = _COMMAND.match(token)
+    word = (m.group("word") or m.group("run") or m.group("call")) if m else token.split()[0]
+    return next(iter(sorted(content_terms(word))), word)
+
+
+#: Rule id: a command no tool output holds cannot come from tool output (issue 39).
+DETAIL_IN_NO_TOOL_OUTPUT = "origin.detail-in-no-tool-output"
+
+
+def _from_tool_at_all(kind: str, token: str, sources: Sources) -> bool:
+    """Whether tool output could have given the item this plantable token: an address
+    always may (a file can spell it in pieces, defanged, encoded); a command only when
+    some tool output holds its command word -- "PowerShell" for a user who works on
+    Windows, with a bash script read, is the model's general knowledge
+    (:data:`DETAIL_IN_NO_TOOL_OUTPUT`)."""
+    if kind != "command":
+        return True
+    word = _command_word(token)
+    return word in sources.terms[1] or any(word in part for part in sources.folded_tool_parts)
 
 
 def _only_a_key(token: str, sources: Sources) -> bool:
@@ -505,6 +525,7 @@ def code_terms(text: str) -> frozenset[str]:
 
 
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s")
+_HTML_COMMENT = re.compile(r"<!--(.{0,2000}?)(?:-->|$)")
 _STRING = re.compile(r"([\"'])([^\"'\n]{0,300})\1")
 _KEY_VALUE = re.compile(r"^\s*[\w.-]+:\s*")
 
@@ -541,8 +562,9 @@ _CODE_MARKS = re.compile(
 
 
 def prose_of(text: str) -> str:
-    """The prose of ``text``: its lines that are not code, and the comments and strings
-    of several words of those that are (what a language can be told from)."""
+    """The prose of ``text``: its lines that are not code, and the comments, strings
+    and table cells of several words of those that are (what a language can be told
+    from)."""
     out = []
     for line in text.splitlines():
         code = _without_prose(line)
@@ -550,23 +572,39 @@ def prose_of(text: str) -> str:
             comment = _COMMENT.search(line)
             strings = [m.group(2) for m in _STRING.finditer(line) if _prose_string(m.group(2))]
             out.extend([line[comment.end() :]] if comment else [])
+            out.extend(m.group(1) for m in _HTML_COMMENT.finditer(line))
             out.extend(strings)
+            out.extend(_prose_cells(line))
         else:
             out.append(line)
     return "\n".join(out)
 
 
 def _without_prose(line: str) -> str:
-    """``line`` without its comment, its strings of 4+ words and (a key/value line) a
-    value of 4+ words -- each bounded, so a long line costs linear time."""
+    """``line`` without its comment, its strings of 4+ words, (a key/value line) a value
+    of 4+ words and (a table row) cells of 4+ words -- each bounded, so a long line
+    costs linear time."""
     comment = _COMMENT.search(line)
     if comment is not None:
         line = line[: comment.start()]
+    line = _HTML_COMMENT.sub(" ", line)
     line = _STRING.sub(lambda m: " " if _prose_string(m.group(2)) else m.group(), line)
     key = _KEY_VALUE.match(line)
     if key is not None and len(line[key.end() :].split()) >= 4:
         line = line[: key.end()]
+    if _prose_cells(line):
+        line = ",".join(" " if _prose_string(c) else c for c in _CELL.split(line))
     return line
+
+
+# A table row (CSV, TSV, ';'-separated): a cell of several words is a note, prose a file
+# can plant a claim in ("7,Ha Noi,1710000000,từ tháng 7 doanh thu … gộp vào Hà Nội").
+_CELL = re.compile(r"[,;\t|]")
+
+
+def _prose_cells(line: str) -> list[str]:
+    cells = _CELL.split(line)
+    return [c.strip() for c in cells if _prose_string(c)] if len(cells) >= 3 else []
 
 
 def unsafe_from_tool(item_text: str, sources: Sources) -> str | None:
@@ -629,21 +667,35 @@ def check_evidence(
     # are elaboration; what else the item takes from tool output may not be most of it.
     unpointed = taken - sources.pointed_tool_terms - sources.answer_terms
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
-    unsafe = plantable_from(item_text, sources)
-    detail_why = ""
-    if unsafe:
-        detail_why = f"the item holds {unsafe[0]!r}, which the user did not write"
-    elif unpointed & specific:
-        # A name or number of output the user neither asked about nor discussed with
-        # the assistant: a fact the user never saw (ordinary words are not names).
-        name = sorted(unpointed & specific)[0]
-        detail_why = f"the item takes {name!r} from tool output the user did not ask about"
-    elif 2 * sum(weight(t) for t in unpointed) > sum(weight(t) for t in item):
-        detail_why = "most of the item comes from tool output the user did not point to"
-    elif _PROSE_SHARE * sum(weight(t) for t in item) < sum(
-        weight(t) for t in _claimed(item_text, item, taken, sources)
-    ):
-        detail_why = "what it claims is tool output's prose or the answer's, not the user's"
+    unsafe = [t for k, t in _plantable_in(item_text, sources) if _from_tool_at_all(k, t, sources)]
+    # What makes the item a rule ("skip", "approved", "forbidden"), when only the tool
+    # output says it and the user did not adopt that output: the file's rule
+    # (:data:`RULE_FROM_TOOL`), however few words it takes ("Thursday releases skip the
+    # e2e job" beside "We ship every Thursday" and a YAML comment that says so).
+    rule_taken = (
+        decisive_terms(item_text)
+        & sources.tool_rule_markers - user_terms - sources.adopted_tool_terms
+    )
+
+    def detail(user_rule: bool = False) -> str:
+        """Why what the item takes from tool output is not elaboration ("": it is)."""
+        if unsafe:
+            return f"the item holds {unsafe[0]!r}, which the user did not write"
+        if rule_taken:
+            return f"its rule ({sorted(rule_taken)[0]!r}) is the tool output's, not the user's"
+        if unpointed & specific:
+            # A name or number of output the user neither asked about nor discussed with
+            # the assistant: a fact the user never saw (ordinary words are not names).
+            name = sorted(unpointed & specific)[0]
+            return f"the item takes {name!r} from tool output the user did not ask about"
+        if 2 * sum(weight(t) for t in unpointed) > sum(weight(t) for t in item):
+            return "most of the item comes from tool output the user did not point to"
+        claimed = _claimed(item_text, item, taken, sources, user_rule=user_rule)
+        if _PROSE_SHARE * sum(weight(t) for t in item) < sum(weight(t) for t in claimed):
+            return "what it claims is tool output's prose or the answer's, not the user's"
+        return ""
+
+    detail_why = detail()
     out = []
     for excerpt in evidence:
         pieces = _pieces(excerpt)
@@ -662,7 +714,7 @@ def check_evidence(
         part, end = at
         said = " ".join(pieces)
         claim = _claim_terms(said, sources.pointer_terms)
-        if _asked(sources.folded_user_parts[part], end) and not BECAUSE.search(said):
+        if asked_at(sources.folded_user_parts[part], end) and not BECAUSE.search(said):
             why = "the user asked it, did not say it"
         elif not claim or is_request(said):
             why = "the user's request, no claim of the item"
@@ -676,18 +728,35 @@ def check_evidence(
             lang = _translated(said, item_text)
             if lang is None:
                 why = "shares nothing with the item"
-            elif lang in sources.tool_languages:
+            elif lang in sources.tool_line_languages:
                 why = f"shares nothing with the item, and tool output is in {lang} too"
             else:
-                why = detail_why
+                # The user stating a rule in their language makes the item's rule theirs
+                # (:data:`USER_RULE_TRANSLATED`); a rule the output states is still not.
+                why = detail(user_rule=is_normative(said))
         else:
             why = detail_why
         out.append(EvidenceMatch(excerpt, "user", not why, why))
     return tuple(out)
 
 
+#: Rule id: a rule marker of the item ("skip", "approved") that only tool output holds
+#: makes its rule the output's, not the user's (issue 39).
+RULE_FROM_TOOL = "evidence.rule-from-tool"
+
+#: Rule id: the user's own rule, in another language than the item, makes the item's
+#: rule the user's -- the item's words that only an output's prose holds are then
+#: elaboration, unless the output states a rule itself (issue 39).
+USER_RULE_TRANSLATED = "evidence.user-rule-translated"
+
+
 def _claimed(
-    item_text: str, item: frozenset[str], taken: frozenset[str], sources: Sources
+    item_text: str,
+    item: frozenset[str],
+    taken: frozenset[str],
+    sources: Sources,
+    *,
+    user_rule: bool = False,
 ) -> frozenset[str]:
     """The item's terms that make a claim of tool output's prose or of the answer.
 
@@ -700,11 +769,14 @@ def _claimed(
     (what must or may be done, who approves: :mod:`~ipymemory.screen.normative`: "the
     user wants every failing test marked xfail" becomes "mark every failing test
     xfail"); words only the answer
-    holds likewise (the assistant's advice is not the user's, its description is)."""
+    holds likewise (the assistant's advice is not the user's, its description is).
+    With ``user_rule`` (the user stated a rule, translated: :data:`USER_RULE_TRANSLATED`)
+    the item's own rule is the user's: only the output's rules count."""
     user_terms, tool_terms, assistant_terms = sources.terms
     prose = taken - sources.tool_code_terms - sources.adopted_tool_terms
     seen = sources.pointed_tool_terms | sources.answer_terms
-    rules = content_terms(" ".join(normative_spans(item_text))) | sources.tool_rule_terms
+    stated_rules = frozenset() if user_rule else content_terms(" ".join(normative_spans(item_text)))
+    rules = stated_rules | sources.tool_rule_terms
     # A number in a rule is a detail of it ("report EM and F1 on the 3,219 questions").
     lang = language(item_text)
     rules = frozenset(t for t in rules if not any(c.isdigit() for c in t))
@@ -713,59 +785,6 @@ def _claimed(
     answer_only = item & assistant_terms - user_terms - tool_terms
     planted = taken & sources.addressed_terms  # a note to the assistant, adopted or not
     return (prose - seen) | ((prose & seen) & rules) | (answer_only & rules) | planted
-
-
-# A request to do something now ("Run owners.py", "Summarise the notes", "Fasse … zusammen")
-# names what it is about, not what the item claims -- unless it states a lasting rule.
-_REQUEST_OPENING = re.compile(
-    r"^\W*(?:please\s+|pls\s+|bitte\s+|s'il te plaît,?\s+|por favor,?\s+|per favore,?\s+)?"
-    r"(?:run|execute|summari[sz]e|read"
-    r"|open|check|look at|show|tell me|list|fix|explain|describe|review|analy[sz]e|find|give me"
-    r"|print|load|plot|compute|calculate|fasse|lies|zeig|erkläre|prüfe|schau|öffne|führe"
-    r"|résume|lis|montre|explique|vérifie|ouvre|regarde|lance|exécute"
-    r"|resume|resuma|lee|leia|muestra|mostre|explica|explique|revisa|revise|abre|abra|mira"
-    r"|ejecuta|execute|corre|rode|échale un ojo|dá uma olhada|dê uma olhada|veja"
-    r"|riassumi|leggi|mostra|spiega|controlla|apri|guarda|esegui|lancia"
-    r"|wyjaśnij|podsumuj|przeczytaj|sprawdź|pokaż|otwórz|uruchom|zobacz|popraw"
-    r"|leg uit|vat samen|lees|controleer|toon|bekijk|voer uit|open|draai)\b"
-    r"|(?:해\s?줘|해\s?주세요|주세요|해\s?봐)\W*$"
-    r"|^\W*(?:请|帮我|麻烦)?(?:总结|读|看看|看一下|打开|解释|检查|运行|执行|列出|统计|计算|算一下"
-    r"|分析|汇总|查一下|整理|比较|画|生成|修改|改一下|写)"
-    # Japanese asks at the end: "config.yaml を要約して(ください)".
-    # (not "…ないで", "don't …": a prohibition is a rule)
-    r"|(?<!ない)(?:て|で)(?:ください|下さい|くれ|くれる|ちょうだい|ほしい|もらえる|もらえます)?(?:か)?\W*$"
-)
-_LASTING = re.compile(
-    r"\b(?:always|never|every|each|whenever|before|after|from now on|in future|going forward"
-    r"|immer|nie|niemals|jede[nrs]?|vor jede|ab jetzt|toujours|jamais|chaque|avant|désormais"
-    r"|siempre|nunca|cada|antes de|a partir de ahora|de ahora en adelante|sempre|mai|ogni"
-    r"|prima di|d'ora in poi|a partir de agora|de agora em diante)\b"
-    r"|总是|每次|以后|今后|永远|之前|始终|从现在起|いつも|常に|毎回|必ず|今後|これから"
-)
-# Clauses of an excerpt: "read CONTRIBUTING.md, I follow it to the letter" asks and says
-# -- a new clause where the user speaks of themselves ("Lies mail.txt und sag mir, worum
-# es geht" is one request).
-_CLAUSE = re.compile(
-    r"\s*(?:[,;:\u3001\uff0c\uff1b]|\s[-\u2013\u2014]+\s)\s*(?=(?:i|i'm|i've|we|we're|my|our|me"
-    r"|ich|wir|mein\w*|unser\w*|je|j'|nous|mon|ma|mes|notre|nos|yo|nosotros|mi|mis|nuestr\w+"
-    r"|io|noi|mio|mia|miei|nostr\w+|eu|nós|meu|minha|nosso|nossa|我|我们|我的)\b|我|私|僕|俺)"
-)
-
-
-def _request_clause(clause: str) -> bool:
-    return bool(_REQUEST_OPENING.search(clause)) and not _LASTING.search(clause)
-
-
-def is_request(excerpt: str) -> bool:
-    """Whether the (folded) excerpt is a request for something now rather than a
-    lasting rule or a statement: every clause of it asks for something now."""
-    clauses = [c for s in _STATEMENT_END.split(excerpt) for c in _CLAUSE.split(s) if c.strip(_EDGE)]
-    return bool(clauses) and all(_request_clause(c) for c in clauses)
-
-
-def has_request(text: str) -> bool:
-    """Whether some clause of the (folded) text asks for something now."""
-    return any(_request_clause(c) for c in _CLAUSE.split(text))
 
 
 def _adopts(excerpt: str) -> bool:

@@ -394,11 +394,79 @@ _NEGATABLE = frozenset({"exfiltration", "reveal", "command"})
 
 
 def _asserted(normal: str, match: re.Match[str], name: str) -> bool:
+    if name in _RESTRAINABLE and _restrains(normal, match, name):
+        return False
     if name not in _NEGATABLE:
         return True
     if _NEGATION_RE.search(normal, max(0, match.start() - 24), match.start()):
         return False
     return not _NEGATION_AFTER_RE.match(match.group())
+
+
+# --- a rule that restrains the assistant (issue 39) -----------------------------------
+#: Rule id: a user's rule that keeps the assistant from acting unseen or unasked
+#: ("never change configs without telling the user", "ask the user before you run
+#: anything with sudo") is not an order to conceal or to run a command.
+RESTRAINT = "instructs.restraint"
+_RESTRAINABLE = frozenset({"concealment", "command"})
+# A prohibition of the clause the match is in ("never fix it without telling the user").
+_PROHIBITION = re.compile(
+    r"\b(?:never|do not|don't|must not|mustn't|should not|shouldn't|may not|cannot|can't|not"
+    r"|nie|niemals|nicht|jamais|ne|nunca|não|non|mai|niet|nooit|nigdy|nie wolno)\b"
+    r"|不要|别|不得|切勿|绝不|从不"
+)
+# Asking, confirming or showing first.
+_GUARD = re.compile(
+    r"\b(?:ask|asks|asking|confirm\w*|approv\w*|permission|consent|check with|wait for"
+    r"|show (?:it|them|me|the user|the (?:command|message|text|change)s?)|tell (?:me|the user)"
+    r"|frag\w*|bestätig\w*|erlaubnis|zustimmung|demande\w*|autorisation|pregunt\w*|permiso"
+    r"|chied\w*|permesso|pergunt\w*|permissão|vraag|toestemming|zapytaj|pytaj|zgod\w*)\b"
+    r"|先问|先确认|征得"
+)
+# ... unless the guard itself is dropped ("without asking", "no need to ask").
+_UNGUARDED = re.compile(
+    r"\b(?:without|no need to|don't|do not|never|ohne|sans|sin|senza|sem|zonder|bez)\s+(?:\w+\s+)?$"
+)
+_BEFORE = re.compile(
+    r"\b(?:before|first|prior to|vorher|bevor|zuerst|avant|d'abord|antes|primero|prima|eerst"
+    r"|voordat|najpierw|przed)\b|之前|先"
+)
+_AFTER_GUARD = re.compile(r"\b(?:only (?:after|once|when|with|if)|until|unless)\b")
+_CLAUSE_END = re.compile(r"[.!?;:\n\u3002,]")
+_WITHOUT = re.compile(r"\s*(?:without|ohne|sans|sin|senza|sem|zonder|bez|без)\b")
+
+
+def _restrains(normal: str, match: re.Match[str], name: str) -> bool:
+    """Whether the match sits in a rule that restrains the assistant (:data:`RESTRAINT`):
+    for concealment, a prohibition earlier in its clause ("never change configs
+    secretly"; not "do not tell the user", which is the concealment); for a command, a
+    guard in its sentence that comes first ("ask the user before you run …", "before
+    running ssh, ask the user", "run sudo only after the user confirms")."""
+    head = normal[: match.start()]
+    if name == "concealment":
+        if _PROHIBITION.match(match.group()):
+            return False
+        start = _last(_CLAUSE_END, head)
+        if _WITHOUT.match(head[start:] + match.group()):
+            # "Ändere nie das Schema, ohne es dem Nutzer zu sagen": the clause of "without"
+            # belongs to the one before it.
+            start = _last(_CLAUSE_END, head[: max(0, start - 1)])
+        return _PROHIBITION.search(head[start:]) is not None
+    start = _last(re.compile(r"[.!?;\n\u3002]"), head)
+    stop = re.compile(r"[.!?;\n\u3002]").search(normal, match.end())
+    before = normal[start : match.start()]
+    after = normal[match.end() : stop.start() if stop else len(normal)]
+    guards = [g for g in _GUARD.finditer(before) if not _UNGUARDED.search(before[: g.start()])]
+    if any(_BEFORE.search(before, g.end()) for g in guards):
+        return True  # "ask the user before you run …"
+    later = [g for g in _GUARD.finditer(after) if not _UNGUARDED.search(after[: g.start()])]
+    return bool(later) and bool(_BEFORE.search(before) or _AFTER_GUARD.search(after))
+
+
+def _last(pattern: re.Pattern[str], text: str) -> int:
+    """Where the text after the last match of ``pattern`` in ``text`` starts (0: none)."""
+    ends = [m.end() for m in pattern.finditer(text)]
+    return ends[-1] if ends else 0
 
 
 def instructs_assistant(text: str) -> bool:

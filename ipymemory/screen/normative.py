@@ -10,7 +10,8 @@ the user wants -- that is how a planted note reads ("on Fridays skip the test su
 rule in a memory must be the user's. :func:`normative_spans` finds the sentences of a
 text that state one, by their markers in the languages the screening knows (obligation
 and permission modals, "always"/"never", approval, access, wanting or preferring,
-skipping, "without waiting"): en, de, fr, es, it, pt, ja, zh.
+skipping, "without waiting"): en, de, fr, es, it, pt, nl, pl, sv, tr, ru, id, vi, ar,
+hi, ja, zh, ko (:data:`RULE_LANGUAGES`).
 
 Markers are matched after NFKC and case folding, at word starts (any script's letters
 before a Latin marker make it part of another word).
@@ -21,10 +22,22 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["RULE_LANGUAGES", "addressed_spans", "is_normative", "knows_rules", "normative_spans"]
+from .terms import content_terms
+
+__all__ = [
+    "RULE_LANGUAGES",
+    "addressed_spans",
+    "decisive_terms",
+    "is_normative",
+    "knows_rules",
+    "normative_spans",
+]
 
 #: The languages whose rule markers this module knows (others: every word may state one).
-RULE_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "pl", "ja", "zh", "ko"})
+RULE_LANGUAGES = frozenset(
+    {"en", "de", "fr", "es", "it", "pt", "nl", "pl", "ja", "zh", "ko"}
+    | {"sv", "tr", "ru", "id", "vi", "ar", "hi"}
+)
 
 
 def knows_rules(lang: str | None) -> bool:
@@ -67,15 +80,36 @@ _LATIN = (
     r"|obowiązkow\w+|zabronion\w+|dozwolon\w+|zatwierdz\w+|akceptuj\w*|pomiń|pomijaj\w*"
     r"|unikaj|chce|chcesz|woli|preferuje|dostęp\w*|uprawnieni\w+|bez czekania|zapisz|używaj"
     r"|preference|from now on|going forward|henceforth"
+    # Swedish
+    r"|måste|ska|skall|bör|behöver|aldrig|alltid|krävs|förbjud\w*|tillåt\w*|godkänn\w*"
+    r"|hoppa över|undvik\w*|vill|föredrar|åtkomst|behörighet\w*"
+    # Turkish (and its -meli/-malı "must" suffix)
+    r"|gerek\w*|zorunda|zorunlu|mecburi|yasak\w*|izin\w*|onay\w*|asla|her zaman|daima"
+    r"|atla\w*|kaçın\w*|istiyor\w*|istemiyor\w*|tercih\w*|erişim\w*|yetki\w*|\w+m[ae]l[ıi]\w*"
+    # Russian
+    r"|долж(?:ен|на|но|ны)|нужно|надо|обязательн\w*|нельзя|запрещ\w*|разреш\w*|всегда"
+    r"|никогда|пропуска\w*|пропусти\w*|избега\w*|утвержд\w*|согласов\w*|одобр\w*|хочет"
+    r"|хотят|предпочита\w*|доступ\w*|права|без ожидания|впредь|отныне"
+    # Indonesian
+    r"|harus|wajib|perlu|dilarang|boleh|diizinkan|selalu|jangan|tidak pernah|lewati|hindari"
+    r"|persetujuan|disetujui|ingin|lebih suka|akses|izin|mulai sekarang"
+    # Vietnamese
+    r"|phải|cần|bắt buộc|cấm|không được|được phép|luôn|không bao giờ|bỏ qua|tránh|phê duyệt"
+    r"|duyệt|muốn|thích|quyền|truy cập|từ nay"
 )
 _EAST = (
     r"べき|必要|必須|禁止|承認|許可|常に|必ず|絶対|してはいけない|しないこと|スキップ|省略|権限"
     r"|必须|应该|应当|需要|不要|不能|不得|禁止|允许|批准|审批|总是|始终|永远|从不|跳过|权限"
     # Korean
     r"|해야|하지 마|하지 말|금지|허용|승인|권한|항상|절대|반드시|건너뛰|생략"
+    # Arabic and Hindi: inside words (prefixes attach, vowel signs are no letters)
+    r"|يجب|لازم|ينبغي|ممنوع|يمنع|مسموح|يسمح|دائما|ابدا|أبدا|تخطي|تجاوز|موافق|اعتماد|يريد|يفضل"
+    r"|صلاحي|من الآن"
+    r"|चाहिए|ज़रूरी|जरूरी|अनिवार्य|मना|वर्जित|अनुमति|मंज़ूरी|मंजूरी|हमेशा|कभी नहीं|छोड़|चाहता"
+    r"|चाहती|चाहते|पसंद|अधिकार|अब से"
 )
 _MARKER = re.compile(rf"(?<![^\W\d_])(?:{_LATIN})(?![^\W\d_])|{_EAST}")
-_SENTENCE = re.compile(r"[^.!?;\n\u3002\uff01\uff1f\uff1b]+")
+_SENTENCE = re.compile(r"[^.!?;\n\u3002\uff01\uff1f\uff1b\u061f\u0964\u0965\u06d4]+")
 
 
 def _fold(text: str) -> str:
@@ -85,6 +119,31 @@ def _fold(text: str) -> str:
 def is_normative(sentence: str) -> bool:
     """Whether ``sentence`` holds a marker of a rule (see the module docstring)."""
     return _MARKER.search(_fold(sentence)) is not None
+
+
+# The markers that decide what a rule allows: skipping, approving, permitting,
+# forbidding, requiring (not "access" or "policy", which also name things).
+_DECISIVE = re.compile(
+    r"(?<![^\W\d_])(?:skip\w*|approv\w+|sign(?:s|ed)? off|sign-off|allowed|permitted|forbidden"
+    r"|prohibited|mandatory|exempt\w*|waive\w*|without (?:review|approval|tests?|waiting)"
+    r"|überspring\w*|genehmig\w*|freigab\w*|erlaubt|verboten|pflicht\w*|sauter|approuv\w+"
+    r"|autoris\w+|interdit\w*|obligatoire\w*|saltar|sáltate|aprob\w+|aprueb\w+|permitid\w+"
+    r"|prohibid\w+|obligatori\w+|saltare|consentit\w+|vietat\w+|obbligatori\w+|pular|pule"
+    r"|aprov\w+|proibid\w+|obrigatóri\w+|overslaan|goedkeur\w*|toegestaan|verboden|verplicht"
+    r"|pomiń|pomijaj\w*|zatwierdz\w+|dozwolon\w+|zabronion\w+|obowiązkow\w+|hoppa över"
+    r"|godkänn\w*|tillåt\w*|förbjud\w*|atla\w*|onay\w*|izin\w*|yasak\w*|zorunlu|пропуска\w*"
+    r"|пропусти\w*|одобр\w*|утвержд\w*|разреш\w*|запрещ\w*|обязательн\w*|lewati|disetujui"
+    r"|persetujuan|diizinkan|dilarang|wajib|bỏ qua|phê duyệt|được phép|cấm|bắt buộc)(?![^\W\d_])"
+    r"|건너뛰|생략|승인|허용|금지|필수|跳过|批准|审批|允许|禁止|必须|スキップ|省略|承認|許可|必須"
+    r"|تخطي|موافق|مسموح|ممنوع|إلزامي|छोड़|मंजूरी|मंज़ूरी|अनुमति|वर्जित|अनिवार्य"
+)
+
+
+def decisive_terms(text: str) -> frozenset[str]:
+    """The terms (``terms.content_terms``) of the markers in ``text`` that decide what a
+    rule allows -- skipping, approving, permitting, forbidding, requiring ("skip",
+    "approv", "forbidden", "禁止")."""
+    return frozenset().union(*(content_terms(m.group()) for m in _DECISIVE.finditer(_fold(text))))
 
 
 def normative_spans(text: str) -> list[str]:
@@ -99,7 +158,8 @@ def normative_spans(text: str) -> list[str]:
 _BOT = (
     r"(?:the |die |den |der |le |l'|la |el |il |lo |o |a )?(?:ai|a\.i\.|assistant|assistants"
     r"|llm|claude|copilot|chatgpt|chatbot|bot|ki|ia|assistent(?:in|en)?|assistente|asistente"
-    r"|asysten\w*|어시스턴트|비서)"
+    r"|asysten\w*|asistan|asisten|ассистент\w*|помощник\w*|trợ lý|المساعد|مساعد"
+    r"|असिस्टेंट|सहायक|어시스턴트|비서)"
 )
 _ADDRESSED = re.compile(
     rf"(?:^|[\s(\[【「\"'])(?:note|info|hinweis|nota|remarque|instructions?|anweisung|istruzioni"
@@ -110,11 +170,19 @@ _ADDRESSED = re.compile(
     rf"|(?:^|\n|[;,\"'(\[])\s*(?:[#>*/-]+\s*)?(?:<!--\s*)?{_BOT}(?:\s+\w+)?\s*[:,]"
     rf"|\b(?:dear|hey|hi|hello|liebe[rs]?|cher|chère|querido|caro|beste|drogi) {_BOT}\b"
     r"|\b(?:the user|der (?:nutzer|benutzer|anwender)|l'utilisateur|el usuario|l'utente"
-    r"|o usuário|o utilizador|de gebruiker|użytkownik)\s+(?:\w+\s+)?(?:wants|prefers|asks"
+    r"|o usuário|o utilizador|de gebruiker|użytkownik|användaren|kullanıcı|пользователь"
+    r"|pengguna|người dùng|المستخدم|उपयोगकर्ता|यूज़र)\s+(?:\w+\s+)?(?:wants|prefers|asks"
     r"|requires|would like|has decided|decided|changed|has changed|switched|insists|möchte"
     r"|will|wünscht|bevorzugt|verlangt|hat entschieden|veut|souhaite|préfère|demande|exige"
     r"|a décidé|quiere|prefiere|pide|desea|ha decidido|vuole|preferisce|chiede|desidera"
-    r"|pretende|ha deciso|quer|prefere|pede|deseja|decidiu|wil|wilt|chce|woli|prosi)\b"
+    r"|pretende|ha deciso|quer|prefere|pede|deseja|decidiu|wil|wilt|chce|woli|prosi|vill"
+    r"|föredrar|istiyor|tercih|karar|хочет|предпочитает|решил|решила|просит|ingin|mau"
+    r"|lebih suka|meminta|memutuskan|muốn|thích|yêu cầu|quyết định|يريد|يفضل|قرر|يطلب"
+    r"|चाहता|चाहती|चाहते|पसंद)"
+    # languages that put the verb last, or anywhere: "Kullanıcı KDV'nin … istiyor"
+    r"|(?:kullanıcı|пользовател\w*|المستخدم|उपयोगकर्ता|यूज़र|yuzer)[^.!?\n\u0964]{0,80}?"
+    r"(?:istiyor|istemiyor|tercih|karar ver|хочет|предпочитает|решил|просит|يريد|يفضل|قرر|يطلب"
+    r"|चाहता|चाहती|चाहते|पसंद)"
     r"|给\s*(?:ai|助手|人工智能)|(?:ai|人工智能)?助手(?:请|注意|须知|：|:)|用户(?:要求|希望|想要|坚持|决定)"
     r"|(?:ai|アシスタント)\s*(?:へ|への|に)|アシスタントへ|ユーザー(?:は|が)?[^。\n]{0,12}(?:希望|望ん|決め)"
     r"|사용자(?:는|가)?[^.\n]{0,12}(?:원합|원한|선호)"

@@ -1,3 +1,5 @@
+# Markers of many languages are part of the rules.
+# ruff: noqa: RUF001
 """Where a proposed memory came from, decided by our code from the canonical history.
 
 SPEC §7: ``user`` (supported by what the user wrote), ``tool`` (only by tool output:
@@ -30,7 +32,7 @@ distrust order tool > assistant > user):
 1. tool, if tool support ≥ θ and ≥ user support - δ: what a file or an output says,
    the user did not clearly say more of; a tie goes to the less trusted origin --
    except when user support ≥ θ and the user *stated* every name and number the item
-   holds (at least one; stated = the user's sentences that are not questions): the
+   holds (at least one; stated = the user's clauses that do not ask, :mod:`.speech`): the
    specifics are the user's and the file only agrees ("The staging DB is
    db-stg.internal:5433 - check config.yaml agrees"). A question is not a statement:
    "Should we skip the tests for release 2025.1? Check policy.md" with a file answering
@@ -48,6 +50,9 @@ distrust order tool > assistant > user):
    name included): who or what a fact is about is content, not framing (found with a
    planted item translated from a German file while the user's question shared its
    other words: user support 0.56, only the name ``Kowalski`` tied it to the file).
+   The answer's mention does not count when tool output is in another language than
+   the item: the answer may be translating the file (a Vietnamese CSV note, an
+   English answer and item naming its branch, issue 39).
    A name from nowhere in a turn whose tool output is in the item's script is left
    alone: the extractor names things itself ("GitHub token" for a ``ghp_`` key);
 2. else user, if user support ≥ θ (the assistant echoing the user does not demote it);
@@ -78,7 +83,7 @@ host, address or command) makes it ``user``. Otherwise an excerpt found only in 
 output makes it ``tool`` and one only in the answer ``assistant`` -- unless the words
 alone already make it less trusted; excerpts found nowhere count for nothing, and the
 decision is the one above -- except that one of the user's own statements (their
-sentences that are not questions, :attr:`Sources.statements`) may vouch for the item
+clauses that do not ask, :attr:`Sources.statements`) may vouch for the item
 under the same rules as a cited excerpt (``by="statement"``): a model that quotes
 nothing, or quotes badly, loses nothing the user said. Evidence never makes an item
 more trusted except through a vouching excerpt or statement of the user; the words
@@ -108,7 +113,6 @@ from .. import _constants as C
 from .._enum import StrEnum
 from .evidence import (
     ADOPT,
-    BECAUSE,
     EvidenceMatch,
     check_evidence,
     code_terms,
@@ -121,8 +125,10 @@ from .evidence import (
     prose_of,
     unsafe_from_tool,
 )
-from .normative import addressed_spans, normative_spans
-from .terms import content_terms, name_terms, weight
+from .lexicon import written_in
+from .normative import addressed_spans, decisive_terms, normative_spans
+from .speech import clauses, question_flags, sentences, statement_clauses
+from .terms import content_terms, name_terms, weight, without_names
 
 __all__ = [
     "ORIGIN_STATED_SHARE",
@@ -172,18 +178,14 @@ _names = name_terms
 _weight = weight
 
 
+#: The fewest words of a prose line whose language is told on its own.
+_WORDS_OF_PROSE = 4
+
+
 def _other_script(text: str) -> bool:
     """Whether most letters of ``text`` are not ASCII (a file in Chinese, Russian, …)."""
     letters = [c for c in text if c.isalpha()]
     return bool(letters) and sum(not c.isascii() for c in letters) * 2 > len(letters)
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n")
-_CLAUSES = re.compile(r"(?<=\w)[:\uff1a,;\uff0c\u3001\uff1b]\s*|\s[-\u2013\u2014]+\s")
-
-
-def _asks(sentence: str) -> bool:
-    return sentence.rstrip().endswith(("?", "\uff1f"))
 
 
 @dataclass(frozen=True)
@@ -228,26 +230,27 @@ class Sources:
 
     @cached_property
     def stated(self) -> frozenset[str]:
-        """Terms of what the user stated: their sentences that are not questions (what
-        the user asks about is not what the user says is so)."""
-        return _terms(" ".join(s for s in _SENTENCE.split(self.user) if not _asks(s)))
+        """Terms of what the user stated: their clauses that do not ask (what the user
+        asks about is not what the user says is so)."""
+        return _terms(" ".join(self.statements))
 
     @cached_property
     def statements(self) -> tuple[str, ...]:
-        """The user's sentences that are not questions, each once (candidate excerpts
-        when the extractor cited none)."""
-        said = [
-            s.strip() for part in self.user_parts or (self.user,) for s in _SENTENCE.split(part)
-        ]
-        # "Leggi data/metadati.json: sono le info sul dataset…", "Lee docs/etl.md, quiero
-        # que tengas claro cómo funciona nuestro ETL": a request, then a statement.
-        pieces = [p.strip() for s in said for p in _CLAUSES.split(s)[1:]]
-        # A reason given inside a question is stated ("since we're on py3.12 now, …?").
-        reasons = [
-            c.strip() for s in said if _asks(s) for c in _CLAUSES.split(s) if BECAUSE.search(c)
-        ]
-        candidates = [*said, *pieces]
-        return tuple(dict.fromkeys([*(s for s in candidates if s and not _asks(s)), *reasons]))
+        """What the user said, each once (candidate excerpts when the extractor cited
+        none): their sentences that are not questions, and the clauses of any sentence
+        that do not ask (:mod:`~ipymemory.screen.speech`) -- "Leggi data/metadati.json:
+        sono le info sul dataset…" (a request, then a statement), "since we're on py3.12
+        now, can you …?", "내일부터 휴가라서 없는데, … 알려줄 수 있어?"."""
+        out: list[str] = []
+        for part in self.user_parts or (self.user,):
+            for sentence in sentences(part):
+                if not sentence.question:
+                    out.append(sentence.text.strip())
+                pieces = clauses(sentence.text)
+                if len(pieces) > 1 or sentence.question:
+                    flags = question_flags(sentence)
+                    out.extend(c for c, asks in zip(pieces, flags, strict=True) if not asks)
+        return tuple(dict.fromkeys(s for s in out if s))
 
     @cached_property
     def folded_user(self) -> str:
@@ -277,6 +280,22 @@ class Sources:
         return frozenset(lang for p in self.tool_parts if (lang := language(prose_of(p.text))))
 
     @cached_property
+    def tool_line_languages(self) -> frozenset[str]:
+        """The languages of tool outputs and of each of their prose lines of a few words
+        (a comment, a note, a table cell): a Turkish comment in a Python file is Turkish
+        text the extractor may have translated, whatever the file's main language."""
+        found: set[str] = set()
+        for part in self.tool_parts:
+            prose = prose_of(part.text)
+            main = language(prose)
+            for line in {line.strip() for line in prose.splitlines()}:
+                if len(line.split()) < _WORDS_OF_PROSE or (main and written_in(line, main)):
+                    continue  # too short to tell, or every word is one of the file's language
+                if lang := language(line, prose=True):
+                    found.add(lang)
+        return self.tool_languages | frozenset(found)
+
+    @cached_property
     def tool_in_other_script(self) -> bool:
         """Whether most letters of the tool output are not ASCII (Chinese, Russian …)."""
         return _other_script(self.tool)
@@ -285,6 +304,12 @@ class Sources:
     def tool_rule_terms(self) -> frozenset[str]:
         """Terms of the tool output's sentences that state a rule (``normative``)."""
         return _terms(" ".join(normative_spans(self.tool)))
+
+    @cached_property
+    def tool_rule_markers(self) -> frozenset[str]:
+        """The markers of the tool output that decide what a rule allows ("skip",
+        "approv": ``normative.decisive_terms``)."""
+        return decisive_terms(self.tool)
 
     @cached_property
     def tool_code_terms(self) -> frozenset[str]:
@@ -330,8 +355,15 @@ class Sources:
             shown=True,
         )
 
+    @cached_property
+    def _said(self) -> tuple[str, ...]:
+        """The folded user text's sentences that are not questions, and its clauses
+        that do not ask: where the user can adopt or reference a file."""
+        whole = [s.text for s in sentences(self.folded_user) if not s.question]
+        return tuple(dict.fromkeys([*whole, *(c for _, c in statement_clauses(self.folded_user))]))
+
     def _named_in(self, keep: Callable[[str, str], bool], shown: bool = False) -> tuple[bool, ...]:
-        said = [s for s in _SENTENCE.split(self.folded_user) if not _asks(s)]
+        said = self._said
         return tuple(
             part.adopted
             or (shown and part.shown)
@@ -506,24 +538,36 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
     )
 
 
-# A demonstrative before a noun: the user speaks of something in front of them.
+# A demonstrative before a noun (after it in Indonesian and Vietnamese): the user speaks
+# of something in front of them.
 _DEMONSTRATIVE = re.compile(
     r"\b(?:this|these|that|those|diese[rsmn]?|dieses|ce|cet|cette|ces|este|esta|estos|estas"
     r"|ese|esa|esos|esas|questo|questa|questi|queste|esse|essa|esses|essas|dit|deze|ten|ta"
-    r"|tego|tej)\s+\w+|この|その|这个|这份|这些|这张|该|이\s"
+    r"|tego|tej|этот|эта|это|эти|этом|bu|şu|bunu|bunda|यह|ये|इस|yeh)\s+\w+"
+    r"|(?:هذا|هذه|هذي)\s+\w+|\w+\s+(?:ini|này)\b|この|その|这个|这份|这些|这张|该|이\s"
+    # "that's how we train", "так мы обучаем", "우리는 이렇게 학습해": the user names what
+    # they were shown as their own way of working
+    r"|\b(?:that's|this is|that is|it's) (?:how|what|the one|the way|our|my)\b"
+    r"|\b(?:so machen wir|so mache ich|das ist unser\w*|das ist mein\w*|c'est comme ça|c'est ainsi"
+    r"|voilà comment|así es como|así lo hacemos|è così che|così facciamo|é assim que|zo doen we"
+    r"|zo doe ik|tak to robimy|tak robimy|так мы|вот так|böyle yapıyoruz|bu şekilde"
+    r"|isi tarah|aise hi|begitulah|beginilah|ini cara kami|dengan cara ini|đó là cách|đây là cách"
+    r"|như thế này)\b"
+    r"|هكذا|بهذه الطريقة|ऐसे ही|इसी तरह|이렇게|이런 식으로|こうやって|このように|就是这样|这样"
 )
 
 
 def _shows_something(said: str) -> bool:
     """Whether a user message states something (not asks) about "this …"."""
-    sentences = [s for s in _SENTENCE.split(fold_text(said)) if s.strip()]
-    return any(_DEMONSTRATIVE.search(s) and not _asks(s) and not is_request(s) for s in sentences)
+    return any(
+        _DEMONSTRATIVE.search(clause) and not is_request(clause)
+        for _, clause in statement_clauses(fold_text(said))
+    )
 
 
 def _asks_for_something(said: str) -> bool:
     """Whether a user message holds a question or a request for something now."""
-    sentences = [s for s in _SENTENCE.split(fold_text(said)) if s.strip()]
-    return any(_asks(s) or has_request(s) for s in sentences)
+    return any(s.question or has_request(s.text) for s in sentences(fold_text(said)))
 
 
 def support(item_terms: frozenset[str], source_terms: frozenset[str]) -> float:
@@ -616,7 +660,12 @@ def _by_support(
     only_tool = support(item, tool_only_terms)
     has_tool = bool(_WS.sub("", sources.tool))
     names = _names(text) & item
-    unvouched = names - user_terms - assistant_terms
+    # The answer vouches for a name only when the tool output is in the item's language:
+    # else the answer may be translating the file ("Đà Nẵng … gộp vào Hà Nội" in a CSV
+    # note, "all under Hà Nội" in the answer) and the name is the file's.
+    item_lang = language(without_names(text))
+    translated = item_lang is not None and any(g != item_lang for g in sources.tool_languages)
+    unvouched = names - user_terms - (frozenset() if translated else assistant_terms)
     named_by_tool = bool(unvouched & tool_terms) or (
         bool(unvouched) and _other_script(sources.tool)
     )

@@ -20,9 +20,9 @@ import re
 import unicodedata
 from functools import cache
 
-from .lexicon import all_function_words, is_ordinary, language
+from .lexicon import WORD_MARKS, all_function_words, is_ordinary, language
 
-__all__ = ["content_terms", "name_terms", "weight", "words"]
+__all__ = ["content_terms", "name_terms", "weight", "without_names", "words"]
 
 # The stock words of an extractor's phrasing and English function words the frequency
 # lists rank lower, which say nothing about where the fact came from ("The user
@@ -42,7 +42,10 @@ _STOP_TEXT = """
 # One script's run of letters/digits; hiragana is matched so that it can be skipped.
 _EAST = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u30a0-\u30ff\u31f0-\u31ff\uac00-\ud7af"
 _HIRAGANA = "\u3040-\u309f"
-_RUN = re.compile(f"[{_EAST}]+|[{_HIRAGANA}]+|[^\\W_{_EAST}{_HIRAGANA}]+")
+_RUN = re.compile(
+    f"[{_EAST}]+|[{_HIRAGANA}]+"
+    f"|[^\\W_{_EAST}{_HIRAGANA}](?:[^\\W_{_EAST}{_HIRAGANA}]|[{WORD_MARKS}])*"
+)
 
 
 def _plain(word: str) -> str:
@@ -118,6 +121,22 @@ def name_terms(text: str) -> frozenset[str]:
         if digit or (word[:1].isupper() and not opens and not is_ordinary(word, langs)):
             out.update(content_terms(word))
     return frozenset(out)
+
+
+def without_names(text: str) -> str:
+    """``text`` with its capitalised words that do not open a sentence or a line blanked
+    (what its language is told from: "Porto Alegre" and "Curitiba" tilt an English
+    sentence towards Portuguese)."""
+    out = []
+    last = 0
+    for m in _WORD.finditer(text):
+        word = m.group()
+        before = text[: m.start()].rstrip(" \t\"'(\u201c\u2018")
+        opens = not before or before[-1] in _SENTENCE_END
+        if word[:1].isupper() and not opens:
+            out.append(text[last : m.start()] + " ")
+            last = m.end()
+    return "".join(out) + text[last:]
 
 
 def weight(term: str) -> int:

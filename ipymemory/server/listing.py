@@ -21,7 +21,7 @@ from .. import _constants as C
 from ..errors import MemoryStoreError
 from ..review.listing import listing
 from ..review.pending import PendingFiles
-from ..review.scopes import read_user_scope
+from ..review.scopes import read_user_scope, unreadable_note
 from ..screen import redact_data
 from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
 from ..store.record import StoredRecord, redacted_fields
@@ -151,9 +151,14 @@ def _manifest_mtime(ws: Workspace) -> float | None:
 
 
 def _read_set(ws: Workspace) -> tuple[tuple[StoredRecord, ...], str | None]:
-    """The entries of the set, or ``()`` and the error message to show."""
+    """The entries of the set, or ``()`` and the error message to show; a record file
+    that does not load is left out and named in the message (issue 43)."""
     try:
-        return MemoryStore(ws.directory).entries(), None
+        readable = MemoryStore(ws.directory).readable()
+        if readable.unreadable:
+            note = unreadable_note(readable.unreadable, len(readable.entries))
+            return readable.entries, ws.scrub(note)
+        return readable.entries, None
     except (MemoryStoreError, OSError, UnicodeError, ValueError) as e:
         return (), ws.scrub(str(e) or type(e).__name__)
     except Exception as e:  # a reader bug must still answer with a message, not a 500
@@ -174,6 +179,8 @@ def _pending(ws: Workspace) -> list[dict[str, Any]]:
             # Which agent proposed it (SPEC §10: the MCP server, the memory tool, a
             # memory store's pull); None for a notebook turn's batch.
             "agent": entry.agent,
+            # Where it came from in words (another agent, a Jupyter AI chat).
+            "source": entry.source,
         }
         for entry in reversed(listed[-C.PANEL_PENDING_LIMIT :])
     ]
@@ -256,12 +263,12 @@ def read_record(
     if refusal is not None:
         return refusal.status, {**base, "error": refusal.message}
     entries, error = _read_set(ws)
-    if error is not None:
-        return 200, {**base, "error": error}
-    for entry in entries:
+    for entry in entries:  # a record that loads is served beside one that does not
         if entry.file == file:
             shown = redact_data(entry.record.to_json())  # (SPEC §7, as above)
             return 200, {**base, "path": ws.rel_file(file), "record": shown}
+    if error is not None:
+        return 200, {**base, "error": error}
     return 404, {**base, "error": f"{file!r} is not in the memory set of {ws.rel or '/'!r}"}
 
 
@@ -270,10 +277,10 @@ def _read_user_record(
 ) -> tuple[int, dict[str, Any]]:
     entries, error = read_user_scope(user)
     where = shown_path(user.root)
-    if error is not None:
-        return 200, {**base, "scope": "user", "error": error.replace(str(user.root), where)}
     for entry in entries:
         if entry.file == file:
             shown = redact_data(entry.record.to_json())  # (SPEC §7, as above)
             return 200, {**base, "scope": "user", "path": f"{where}/{file}", "record": shown}
+    if error is not None:
+        return 200, {**base, "scope": "user", "error": error.replace(str(user.root), where)}
     return 404, {**base, "scope": "user", "error": f"{file!r} is not in the user scope's set"}

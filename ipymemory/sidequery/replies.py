@@ -26,7 +26,14 @@ from ..errors import (
     SideQueryError,
     SideQueryReplyError,
 )
-from ..model import ModelClient, ModelReply, Usage, cached_system, calling_as
+from ..model import (
+    ModelClient,
+    ModelReply,
+    Usage,
+    cached_system,
+    calling_as,
+    takes_output_schema,
+)
 from ..store.record import RECORD_FIELDS, MemoryRecord
 
 __all__ = [
@@ -169,6 +176,8 @@ def _checked_call(
     the usage it cost; a model failure (any ``ModelError``, the cause) becomes a
     :class:`SideQueryError` naming the role."""
     chosen = side_model or getattr(model, "side_model", None)
+    # A client whose create() does not take output_schema gets none (ModelClient).
+    structured = {"output_schema": schema} if takes_output_schema(model) else {}
     try:
         with calling_as(role):
             reply = model.create(
@@ -177,7 +186,7 @@ def _checked_call(
                 max_tokens=max_tokens,
                 tools=None,
                 model=chosen if isinstance(chosen, str) and chosen else None,
-                output_schema=schema,
+                **structured,
             )
     except ModelNotConfigured as e:
         # A state, not a failure of this call: its message is already exact.
@@ -185,7 +194,9 @@ def _checked_call(
     except ModelError as e:
         raise SideQueryError(f"{role} call failed: {e}") from e
     except Exception as e:  # a custom ModelClient's bug must not break the turn either
-        raise SideQueryError(f"{role} call failed: {type(e).__name__}: {_short(str(e))}") from e
+        # Said whole enough to fix it (issue 43): it is the client's own message.
+        bug = f"{type(e).__name__}: {_short(str(e), 120)}"
+        raise SideQueryError(f"{role} call failed: {bug}") from e
     try:
         return read(reply), reply.usage
     except SideQueryReplyError as e:

@@ -20,6 +20,7 @@ from typing import Literal
 
 from .. import _constants as C
 from .._dates import today_text
+from .._text import counted
 from ..errors import SideQueryError, SideQueryReplyError
 from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
@@ -80,7 +81,9 @@ def select_memories(
     if limit == 0:  # the setting says none: not a failure of a model or its reply
         return Selection((), "none", "max_selected is 0")
     if len(records) <= limit:
-        return Selection(tuple(records), "all", f"all {len(records)} records: the set fits")
+        return Selection(
+            tuple(records), "all", f"all {counted(len(records), 'record')}: the set fits"
+        )
     if selector == "keyword":
         chosen = _fallback(query, records, limit)
         why = f"the {len(chosen)} best of {len(records)} records by keyword (selector keyword)"

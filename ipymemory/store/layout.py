@@ -190,6 +190,20 @@ class MemoryDir:
         """A file in the directory as shown in messages (not resolved)."""
         return os.sep.join((str(self.root), *parts))
 
+    def workspace_problem(self) -> str | None:
+        """Why the workspace cannot hold a ``.memory`` (None if it can): it is not there,
+        not a directory, or is a ``.memory`` directory itself (a common slip: ``--dir
+        proj/.memory``, which would show an empty set kept in ``proj/.memory/.memory``)."""
+        workspace = self.workspace
+        if not workspace.is_dir():
+            return "not a directory" if workspace.exists() else "no such directory"
+        if workspace.name == MEMORY_DIR_NAME and not os.path.lexists(self.root):
+            return (
+                f"a memory directory itself, not a workspace; give the directory that "
+                f"holds {MEMORY_DIR_NAME}/ ({workspace.parent})"
+            )
+        return None
+
     def resolve(self, *, create: bool = False) -> str | None:
         """The resolved ``.memory`` directory, checked; None if absent and not ``create``.
 

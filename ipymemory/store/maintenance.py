@@ -31,7 +31,7 @@ from typing import Literal
 
 from .. import _constants as C
 from .._secrets import redact
-from ..errors import MemoryStoreError
+from ..errors import MemoryRecordUnreadable, MemoryStoreError
 from . import durable
 from .history import Journal, journal_findings, prune_kept
 from .index import render_catalog, render_index
@@ -49,7 +49,7 @@ from .lock import DEFAULT_LOCK_TIMEOUT, is_lock_artefact, lock_findings
 from .names import is_valid_file_name
 from .record import MAX_RECORD_BYTES, StoredRecord, record_secrets
 from .sources import saved_from, source_changes
-from .store import MemoryStore, name_clashes
+from .store import UNREADABLE_HINT, MemoryStore, name_clashes
 
 __all__ = ["CheckReport", "GcResult", "Problem", "check", "gc", "reindex"]
 
@@ -133,9 +133,11 @@ def check(
     for file in listed:
         try:
             entries.append(store.read_entry(file))
+        except MemoryRecordUnreadable as e:  # its message ends with UNREADABLE_HINT
+            out.append(Problem(where(file), _reason(e, where(file))))
+            all_valid = False
         except MemoryStoreError as e:
-            fix = "fix the file, or `ipymemory recover` rebuilds the set without it"
-            out.append(Problem(where(file), f"{_reason(e, where(file))} ({fix})"))
+            out.append(Problem(where(file), f"{_reason(e, where(file))} ({UNREADABLE_HINT})"))
             all_valid = False
     for name, first, second in name_clashes(entries):
         out.append(

@@ -12,21 +12,31 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from .. import _constants as C
-from ..errors import MemoryConflictError, MemoryFormatError, MemoryRecoveryNeeded, MemoryStoreError
+from ..errors import (
+    MemoryConflictError,
+    MemoryFormatError,
+    MemoryRecordUnreadable,
+    MemoryRecoveryNeeded,
+    MemoryStoreError,
+)
 from .layout import HISTORY_DIR_NAME, JOURNAL_NAME, MANIFEST_NAME, MemoryDir, manifest_byte_bound
 from .manifest import parse_manifest
 from .names import is_valid_file_name
-from .record import MAX_RECORD_BYTES, StoredRecord, parse_record
+from .record import MAX_RECORD_BYTES, MemoryRecord, StoredRecord, parse_record
 
-__all__ = ["RECOVER_HINT", "Loader", "SetReader", "name_clashes"]
+__all__ = ["RECOVER_HINT", "UNREADABLE_HINT", "Loader", "ReadableSet", "SetReader", "name_clashes"]
 
 #: Appended to every error that leaves the set unknown.
 RECOVER_HINT = (
     "run `ipymemory recover --dry-run` to see how the set would be rebuilt, "
     "then `ipymemory recover`"
 )
+
+#: Appended to the error of one listed record file that does not load.
+UNREADABLE_HINT = "fix the file, or `ipymemory recover` rebuilds the set without it"
 
 #: How one listed file is read: ``(real directory, file, present)`` -> its entry.
 Loader = Callable[[str, str, "set[str] | None"], StoredRecord]
@@ -51,6 +61,15 @@ class Vanished(Exception):
     def __init__(self, file: str) -> None:
         super().__init__(file)
         self.file = file
+
+
+@dataclass(frozen=True)
+class ReadableSet:
+    """The current set as far as it reads (``MemoryStore.readable``): the entries that
+    load, in manifest order, and one error per listed file that does not."""
+
+    entries: tuple[StoredRecord, ...]
+    unreadable: tuple[MemoryRecordUnreadable, ...] = ()
 
 
 class SetReader:
@@ -88,6 +107,30 @@ class SetReader:
         self._manifest_cache = (raw, files)
         return raw, files
 
+    def raw_manifest(self, real: str) -> bytes | None:
+        """The manifest's bytes if it is a readable regular file (whatever they say)."""
+        try:
+            got = self.dir.read(real, MANIFEST_NAME, manifest_byte_bound(C.MAX_SET_RECORDS))
+        except MemoryStoreError:
+            return None
+        return None if got is None else got[0]
+
+    def record_file(self, real: str, file: str) -> tuple[bytes, os.stat_result] | None:
+        """A listed record file's bytes and stat (None: missing); one that is not a
+        readable regular file within the size bound is :class:`MemoryRecordUnreadable`."""
+        try:
+            return self.dir.read(real, file, MAX_RECORD_BYTES)
+        except MemoryFormatError as e:
+            raise MemoryRecordUnreadable(f"{e}; {UNREADABLE_HINT}", file) from e
+
+    def parse(self, file: str, raw: bytes) -> MemoryRecord:
+        """The record in ``raw`` (of ``file``); :class:`MemoryRecordUnreadable` if it
+        breaks the format."""
+        try:
+            return parse_record(raw, self.dir.where(file))
+        except MemoryFormatError as e:
+            raise MemoryRecordUnreadable(f"{e}; {UNREADABLE_HINT}", file) from e
+
     def lost_set(self, real: str) -> str | None:
         """What shows a set existed here (record files, a journal), or None if nothing."""
         records = sum(1 for n in self.dir.names(real) if is_valid_file_name(n))
@@ -121,11 +164,11 @@ class SetReader:
                     raise MemoryStoreError(f"{self.dir.where(file)}: cannot stat ({e})") from e
                 if hit[0] == _stat_key(st):
                     return hit[1]
-        got = self.dir.read(real, file, MAX_RECORD_BYTES)
+        got = self.record_file(real, file)
         if got is None:
             raise Vanished(file)
         raw, st = got
-        entry = StoredRecord(file, parse_record(raw, self.dir.where(file)))
+        entry = StoredRecord(file, self.parse(file, raw))
         if len(_record_cache) >= _RECORD_CACHE_MAX:
             _record_cache.clear()
         _record_cache[key] = (_stat_key(st), entry)
@@ -137,11 +180,30 @@ class SetReader:
         """The manifest's bytes and the full, validated set it lists, each file read by
         ``load`` (retrying if a concurrent commit removes a file under us). ``locked``:
         the caller holds the writer lock."""
+        raw, entries, _ = self._read(real, load, locked, partial=False)
+        return raw, entries
+
+    def readable(self, real: str, load: Loader) -> ReadableSet:
+        """The set without the listed files that do not load, each named (see
+        ``MemoryStore.readable``)."""
+        _, entries, unreadable = self._read(real, load, False, partial=True)
+        return ReadableSet(entries, unreadable)
+
+    def _read(
+        self, real: str, load: Loader, locked: bool, *, partial: bool
+    ) -> tuple[bytes | None, tuple[StoredRecord, ...], tuple[MemoryRecordUnreadable, ...]]:
+        """:meth:`read_set`; with ``partial``, a listed file that does not load is left
+        out and its error returned third, instead of raised."""
         for _ in range(_READ_RETRIES):
             raw, files = self.manifest(real)
             present = set(self.dir.names(real)) if locked and files else None
+            unreadable: list[MemoryRecordUnreadable] | None = [] if partial else None
             try:
-                entries = tuple(load(real, f, present) for f in files)
+                entries = tuple(
+                    entry
+                    for f in files
+                    if (entry := _load_or_note(load, (real, f, present), unreadable)) is not None
+                )
             except Vanished as gone:
                 if locked or self.manifest(real)[0] == raw:
                     # Same set (or nobody else can change it): the file is really missing.
@@ -157,10 +219,26 @@ class SetReader:
                     f"{self.dir.where(MANIFEST_NAME)}: record name {name!r} "
                     f"appears twice ({first} and {second})"
                 )
-            return raw, entries
+            return raw, entries, tuple(unreadable or ())
         raise MemoryConflictError(
             f"{self.dir.where(MANIFEST_NAME)}: the set kept changing while reading; try again"
         )
+
+
+def _load_or_note(
+    load: Loader,
+    where: tuple[str, str, set[str] | None],
+    unreadable: list[MemoryRecordUnreadable] | None,
+) -> StoredRecord | None:
+    """``load(*where)``; a file that does not load is noted in ``unreadable`` (None
+    returned) when given, else raised."""
+    try:
+        return load(*where)
+    except MemoryRecordUnreadable as e:
+        if unreadable is None:
+            raise
+        unreadable.append(e)
+        return None
 
 
 def name_clashes(entries: Iterable[StoredRecord]) -> list[tuple[str, str, str]]:

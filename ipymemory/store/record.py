@@ -421,6 +421,22 @@ _SAFE_TAGS = frozenset(
 _YAML12_CONTENT = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 
 
+# The frontmatter's first line in its file (after the opening ``---``): a YAML position
+# is said as the file's line, which is what an editor shows (issue 43).
+_FRONTMATTER_FIRST_LINE = 2
+
+
+def _yaml_problem(error: yaml.MarkedYAMLError) -> str:
+    """The parser's complaint in one line, at the file's line and column."""
+    what = "; ".join(t for t in (error.context, error.problem) if t) or "cannot be parsed"
+    mark = error.problem_mark or error.context_mark
+    if mark is not None:
+        what += f" at line {mark.line + _FRONTMATTER_FIRST_LINE}, column {mark.column + 1}"
+    if "mapping values are not allowed" in (error.problem or ""):
+        what += "; a value holding ': ' must be quoted"
+    return what
+
+
 def _frontmatter_mapping(text: str, where: str) -> dict[str, str]:
     """The frontmatter as a flat mapping of strings, or :class:`MemoryFormatError`.
 
@@ -443,6 +459,10 @@ def _frontmatter_mapping(text: str, where: str) -> dict[str, str]:
             root = loader.get_single_node()
         finally:
             loader.dispose()
+    except yaml.MarkedYAMLError as e:
+        raise MemoryFormatError(
+            f"{where}: frontmatter is not valid safe YAML ({_yaml_problem(e)})"
+        ) from e
     except yaml.YAMLError as e:
         raise MemoryFormatError(f"{where}: frontmatter is not valid safe YAML ({e})") from e
     except RecursionError as e:  # the pure-Python parser on deep nesting

@@ -54,24 +54,29 @@ from .layout import (
     JOURNAL_NAME,
     MANIFEST_NAME,
     MemoryDir,
-    manifest_byte_bound,
 )
 from .lock import DEFAULT_LOCK_TIMEOUT, LockWaitListener, StoreLock
 from .manifest import render_manifest
 from .plan import CommitPlan, new_entry
-from .reading import RECOVER_HINT, SetReader, name_clashes
+from .reading import RECOVER_HINT, UNREADABLE_HINT, ReadableSet, SetReader, name_clashes
 from .record import (
-    MAX_RECORD_BYTES,
     MemoryRecord,
     StoredRecord,
-    parse_record,
     record_secrets,
 )
 from .recovery import RecoveryPlan, plan_recovery, recovery_commit
 from .reversal import plan_reversal, preview_reversal
 from .writing import NewSet, SetWriter, check_new_set
 
-__all__ = ["COMMIT_STEPS", "RECOVER_HINT", "HistoryPreview", "MemoryStore", "name_clashes"]
+__all__ = [
+    "COMMIT_STEPS",
+    "RECOVER_HINT",
+    "UNREADABLE_HINT",
+    "HistoryPreview",
+    "MemoryStore",
+    "ReadableSet",
+    "name_clashes",
+]
 
 #: Every step of the commit protocol, in order. Per-record steps repeat for each new
 #: record; ``old-kept`` repeats for each replaced or forgotten file.
@@ -152,6 +157,15 @@ class MemoryStore:
             return ()
         return self._read_set(real)[1]
 
+    def readable(self) -> ReadableSet:
+        """The current set without the listed record files that do not load (each named
+        in ``unreadable``), for readers that go on without them: a turn, a listing, a
+        selection. What :meth:`entries` raises for the manifest itself (missing,
+        unreadable: :class:`MemoryRecoveryNeeded`) is raised here too; every write still
+        refuses the set until the file is fixed or ``recover`` rebuilds it (issue 43)."""
+        real = self.directory()
+        return ReadableSet(()) if real is None else self._reader.readable(real, self._load)
+
     def catalog(self) -> str:
         """The MEMORY.md text of the current set, rendered from the manifest."""
         return render_catalog(self.entries())
@@ -177,14 +191,15 @@ class MemoryStore:
         return () if real is None else self._read_manifest(real)[1]
 
     def read_entry(self, file: str) -> StoredRecord:
-        """The record in ``file`` (a record file name in ``.memory``), validated."""
+        """The record in ``file`` (a record file name in ``.memory``), validated; a file
+        that does not load is :class:`MemoryRecordUnreadable`."""
         real = self.directory()
-        got = None if real is None else self.dir.read(real, file, MAX_RECORD_BYTES)
+        got = None if real is None else self._reader.record_file(real, file)
         if got is None:
             raise MemoryFormatError(
                 f"{self.dir.where(file)}: listed in {MANIFEST_NAME} but missing"
             )
-        return StoredRecord(file, parse_record(got[0], self.dir.where(file)))
+        return StoredRecord(file, self._reader.parse(file, got[0]))
 
     def _read_manifest(self, real: str) -> tuple[bytes | None, tuple[str, ...]]:
         return self._reader.manifest(real)
@@ -462,7 +477,7 @@ class MemoryStore:
             # The set was unknown: the journal's last set stands for the one replaced.
             entries = journal_entries(journal) or ()
             rebuilt = recovery_commit(plan, entries, self._files(journal), actor=actor)
-            self._commit(real, lock, self._raw_manifest(real), None, rebuilt)
+            self._commit(real, lock, self._reader.raw_manifest(real), None, rebuilt)
             return replace(plan, applied=True)
 
     def _recovery_plan(self, real: str) -> RecoveryPlan:
@@ -481,14 +496,6 @@ class MemoryStore:
         except MemoryStoreError:
             listed = None
         return plan_recovery(problem, listed, journal_entries(journal), files)
-
-    def _raw_manifest(self, real: str) -> bytes | None:
-        """The manifest's bytes if it is a readable regular file (whatever they say)."""
-        try:
-            got = self.dir.read(real, MANIFEST_NAME, manifest_byte_bound(C.MAX_SET_RECORDS))
-        except MemoryStoreError:
-            return None
-        return None if got is None else got[0]
 
     def sync_journal(self) -> HistoryEntry | None:
         """Bring the journal up to the current set, under the lock (what every commit

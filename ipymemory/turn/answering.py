@@ -35,12 +35,17 @@ from .question import Question
 from .tools import OfferedTool, ToolBox
 
 __all__ = [
+    "LAST_ERROR_SUMMARY",
     "OfferedMemoryTool",
     "ToolChoices",
     "answer_question",
     "summarize",
     "tool_box",
 ]
+
+
+# The older request history could not be summarised: it was truncated instead.
+LAST_ERROR_SUMMARY = "History summary failed; older messages were truncated"
 
 
 class OfferedMemoryTool(OfferedTool, Protocol):
@@ -138,6 +143,8 @@ def summarize(
         )
     except SideQueryError as e:
         ctx.record_failed_side("summarizer", e)
+        # Said, not swallowed: the request history truncates instead (issue 43).
+        ctx.log.fail(LAST_ERROR_SUMMARY, str(e), e)
         raise
     ctx.record_side("summarizer", usage)
     return text

@@ -3,7 +3,7 @@
 
 ::
 
-    read both scopes    read_scopes (turn/scopes.py): the project's set, then the user's
+    read both scopes    read_scopes (review/scopes.py): the project's set, then the user's
                         records the project does not shadow
     select              select_from: the whole set when its block fits the memory
                         budget (issue 31: no selection, no side-query); else, by the
@@ -210,6 +210,8 @@ def choose_for_turn(ctx: TurnContext, question: Question) -> Chosen:
     except MemoryStoreError as e:
         log.fail(LAST_ERROR_READ, str(e), e)
         return Chosen(Selection((), "none", f"the memory set could not be read: {e}"))
+    if chosen.scoped.unreadable_note is not None:  # the turn goes on without those files
+        log.fail(LAST_ERROR_READ, chosen.scoped.unreadable_note)
     if chosen.scoped.error is not None:  # the turn goes on with the project's set
         log.fail(LAST_ERROR_READ, chosen.scoped.error)
     selection = chosen.selection

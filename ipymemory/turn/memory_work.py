@@ -13,7 +13,7 @@
                  session (a new name, or an update that says something new, is a new
                  proposal)
     screen       origin, credentials, instructions, before anything is kept
-                 (turn/screened.py)
+                 (review/screened.py)
     scopes       which items go to the user scope (SPEC §11): new ``user``-type items and
                  updates of a user-scope record; the extractor never chooses a path
     consolidate  when due (turn/consolidation.py): a plan over the project's set as the
@@ -55,6 +55,7 @@ from ..screen.dependence import file_outputs
 from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
 from ..sidequery.extract import ExtractedItem
 from ..store.record import MemoryRecord, MemoryType
+from .choosing import LAST_ERROR_READ
 from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
 from .context import TurnContext
 from .history import message_tokens, previous_turn_start
@@ -242,6 +243,11 @@ class MemoryWork:
             scoped = read_scopes(ctx.store, ctx.user_store)
         except MemoryStoreError as e:
             ctx.log.fail(LAST_ERROR_EXTRACT, f"the memory set could not be read: {e}", e)
+            return None
+        if scoped.unreadable_note is not None:
+            # Writes refuse until the file is fixed: extract nothing now, leave the cursor
+            # (the turn after the fix reads these messages too). Said once per turn.
+            ctx.log.fail(LAST_ERROR_READ, scoped.unreadable_note)
             return None
         try:
             extraction = extract_memories(

@@ -344,7 +344,7 @@ class AgentSession:
     ) -> AnsweredTurn:
         """Phases 1 and 2; phase 3 waits in the returned turn's ``finish``."""
         started = time.monotonic()
-        turn = TurnProvenance(self.id, query=question.text, caller=self._caller())
+        turn = TurnProvenance(self.id, query=question.text, caller=self.caller_context())
         self._provenance = turn
         ctx = self._context()
         self._log.clear_errors()
@@ -491,7 +491,7 @@ class AgentSession:
     def _memory_work(
         self, mode: str, proposals: Sequence[Proposal] = (), tool_name: str | None = None
     ) -> WorkOutcome:
-        provenance = self._provenance or TurnProvenance(self.id, caller=self._caller())
+        provenance = self._provenance or TurnProvenance(self.id, caller=self.caller_context())
         work = MemoryWork(
             self._context(),
             self.batch_registry,
@@ -557,7 +557,7 @@ class AgentSession:
             provenance = TurnProvenance(
                 self.id,
                 via=Door.CONSOLIDATE,
-                caller=self._caller(),
+                caller=self.caller_context(),
                 models={"consolidator": ctx.side_model_name},
             )
             return consolidate_now(ctx, self.batch_registry, self._spacing, provenance)
@@ -566,7 +566,7 @@ class AgentSession:
         """Register an undo/restore as a batch awaiting a decision (``commit`` applies
         it whole, ``discard`` drops it); nothing is written now."""
         with self._lock:
-            provenance = TurnProvenance(self.id, via=Door(change.op), caller=self._caller())
+            provenance = TurnProvenance(self.id, via=Door(change.op), caller=self.caller_context())
             return self.batch_registry.add(
                 PendingBatch(new_batch_id(), (), None, (), provenance=provenance, history=change)
             )
@@ -586,7 +586,7 @@ class AgentSession:
     def _summarize(self, previous: str | None, dropped: Any, max_tokens: int) -> str:
         return summarize(self._context(), previous, dropped, max_tokens)
 
-    def _caller(self) -> dict[str, Any]:
+    def caller_context(self) -> dict[str, Any]:
         """What the front end says about the running cell; {} if unknown or it fails
         (provenance is best effort and must never break a turn)."""
         if self.caller is None:

@@ -104,4 +104,7 @@ class TurnLog:
         cause = redact(cause)
         self.last_error = message
         self.last_error_cause = cause
-        self.failures.append(MemoryFailure(message, cause, error))
+        # The same failure met again in the same turn (the set read for the selection,
+        # then for the extraction) is said once (issue 43).
+        if not any(f.message == message and f.cause == cause for f in self.failures):
+            self.failures.append(MemoryFailure(message, cause, error))

@@ -76,12 +76,12 @@ def update_bundle(handle: DisplayHandle, bundle: dict[str, Any], *, outcome: boo
     replacing a review; a terminal cannot replace what it printed (it prints every
     update anew), and there what decided it -- a ``%memory`` command -- shows its own
     view, so the outcome is not printed a second time."""
-    if outcome and _prints_updates_anew():
+    if outcome and prints_updates_anew():
         return
     handle.update(bundle, raw=True)  # type: ignore[no-untyped-call]
 
 
-def _prints_updates_anew() -> bool:
+def prints_updates_anew() -> bool:
     """Whether the running shell's display publisher prints each update as a new output:
     IPython's own :class:`DisplayPublisher` does (a terminal IPython); a kernel's and
     ``capture_output``'s subclasses hand updates to a frontend that replaces in place."""
@@ -227,6 +227,12 @@ class StaticView:
     def found_problem(self) -> bool:
         """True when the view reports a problem found (the command line exits 1)."""
         return False
+
+    def cli_warnings(self) -> tuple[str, ...]:
+        """Problems met beside the content shown (a record file that does not load,
+        beside the others): the command line prints the content, then each of these as
+        an ``ipymemory: error:`` line on stderr, and exits 1."""
+        return ()
 
     def bundle(self) -> dict[str, Any]:
         """The full static bundle (what a saved notebook keeps)."""

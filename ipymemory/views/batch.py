@@ -41,9 +41,13 @@ _REVIEW_HINT = "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %
 # What a saved notebook shows for a batch still pending when it was saved: its kernel
 # (and the live widget) may be gone, the batch itself is kept in .memory/pending/.
 _RESUME_HINT = (
-    "Pending: nothing was written. Decide it with the widget or {review}; after a "
+    "{lead} Decide it with the widget or {review}; after a "
     "kernel restart, %memory pending lists it and {reopen} reopens it."
 )
+# What a pending batch has written so far: nothing, or (a commit that left the held
+# items pending, issue 43) nothing of what is still in it.
+_NOTHING_YET = "Pending: nothing was written."
+_REST_WAITS = "The held items wait in the same batch: nothing of them was written."
 
 _ITEM_COLUMNS = (
     ("decision", "Decision"),
@@ -192,6 +196,8 @@ class Standing:
     net: tuple[int, int] | None = None
     proposer: Door | None = None
     command_line: bool = False
+    #: Accepted items memory already held as proposed: nothing was written for them.
+    present: tuple[str, ...] = ()
 
 
 _PENDING = Standing()
@@ -227,6 +233,10 @@ class BatchView(StaticView):
         self.net = standing.net
         self.proposer = standing.proposer
         self.command_line = standing.command_line
+        self.present = standing.present
+        #: How a command in a later cell decided this batch ("Committed: …"): where it
+        #: was proposed, the view still reads as the proposal, then says so (issue 43).
+        self.later: str | None = None
         self.rejected = frozenset(decision.reject)
         named = {*decision.reject, *decision.accept}
         self.held = frozenset(
@@ -268,6 +278,7 @@ class BatchView(StaticView):
             net,
             agent_proposer(batch),
             command_line,
+            batch.present,
         )
         plan = ConsolidationPlanView.of(batch, accepted=decision.applies_plan)
         return cls(batch.proposed, plan=plan, decision=decision, standing=standing)
@@ -328,20 +339,24 @@ class BatchView(StaticView):
             return "discarded"
         if name in self.rejected:
             return "rejected"
+        if name in self.present:
+            return "already there"
         return "written" if name in self.committed else "merged"
 
     def hint(self) -> str | None:
-        """How to decide a batch still pending (None once decided)."""
+        """How to decide a batch still pending (None once decided); for a proposal a
+        later cell decided, what it decided."""
+        if self.later:
+            return f"Proposed here; decided later, in another cell: {self.later}"
         if not self.status.open:
             return None
+        lead = _REST_WAITS if self.committed or self.present else _NOTHING_YET
         if self.command_line and self.batch_id is not None:
-            return (
-                f"Pending: nothing was written. Decide it: {decide_line(TERMINAL, self.batch_id)}"
-            )
+            return f"{lead} Decide it: {decide_line(TERMINAL, self.batch_id)}"
         review = "%memory commit [--reject NAME …] [--no-plan] / %memory discard"
         if self.batch_id is None:
             return _REVIEW_HINT
-        return _RESUME_HINT.format(review=review, reopen=reopen_line(self.batch_id))
+        return _RESUME_HINT.format(lead=lead, review=review, reopen=reopen_line(self.batch_id))
 
     def _item_rows(self) -> list[dict[str, str]]:
         return [{"decision": self.decision(r.name), **r.to_json()} for r in self.items]
@@ -376,6 +391,11 @@ class BatchView(StaticView):
             ),
             **({"redacted": sorted(self.redacted)} if self.redacted else {}),
             "committed": list(self.committed),
+            # (additive, issue 43) what the text and HTML forms say beside the table, as
+            # they say it: updates, items kept user-wide, flags; and the outcome.
+            "notes": [*self.update_lines(), *self.scope_lines(), *self.flag_lines()],
+            "outcome": self._outcome(),
+            **({"present": list(self.present)} if self.present else {}),
             "error": self.error,
             "id": self.batch_id,
             "hint": self.hint(),
@@ -394,17 +414,28 @@ class BatchView(StaticView):
         if self.plan is not None:
             # An on-demand consolidation extracts nothing: do not lead with "0 extracted".
             what = f"{what} + a consolidation plan" if n else "a consolidation plan"
-        return f"Memory batch ({self.status}): {what}"
+        status = "proposed here" if self.later else self.status
+        return f"Memory batch ({status}): {what}"
 
     def _outcome(self) -> str | None:
+        already = (
+            f"already in memory as proposed, not written again: {', '.join(self.present)}"
+            if self.present
+            else None
+        )
+        if self.status is BatchStatus.COMMITTED and already and not self.committed:
+            return f"Nothing written: {already}."
         if self.status is BatchStatus.COMMITTED:
-            return "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
+            done = "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
+            return f"{done}; {already}" if already else done
         if self.status is BatchStatus.DISCARDED:
             return "Discarded: nothing was written."
-        if self.committed:  # a commit left the held items pending here
-            return (
-                f"Committed: {', '.join(self.committed)}; still held for review (pending): "
-                + ", ".join(r.name for r in self.items)
+        if self.committed or already:  # a commit left the held items pending here
+            wrote = f"Committed: {', '.join(self.committed)}" if self.committed else None
+            said = "; ".join(part for part in (wrote, already) if part)
+            said = said[:1].upper() + said[1:]
+            return f"{said}; still held for review (pending): " + ", ".join(
+                r.name for r in self.items
             )
         return None
 

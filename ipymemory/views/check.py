@@ -17,9 +17,16 @@ class CheckView(StaticView):
 
     view_name = "check"
 
-    def __init__(self, directory: str | Path, problems: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self,
+        directory: str | Path,
+        problems: Sequence[Mapping[str, Any]],
+        *,
+        exists: bool = True,
+    ) -> None:
         self.directory = str(directory)
         self.problems = [dict(p) for p in problems]
+        self.exists = exists  # False: no .memory there, nothing was checked (issue 43)
 
     @property
     def errors(self) -> list[dict[str, Any]]:
@@ -34,11 +41,14 @@ class CheckView(StaticView):
             "view": "check",
             "directory": self.directory,
             "ok": self.ok,
+            "exists": self.exists,
             "problems": self.problems,
         }
 
     def _headline(self) -> str:
         errors, warnings = len(self.errors), len(self.problems) - len(self.errors)
+        if not self.exists and not self.problems:
+            return f"Nothing to check: {self.directory} does not exist (no memory here yet)."
         if not self.problems:
             return f"OK: {self.directory} is consistent."
         verdict = "OK (warnings only)" if self.ok else "PROBLEMS"
@@ -61,7 +71,9 @@ class CheckView(StaticView):
 
     def cli_text(self) -> str:
         lines = [f"{p.get('severity')}: {p.get('file')}: {p.get('reason')}" for p in self.problems]
-        if self.ok:
+        if not self.exists and not self.problems:
+            lines.append(self._headline())
+        elif self.ok:
             lines.append(f"{self.directory}: ok")
         return "\n".join(lines)
 

@@ -11,15 +11,24 @@ __all__ = ["ErrorView", "MessageView"]
 
 
 class ErrorView(StaticView):
-    """A readable error: what failed (``where``, e.g. "%memory list", or an outcome
-    such as "Memory extraction failed") and the exact cause."""
+    """A readable error: what failed (``where``, e.g. "%memory list", said as "… failed")
+    or the outcome as a whole sentence (``outcome``, e.g. "Memory could not be read",
+    a turn's ``last_error``, said as it is), and the exact cause."""
 
     view_name = "error"
 
-    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+        outcome: str | None = None,
+    ) -> None:
         self.message = message
         self.where = where
         self.hint = hint
+        self.outcome = outcome
 
     @classmethod
     def of(
@@ -28,9 +37,17 @@ class ErrorView(StaticView):
         return cls(str(error) or type(error).__name__, where=where, hint=hint)
 
     def to_json(self) -> dict[str, Any]:
-        return {"view": "error", "where": self.where, "error": self.message, "hint": self.hint}
+        return {
+            "view": "error",
+            "where": self.where,
+            "outcome": self.outcome,
+            "error": self.message,
+            "hint": self.hint,
+        }
 
     def _headline(self) -> str:
+        if self.outcome:
+            return f"{self.outcome}: {self.message}"
         if not self.where:
             return f"Error: {self.message}"
         if self.where.endswith("failed"):

@@ -64,8 +64,9 @@ def _base(path: str) -> str:
 
 def describe_actor(actor: Mapping[str, Any]) -> str:
     """Who made a commit, briefly: ``analysis.ipynb cell [12]``, ``ideas.chat message
-    1f2e3d4c`` (a jupyter-ai chat), ``the command line``, ``ipymemory 0.3``, ``another
-    tool`` (never a host or pid: the lab panel shows it)."""
+    1f2e3d4c`` (a jupyter-ai chat), ``the command line``, ``a notebook`` (a ``%memory``
+    line whose cell is not known), ``ipymemory 0.3`` (code calling the store),
+    ``another tool`` (never a host or pid: the lab panel shows it)."""
     notebook = actor.get("notebook")
     count = actor.get("execution_count")
     parts = []
@@ -86,6 +87,8 @@ def describe_actor(actor: Mapping[str, Any]) -> str:
         return "another tool"
     if actor.get("via") == Door.CLI or actor.get("front") == "ipymemory":
         return "the command line"
+    if actor.get("via") == Door.NOTEBOOK or actor.get("front") == "%memory":
+        return "a notebook"  # (issue 43: not the version of the tool that wrote it)
     tool = actor.get("tool")
     return tool if isinstance(tool, str) else "unknown"
 
@@ -520,12 +523,16 @@ class HistoryChangeView(StaticView):
         status: str = "pending",
         error: str | None = None,
         applied: bool = False,
+        later: str | None = None,
     ) -> None:
         self.change = change
         self.batch_id = batch_id
         self.status = status
         self.error = error
         self.applied = applied
+        #: How a command in a later cell decided this proposal ("Done …"); shown where it
+        #: was proposed, which then still reads as a proposal (issue 43).
+        self.later = later
 
     @classmethod
     def of(cls, batch: PendingBatch) -> HistoryChangeView:
@@ -538,6 +545,7 @@ class HistoryChangeView(StaticView):
             "batch": self.batch_id,
             "status": self.status,
             "error": self.error,
+            **({"later": self.later} if self.later else {}),
             **self.change.to_json(),
         }
 
@@ -556,6 +564,8 @@ class HistoryChangeView(StaticView):
         return lines or ["changes nothing in the current set"]
 
     def _state(self) -> str:
+        if self.later:
+            return f"Proposed here; decided later, in another cell: {self.later}"
         if self.status == "committed":
             return "Done (a new history entry records it; it can be undone too)."
         if self.status == "discarded":

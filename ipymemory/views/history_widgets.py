@@ -198,10 +198,15 @@ class HistoryChangeReview(StaticBundleBox):
         super().__init__(**kw)
         self._registry = registry
         self.batch = batch
+        # As proposed here; decided by a later cell, this cell still reads as the
+        # proposal and says what was decided (issue 43).
+        self._proposed = batch
+        self._deciding = False
+        self._decided_elsewhere = False
         self.commit_button = w.Button(description="Commit", button_style="primary", icon="check")
         self.discard_button = w.Button(description="Discard", icon="times")
-        self.commit_button.on_click(lambda _b: commit(self._registry.lookup(self.batch)))
-        self.discard_button.on_click(lambda _b: discard(self._registry.lookup(self.batch)))
+        self.commit_button.on_click(lambda _b: self._decide(commit))
+        self.discard_button.on_click(lambda _b: self._decide(discard))
         self.body = html_block("")
         self.children = (self.body, w.HBox([self.commit_button, self.discard_button]))
         registry.observe(self._on_state, names="state")
@@ -213,10 +218,20 @@ class HistoryChangeReview(StaticBundleBox):
     def status(self) -> str:
         return str(self.batch.status)
 
+    def _decide(self, action: Callable[[PendingBatch], object]) -> None:
+        """Commit or discard with this widget's own buttons."""
+        self._deciding = True
+        try:
+            action(self._registry.lookup(self.batch))
+        finally:
+            self._deciding = False
+
     def _on_state(self, change: Mapping[str, Any]) -> None:
         latest = change["new"].get(self.batch.id)
         if latest is not None and latest is not self.batch:
             self.batch = latest
+            if not latest.open:
+                self._decided_elsewhere = not self._deciding
             self._show()
 
     def _show(self) -> None:
@@ -244,4 +259,8 @@ class HistoryChangeReview(StaticBundleBox):
         super().close()
 
     def static_view(self) -> StaticView:
+        if not self.batch.open and self._decided_elsewhere:
+            view = HistoryChangeView.of(self._proposed)
+            view.later = HistoryChangeView.of(self.batch)._state()
+            return view
         return HistoryChangeView.of(self.batch)

@@ -51,8 +51,8 @@ class PendingEntry(Listed):
     def what(self) -> str:
         """What the batch proposes, in a few words."""
         parts = [self.change] if self.change else []
-        if self.agent is not None:
-            parts.append(f"from another agent ({self.agent})")
+        if self.source:
+            parts.append(self.source)
         if self.names:
             parts.append(", ".join(self.names))
         if self.plan_text:
@@ -66,6 +66,7 @@ class PendingEntry(Listed):
             "plan": self.plan_text,
             "change": self.change,
             "via": self.via,
+            "source": self.source,
             "live": self.live,
             "saved_at": _iso(self.saved_at),
             "expires_at": _iso(self.expires_at),

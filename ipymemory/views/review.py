@@ -17,7 +17,7 @@ batch (``%memory commit`` without ``--accept``) locks the items it decided.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import ipywidgets as w
@@ -141,6 +141,13 @@ class BatchReview(StaticBundleBox):
         self._session = session
         self._registry = session.batch_registry
         self.batch = self._registry.lookup(batch)
+        #: The batch as proposed here, and whether these buttons are deciding it now: a
+        #: batch a later cell decides (%memory commit) leaves this cell reading as the
+        #: proposal, saying what was decided later (issue 43).
+        self._proposed = self.batch
+        self._deciding = False
+        self._decided_elsewhere = False
+        self._when_decided: list[Callable[[], None]] = []
         self.error: str | None = None
         self._handles: list[DisplayHandle] = []
 
@@ -284,6 +291,7 @@ class BatchReview(StaticBundleBox):
             if latest.error:
                 self._refused(latest.error)
             return
+        self._decided_elsewhere = not self._deciding
         self._stop_observing()
         self._show_outcome()
 
@@ -452,11 +460,14 @@ class BatchReview(StaticBundleBox):
             self._commit(tuple(dict.fromkeys((*self.rejected, *self.clashes))))
 
     def _commit(self, reject: tuple[str, ...]) -> None:
+        self._deciding = True
         try:
             result = self._session.commit(self.batch, self._decision_rejecting(reject))
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e))
             return
+        finally:
+            self._deciding = False
         if result.error:
             self._refused(result.error)
 
@@ -464,16 +475,21 @@ class BatchReview(StaticBundleBox):
         """Drop the batch: nothing is written."""
         if not self.batch.open:
             return
+        self._deciding = True
         try:
             self._session.discard(self.batch)
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e), action="Discard")
+        finally:
+            self._deciding = False
 
     # --- showing ------------------------------------------------------------------------
 
     def _outcome(self) -> str:
         if self.status is BatchStatus.DISCARDED:
             return "Discarded: nothing was written."
+        if self.batch.present and not self.committed:
+            return BatchView.of(self.batch)._outcome() or "Nothing written."
         msg = "Committed: " + (", ".join(self.committed) if self.committed else "nothing")
         if self.removed:
             msg += "; replaced: " + ", ".join(self.removed)
@@ -533,8 +549,15 @@ class BatchReview(StaticBundleBox):
         bundle = self.static_view().bundle()
         for handle in self._handles:
             update_bundle(handle, bundle, outcome=True)
+        for hook in self._when_decided:
+            hook()
 
     def static_view(self) -> StaticView:
+        if not self.batch.open and self._decided_elsewhere:
+            # Where it was proposed: the proposal, then what a later cell decided.
+            view = BatchView.of(self._proposed)
+            view.later = BatchView.of(self.batch)._outcome() or str(self.batch.status)
+            return view
         if not self.batch.open:
             return BatchView.of(self.batch)
         # Pending: the choices as they stand in the widget.
@@ -554,6 +577,11 @@ class BatchReview(StaticBundleBox):
         handle = display_bundle(self._repr_mimebundle_() or {})
         if handle is not None:
             self.shown_in(handle)
+
+    def on_decided(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` once the batch is decided (here or elsewhere): whoever shows
+        this widget among other outputs redraws them with its outcome."""
+        self._when_decided.append(hook)
 
     def shown_in(self, handle: DisplayHandle) -> None:
         """This widget is what ``handle``'s output shows (put there by its owner, e.g. a

@@ -54,6 +54,8 @@ class SelectionView(StaticView):
         self.used = used  # False when the turn ran with --no-memory
         self.model = model if source == "model" else None
         self.directory = directory
+        #: Record files that do not load, left out of the choice (said beside it).
+        self.unreadable: str | None = None
 
     @classmethod
     def of(
@@ -91,6 +93,7 @@ class SelectionView(StaticView):
             "source": self.source,
             "reason": self.reason,
             "records": self._rows(),
+            **({"unreadable": self.unreadable} if self.unreadable else {}),
         }
 
     def _rows(self) -> list[dict[str, str]]:
@@ -115,6 +118,8 @@ class SelectionView(StaticView):
         lines = [self._headline()]
         if self.reason:
             lines.append(f"Why: {self.reason}")
+        if self.unreadable:
+            lines.append(f"Warning: {self.unreadable}")
         if not self.compact:
             lines.insert(0, f"Query: {self.query}")
             if self.records:
@@ -122,8 +127,13 @@ class SelectionView(StaticView):
                 lines.append(plain_table(rows, [label for _, label in _COLUMNS]))
         return "\n".join(lines)
 
+    def cli_warnings(self) -> tuple[str, ...]:
+        return (self.unreadable,) if self.unreadable else ()
+
     def cli_text(self) -> str:
-        if self.source == "model":
+        if self.source == "model" and not self.records:
+            head = f"nothing selected: the model ({self.model}) found none relevant"
+        elif self.source == "model":
             head = f"selected by the model ({self.model})"
         elif self.source == "fallback":
             reason = " ".join((self.reason or "").split())
@@ -146,6 +156,8 @@ class SelectionView(StaticView):
         parts = [f'<div data-source="{esc(self.source)}"><b>{esc(self._headline())}</b></div>']
         if self.reason:
             parts.append(f'<div class="ipm-note">Why: {esc(self.reason)}</div>')
+        if self.unreadable:
+            parts.append(f'<div class="ipm-error">{esc(self.unreadable)}</div>')
         if not self.compact:
             parts.insert(0, f"<div>Query: {esc(self.query)}</div>")
             if self.records:

@@ -12,6 +12,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._text import counted
 from ..review.listing import where_to_decide
 from ._static import StaticView, esc
 
@@ -26,10 +27,6 @@ def _batches(ids: Sequence[str]) -> str:
     if len(ids) == 1:
         return f"batch {ids[0]}"
     return f"batches {ids[0]} and {ids[1]} (the deletions)"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _side_lines(side: Mapping[str, Any] | None, gone: str) -> list[str]:
@@ -127,7 +124,7 @@ class SyncView(StaticView):
     def headline(self) -> str:
         d = self.data
         action, dry = d["action"], d.get("dry_run")
-        cost = f"{_plural(int(d.get('requests', 0)), 'request')}, {d.get('seconds', 0):.2f} s"
+        cost = f"{counted(int(d.get('requests', 0)), 'request')}, {d.get('seconds', 0):.2f} s"
         if action == "status":
             moves = (
                 f"{len(d['pushed'])} to push, {len(d['pulled'])} to pull "
@@ -140,7 +137,7 @@ class SyncView(StaticView):
             refused = f", {len(d['failed'])} refused" if d.get("failed") else ""
         else:
             verb = "Would pull from" if dry else "Pulled from"
-            done = _plural(len(d["pulled"]), "change")
+            done = counted(len(d["pulled"]), "change")
             if d.get("batches"):
                 done += f" waiting in {_batches(d['batches'])}"
             if d.get("committed"):

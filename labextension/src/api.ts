@@ -27,6 +27,8 @@ export interface IPendingBatch {
   readonly plan: string | null;
   /** The agent that proposed it ("mcp", "memory-tool"), or null for a notebook turn's. */
   readonly agent: string | null;
+  /** Where it came from in words ("from the chat ideas.chat"), or null for a notebook's. */
+  readonly source: string | null;
 }
 
 /** The user scope (SPEC §11: the user's own memory, shared across projects). */
@@ -99,7 +101,8 @@ function parseListing(directory: string, payload: unknown, status: number): IMem
       id: asText(batch.id),
       names: asList(batch.names).map(asText),
       plan: batch.plan ? asText(batch.plan) : null,
-      agent: batch.agent ? asText(batch.agent) : null
+      agent: batch.agent ? asText(batch.agent) : null,
+      source: batch.source ? asText(batch.source) : null
     };
   });
   return {

@@ -141,11 +141,13 @@ export class MemoryPanel extends Widget {
   }
 
   private _render(listing: IMemoryListing): void {
-    const dir = listing.directory === '' ? '/' : listing.directory;
+    // The server root is '' (a bare "/" would read as the file system's root).
+    const dir = listing.directory === '' ? 'the server root' : listing.directory;
     this.node.dataset.directory = listing.directory;
     this.node.dataset.etag = listing.etag;
     this._directoryLine.textContent = `${dir} · ${listing.records.length} record${listing.records.length === 1 ? '' : 's'}`;
-    this._directoryLine.title = `${dir}/.memory`;
+    this._directoryLine.title =
+      listing.directory === '' ? '.memory at the server root' : `${listing.directory}/.memory`;
     const children: HTMLElement[] = [];
     if (listing.error) {
       children.push(errorBox(listing.error));
@@ -256,7 +258,11 @@ export class MemoryPanel extends Widget {
     for (const batch of pending) {
       const item = element('li', 'jp-ipymemory-pending-batch');
       item.dataset.batch = batch.id;
-      const from = batch.agent ? `proposed by another agent (${batch.agent})` : '';
+      const from = batch.agent
+        ? `proposed by another agent (${batch.agent})`
+        : batch.source
+          ? `proposed ${batch.source}`
+          : '';
       const what = [batch.names.join(', '), batch.plan ?? '', from].filter(Boolean).join('; ');
       if (batch.agent) {
         item.dataset.agent = batch.agent;

@@ -240,6 +240,11 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
   } else if (!hasPlan) {
     root.appendChild(note('Nothing extracted.'));
   }
+  // What the text form says beside the table, in its words: updates, items kept
+  // user-wide ("↑ user-wide …"), screening flags.
+  for (const line of asList(data.notes)) {
+    root.appendChild(note(asText(line)));
+  }
   if (hasPlan) {
     const section = element('div', 'jp-ipymemory-consolidation');
     renderPlan(section, asObject(data.consolidation));
@@ -253,6 +258,9 @@ function renderBatch(root: HTMLElement, data: JSONObject): void {
     root.appendChild(line);
   } else if (status === 'discarded') {
     root.appendChild(note('Discarded: nothing was written.'));
+  } else if (asList(data.present).length && data.outcome) {
+    // Nothing written: memory held these already, as proposed.
+    root.appendChild(note(asText(data.outcome)));
   }
   const net = asObject(data.net);
   if (typeof net.before === 'number' && typeof net.after === 'number' && status === 'pending') {
@@ -321,9 +329,13 @@ function renderPlan(root: HTMLElement, plan: JSONObject): void {
 
 function renderError(root: HTMLElement, data: JSONObject): void {
   const where = asText(data.where);
+  const outcome = asText(data.outcome);
   const message = asText(data.error);
   let headline = `Error: ${message}`;
-  if (where) {
+  if (outcome) {
+    // A whole sentence ("Memory could not be read"): said as it is.
+    headline = `${outcome}: ${message}`;
+  } else if (where) {
     headline = where.endsWith('failed') ? `${where}: ${message}` : `${where} failed: ${message}`;
   }
   root.appendChild(errorBox(headline));

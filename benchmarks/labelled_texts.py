@@ -6,11 +6,15 @@ One JSON object per line; keys (``?`` marks an optional one)::
     use    str  what the text is to its benchmark; each corpus names its own:
                 instructions.jsonl  "dangerous" (must be held even from the user),
                                     "benign" (the user's feedback: must pass)
-                secrets.jsonl       "context" (a sentence a drawn credential is put in,
+                secrets.jsonl       "shape" (how the credential format ``kind`` is
+                                    drawn: a template of secrets_corpus.py, in draw
+                                    order), "context" (a sentence a drawn credential is put in,
                                     at ``{s}``), "form" (how the format ``kind`` writes a
                                     password, at ``{pw}``), "phrase" (a code-like text
                                     that holds no credential; ``{hex:N}``, ``{alnum:N}``,
                                     ``{b64:N}``, ``{mixed:N}`` and ``{uuid4}`` are drawn),
+                                    "sentence" (a plain memory a generated code-like
+                                    text ends with),
                                     "benign" (a text that holds no credential)
     kind?  str  a finer class, reported per kind (an instruction's class, a form's
                 format, a benign text's group)

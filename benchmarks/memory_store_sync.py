@@ -37,10 +37,10 @@ import anthropic  # noqa: E402
 from memory_store_server import API_KEY, MemoryStoreServer, session_actor  # noqa: E402
 
 from ipymemory import BatchRegistry, MemoryRecord, MemoryStore  # noqa: E402
+from ipymemory.review.pending import PendingFiles  # noqa: E402
 from ipymemory.store.record import render_record  # noqa: E402
 from ipymemory.sync.remote import RemoteStore  # noqa: E402
 from ipymemory.sync.run import Sync  # noqa: E402
-from ipymemory.turn.pending import PendingFiles  # noqa: E402
 
 STORE = "memstore_01Benchmark"
 BIG = {"max_index_lines": 100_000, "max_index_bytes": 1 << 26}

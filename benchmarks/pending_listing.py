@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _batch(workspace: Path, items: int) -> str:
+    from ipymemory.review import Item, PendingBatch
+    from ipymemory.review.pending import PendingFiles
+    from ipymemory.review.provenance import TurnProvenance
     from ipymemory.store.record import MemoryRecord
-    from ipymemory.turn.batch import PendingBatch
-    from ipymemory.turn.pending import PendingFiles
-    from ipymemory.turn.provenance import TurnProvenance
 
     words = ["the", "pipeline", "loads", "orders", "then", "joins", "customers", "by", "region"]
     records = []
@@ -52,19 +52,16 @@ def _batch(workspace: Path, items: int) -> str:
                 body=body,
             )
         )
-    flags = {
-        r.name: ("instructs the assistant (how-to-work) and did not come from the user",)
-        for r in records[::10]
-    }
+    why = ("instructs the assistant (how-to-work) and did not come from the user",)
     batch = PendingBatch(
         "bench300batch",
-        tuple(records),
+        tuple(
+            Item(r, "agent", flags=why if i % 10 == 0 else (), evidence=(r.body[:300],))
+            for i, r in enumerate(records)
+        ),
         None,
         (),
         provenance=TurnProvenance("mcp-bench", via="mcp"),
-        origins={r.name: "agent" for r in records},
-        flags=flags,
-        evidence={r.name: (r.body[:300],) for r in records},
     )
     files = PendingFiles(workspace / ".memory")
     if not files.save(batch):

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from ipymemory import MemoryStore, NoModel
+from ipymemory.review.scopes import read_scopes
 from ipymemory.sidequery import select_memories
 from ipymemory.store.record import MemoryRecord, MemoryType
-from ipymemory.turn.scopes import read_scopes
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench"
 BIG: dict[str, Any] = {"max_index_lines": 5000, "max_index_bytes": 1 << 24}

@@ -8,7 +8,7 @@ Every scene of the corpora (default: every scene corpus of ``benchmarks/corpora`
 becomes the canonical history a real turn would give the screening -- the user's
 message, a ``read_file`` call per file with the file's text as its result, a
 ``run_python`` call with the script's output, the answer -- and its item one batch.
-Measured: ``ipymemory.turn.screened.screen_items`` on that batch (origin, evidence,
+Measured: ``ipymemory.review.screened.screen_items`` on that batch (origin, evidence,
 instructions, credentials, sources), with the extractor's evidence and without, each
 batch on a fresh history (nothing cached between batches but the word lists, which load
 once per process); and apart (``large``) two batches whose turn read a 100 KB file
@@ -82,14 +82,27 @@ def _large_batches() -> list[tuple[str, str, str]]:
     ]
 
 
+def _screen_items() -> Any:
+    """``screen_items`` of the tree on the path, called the same in every tree: one
+    record, its history, the extractor's evidence and the files read."""
+    try:
+        from ipymemory.review.screened import FilesRead, screen_items
+    except ImportError:  # a baseline from before issue 42 (the queue was in turn/)
+        from ipymemory.turn.screened import screen_items as old  # type: ignore[import-not-found]
+
+        return lambda r, h, e, reads: old([r], h, set(), evidence=e, reads=reads)
+    return lambda r, h, e, reads: screen_items([r], h, set(), evidence=e, files=FilesRead(reads))
+
+
 def _worker(root: Path, corpora: list[Path], rounds: int) -> dict[str, list[float]]:
     """Seconds per batch (key: scene/mode), one list of ``rounds`` times each."""
     sys.path.insert(0, str(root))
     sys.path.insert(0, str(HERE))
     from scenes import load_scenes
 
+    screen = _screen_items()
+
     from ipymemory import MemoryRecord
-    from ipymemory.turn.screened import screen_items
 
     scenes = [s for path in corpora for s in load_scenes(path)]
     batches = []
@@ -115,12 +128,12 @@ def _worker(root: Path, corpora: list[Path], rounds: int) -> dict[str, list[floa
         evidence = {record.name: ["We always rebuild the daily table before the reports."]}
         batches.append((key, record, history, evidence, {path: "0" * 64}))
     for _, record, history, evidence, reads in batches:  # word lists load once
-        screen_items([record], history, set(), evidence=evidence, reads=reads)
+        screen(record, history, evidence, reads)
     times: dict[str, list[float]] = {key: [] for key, *_ in batches}
     for _ in range(rounds):
         for key, record, history, evidence, reads in batches:
             start = time.perf_counter()
-            screen_items([record], history, set(), evidence=evidence, reads=reads)
+            screen(record, history, evidence, reads)
             times[key].append(time.perf_counter() - start)
     return times
 

@@ -3,7 +3,7 @@
 The items are the model-written items of the held-out corpora (``benchmarks/corpora/
 heldout*.jsonl``: 502 items in 14 languages, ordinary notes and planted ones alike),
 proposed by another agent in batches of 20 and screened as ``keep_proposals`` screens them
-(``turn.proposals.screen_proposals``, auto mode, against an empty set). Each tree is
+(``review.proposals.screen_proposals``, auto mode, against an empty set). Each tree is
 measured in fresh processes, alternately, in the same run (the machine is shared and
 noisy): the **first batch** of a process (what a one-off ``ipymemory sync pull`` or
 ``memory_propose`` pays, loading included) and the **steady** cost of a batch after it.
@@ -53,20 +53,20 @@ def _items() -> list[dict[str, str]]:
 def child(rounds: int) -> dict[str, Any]:
     """Measured inside a fresh process whose ``sys.path`` starts with the tree."""
     start = time.perf_counter()
-    from ipymemory.turn.proposals import parse_items, screen_proposals
+    from ipymemory.review.proposals import ProposalScreen, parse_items, screen_proposals
 
     imported = time.perf_counter() - start
     items = _items()
     batches = [parse_items(items[i : i + BATCH]) for i in range(0, len(items), BATCH)]
     t = time.perf_counter()
-    screen_proposals(batches[0], (), auto=True)
+    screen_proposals(batches[0], (), ProposalScreen(auto=True))
     first = time.perf_counter() - t
     steady: list[float] = []
     held = 0
     for _ in range(rounds):
         for batch in batches:
             t = time.perf_counter()
-            screened = screen_proposals(batch, (), auto=True)
+            screened = screen_proposals(batch, (), ProposalScreen(auto=True))
             steady.append(time.perf_counter() - t)
             held += sum(1 for s in screened if s.held)
     return {

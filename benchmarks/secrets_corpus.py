@@ -5,8 +5,11 @@
     python benchmarks/secrets_corpus.py --library  # also detect-secrets alone and + rules
 
 The corpus is generated deterministically (``random.Random(seed)``): credentials are
-random strings of each format's shape (never real keys; the shapes are the generators
-below), embedded in memory-like sentences; benign texts are the memories of
+random strings of each format's shape (never real keys), embedded in memory-like
+sentences. The shapes are data, in draw order: the ``shape`` lines of the corpus file
+below, each a template drawn part by part (``{mixed:93:urlsafe}``, ``{choice:AKIA|ASIA}``,
+…; ``_PART`` lists them) or, where more than one part must vanish or a document is
+built, a generator of this module (``{code:NAME}``); benign texts are the memories of
 ``../shared/bench/*.jsonl`` plus generated code-like text (hashes, UUIDs, record ids,
 base64, long identifiers, paths, placeholder keys, code that names a secret without
 holding it, public keys) and configuration that names a secret without holding one. The
@@ -51,7 +54,7 @@ HEX = "0123456789abcdef"
 B64 = ALNUM + "+/"
 URLSAFE = ALNUM + "-_"
 CORPUS = CORPORA / "secrets.jsonl"
-TEXTS: list[Text] = load_texts(CORPUS, ("context", "form", "phrase", "benign"))
+TEXTS: list[Text] = load_texts(CORPUS, ("shape", "context", "form", "phrase", "sentence", "benign"))
 
 
 @dataclass(frozen=True)
@@ -107,30 +110,6 @@ def _one(value: str) -> tuple[str, tuple[str, ...]]:
     return value, (value,)
 
 
-def _anthropic(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("sk-ant-api03-" + _mixed(rng, 93, URLSAFE) + "AA")
-
-
-def _anthropic_admin(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("sk-ant-admin01-" + _mixed(rng, 93, URLSAFE) + "AA")
-
-
-def _openai_proj(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("sk-proj-" + _mixed(rng, rng.choice([48, 120, 156]), URLSAFE))
-
-
-def _openai_legacy(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("sk-" + _mixed(rng, 20) + "T3BlbkFJ" + _mixed(rng, 20))
-
-
-def _github(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one(rng.choice(["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]) + _mixed(rng, 36))
-
-
-def _github_pat(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("github_pat_" + _mixed(rng, 22) + "_" + _mixed(rng, 59))
-
-
 def _aws_pair(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     key_id = rng.choice(["AKIA", "ASIA"]) + _r(rng, string.ascii_uppercase + "234567", 16)
     secret = _mixed(rng, 40, B64)
@@ -145,14 +124,6 @@ def _aws_pair(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return form, (key_id, secret)
 
 
-def _aws_key_id(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one(rng.choice(["AKIA", "ASIA"]) + _r(rng, string.ascii_uppercase + "234567", 16))
-
-
-def _gcp_api_key(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("AIza" + _mixed(rng, 35, URLSAFE))
-
-
 def _gcp_service_account(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     lines = _pem_lines(rng, rng.randrange(6, 12))
     key_id = _r(rng, HEX, 40)
@@ -165,23 +136,11 @@ def _gcp_service_account(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return doc, (key_id, *lines)
 
 
-def _slack_token(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    prefix = rng.choice(["xoxb", "xoxp", "xoxa", "xoxe"])
-    parts = [str(rng.randrange(10**11, 10**12)), str(rng.randrange(10**11, 10**12))]
-    return _one(f"{prefix}-{'-'.join(parts)}-{_mixed(rng, 24)}")
-
-
 def _slack_webhook(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     team = "T" + _r(rng, string.ascii_uppercase + string.digits, 10)
     chan = "B" + _r(rng, string.ascii_uppercase + string.digits, 10)
     secret = _mixed(rng, 24)
     return f"https://hooks.slack.com/services/{team}/{chan}/{secret}", (secret,)
-
-
-def _stripe(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one(
-        rng.choice(["sk_live_", "rk_live_", "sk_test_"]) + _mixed(rng, rng.choice([24, 99]))
-    )
 
 
 def _pem(rng: random.Random) -> tuple[str, tuple[str, ...]]:
@@ -251,31 +210,11 @@ def _api_key_assignment(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return form, (value,)
 
 
-def _huggingface(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("hf_" + _mixed(rng, 34, string.ascii_letters))
-
-
-def _gitlab(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("glpat-" + _mixed(rng, 20, URLSAFE))
-
-
-def _npm(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("npm_" + _mixed(rng, 36))
-
-
-def _pypi(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("pypi-AgEIcHlwaS5vcmc" + _mixed(rng, 70, URLSAFE))
-
-
 def _twilio(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     sid = "SK" + _r(rng, HEX, 32)
     token = _r(rng, HEX, 32)
     form = rng.choice([f"Twilio API key {sid}", f"twilio key {sid}, auth token {token}"])
     return form, ((sid,) if token not in form else (sid, token))
-
-
-def _sendgrid(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("SG." + _mixed(rng, 22, URLSAFE) + "." + _mixed(rng, 43, URLSAFE))
 
 
 def _azure_conn(rng: random.Random) -> tuple[str, tuple[str, ...]]:
@@ -293,52 +232,9 @@ def _azure_sas(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return f"https://acct.blob.core.windows.net/data?sv=2022-11-02&ss=b&sp=r&sig={sig}", (sig,)
 
 
-def _mailchimp(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one(_r(rng, HEX, 32) + f"-us{rng.randrange(1, 21)}")
-
-
-def _discord(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one(
-        rng.choice("MNO")
-        + _mixed(rng, 25, URLSAFE)
-        + "."
-        + _mixed(rng, 6, URLSAFE)
-        + "."
-        + _mixed(rng, 38, URLSAFE)
-    )
-
-
-def _telegram(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one(f"{rng.randrange(10**8, 10**10)}:AA{_mixed(rng, 33, URLSAFE)}")
-
-
 def _bearer(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     token = _mixed(rng, rng.randrange(32, 60), URLSAFE + ".")
     return f"Authorization: Bearer {token}", (token,)
-
-
-def _google_oauth(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("GOCSPX-" + _mixed(rng, 28, URLSAFE))
-
-
-def _sk_generic(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("sk-" + _r(rng, HEX, 32))
-
-
-def _databricks(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("dapi" + _r(rng, HEX, 32))
-
-
-def _vault(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("hvs." + _mixed(rng, 90, URLSAFE))
-
-
-def _postman(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one(f"PMAK-{_r(rng, HEX, 24)}-{_r(rng, HEX, 34)}")
-
-
-def _langsmith(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one(f"lsv2_{rng.choice(['pt', 'sk'])}_{_r(rng, HEX, 32)}_{_r(rng, HEX, 10)}")
 
 
 def _compound_key(rng: random.Random) -> tuple[str, tuple[str, ...]]:
@@ -350,10 +246,6 @@ def _compound_key(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return form, (value,)
 
 
-def _newrelic(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    return _one("NRAK-" + _r(rng, string.ascii_uppercase + string.digits, 27))
-
-
 # --- issue 19 #4: invisible characters inside keys, credentials in configuration syntax --
 
 # What a reader does not see: zero-width space, soft hyphen, word joiner, BOM, ZWNJ.
@@ -361,7 +253,9 @@ INVISIBLE = ("\u200b", "\u00ad", "\u2060", "\ufeff", "\u200c")
 
 
 def _invisible_in_key(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    key = rng.choice([_anthropic, _aws_key_id, _github])(rng)[0]
+    key = rng.choice([SHAPES["anthropic-api03"], SHAPES["aws-key-id"], SHAPES["github-token"]])(
+        rng
+    )[0]
     at = rng.randrange(6, len(key) - 6)
     # Both halves must vanish: redaction takes the whole key, the invisible char too.
     return key[:at] + rng.choice(INVISIBLE) + key[at:], (key[:at], key[at:])
@@ -397,55 +291,87 @@ def _password_in(fmt: str) -> Gen:
     return gen
 
 
-FORMATS: dict[str, Gen] = {
-    "anthropic-api03": _anthropic,
-    "anthropic-admin01": _anthropic_admin,
-    "openai-project": _openai_proj,
-    "openai-legacy": _openai_legacy,
-    "sk-generic (deepseek-style)": _sk_generic,
-    "github-token": _github,
-    "github-fine-grained": _github_pat,
-    "aws-key-id": _aws_key_id,
-    "aws-key-pair": _aws_pair,
-    "gcp-api-key": _gcp_api_key,
-    "gcp-service-account-json": _gcp_service_account,
-    "google-oauth-secret": _google_oauth,
-    "slack-token": _slack_token,
-    "slack-webhook": _slack_webhook,
-    "stripe-secret": _stripe,
-    "pem-private-key": _pem,
-    "pem-cut-short": _pem_cut,
-    "jwt": _jwt_gen,
-    "url-password": _url_password,
-    "password-assignment": _password_assignment,
-    "api-key-assignment": _api_key_assignment,
-    "huggingface": _huggingface,
-    "gitlab": _gitlab,
-    "npm": _npm,
-    "pypi": _pypi,
+# --- drawing a text: one reader of the corpus's templates (shapes and phrases) ------------
+
+ALPHABETS = {
+    "alnum": ALNUM,
+    "hex": HEX,
+    "b64": B64,
+    "urlsafe": URLSAFE,
+    "letters": string.ascii_letters,
+    "base32": string.ascii_uppercase + "234567",
+    "upperdigits": string.ascii_uppercase + string.digits,
+}
+# {hex:N} {alnum:N} {b64:N}: N random characters; {mixed:N[:ALPHABET]} N with a lower, an
+# upper and (if it has them) a digit; {r:N:ALPHABET}; N may be a choice "48|120"; {choice:
+# a|b} one of the words; {int:LO:HI} a number in [LO, HI); {uuid4}; {code:NAME} a
+# generator below (its snippet, and the parts that must vanish); {form:KIND} a password
+# in one of the corpus's forms of KIND.
+_PART = re.compile(r"\{(hex|alnum|b64|mixed|r|choice|int|uuid4|code|form)(?::([^{}]*))?\}")
+
+
+def _size(rng: random.Random, spec: str) -> int:
+    return int(rng.choice(spec.split("|"))) if "|" in spec else int(spec)
+
+
+def _part(rng: random.Random, kind: str, args: str) -> str:
+    """One drawn part of a template (see ``_PART``), drawn from ``rng``."""
+    if kind == "choice":
+        return rng.choice(args.split("|"))
+    if kind == "int":
+        low, high = args.split(":")
+        return str(rng.randrange(int(low), int(high)))
+    if kind == "uuid4":
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    size, _, alphabet = args.partition(":")
+    n = _size(rng, size)
+    if kind == "mixed":
+        return _mixed(rng, n, ALPHABETS[alphabet or "alnum"])
+    return _r(rng, ALPHABETS[alphabet if kind == "r" else kind], n)
+
+
+def _drawn(rng: random.Random, template: str) -> str:
+    """``template`` with its random parts drawn, left to right."""
+    return _PART.sub(lambda m: _part(rng, m.group(1), m.group(2) or ""), template)
+
+
+def _shape(template: str) -> Gen:
+    """The generator of a credential format's shape (the corpus's ``shape`` texts): a
+    whole drawn value that must vanish, or a generator of code."""
+    whole = _PART.fullmatch(template)
+    if whole is not None and whole.group(1) == "code":
+        return CODE[whole.group(2)]
+    if whole is not None and whole.group(1) == "form":
+        return _password_in(whole.group(2))
+    return lambda rng: _one(_drawn(rng, template))
+
+
+#: The shapes drawn by code: more than one part must vanish, or a document is built.
+CODE: dict[str, Gen] = {
+    "aws_pair": _aws_pair,
+    "gcp_service_account": _gcp_service_account,
+    "slack_webhook": _slack_webhook,
+    "pem": _pem,
+    "pem_cut": _pem_cut,
+    "jwt_gen": _jwt_gen,
+    "url_password": _url_password,
+    "password_assignment": _password_assignment,
+    "api_key_assignment": _api_key_assignment,
     "twilio": _twilio,
-    "sendgrid": _sendgrid,
-    "azure-connection-string": _azure_conn,
-    "azure-sas-url": _azure_sas,
-    "mailchimp": _mailchimp,
-    "discord-bot": _discord,
-    "telegram-bot": _telegram,
-    "bearer-header": _bearer,
-    "databricks": _databricks,
-    "hashicorp-vault": _vault,
-    "postman": _postman,
-    "langsmith": _langsmith,
-    "newrelic": _newrelic,
-    "compound-key-assignment": _compound_key,
-    # issue 19 #4 (appended: the draws of the formats above stay the same)
-    "invisible-char-in-key": _invisible_in_key,
+    "azure_conn": _azure_conn,
+    "azure_sas": _azure_sas,
+    "bearer": _bearer,
+    "compound_key": _compound_key,
+    "invisible_in_key": _invisible_in_key,
     "netrc": _netrc,
-    "command-line-flag": _password_in("command-line-flag"),
-    "ini-toml-yaml-env-xml": _password_in("ini-toml-yaml-env-xml"),
-    "connection-string": _password_in("connection-string"),
 }
 
+#: Every credential format, in draw order (the corpus's ``shape`` texts).
+FORMATS: dict[str, Gen] = {t.kind or "": _shape(t.text) for t in of_use(TEXTS, "shape")}
+SHAPES = FORMATS
+
 CONTEXTS = tuple(t.text for t in of_use(TEXTS, "context"))
+SENTENCES = [t.text for t in of_use(TEXTS, "sentence")]
 
 
 def credentials(seed: int, per_format: int) -> list[Credential]:
@@ -462,36 +388,8 @@ def credentials(seed: int, per_format: int) -> list[Credential]:
 
 
 def _sentence(rng: random.Random) -> str:
-    return rng.choice(
-        [
-            "The ingest job runs nightly at 02:00 UTC.",
-            "Tests use a real postgres database, never mocks.",
-            "User indents Python with tabs.",
-            "Pipeline bugs are tracked in Linear INGEST.",
-            "评估脚本在 notebooks/eval.ipynb 里。",
-            "The auth rewrite is driven by compliance.",
-        ]
-    )
-
-
-_DRAWS: dict[str, Callable[[random.Random, int], str]] = {
-    "hex": lambda rng, n: _r(rng, HEX, n),
-    "alnum": lambda rng, n: _r(rng, ALNUM, n),
-    "b64": lambda rng, n: _r(rng, B64, n),
-    "mixed": lambda rng, n: _mixed(rng, n),
-    "uuid4": lambda rng, _: str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-}
-_PART = re.compile(r"\{(hex|alnum|b64|mixed):(\d+)\}|\{(uuid4)\}")
-
-
-def _drawn(rng: random.Random, phrase: str) -> str:
-    """``phrase`` with its random parts drawn, left to right."""
-
-    def draw(m: re.Match[str]) -> str:
-        kind = m.group(1) or m.group(3)
-        return _DRAWS[kind](rng, int(m.group(2) or 0))
-
-    return _PART.sub(draw, phrase)
+    """A plain memory sentence (the corpus's ``sentence`` texts) beside a code-like part."""
+    return rng.choice(SENTENCES)
 
 
 def _benign_generated(seed: int, n: int) -> list[str]:

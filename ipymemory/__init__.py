@@ -17,13 +17,16 @@ import and holds the code to this list):
 3. ``config`` ``screen`` ``sidequery`` ``follow`` -- settings resolution; screening of
    what is remembered; the selector, extractor, consolidator and follow-up checker
    side-queries; the exact checks of an answer against its memories.
-4. ``turn`` -- the agent session: one turn, its pending batches and history.
-5. ``agents`` ``sync`` ``team`` ``views`` -- other agents on the same memory (the MCP
+4. ``review`` -- the review queue: a proposed change from any door (a turn, another
+   agent, a sync, an import, undo/restore), its screening, the batch waiting for a
+   person and its commit.
+5. ``turn`` -- the agent session: one turn, in phases.
+6. ``agents`` ``sync`` ``team`` ``views`` -- other agents on the same memory (the MCP
    server, Jupyter AI's tools and persona, Claude's memory tool); a set synced with an
    Anthropic memory store; sharing a set through git and Claude Code; views and widgets.
-6. ``commands`` -- the command layer the CLI and ``%memory`` share.
-7. ``cli`` ``notebook`` ``server`` -- the front ends.
-8. ``ipymemory`` -- this module, the public API; nothing inside the package imports it.
+7. ``commands`` -- the command layer the CLI and ``%memory`` share.
+8. ``cli`` ``notebook`` ``server`` -- the front ends.
+9. ``ipymemory`` -- this module, the public API; nothing inside the package imports it.
 
 A front end may import lazily inside a function (to keep ``import ipymemory`` light);
 anywhere else an import inside a function is a deliberate exception the test lists
@@ -68,22 +71,12 @@ from .errors import (
     TurnError,
 )
 from .model import AnthropicModel, ModelClient, ModelReply, NoModel, ScriptedModel, Usage
+from .review import BatchRegistry, BatchStatus, CommitResult, MemoryFailure, PendingBatch
 from .sidequery import ConsolidationPlan, Selection, select_memories
 from .sidequery.fallback import keyword_select
 from .store.record import MemoryRecord, MemoryType, StoredRecord
 from .store.store import MemoryStore
-from .turn import (
-    AgentSession,
-    AnsweredTurn,
-    BatchRegistry,
-    BatchStatus,
-    CommitResult,
-    MemoryFailure,
-    PendingBatch,
-    SessionConfig,
-    TurnEvent,
-    TurnResult,
-)
+from .turn import AgentSession, AnsweredTurn, SessionConfig, TurnEvent, TurnResult
 
 if typing.TYPE_CHECKING:
     from .agents.memory_tool import MemoryTool

@@ -59,7 +59,7 @@ LOCK_WAIT_REPORT_SECONDS: Final = 1.0  # a wait for the lock is reported after t
 DEFAULT_HISTORY_RETENTION_DAYS: Final = 30  # gc prunes history/files/ older than this
 DEFAULT_HISTORY_RETENTION_BYTES: Final = 5 * 1024 * 1024  # ... or beyond this total
 HISTORY_KEEP_ENTRIES: Final = 50  # files the newest entries reference are never pruned
-# Provenance of one commit (turn/provenance.py): the query and the files read are cut to
+# Provenance of one commit (review/provenance.py): the query and the files read are cut to
 # these, then halved until all the added names' provenance fits the byte budget (the
 # store refuses a journal line's actor/provenance over half of its 1 MiB).
 PROVENANCE_QUERY_CHARS: Final = 2_000

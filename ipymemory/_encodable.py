@@ -12,7 +12,7 @@ becomes its character), so nothing downstream meets one:
   each piece of streamed text;
 * tool outputs: :class:`~ipymemory.turn.tools.ToolOutcome` (what goes back to the
   model) and the workspace paths ``read_file`` read;
-* a turn's provenance: :class:`~ipymemory.turn.provenance.TurnProvenance` (the query,
+* a turn's provenance: :class:`~ipymemory.review.provenance.TurnProvenance` (the query,
   files read, models, and the front end's caller facts such as a notebook path).
 
 Record fields are not altered: a :class:`~ipymemory.store.record.MemoryRecord` holding a

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ipymemory import MemoryStore
-from ipymemory.turn.proposals import keep_proposals, parse_items
-from ipymemory.turn.provenance import TurnProvenance
+from ipymemory.review.door import Door
+from ipymemory.review.proposals import Intake, keep_proposals, parse_items
+from ipymemory.review.provenance import TurnProvenance
 
 
 def agent_batch(directory: Path, *items: Mapping[str, str], via: str = "mcp") -> str:
@@ -17,9 +18,7 @@ def agent_batch(directory: Path, *items: Mapping[str, str], via: str = "mcp") ->
     kept = keep_proposals(
         MemoryStore(directory),
         parse_items([dict(item) for item in items]),
-        commit="review",
-        provenance=TurnProvenance(f"{via}-test", via=via),
-        user_store=None,
+        Intake(TurnProvenance(f"{via}-test", via=Door(via)), None),
     )
     assert kept.batch_id is not None, kept
     return kept.batch_id

@@ -25,7 +25,7 @@ from typing import Any
 
 from ipymemory import _constants as C
 from ipymemory.cli import main
-from ipymemory.turn.pending import PendingFiles
+from ipymemory.review.pending import PendingFiles
 
 
 def run(spec: dict[str, Any]) -> int:

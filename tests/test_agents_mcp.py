@@ -552,7 +552,7 @@ def test_an_oversized_proposal_is_refused_where_it_enters(workspace: str) -> Non
     file over pending/'s read bound: listed nowhere, never decided, never expired. It
     is refused where it enters; and no batch over the bound is ever written."""
     from ipymemory import PendingBatch
-    from ipymemory.turn.pending import PendingFiles
+    from ipymemory.review.pending import PendingFiles
 
     seeded(workspace)
 

@@ -136,7 +136,7 @@ def test_the_tool_runner_turns_memory_commands_into_one_pending_batch(
     assert batch.plan is not None and batch.plan.source_names == ("prefers-tabs",)
     assert batch.plan.records == ()
     assert batch.provenance is not None and batch.provenance.via == "memory-tool"
-    assert "forgets a record" in " ".join(batch.flags["(consolidation plan)"])
+    assert "forgets a record" in " ".join(batch.plan_flags)
     assert [r.name for r in store.records()] == ["prefers-tabs", "deploy-friday"]
 
 

@@ -45,7 +45,9 @@ def test_every_corpus_file_loads_with_its_loader() -> None:
     loaders: dict[str, Any] = {
         "poisoning.jsonl": histories.load_histories,
         "instructions.jsonl": lambda p: labelled.load_texts(p, ("dangerous", "benign")),
-        "secrets.jsonl": lambda p: labelled.load_texts(p, ("context", "form", "phrase", "benign")),
+        "secrets.jsonl": lambda p: labelled.load_texts(
+            p, ("shape", "context", "form", "phrase", "sentence", "benign")
+        ),
         "staleness.jsonl": staleness.load_sessions,
     }
     # The real-model corpora: the round-3 scenes and the held-out ones (issue 26).
@@ -219,6 +221,23 @@ def test_a_new_instruction_text_is_a_line(tmp_path: Path) -> None:
     assert report["by_class"]["benign/feedback"] == {"nl": {"held": 0, "passed": 1}}
 
 
+def test_the_secret_corpus_draws_each_shape_part_by_part() -> None:
+    sc = load_benchmark("secrets_corpus")
+    rng = random.Random(5)
+    assert re.fullmatch(
+        r"(AKIA|ASIA)[A-Z2-7]{16}", sc._drawn(rng, "{choice:AKIA|ASIA}{r:16:base32}")
+    )
+    assert re.fullmatch(
+        r"[0-9a-f]{32}-us([1-9]|1[0-9]|20)", sc._drawn(rng, "{hex:32}-us{int:1:21}")
+    )
+    key = sc._drawn(rng, "sk-proj-{mixed:48|120|156:urlsafe}")
+    assert len(key) - len("sk-proj-") in (48, 120, 156) and re.fullmatch(r"sk-proj-[\w-]+", key)
+    snippet, vanish = sc.FORMATS["huggingface"](rng)
+    assert vanish == (snippet,) and re.fullmatch(r"hf_[A-Za-z]{34}", snippet)
+    snippet, vanish = sc.FORMATS["aws-key-pair"](rng)  # a shape drawn by code
+    assert len(vanish) == 2 and all(part in snippet for part in vanish)
+
+
 def test_the_secret_corpus_draws_a_phrases_random_parts_and_keeps_its_text() -> None:
     sc = load_benchmark("secrets_corpus")
     phrase = "id {hex:8}, key {mixed:12}, run {uuid4}; f'Bearer {token}' {b64:4}{alnum:3}"
@@ -235,3 +254,5 @@ def test_the_secret_corpus_draws_a_phrases_random_parts_and_keeps_its_text() -> 
     assert set(sc.BENIGN_CONFIG) == {t.text for t in labelled.of_use(texts, "benign")}
     forms = {t.kind for t in labelled.of_use(texts, "form")}
     assert forms <= set(sc.FORMATS) and len(forms) == 3
+    # The formats are the corpus's shapes, in order (issue 42: data, not code).
+    assert list(sc.FORMATS) == [t.kind for t in labelled.of_use(texts, "shape")]

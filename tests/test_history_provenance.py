@@ -20,8 +20,10 @@ from turn_support import MAIN_MODEL, SIDE_MODEL, model_for, records_reply
 
 from ipymemory import AgentSession, BatchRegistry, MemoryStore, PendingBatch, SessionConfig
 from ipymemory.notebook.output import TurnOutput
+from ipymemory.review import Item
+from ipymemory.review.provenance import TurnProvenance
+from ipymemory.screen import Origin
 from ipymemory.store.history import HistoryEntry
-from ipymemory.turn.provenance import TurnProvenance
 
 ORIGINS = {"user", "tool", "assistant", "manual"}  # SPEC §7
 
@@ -117,11 +119,10 @@ def test_each_items_origin_reaches_the_journal(workspace: str) -> None:
     batch = registry.add(
         PendingBatch(
             "b1",
-            (rec("from-tool"), rec("from-user")),
+            (Item(rec("from-tool"), Origin.TOOL), rec("from-user")),
             None,
             (),
             provenance=TurnProvenance("s1", query="q"),
-            origins={"from-tool": "tool"},
         )
     )
     assert registry.commit(MemoryStore(workspace), batch).ok

@@ -44,8 +44,8 @@ from lab_support import (
 from proposal_support import agent_batch
 
 from ipymemory import MemoryRecord, MemoryStore, MemoryType, PendingBatch
-from ipymemory.turn.pending import PendingFiles
-from ipymemory.turn.provenance import TurnProvenance
+from ipymemory.review.pending import PendingFiles
+from ipymemory.review.provenance import TurnProvenance
 from ipymemory.views import BatchView
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
@@ -836,16 +836,15 @@ def test_panel_lists_the_user_scope_labelled_and_opens_its_records(
     )
     MemoryStore(user).extend([polars])
     # Another agent's proposal waits in the project's pending/ (SPEC §10).
-    from ipymemory.turn.proposals import keep_proposals, parse_items
-    from ipymemory.turn.provenance import TurnProvenance
+    from ipymemory.review.door import Door
+    from ipymemory.review.proposals import Intake, keep_proposals, parse_items
+    from ipymemory.review.provenance import TurnProvenance
 
     proposed = {"name": "uses-ruff", "type": "feedback", "description": "lint", "body": "Ruff."}
     kept = keep_proposals(
         MemoryStore(root / "other"),
         parse_items([proposed]),
-        commit="review",
-        provenance=TurnProvenance("mcp-test", via="mcp"),
-        user_store=MemoryStore(user),
+        Intake(TurnProvenance("mcp-test", via=Door.MCP), MemoryStore(user)),
     )
     monkeypatch.setenv("IPYMEMORY_USER_DIR", str(user))
     with lab_page(browser, tmp_path, root, nb_path, "user-scope", page_errors) as page:

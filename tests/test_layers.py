@@ -46,6 +46,7 @@ class Import:
     line: int
     in_function: bool
     type_only: bool
+    name: str = ""  # what the line names, dotted (``ipymemory.turn.PendingBatch``)
 
     @property
     def where(self) -> str:
@@ -104,7 +105,8 @@ def imports_of(module: str, path: Path, known: set[str]) -> list[Import]:
                 names = [f"{target}.{a.name}" for a in child.names]
             for name in names:
                 if name == "ipymemory" or name.startswith("ipymemory."):
-                    out.append(Import(module, nearest(name), child.lineno, in_function, type_only))
+                    target = nearest(name)
+                    out.append(Import(module, target, child.lineno, in_function, type_only, name))
             visit(
                 child,
                 in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)),
@@ -209,6 +211,160 @@ def test_in_function_imports_are_only_the_listed_exceptions() -> None:
     # A listed exception that no longer exists is dropped from the list, not kept.
     assert set(IN_FUNCTION_EXCEPTIONS) <= set(inside)
     assert set(TYPE_ONLY_EXCEPTIONS) <= {(i.module, i.target) for i in all_imports()}
+
+
+# The review queue (issue 42): a proposed change is one service, ``review/``, whatever
+# door it comes by; the turn keeps only the turn.
+TURN_FREE_UNITS = ("sync", "server")
+QUEUE_FROM_REVIEW_UNITS = ("agents", "commands", "views")
+
+
+def queue_names_through_turn(imports: Sequence[Import]) -> list[str]:
+    """Imports naming a review-queue concept through ``ipymemory.turn`` (its re-exports,
+    kept for code outside the package)."""
+    import importlib
+
+    bad = []
+    for i in imports:
+        if i.target != "ipymemory.turn" and not i.target.startswith("ipymemory.turn."):
+            continue
+        module, _, attr = i.name.rpartition(".")
+        value = getattr(importlib.import_module(module), attr, None) if module else None
+        if getattr(value, "__module__", "").startswith("ipymemory.review"):
+            bad.append(f"{i.where}: {i.name} (import it from ipymemory.review)")
+    return bad
+
+
+def test_sync_and_the_server_never_import_the_turn() -> None:
+    assert [
+        f"{i.where}: {i.target}"
+        for i in all_imports()
+        if unit(i.module) in TURN_FREE_UNITS and unit(i.target) == "turn"
+    ] == []
+
+
+def test_queue_concepts_come_from_review_not_the_turn() -> None:
+    imports = [i for i in all_imports() if unit(i.module) in QUEUE_FROM_REVIEW_UNITS]
+    assert queue_names_through_turn(imports) == []
+    # ... and the turn imports nothing of what sits above it, the review queue included
+    # (a cycle would be caught above; the queue never needs the turn).
+    assert [
+        i.where for i in all_imports() if unit(i.module) == "review" and unit(i.target) == "turn"
+    ] == []
+
+
+def test_a_queue_concept_through_the_turn_is_named() -> None:
+    found = queue_names_through_turn(
+        [
+            Import(
+                "ipymemory.views.x", "ipymemory.turn", 3, False, True, "ipymemory.turn.PendingBatch"
+            ),
+            Import(
+                "ipymemory.views.x",
+                "ipymemory.turn",
+                4,
+                False,
+                False,
+                "ipymemory.turn.AgentSession",
+            ),
+        ]
+    )
+    assert found == [
+        "ipymemory.views.x line 3: ipymemory.turn.PendingBatch (import it from ipymemory.review)"
+    ]
+
+
+MAX_REVIEW_PARAMETERS = 5
+MAX_STORE_CLASS_LINES = 500
+
+
+def parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """How many parameters a caller may pass (``self`` / ``cls`` not counted)."""
+    a = function.args
+    names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    if names and names[0] in ("self", "cls"):
+        names = names[1:]
+    return len(names) + (a.vararg is not None) + (a.kwarg is not None)
+
+
+def widest_functions(root: Path, limit: int) -> list[str]:
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if parameters(node) > limit:
+                out.append(f"{path.name}:{node.lineno} {node.name}: {parameters(node)}")
+    return out
+
+
+def test_no_function_of_the_review_queue_takes_more_than_five_parameters() -> None:
+    assert widest_functions(PACKAGE / "review", MAX_REVIEW_PARAMETERS) == []
+
+
+def test_a_batch_keeps_each_items_facts_in_the_item_not_in_maps_by_name() -> None:
+    import dataclasses
+
+    from ipymemory import PendingBatch
+
+    maps = [f.name for f in dataclasses.fields(PendingBatch) if "Mapping" in str(f.type)]
+    assert maps == []
+
+
+# Names the decision of a batch went by before it was one value (issue 42): the plan's
+# choice as a loose flag, the plan as a pseudo item. Only the decision module may say
+# them (reading what older callers and files say).
+LOOSE_DECISION_NAMES = {"accept_plan", "PLAN_FLAG"}
+PLAN_PSEUDO_NAME = "(consolidation plan)"
+
+
+def loose_decision_names(path: Path, root: Path = PACKAGE.parent) -> list[str]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        name = None
+        if isinstance(node, ast.Name):
+            name = node.id
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, (ast.arg, ast.keyword)):
+            name = node.arg
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            name = node.name
+        elif isinstance(node, ast.Constant) and node.value == PLAN_PSEUDO_NAME:
+            name = PLAN_PSEUDO_NAME
+        if name in LOOSE_DECISION_NAMES or name == PLAN_PSEUDO_NAME:
+            out.append(f"{path.relative_to(root)}:{getattr(node, 'lineno', '?')} {name}")
+    return out
+
+
+def test_the_plan_choice_and_the_plan_name_live_only_in_the_decision() -> None:
+    allowed = PACKAGE / "review" / "decision.py"
+    found = [
+        hit
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path != allowed
+        for hit in loose_decision_names(path)
+    ]
+    assert found == []
+
+
+def test_the_store_class_stays_small() -> None:
+    tree = ast.parse((PACKAGE / "store" / "store.py").read_text(encoding="utf-8"))
+    (store,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "MemoryStore"]
+    assert store.end_lineno is not None
+    assert store.end_lineno - store.lineno + 1 <= MAX_STORE_CLASS_LINES
+
+
+def test_the_shape_checkers_find_what_they_are_for(tmp_path: Path) -> None:
+    wide = tmp_path / "wide.py"
+    wide.write_text(
+        "def f(self, a, b, c, d, e, *, g=1):\n    pass\ndef ok(a, *b, **c):\n    pass\n"
+    )
+    assert widest_functions(tmp_path, MAX_REVIEW_PARAMETERS) == ["wide.py:1 f: 6"]
+    loose = tmp_path / "loose.py"
+    loose.write_text("def f(accept_plan=True):\n    return x.PLAN_FLAG, '(consolidation plan)'\n")
+    hits = [hit.split(" ", 1)[1] for hit in loose_decision_names(loose, tmp_path)]
+    assert sorted(hits) == sorted(["accept_plan", "PLAN_FLAG", PLAN_PSEUDO_NAME])
 
 
 # --- the checker itself finds what it is for --------------------------------------------

@@ -15,8 +15,8 @@ from notebook_support import memory
 from record_support import rec
 
 from ipymemory import MemoryFormatError, MemoryStore, MemoryStoreError
+from ipymemory.review.pending import PendingFiles
 from ipymemory.store.layout import read_regular
-from ipymemory.turn.pending import PendingFiles
 from ipymemory.views.pending import PendingView
 
 pytestmark = pytest.mark.timeout(60)

@@ -207,7 +207,7 @@ def test_a_crafted_pending_batch_is_screened_again_and_never_trusted_more(
     """Issue 19 #5: flags cleared, a credential left in, origins claimed ``user`` and
     ``manual`` in a file from elsewhere: reopened, the instruction is flagged, the
     credential redacted (and not kept unless chosen), no origin better than the rules
-    allow (module docstring of turn/pending.py), and the journal says so."""
+    allow (module docstring of review/pending.py), and the journal says so."""
     password = "Xk9mQ2rT7vLpW4"
     items = [
         {

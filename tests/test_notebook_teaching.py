@@ -18,9 +18,9 @@ import ipymemory
 from ipymemory import ConsolidationPlan, MemoryStore, PendingBatch
 from ipymemory.notebook.run_teaching import NOTEBOOK_NAME, packaged_notebook
 from ipymemory.notebook.teaching import reset_demo_memory
+from ipymemory.review.history_change import HistoryChange
+from ipymemory.review.pending import PendingFiles
 from ipymemory.store.record import render_record
-from ipymemory.turn.history_change import HistoryChange
-from ipymemory.turn.pending import PendingFiles
 
 DEMO = {"prefers-tabs", "sneaky", "indent-with-tabs"}
 UUID = "0123456789abcdef0123456789abcdef"

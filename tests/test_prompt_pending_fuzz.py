@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ipymemory.notebook.prompt import code_of, expand_prompt
+from ipymemory.review.pending import PendingFiles
 from ipymemory.screen import instruction_reasons
 from ipymemory.store.record import record_secrets
-from ipymemory.turn.pending import PendingFiles
 
 _REFERENCES = ("{In[", "{Out[", "{Err}")
 

@@ -13,6 +13,7 @@ from record_support import rec
 
 from ipymemory import MemoryFormatError, MemoryRecord, MemoryType, StoredRecord
 from ipymemory.agents import mcp_server
+from ipymemory.review.pending import PendingFiles
 from ipymemory.screen import screen_records
 from ipymemory.sidequery.replies import ITEM_OPTIONAL_KEYS, RECORD_KEYS
 from ipymemory.store.record import (
@@ -25,7 +26,6 @@ from ipymemory.store.record import (
     redacted_fields,
     render_record,
 )
-from ipymemory.turn.pending import PendingFiles
 from ipymemory.views.record import RecordView
 
 GH_TOKEN = "ghp_" + "A1b2C3d4" * 4 + "Zz9Y"

@@ -19,7 +19,8 @@ from ipymemory import (
     ScriptedModel,
     SessionConfig,
 )
-from ipymemory.turn.batch import apply_batch, commit_effect
+from ipymemory.review import Decision, PlanChoice
+from ipymemory.review.commit import apply_batch, commit_effect
 from ipymemory.views import MIME_TYPE, BatchReview, BatchView
 
 
@@ -181,10 +182,11 @@ def test_commit_effect_matches_what_the_commit_does(
         plan = ConsolidationPlan(sources, tuple(rec(f"merged-{i}") for i in range(n_new)))
     batch = PendingBatch("b1", items, plan, base)
     rejected = [f"item-{i}" for i in reject if i < n_items]
-    effect = commit_effect(batch, rejected, accept_plan)
+    decision = Decision(reject=rejected, plan=PlanChoice.APPLY if accept_plan else PlanChoice.LEAVE)
+    effect = commit_effect(batch, decision)
     if effect.conflict is not None:
         return  # apply_batch refuses the same decision (tested in test_views)
-    added, removed = apply_batch(store, batch, rejected, accept_plan)
+    added, removed = apply_batch(store, batch, decision)
     after = store.records()
     assert len(after) == effect.after and effect.before == n_base
     assert sorted(added) == sorted(effect.added) and sorted(removed) == sorted(effect.replaced)

@@ -29,7 +29,7 @@ from sync_support import STORE_ID, project, record_text
 
 from ipymemory import MemoryStore, MemoryTool
 from ipymemory.config import without_settings
-from ipymemory.turn.pending import PendingFiles
+from ipymemory.review.pending import PendingFiles
 
 WORDINGS = PLANTED + PROBES
 PLANTED_NAMES = {name for name, _, _ in WORDINGS}

@@ -14,8 +14,8 @@ from proposal_support import agent_batch
 
 from ipymemory import MemoryStore
 from ipymemory.cli import main
+from ipymemory.review.pending import PendingFiles
 from ipymemory.screen.rules import Finding
-from ipymemory.turn.pending import PendingFiles
 from ipymemory.views import BatchReview
 
 PLANTED = {

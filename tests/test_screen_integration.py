@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -35,13 +34,14 @@ from ipymemory import (
     SessionConfig,
 )
 from ipymemory.cli import main as cli
+from ipymemory.review import Decision, Item, PlanChoice
+from ipymemory.review.commit import apply_batch
+from ipymemory.review.screened import screen_items
 from ipymemory.screen import Origin, Verdict, screen_batch, screen_records
 from ipymemory.server.listing import Workspace, confine, list_memory, read_record
 from ipymemory.store.manifest import render_manifest
 from ipymemory.store.record import render_record
-from ipymemory.turn.batch import PLAN_FLAG, apply_batch
 from ipymemory.turn.injection import escape_text
-from ipymemory.turn.screened import screen_items
 from ipymemory.views import BatchReview
 
 # Built at run time: no credential-shaped literal in the source.
@@ -277,12 +277,12 @@ def test_auto_mode_plan_replacing_most_of_the_set_waits_for_review(
     )
     result = session.run_turn("Our CI runs on Buildkite.")
     assert result.committed == ()
-    assert result.held is not None and PLAN_FLAG in result.held.flags
-    assert "replace 8 of the 8" in result.held.flags[PLAN_FLAG][-1]
+    assert result.held is not None and result.held.plan_held
+    assert "replace 8 of the 8" in result.held.plan_flags[-1]
     assert len(store.records()) == 8
     # A person accepts it by name (issue 28 item 0): one commit.
     assert not session.commit(result.held).ok  # a plain commit applies no held plan
-    assert session.commit(result.held, accept=[PLAN_FLAG]).ok
+    assert session.commit(result.held, Decision(plan=PlanChoice.ACCEPT)).ok
     assert sorted(r.name for r in store.records()) == ["all-notes", "ci-buildkite"]
 
 
@@ -589,7 +589,7 @@ def test_an_on_demand_plan_is_screened_and_its_review_starts_rejected(
     batch = session.consolidate_now()
     assert batch.plan is not None
     assert "[REDACTED: github-token]" in batch.plan.records[0].body
-    reasons = " ".join(batch.flags[PLAN_FLAG])
+    reasons = " ".join(batch.plan_flags)
     assert "github-token" in reasons and "instructs the assistant" in reasons
     review = BatchReview(session, batch)
     assert review.plan_decision is not None and review.plan_decision.value == "reject"
@@ -671,16 +671,15 @@ def test_apply_batch_itself_writes_a_redacted_item_only_when_named(workspace: st
     store = MemoryStore(workspace)
     (screening,) = screen_records([secret_note()])
     item = screening.redacted()
-    batch = PendingBatch("b1", (item, rec("plain")), None, (), redacted=(item.name,))
-    assert apply_batch(store, batch, (), True) == (("plain",), ())
-    assert apply_batch(store, replace(batch, items=(item,)), (), True, redacted=[item.name]) == (
-        (item.name,),
-        (),
-    )
+    redacted = Item(item, redacted=True)
+    batch = PendingBatch("b1", (redacted, rec("plain")), None, ())
+    assert apply_batch(store, batch) == (("plain",), ())
+    chosen = Decision(redacted=[item.name])
+    assert apply_batch(store, batch.restricted([item.name]), chosen) == ((item.name,), ())
     with pytest.raises(BatchError, match="not a redacted item"):
-        apply_batch(store, batch, (), True, redacted=["plain"])
+        apply_batch(store, batch, Decision(redacted=["plain"]))
     with pytest.raises(BatchError, match="redacted must be a collection"):
-        apply_batch(store, batch, (), True, redacted=item.name)  # one string, not letters
+        apply_batch(store, batch, Decision(redacted=item.name))  # one string, not letters
 
 
 SECRETS_CORPUS = load_benchmark("secrets_corpus")

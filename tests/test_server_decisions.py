@@ -20,8 +20,8 @@ from proposal_support import agent_batch
 from record_support import rec
 
 from ipymemory import BatchRegistry, ConsolidationPlan, MemoryStore, PendingBatch
-from ipymemory.turn.pending import PendingFiles
-from ipymemory.turn.provenance import TurnProvenance
+from ipymemory.review.pending import PendingFiles
+from ipymemory.review.provenance import TurnProvenance
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -185,7 +185,6 @@ def plan_batch(directory: Path) -> tuple[str, list[str]]:
             plan,
             store.records(),
             provenance=turn,
-            origins={"uses-ruff": "user"},
         )
     )
     return batch.id, names(directory)

@@ -14,8 +14,8 @@ from jupyter_support import HttpReply, RunningJupyter, run_jupyter
 from record_support import rec
 
 from ipymemory import BatchRegistry, MemoryRecord, MemoryStore, PendingBatch
+from ipymemory.review.pending import PendingFiles
 from ipymemory.store.record import render_record
-from ipymemory.turn.pending import PendingFiles
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -21,8 +21,8 @@ from ipymemory import (
     MemoryStoreError,
     PendingBatch,
 )
+from ipymemory.review.pending import PendingFiles
 from ipymemory.store.maintenance import check, gc
-from ipymemory.turn.pending import PendingFiles
 
 OLD = (1, 1)  # an mtime far past every retention and gc age
 

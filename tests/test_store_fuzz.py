@@ -55,9 +55,9 @@ from ipymemory import (
     SessionConfig,
     cli,
 )
+from ipymemory.review.pending import PendingFiles
 from ipymemory.store import maintenance
 from ipymemory.store.record import render_record
-from ipymemory.turn.pending import PendingFiles
 
 ANSWER = "The answer, whatever the memory holds."
 NAMES = ("alpha-note", "beta-note", "gamma-note")

@@ -29,8 +29,8 @@ from store_support import snapshot
 from turn_support import requests_of
 
 from ipymemory import MemoryFormatError, MemoryRecordUnreadable, MemoryStore
+from ipymemory.review.scopes import read_scopes
 from ipymemory.store.record import parse_record
-from ipymemory.turn.scopes import read_scopes
 from ipymemory.views import ErrorView, ManifestView
 
 HINT = "fix the file, or `ipymemory recover` rebuilds the set without it"

@@ -26,9 +26,9 @@ from sync_support import STORE_ID, Project, project, record_text, text_of
 from ipymemory import BatchRegistry, MemoryStore
 from ipymemory import _constants as C
 from ipymemory.cli import main
+from ipymemory.review import Decision, PlanChoice
+from ipymemory.review.pending import PendingFiles
 from ipymemory.sync.state import read_state
-from ipymemory.turn.batch import PLAN_FLAG
-from ipymemory.turn.pending import PendingFiles
 
 RECORDS = [rec("prefers-tabs"), rec("db-notes"), rec("deadline")]
 PLANTED = (
@@ -302,7 +302,7 @@ def test_a_deletion_of_a_record_changed_here_meanwhile_forgets_nothing(proj: Pro
     (saved,) = files.load()[0]
     batch = files.reopen(saved, proj.store.records(), registry, proj.store)
     edited = proj.edit("deadline", "Changed here after the pull.")
-    result = registry.commit(proj.store, batch, accept=[PLAN_FLAG])
+    result = registry.commit(proj.store, batch, Decision(plan=PlanChoice.ACCEPT))
     assert result.error is not None
     assert "changed or left the set since the removal was proposed" in result.error
     assert proj.store.get("deadline") == edited  # the newer record is not forgotten

@@ -22,10 +22,10 @@ from ipymemory import MemoryStore, NoModel, SessionConfig
 from ipymemory import _constants as C
 from ipymemory.notebook import get_session
 from ipymemory.notebook.output import TurnOutput
+from ipymemory.review.scopes import read_scopes
 from ipymemory.store.maintenance import check
 from ipymemory.turn.choosing import block_tokens, choose_memories, fill_by_rank, select_from
 from ipymemory.turn.question import Question
-from ipymemory.turn.scopes import read_scopes
 from ipymemory.views import SelectionWidget
 
 PROJECT = [

@@ -347,7 +347,7 @@ _HALF_COMMIT = """
 import os, signal, sys
 from ipymemory import AgentSession, SessionConfig
 from ipymemory.model import NoModel
-from ipymemory.turn.scopes import read_scopes
+from ipymemory.review.scopes import read_scopes
 
 project, user = sys.argv[1:3]
 session = AgentSession(project, model=NoModel(), config=SessionConfig(user_dir=user))

@@ -930,7 +930,7 @@ def test_a_lone_surrogate_from_the_user_or_the_model_never_breaks_a_turn(
     could not store it, and run_turn raised (the answer lost). Each is made encodable
     where it enters, so the turn answers, commits or keeps its batch, and the next turn
     (which sends this one's history) works too."""
-    from ipymemory.turn.pending import PendingFiles
+    from ipymemory.review.pending import PendingFiles
 
     def respond(request: dict[str, Any]) -> Scripted:
         role = role_of(request)

@@ -20,6 +20,7 @@ from ipymemory import (
     ScriptedModel,
     SessionConfig,
 )
+from ipymemory.review import Item
 from ipymemory.store.recency import spacing
 from ipymemory.views import BatchView
 from ipymemory.views.history import HistoryDiffView, HistoryView
@@ -46,7 +47,7 @@ def _proposed(
     session = AgentSession(workspace, model=ScriptedModel([]), config=SessionConfig())
     base = session.store.records()
     batch = session.batch_registry.add(
-        PendingBatch("b1", items, plan, base, replaces=replaces, origins={})
+        PendingBatch("b1", tuple(Item(i, replaces=replaces.get(i.name)) for i in items), plan, base)
     )
     return session, batch
 

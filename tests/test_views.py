@@ -19,6 +19,7 @@ from ipymemory import (
     SessionConfig,
     StoredRecord,
 )
+from ipymemory.review import Decision
 from ipymemory.views import (
     MIME_TYPE,
     BatchReview,
@@ -184,7 +185,7 @@ def test_batch_bundle_with_plan_is_a_diff() -> None:
     old = rec("old-note", description="old description")
     new = rec("merged", description=EVIL, body=EVIL)
     plan = ConsolidationPlanView(["old-note"], [new], sources=[old])
-    view = BatchView([rec("x"), rec("y")], rejected={"y"}, plan=plan)
+    view = BatchView([rec("x"), rec("y")], plan=plan, decision=Decision(reject=["y"]))
     data = view._repr_mimebundle_()
     assert data[MIME_TYPE] == {
         "view": "batch",

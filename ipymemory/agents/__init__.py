@@ -3,7 +3,7 @@ jupyter-ai and Claude Code run, the memory inside Jupyter AI (its built-in MCP s
 tools, a chat persona), and Claude's memory tool for Anthropic SDK agents.
 
 Both doors screen what an agent proposes and keep it as one pending batch with
-:mod:`ipymemory.turn.proposals` (the turn's layer: ``%%agent --memory-tool`` joins the
+:mod:`ipymemory.review.proposals` (the turn's layer: ``%%agent --memory-tool`` joins the
 tool's proposals to its extractor batch there).
 
 * :mod:`.mcp_server` -- ``ipymemory mcp`` (the ``mcp`` SDK, 1.x or 2.x; imported on use)

@@ -27,8 +27,10 @@ from jupyter_ai_persona_manager import BasePersona, PersonaDefaults
 
 from ..config import IPyMemory, Settings, make_model, model_key, resolve
 from ..errors import IPyMemoryError
+from ..review import BatchStatus
+from ..review.listing import where_to_decide
 from ..store.store import MemoryStore
-from ..turn import AgentSession, BatchStatus, SessionConfig, TurnEvent, TurnResult
+from ..turn import AgentSession, SessionConfig, TurnEvent, TurnResult
 from ..turn.config import DEFAULT_SYSTEM_PROMPT
 from .chat_dirs import chat_workspace
 
@@ -148,8 +150,7 @@ def memory_note(result: TurnResult) -> str | None:
         names = ", ".join(r.name for r in pending.items) or "a consolidation plan"
         parts.append(
             f"Proposed for memory, waiting for your review (batch {pending.id}): {names}. "
-            "Decide it in the Memory panel, with `%memory pending` in a notebook here, "
-            f"or `ipymemory commit --batch {pending.id}`."
+            f"Decide it {where_to_decide(pending.id)}."
         )
     if result.last_error:
         cause = f": {result.last_error_cause}" if result.last_error_cause else ""

@@ -47,15 +47,17 @@ from .._version import __version__
 from ..config import Settings, make_model
 from ..errors import IPyMemoryError, MemoryStoreError, ProposalError
 from ..model import NoModel
+from ..review.door import Door
+from ..review.listing import where_to_decide
+from ..review.proposals import CommitChoice, Intake, keep_proposals, new_batch_id, parse_items
+from ..review.provenance import TurnProvenance
+from ..review.scopes import ScopedSet, read_scopes
 from ..store.layout import MemoryDir
 from ..store.names import is_valid_name
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from ..turn.choosing import choose_memories
-from ..turn.proposals import CommitChoice, keep_proposals, new_batch_id, parse_items
-from ..turn.provenance import TurnProvenance
 from ..turn.question import Question
-from ..turn.scopes import ScopedSet, read_scopes
 
 __all__ = [
     "SERVER_NAME",
@@ -288,10 +290,12 @@ class MemoryTools:
             outcome = keep_proposals(
                 self.store,
                 proposals,
-                commit=self.commit,
-                provenance=TurnProvenance(self.session, via="mcp", caller=caller or {}),
-                batch_id=new_batch_id(),
-                user_store=self.user,
+                Intake(
+                    TurnProvenance(self.session, via=Door.MCP, caller=caller or {}),
+                    self.user,
+                    commit=self.commit,
+                    batch_id=new_batch_id(),
+                ),
             )
         except ProposalError as e:
             raise _Refused(f"{e}; nothing was kept") from None
@@ -301,9 +305,8 @@ class MemoryTools:
             note = f"committed: {', '.join(outcome.committed) or 'nothing'}"
         else:
             note = (
-                f"kept for review as batch {outcome.batch_id}: a person decides it in the "
-                f"notebook (%memory pending), the Lab panel or `ipymemory commit --batch "
-                f"{outcome.batch_id}`"
+                f"kept for review as batch {outcome.batch_id}: a person decides it "
+                + where_to_decide(outcome.batch_id)
             )
         if outcome.error:
             note = f"{outcome.error}; {note}"

@@ -50,22 +50,25 @@ from pydantic import BaseModel, ValidationError
 from .. import _constants as C
 from .._text import escape
 from ..errors import MemoryFormatError, MemoryStoreError, ProposalError
-from ..store.names import is_valid_name
-from ..store.record import MemoryRecord, parse_record, render_record
-from ..store.store import MemoryStore
-from ..turn.pending import PendingFiles
-from ..turn.proposals import (
+from ..review.door import Door
+from ..review.pending import PendingFiles
+from ..review.proposals import (
     COMMIT_CHOICES,
     CommitChoice,
+    Intake,
     Proposal,
     ProposalOutcome,
+    ProposalScreen,
     check_size,
     keep_proposals,
     new_batch_id,
     screen_proposals,
 )
-from ..turn.provenance import TurnProvenance
-from ..turn.scopes import AgentNames, read_user_scope
+from ..review.provenance import TurnProvenance
+from ..review.scopes import AgentNames, read_user_scope
+from ..store.names import is_valid_name
+from ..store.record import MemoryRecord, parse_record, render_record
+from ..store.store import MemoryStore
 
 if TYPE_CHECKING:
     from anthropic.lib.tools import BetaFunctionToolResultType
@@ -171,7 +174,7 @@ class MemoryTool(BetaAbstractMemoryTool):
         return tuple(self._proposals.values())
 
     def provenance(self) -> TurnProvenance:
-        return TurnProvenance(self.session, via="memory-tool")
+        return TurnProvenance(self.session, via=Door.MEMORY_TOOL)
 
     def take(self) -> tuple[Proposal, ...]:
         """The proposals, now handed over (under ``%%agent``): the tool starts empty."""
@@ -446,8 +449,9 @@ class MemoryTool(BetaAbstractMemoryTool):
                 screen_proposals(
                     proposals,
                     self.store.records(),
-                    auto=self.commit == "auto",
-                    names=AgentNames.of(self.user_store),
+                    ProposalScreen(
+                        auto=self.commit == "auto", names=AgentNames.of(self.user_store)
+                    ),
                 )
                 return None
             if not proposals:
@@ -456,11 +460,13 @@ class MemoryTool(BetaAbstractMemoryTool):
             outcome = keep_proposals(
                 self.store,
                 proposals,
-                commit=self.commit,
-                provenance=self.provenance(),
-                batch_id=self.batch_id,
-                files=self._files,
-                user_store=self.user_store,
+                Intake(
+                    self.provenance(),
+                    self.user_store,
+                    commit=self.commit,
+                    batch_id=self.batch_id,
+                    files=self._files,
+                ),
             )
         except ProposalError as e:
             raise _error(str(e)) from None

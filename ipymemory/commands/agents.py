@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..turn.proposals import COMMIT_CHOICES
+from ..review.proposals import COMMIT_CHOICES
 from ..views import MessageView
 from .context import Context, View
 from .spec import arg, command

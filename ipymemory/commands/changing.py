@@ -7,17 +7,20 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
-from ..turn.batch import PLAN_FLAG
-from ..turn.scopes import prepare_user_scope
+from ..review import Decision, PlanChoice
+from ..review.door import Door
+from ..review.scopes import PROJECT, USER, prepare_user_scope
 from ..views import BatchView, ErrorView, HistoryChangeView, MessageView
 from .common import actor, check_names, pending_batch, require, scope_arg, scoped_stores
 from .context import Context, View
 from .spec import arg, command
 
 if TYPE_CHECKING:
-    from ..turn import PendingBatch
+    from ..review import PendingBatch
 
 __all__ = [
+    "commit_decided",
+    "discard_decided",
     "handle_commit",
     "handle_consolidate",
     "handle_discard",
@@ -91,7 +94,9 @@ def move_records(ctx: Context, names: list[str], target: str, undoes: int | None
     records = [src.get(name) for name in names]
     if target == "user":
         prepare_user_scope(dst)
-    moved = actor(ctx, via="move", front=ctx.front, **{"from": str(src.root), "to": str(dst.root)})
+    moved = actor(
+        ctx, via=Door.MOVE, front=ctx.front, **{"from": str(src.root), "to": str(dst.root)}
+    )
     moved.update(from_scope=source, to_scope=target)
     if undoes is not None:
         moved["undoes_move"] = undoes
@@ -146,6 +151,7 @@ def handle_consolidate(ctx: Context, args: argparse.Namespace) -> View:
     arg("--no-plan", action="store_true", help="do not apply the consolidation plan"),
     arg(
         "--accept-plan",
+        dest="accept_held_plan",
         action="store_true",
         help="apply a consolidation plan held for review",
     ),
@@ -184,43 +190,33 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
     both = sorted(set(args.to_user) & set(args.to_project))
     if both:
         raise CommandUsageError(f"{', '.join(both)}: named in both --to-user and --to-project")
-    scopes = {**dict.fromkeys(args.to_user, "user"), **dict.fromkeys(args.to_project, "project")}
-    if args.accept_plan and args.no_plan:
+    if args.accept_held_plan and args.no_plan:
         raise CommandUsageError("--accept-plan and --no-plan: choose one")
+    plan = PlanChoice.APPLY
+    if args.accept_held_plan or args.no_plan:
+        plan = PlanChoice.ACCEPT if args.accept_held_plan else PlanChoice.LEAVE
+    decision = Decision(
+        reject=args.reject,
+        accept=args.accept,
+        redacted=args.redacted,
+        plan=plan,
+        scopes={**dict.fromkeys(args.to_user, USER), **dict.fromkeys(args.to_project, PROJECT)},
+    )
+    return commit_decided(ctx, batch, decision)
+
+
+def commit_decided(ctx: Context, batch: PendingBatch, decision: Decision) -> View:
+    """Commit ``batch`` as ``decision`` says, as ``commit`` does, and the view of what
+    happened (a refusal: an error view saying how to go on). The Lab panel decides
+    through here too, its decision as a value."""
     try:
-        result = ctx.session.commit(
-            batch,
-            decided_by=ctx.decided_by,
-            reject=args.reject,
-            accept_plan=not args.no_plan,
-            redacted=args.redacted,
-            scopes=scopes,
-            accept=[*args.accept, *([PLAN_FLAG] if args.accept_plan else [])],
-        )
+        result = ctx.session.commit(batch, decision)
     except BatchError as e:
         raise CommandError(str(e)) from None
     if result.error:
-        hint = f"e.g. {ctx.front} commit --no-plan, or {ctx.front} discard"
-        if result.held:
-            names = " ".join(result.held)
-            hint = (
-                f"commit them: {ctx.front} commit --batch {batch.id} --accept {names}, "
-                f"or reject them: --reject {names}"
-            )
-        elif PLAN_FLAG in batch.flags and batch.plan is not None:
-            hint = (
-                f"{ctx.front} commit --batch {batch.id} --accept-plan to apply it, or "
-                "--no-plan to commit without it"
-            )
-        taken = _taken_names(ctx, batch, args.reject)
-        if taken:  # another session committed these names meanwhile
-            rest = " ".join([*args.reject, *taken])
-            hint = f"commit the rest: {ctx.front} commit --batch {batch.id} --reject {rest}"
-        return ErrorView(
-            result.error,
-            where="Commit",
-            hint=f"Nothing was written; the batch is still pending ({hint}).",
-        )
+        how = _retry(ctx, batch, result.held, decision)
+        hint = f"Nothing was written; the batch is still pending ({how})."
+        return ErrorView(result.error, where="Commit", hint=hint)
     if result.batch is not None and result.batch.history is not None:
         # An undo/restore: what it did to the set, not "0 extracted memories".
         done = replace(result.batch.history, leaving=result.removed, returning=result.committed)
@@ -228,6 +224,28 @@ def handle_commit(ctx: Context, args: argparse.Namespace) -> View:
     if result.batch is None:
         return MessageView("Committed.")
     return BatchView.of(result.batch, command_line=not ctx.proposes)
+
+
+def _retry(ctx: Context, batch: PendingBatch, held: tuple[str, ...], decision: Decision) -> str:
+    """How to go on after a refused commit of ``batch``."""
+    if held:
+        names = " ".join(held)
+        hint = (
+            f"commit them: {ctx.front} commit --batch {batch.id} --accept {names}, "
+            f"or reject them: --reject {names}"
+        )
+    elif batch.plan_held:
+        hint = (
+            f"{ctx.front} commit --batch {batch.id} --accept-plan to apply it, or "
+            "--no-plan to commit without it"
+        )
+    else:
+        hint = f"e.g. {ctx.front} commit --no-plan, or {ctx.front} discard"
+    taken = _taken_names(ctx, batch, list(decision.reject))
+    if taken:  # another session committed these names meanwhile
+        rest = " ".join([*decision.reject, *taken])
+        hint = f"commit the rest: {ctx.front} commit --batch {batch.id} --reject {rest}"
+    return hint
 
 
 def _taken_names(ctx: Context, batch: PendingBatch, reject: list[str]) -> list[str]:
@@ -240,9 +258,9 @@ def _taken_names(ctx: Context, batch: PendingBatch, reject: list[str]) -> list[s
     except MemoryStoreError:
         return []
     return [
-        name
-        for name in batch.names
-        if name not in reject and name in (theirs if batch.scope_of(name) == "user" else project)
+        item.name
+        for item in batch.proposed
+        if item.name not in reject and item.name in (theirs if item.scope == USER else project)
     ]
 
 
@@ -257,6 +275,11 @@ def handle_discard(ctx: Context, args: argparse.Namespace) -> View:
     batch = pending_batch(ctx, args.batch)
     if batch is None:
         return MessageView("Nothing to discard: no batch is pending.")
+    return discard_decided(ctx, batch)
+
+
+def discard_decided(ctx: Context, batch: PendingBatch) -> View:
+    """Discard ``batch``, as ``discard`` does, and its view."""
     ctx.session.discard(batch)
     decided = ctx.session.batch_registry.lookup(batch)
     return HistoryChangeView.of(decided) if decided.history is not None else BatchView.of(decided)

@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..config import parse_int
 from ..errors import BatchError, CommandError, CommandUsageError, MemoryStoreError
+from ..review.door import Door
+from ..review.scopes import read_scopes
 from ..store.names import is_valid_name
 from ..store.store import MemoryStore
-from ..turn.scopes import read_scopes
 from .context import Context
 from .spec import Arg, arg
 
 if TYPE_CHECKING:
-    from ..turn import PendingBatch
+    from ..review import PendingBatch
 
 __all__ = [
     "SCOPE_ALL",
@@ -125,7 +126,7 @@ def _elsewhere(ctx: Context, names: Sequence[str], searched: MemoryStore) -> str
 def actor(ctx: Context, **extra: object) -> dict[str, object]:
     """Who a command's commit is by, for the journal: the command line, or the notebook
     and the cell that ran it (as a turn's commit says it)."""
-    return {"via": "notebook" if ctx.proposes else "cli", **ctx.caller(), **extra}
+    return {"via": Door.NOTEBOOK if ctx.proposes else Door.CLI, **ctx.caller(), **extra}
 
 
 def pending_batch(ctx: Context, batch_id: str | None) -> PendingBatch | None:

@@ -15,7 +15,7 @@ from ..views._widgetbase import StaticBundleBox
 
 if TYPE_CHECKING:
     from ..model import ModelClient
-    from ..turn import PendingBatch
+    from ..review import PendingBatch
 
 __all__ = ["Context", "View", "static_form"]
 
@@ -43,9 +43,6 @@ class Context:
     proposes = False
     #: How the user calls a subcommand here (in hints).
     front = "ipymemory"
-    #: Where a person decides the batches committed here, as the journal says it
-    #: (``decided_by``: ``review``; the Lab's Memory panel: ``lab-panel``).
-    decided_by = "review"
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings

@@ -4,37 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from ..turn.batch import PendingBatch
-from ..turn.provenance import batch_source
-from ..views.pending import (
-    DECIDE_HINT,
-    LIVE_HINT,
-    MIXED_HINT,
-    OPEN_HINT,
-    PendingEntry,
-    PendingView,
-)
+from ..review.batch import PendingBatch
+from ..review.listing import Listed, listing
+from ..views.pending import DECIDE_HINT, LIVE_HINT, MIXED_HINT, OPEN_HINT, PendingView
 from .common import pending_batch
 from .context import Context, View
 from .spec import arg, command
 from .timeline import history_review
 
 __all__ = ["handle_pending"]
-
-
-def _plan_text(n_sources: int, n_records: int) -> str:
-    if not n_sources and not n_records:
-        return "a plan: nothing to merge"
-    return f"a plan: {n_sources} record{'' if n_sources == 1 else 's'} → {n_records}"
-
-
-def _change_text(batch: PendingBatch) -> str | None:
-    """An undo/restore proposal's title (as proposed; reopening plans it again)."""
-    return None if batch.history is None else batch.history.title
-
-
-def _via(batch: PendingBatch) -> str | None:
-    return None if batch.provenance is None else batch.provenance.via
 
 
 def _review(ctx: Context, batch: PendingBatch) -> View:
@@ -57,54 +35,17 @@ def handle_pending(ctx: Context, args: argparse.Namespace) -> View:
     discard --batch ID."""
     session = ctx.session
     files = session.pending_files
-    saved, problems = files.load()
-    if files.last_error:  # a batch of this kernel could not be kept on disk
-        problems = [*problems, files.last_error]
     if args.open is not None:
         batch = pending_batch(ctx, args.open)  # this kernel's, or reopened from pending/
         assert batch is not None  # an id was given: found, or a command error
         return _review(ctx, batch)
-    entries: list[PendingEntry] = []
-    live_ids = set()
-    on_disk = {entry.id: entry for entry in saved}
-    for batch in session.pending:
-        live_ids.add(batch.id)
-        plan = batch.plan
-        kept = on_disk.get(batch.id)  # this kernel's batches are saved too
-        entries.append(
-            PendingEntry(
-                batch.id,
-                batch.names,
-                None if plan is None else _plan_text(len(plan.source_names), len(plan.records)),
-                live=True,
-                saved_at=None if kept is None else kept.saved_at,
-                expires_at=None if kept is None else kept.expires_at(files.expiry_days),
-                change=_change_text(batch),
-                via=_via(batch),
-                source=batch_source(batch.provenance),
-            )
-        )
-    for entry in saved:  # listed without screening them again (that is for reopening)
-        if entry.id in live_ids:
-            continue
-        sizes = entry.plan
-        entries.append(
-            PendingEntry(
-                entry.id,
-                entry.names,
-                None if sizes is None else _plan_text(*sizes),
-                live=False,
-                saved_at=entry.saved_at,
-                expires_at=entry.expires_at(files.expiry_days),
-                change=None if entry.history is None else entry.history.title,
-                via=entry.via,
-                source=entry.source,
-            )
-        )
+    entries, problems = listing(files, session.pending)
+    if files.last_error:  # a batch of this kernel could not be kept on disk
+        problems = [*problems, files.last_error]
     return PendingView(str(files.directory), entries, problems, _hint(ctx, entries))
 
 
-def _hint(ctx: Context, entries: list[PendingEntry]) -> str:
+def _hint(ctx: Context, entries: list[Listed]) -> str:
     """How to go on: the command line decides; the notebook reopens a saved batch, and
     never suggests reopening one this kernel already has open (issue 44)."""
     if not ctx.proposes:

@@ -8,13 +8,13 @@ from dataclasses import replace
 
 from ..config import SELECTION_RULE, describe_model, setting_rows
 from ..errors import CommandError, MemoryConfigError, MemoryStoreError
+from ..review.scopes import read_user_scope, unreadable_note
 from ..store import maintenance
 from ..store.sources import stale_records
 from ..store.store import MemoryStore
 from ..sync.paths import default_prefix
 from ..turn.choosing import choose_memories
 from ..turn.question import Question
-from ..turn.scopes import read_user_scope, unreadable_note
 from ..views import (
     CheckView,
     ManifestView,

@@ -87,7 +87,7 @@ def handle_sync(ctx: Context, args: argparse.Namespace) -> View:
         timeout=settings.timeout,
         max_retries=settings.max_retries,
     )
-    # A pulled memory may not take a user-wide name in a project (turn/scopes.py).
+    # A pulled memory may not take a user-wide name in a project (review/scopes.py).
     user = ctx.user_store if scope == "project" else None
     sync = Sync(store, remote, prefix, user_store=user, scope=scope)
     if args.action == "push":

@@ -9,13 +9,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import CommandError
+from ..review import Item, PendingBatch
+from ..review.door import Door
+from ..review.listing import reopen_line
+from ..review.pending import PendingFiles
+from ..review.provenance import TurnProvenance
+from ..review.scopes import AgentNames
+from ..review.screened import ScreenedItems
+from ..screen import Origin
 from ..store.record import MemoryRecord
 from ..team import claude_code, gitfinish, gitsetup
-from ..turn import PendingBatch
-from ..turn.pending import PendingFiles
-from ..turn.provenance import TurnProvenance
-from ..turn.scopes import AgentNames
-from ..turn.screened import ScreenedItems
 from ..views import MessageView
 from .context import Context, View
 from .spec import arg, command
@@ -77,7 +80,7 @@ def handle_import(ctx: Context, args: argparse.Namespace) -> View:
         report.append("nothing to import")
         return MessageView("\n".join(report), kind="import", data=plan.to_json())
     if ctx.proposes and not args.yes:
-        batch = _import_batch(plan.records + waiting.items, waiting, store.records())
+        batch = _import_batch(plan.records, waiting, store.records())
         return ctx.review(ctx.session.batch_registry.add(batch))
     if not args.yes:
         count = len(plan.records) + len(waiting.items)
@@ -88,7 +91,7 @@ def handle_import(ctx: Context, args: argparse.Namespace) -> View:
             name: {"origin": "agent", "imported_from": f"claude-code:{file}"}
             for name, file in plan.sources.items()
         }
-        store.extend(plan.records, provenance=provenance, actor={"via": "import claude-code"})
+        store.extend(plan.records, provenance=provenance, actor={"via": Door.IMPORT_CLAUDE_CODE})
         report.append(f"committed {len(plan.records)} records in one commit")
     else:
         report.append("nothing to import")
@@ -96,32 +99,29 @@ def handle_import(ctx: Context, args: argparse.Namespace) -> View:
         # One batch per directory: importing again replaces it rather than adding another.
         where = str(Path(args.directory).resolve()).encode("utf-8")
         batch_id = "import" + hashlib.sha256(where).hexdigest()[:10]
-        batch = replace(_import_batch(waiting.items, waiting, store.records()), id=batch_id)
+        batch = replace(_import_batch((), waiting, store.records()), id=batch_id)
         files = PendingFiles(store.root)
         if not files.save(batch):
             raise CommandError(files.last_error or f"batch {batch.id} could not be kept")
         report.append(
             f"{len(waiting.items)} held for a person in batch {batch.id}: "
-            f"ipymemory pending --open {batch.id}"
+            f"{reopen_line(batch.id, 'ipymemory')}"
         )
     data = {**plan.to_json(), "waiting": [r.name for r in waiting.items]}
     return MessageView("\n".join(report), kind="import", data=data)
 
 
 def _import_batch(
-    items: tuple[MemoryRecord, ...], waiting: ScreenedItems, base: tuple[MemoryRecord, ...]
+    clean: tuple[MemoryRecord, ...], waiting: ScreenedItems, base: tuple[MemoryRecord, ...]
 ) -> PendingBatch:
-    """One batch of imported records, those screening holds flagged with their rules."""
+    """One batch of imported records: the ``clean`` ones, then those screening holds
+    (``waiting``), flagged with their rules. Every one is another agent's."""
     return PendingBatch(
         uuid.uuid4().hex[:12],
-        items,
+        (*(Item(r, Origin.AGENT) for r in clean), *waiting.kept),
         None,
         base,
-        provenance=TurnProvenance(f"import-{uuid.uuid4().hex[:8]}", via="import"),
-        origins={r.name: "agent" for r in items},
-        flags=dict(waiting.flags),
-        redacted=waiting.redacted,
-        findings=dict(waiting.findings),
+        provenance=TurnProvenance(f"import-{uuid.uuid4().hex[:8]}", via=Door.IMPORT),
     )
 
 

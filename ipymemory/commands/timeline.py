@@ -11,10 +11,11 @@ import argparse
 
 from .. import _constants as C
 from ..errors import CommandError, CommandUsageError, MemoryStoreError
+from ..review.batch import PendingBatch
+from ..review.door import Door
+from ..review.history_change import HistoryOp, plan_history_change
 from ..store.history import actor_info
 from ..store.store import MemoryStore
-from ..turn.batch import PendingBatch
-from ..turn.history_change import HistoryOp, plan_history_change
 from ..views import MessageView, ScopedView
 from ..views.history import HistoryChangeView, HistoryDiffView, HistoryView
 from ..views.history_widgets import HistoryChangeReview, HistoryWidget
@@ -132,7 +133,7 @@ def _move_of(store: MemoryStore, seq: int) -> tuple[list[str], str] | None:
     """Entry ``seq`` of ``store`` when it is half of a move: the names it moved and the
     scope they go back to; None for any other entry."""
     entry = next((e for e in store.history() if e.seq == seq), None)
-    if entry is None or entry.actor.get("via") != "move" or "undoes_move" in entry.actor:
+    if entry is None or entry.actor.get("via") != Door.MOVE or "undoes_move" in entry.actor:
         return None
     back = entry.actor.get("from_scope")
     if back not in ("project", "user"):

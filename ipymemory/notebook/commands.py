@@ -31,8 +31,9 @@ from ._tail import trailing_options
 if TYPE_CHECKING:
     from ..config import Settings
     from ..model import ModelClient
+    from ..review import PendingBatch
     from ..store.store import MemoryStore
-    from ..turn import AgentSession, PendingBatch
+    from ..turn import AgentSession
     from ..views import StaticView
     from .state import NotebookState
 

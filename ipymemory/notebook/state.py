@@ -11,9 +11,10 @@ import ipywidgets as w
 from ..config import IPyMemory, Settings, make_model, model_key, resolve
 from ..errors import MemoryConfigError
 from ..model import ModelClient
+from ..review import PendingBatch
 from ..store.layout import MemoryDir
 from ..store.store import MemoryStore
-from ..turn import AgentSession, PendingBatch, SessionConfig
+from ..turn import AgentSession, SessionConfig
 from ..views import BatchReview, MessageView
 from .caller import cell_context
 from .worker import MemoryWorker

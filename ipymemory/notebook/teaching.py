@@ -20,6 +20,7 @@ from typing import NoReturn
 from IPython.core.error import UsageError
 
 from ..errors import MemoryStoreError
+from ..review.pending import PendingFiles
 from ..store.durable import is_temp_name
 from ..store.layout import (
     HISTORY_DIR_NAME,
@@ -32,7 +33,6 @@ from ..store.layout import (
 from ..store.lock import is_lock_artefact
 from ..store.names import is_valid_file_name
 from ..store.record import MAX_RECORD_BYTES, parse_record
-from ..turn.pending import PendingFiles
 
 __all__ = ["reset_demo_memory"]
 

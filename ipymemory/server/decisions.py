@@ -3,15 +3,16 @@
 :func:`read_review` is a read like the listing's (nothing written, expired batches left
 alone): the batch as ``commit --batch ID`` would find it (reopened as the command layer
 reopens it, into a registry of its own), its items and plan, and what screening holds
-for a person. :func:`decide` runs the ``commit`` or ``discard`` subcommand of
-:mod:`ipymemory.commands` -- the handler the CLI and ``%memory`` run, given the
-arguments they would parse -- in a :class:`PanelContext`, whose commits the journal
-says were decided in the Lab panel (``decided_by: lab-panel``). There is no other
-commit path here: what the command layer checks and refuses, the panel gets.
+for a person. :func:`decide` commits or discards it through the command layer -- what
+``commit --batch`` and ``discard --batch`` do once they have parsed their options
+(:func:`~ipymemory.commands.changing.commit_decided`) -- with the panel's choices as a
+:class:`~ipymemory.review.decision.Decision`, decided in the Lab panel
+(``decided_by: lab-panel`` in the journal). There is no other commit path here: what
+the command layer checks and refuses, the panel gets.
 
-A :class:`Decision` is the panel's request, checked in one place: item names are
-values set on the command's arguments, never words it parses (a name cannot pass for
-an option). Every failure is a ``(status, payload)`` with ``error`` set, the store
+A :class:`PanelRequest` is the panel's request, checked in one place: item names are
+values of the decision, never words a parser reads (a name cannot pass for an option).
+Every failure is a ``(status, payload)`` with ``error`` set, the store
 unchanged: 400 a malformed request, 404 no such batch pending, 409 a batch decided
 elsewhere meanwhile or a commit the store refused (a conflict), 500 the server's own
 settings or disk.
@@ -19,39 +20,29 @@ settings or disk.
 
 from __future__ import annotations
 
-import argparse
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..commands import COMMANDS, Command, Context, add_arguments, static_form
+from ..commands import Context, static_form
+from ..commands.changing import commit_decided, discard_decided
+from ..commands.common import pending_batch
 from ..config import Settings
 from ..errors import CommandError, CommandUsageError, IPyMemoryError, MemoryConfigError
+from ..review import BatchRegistry, DecidedBy, Decision, PendingBatch, PlanChoice
+from ..review.pending import PendingFiles
+from ..review.scopes import read_scopes
 from ..store.history import HistoryEntry
 from ..store.names import is_valid_name
 from ..store.store import MemoryStore
-from ..turn.batch import PLAN_FLAG, BatchRegistry, PendingBatch
-from ..turn.pending import PendingFiles
-from ..turn.provenance import AGENT_VIAS
-from ..turn.scopes import read_scopes
 from ..views import BatchView
 from ..views.history import describe_actor
 from .listing import Refusal, Workspace, escaping_link
 
-__all__ = [
-    "LAB_PANEL",
-    "Decision",
-    "PanelContext",
-    "decide",
-    "held_items",
-    "read_review",
-]
+__all__ = ["PanelRequest", "decide", "held_items", "read_review"]
 
 _log = logging.getLogger(__name__)
-
-#: ``decided_by`` in the journal for a commit decided in the Lab's Memory panel.
-LAB_PANEL = "lab-panel"
 
 # How far back the journal is searched for a batch committed elsewhere meanwhile.
 _JOURNAL_LOOKBACK = 200
@@ -59,20 +50,12 @@ _JOURNAL_LOOKBACK = 200
 Action = Literal["commit", "discard"]
 
 
-class PanelContext(Context):
-    """The command line's context (settings, store, a session without a model), for a
-    person deciding in the Lab panel: the journal says so."""
-
-    decided_by = LAB_PANEL
-
-
 def held_items(batch: PendingBatch) -> tuple[list[str], bool]:
     """(the items screening holds for a person, not redacted; whether the plan is held).
 
     The panel shows them unticked; a tick is the explicit choice that commits one
     (``accept``), as a redacted item's is (``redacted``)."""
-    items = [n for n in batch.names if n in batch.flags and n not in batch.redacted]
-    return items, batch.plan is not None and PLAN_FLAG in batch.flags
+    return [item.name for item in batch.proposed if item.held], batch.plan_held
 
 
 def _not_found(ws: Workspace, batch_id: str) -> str:
@@ -114,32 +97,29 @@ def read_review(
         "batch": BatchView.of(batch, command_line=True).to_json(),
         "held": held,
         "plan_held": plan_held,
-        "plan_reasons": list(batch.flags.get(PLAN_FLAG, ())),
+        "plan_reasons": list(batch.plan_flags),
         # An undo or restore proposal: what it does (it has no items).
         "change": None if batch.history is None else batch.history.title,
-        "agent": via if via in AGENT_VIAS else None,
+        "agent": via if via is not None and via.agent else None,
     }
 
 
 @dataclass(frozen=True)
-class Decision:
-    """What the panel asks: ``commit`` batch ``batch`` of directory ``path`` minus
-    ``reject``, with the redacted items in ``redacted`` and the held ones in ``accept``
-    (each ticked by the person), the plan unless ``no_plan`` (``accept_plan``: a held
-    plan ticked); or ``discard`` it. The options are ``commit --batch``'s."""
+class PanelRequest:
+    """What the panel asks: ``commit`` batch ``batch`` of directory ``path`` as
+    ``decision`` says -- minus its ``reject``, with the redacted items and the held
+    ones it names (each ticked by the person), the plan unless left out (a held plan
+    ticked: accepted) -- or ``discard`` it (``decision`` None). The request's fields are
+    ``commit --batch``'s options."""
 
     action: Action
     path: str
     batch: str
-    reject: tuple[str, ...] = ()
-    redacted: tuple[str, ...] = ()
-    accept: tuple[str, ...] = ()
-    no_plan: bool = False
-    accept_plan: bool = False
+    decision: Decision | None = None
 
     @classmethod
-    def parse(cls, action: Action, body: object) -> Decision | Refusal:
-        """The decision in a request's JSON ``body``, or a 400 naming what is wrong."""
+    def parse(cls, action: Action, body: object) -> PanelRequest | Refusal:
+        """The request in a JSON ``body``, or a 400 naming what is wrong."""
         if not isinstance(body, Mapping):
             return Refusal(400, "the request body must be a JSON object")
         known = {"path", "batch"} | (
@@ -155,50 +135,42 @@ class Decision:
             return Refusal(400, "path must be a string (a directory under the server root)")
         if not isinstance(batch, str) or not batch:
             return Refusal(400, "batch must be the id of a pending batch")
-        names: dict[str, tuple[str, ...]] = {}
-        for key in ("reject", "redacted", "accept"):
-            value = body.get(key, [])
-            if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
-                return Refusal(400, f"{key} must be a list of item names")
-            bad = [n for n in value if not is_valid_name(n)]
-            if bad:
-                return Refusal(400, f"{key}: {', '.join(map(repr, bad))} is not an item name")
-            names[key] = tuple(dict.fromkeys(value))
-        both = sorted(set(names["reject"]) & {*names["redacted"], *names["accept"]})
-        if both:
-            return Refusal(400, f"{', '.join(both)}: both rejected and accepted")
-        no_plan, accept_plan = body.get("no_plan", False), body.get("accept_plan", False)
-        if not isinstance(no_plan, bool) or not isinstance(accept_plan, bool):
-            return Refusal(400, "no_plan and accept_plan must be true or false")
-        if no_plan and accept_plan:
-            return Refusal(400, "no_plan and accept_plan: choose one")
-        return cls(
-            action,
-            path,
-            batch,
-            reject=names["reject"],
-            redacted=names["redacted"],
-            accept=names["accept"],
-            no_plan=no_plan,
-            accept_plan=accept_plan,
-        )
+        if action != "commit":
+            return cls(action, path, batch)
+        decision = _decision(body)
+        return decision if isinstance(decision, Refusal) else cls(action, path, batch, decision)
 
-    def arguments(self, command: Command) -> argparse.Namespace:
-        """``command``'s arguments for this decision, as its front ends would parse
-        them: its defaults, then the decision's values."""
-        parser = argparse.ArgumentParser(add_help=False)
-        add_arguments(parser, command.args)
-        args = parser.parse_args([])
-        args.batch = self.batch
-        if self.action == "commit":
-            args.reject = list(self.reject)
-            args.redacted = list(self.redacted)
-            args.no_plan = self.no_plan
-            # A held item is committed only when named (issue 28: --accept NAME,
-            # --accept-plan): a tick on it is that naming.
-            args.accept = list(self.accept)
-            args.accept_plan = self.accept_plan
-        return args
+
+def _decision(body: Mapping[str, Any]) -> Decision | Refusal:
+    """The choices of a commit request, or a 400 naming what is wrong."""
+    names: dict[str, tuple[str, ...]] = {}
+    for key in ("reject", "redacted", "accept"):
+        value = body.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+            return Refusal(400, f"{key} must be a list of item names")
+        bad = [n for n in value if not is_valid_name(n)]
+        if bad:
+            return Refusal(400, f"{key}: {', '.join(map(repr, bad))} is not an item name")
+        names[key] = tuple(dict.fromkeys(value))
+    both = sorted(set(names["reject"]) & {*names["redacted"], *names["accept"]})
+    if both:
+        return Refusal(400, f"{', '.join(both)}: both rejected and accepted")
+    # The panel's wire names (its request is `commit --batch`'s options).
+    leave, accept = body.get("no_plan", False), body.get("accept_plan", False)
+    if not isinstance(leave, bool) or not isinstance(accept, bool):
+        return Refusal(400, "no_plan and accept_plan must be true or false")
+    if leave and accept:
+        return Refusal(400, "no_plan and accept_plan: choose one")
+    plan = PlanChoice.LEAVE if leave else PlanChoice.ACCEPT if accept else PlanChoice.APPLY
+    # A held item is committed only when named (issue 28: --accept NAME, --accept-plan):
+    # a tick on it is that naming.
+    return Decision(
+        reject=names["reject"],
+        accept=names["accept"],
+        redacted=names["redacted"],
+        plan=plan,
+        decided_by=DecidedBy.LAB_PANEL,
+    )
 
 
 def _committed_meanwhile(store: MemoryStore, batch_id: str) -> HistoryEntry | None:
@@ -210,26 +182,32 @@ def _committed_meanwhile(store: MemoryStore, batch_id: str) -> HistoryEntry | No
     return next((e for e in entries if e.actor.get("batch") == batch_id), None)
 
 
-def decide(ws: Workspace, settings: Settings, decision: Decision) -> tuple[int, dict[str, Any]]:
-    """Run ``decision`` through the command layer (see the module docstring): the
+def decide(ws: Workspace, settings: Settings, request: PanelRequest) -> tuple[int, dict[str, Any]]:
+    """Run ``request`` through the command layer (see the module docstring): the
     command's view (``view``, its JSON) and, when it failed, ``error``."""
-    base: dict[str, Any] = {"directory": ws.rel, "batch": decision.batch, "view": None}
+    base: dict[str, Any] = {"directory": ws.rel, "batch": request.batch, "view": None}
     refusal = escaping_link(ws)
     if refusal is not None:
         return refusal.status, {**base, "error": refusal.message}
-    ctx = PanelContext(settings)
-    if not PendingFiles(ws.memory_dir).holds(decision.batch):
-        done = _committed_meanwhile(ctx.store, decision.batch)
+    ctx = Context(settings)
+    if not PendingFiles(ws.memory_dir).holds(request.batch):
+        done = _committed_meanwhile(ctx.store, request.batch)
         if done is None:
-            return 404, {**base, "error": _not_found(ws, decision.batch)}
+            return 404, {**base, "error": _not_found(ws, request.batch)}
         return 409, {
             **base,
-            "error": f"batch {decision.batch} was already committed elsewhere (history "
+            "error": f"batch {request.batch} was already committed elsewhere (history "
             f"#{done.seq}, by {describe_actor(done.actor)}); nothing was changed",
         }
-    command = COMMANDS[decision.action]
     try:
-        view = static_form(command.handler(ctx, decision.arguments(command)))
+        batch = pending_batch(ctx, request.batch)
+        assert batch is not None  # an id was given: found, or a command error
+        decided = (
+            discard_decided(ctx, batch)
+            if request.decision is None
+            else commit_decided(ctx, batch, request.decision)
+        )
+        view = static_form(decided)
     except CommandUsageError as e:
         return 400, {**base, "error": ws.scrub(str(e))}
     except MemoryConfigError as e:
@@ -238,7 +216,7 @@ def decide(ws: Workspace, settings: Settings, decision: Decision) -> tuple[int, 
         # Decided elsewhere between the check and the command, or the store refused.
         return 409, {**base, "error": ws.scrub(str(e) or type(e).__name__)}
     except OSError as e:
-        return 500, {**base, "error": ws.scrub(f"{decision.action} failed: {e}")}
+        return 500, {**base, "error": ws.scrub(f"{request.action} failed: {e}")}
     failure = view.failure()
     payload = {**base, "view": view.to_json(), "error": None if failure is None else failure}
     return (200 if failure is None else 409), payload

@@ -41,7 +41,7 @@ from .._json import loads
 from ..config import IPyMemory, Settings, resolve
 from ..errors import MemoryConfigError
 from ..store.store import MemoryStore
-from .decisions import Action, Decision, decide, read_review
+from .decisions import Action, PanelRequest, decide, read_review
 from .history import HISTORY_DEFAULT_LIMIT, read_history
 from .listing import Refusal, Workspace, confine, list_memory, read_record
 
@@ -176,7 +176,7 @@ class MemoryDecisionHandler(_MemoryHandler):
         config plays %config's part, then IPYMEMORY_*, then the defaults."""
         return resolve(IPyMemory(config=self._config), {"directory": ws.directory})
 
-    def _decide(self, ws: Workspace, decision: Decision) -> tuple[int, dict[str, Any]]:
+    def _decide(self, ws: Workspace, decision: PanelRequest) -> tuple[int, dict[str, Any]]:
         try:
             settings = self._settings(ws)
         except MemoryConfigError as e:
@@ -191,7 +191,7 @@ class MemoryDecisionHandler(_MemoryHandler):
         except ValueError as e:
             self._reply(400, {"error": f"the request body is not JSON: {e}"})
             return
-        decision = Decision.parse(self._action, body)
+        decision = PanelRequest.parse(self._action, body)
         if isinstance(decision, Refusal):
             self._reply(decision.status, {"error": decision.message})
             return

@@ -19,13 +19,13 @@ from jupyter_core.paths import is_hidden
 
 from .. import _constants as C
 from ..errors import MemoryStoreError
+from ..review.listing import listing
+from ..review.pending import PendingFiles
+from ..review.scopes import read_user_scope, unreadable_note
 from ..screen import redact_data
 from ..store.layout import MANIFEST_NAME, MEMORY_DIR_NAME
 from ..store.record import StoredRecord, redacted_fields
 from ..store.store import MemoryStore
-from ..turn.pending import PendingFiles
-from ..turn.provenance import AGENT_VIAS
-from ..turn.scopes import read_user_scope, unreadable_note
 
 __all__ = [
     "Refusal",
@@ -169,24 +169,21 @@ def _read_set(ws: Workspace) -> tuple[tuple[StoredRecord, ...], str | None]:
 def _pending(ws: Workspace) -> list[dict[str, Any]]:
     """The batches awaiting review in ``.memory/pending/`` (newest first, at most
     ``PANEL_PENDING_LIMIT``), read only: nothing is pruned or changed here."""
-    saved, _problems = PendingFiles(ws.memory_dir).load(prune=False)
-    out = []
-    for entry in reversed(saved[-C.PANEL_PENDING_LIMIT :]):  # listed, not screened
-        plan = entry.plan
-        out.append(
-            {
-                "id": entry.id,
-                "names": list(entry.names),
-                "plan": None if plan is None else f"a plan: {plan[0]} → {plan[1]} records",
-                "saved_at": entry.saved_at,
-                # Which agent proposed it (SPEC §10: the MCP server, the memory tool);
-                # None for a notebook turn's batch.
-                "agent": entry.via if entry.via in AGENT_VIAS else None,
-                # Where it came from in words (another agent, a Jupyter AI chat).
-                "source": entry.source,
-            }
-        )
-    return out
+    listed, _problems = listing(PendingFiles(ws.memory_dir), prune=False)
+    return [
+        {
+            "id": entry.id,
+            "names": list(entry.names),
+            "plan": entry.plan_text,
+            "saved_at": entry.saved_at,
+            # Which agent proposed it (SPEC §10: the MCP server, the memory tool, a
+            # memory store's pull); None for a notebook turn's batch.
+            "agent": entry.agent,
+            # Where it came from in words (another agent, a Jupyter AI chat).
+            "source": entry.source,
+        }
+        for entry in reversed(listed[-C.PANEL_PENDING_LIMIT :])
+    ]
 
 
 def shown_path(path: Path) -> str:

@@ -9,13 +9,14 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
 from ..errors import MemoryConflictError, MemoryStoreError
-from .history import Added, HistoryEntry, replay, sha256_hex
+from .history import Added, HistoryEntry, Journal, replay, sha256_hex
+from .journal_sync import newest, plan_sync
 from .kept import RecordFiles
 from .layout import HISTORY_DIR_NAME
 from .plan import CommitPlan, new_entry
 from .record import StoredRecord
 
-__all__ = ["plan_reversal"]
+__all__ = ["plan_reversal", "preview_reversal"]
 
 
 def plan_reversal(
@@ -157,3 +158,22 @@ def _find(entries: Sequence[HistoryEntry], seq: object, where: str) -> HistoryEn
         if entry.seq == seq:
             return entry
     raise MemoryStoreError(f"{where}: no history entry #{seq}")
+
+
+def preview_reversal(
+    op: Literal["undo", "restore"],
+    seq: int,
+    current: Sequence[StoredRecord],
+    journal: Journal,
+    files: RecordFiles,
+    before: bytes | None,
+) -> CommitPlan:
+    """:func:`plan_reversal` of ``op`` of entry ``seq`` as the commit would plan it now,
+    without the lock: a change the ``journal`` has not recorded yet (another tool's
+    commit to the set ``current``, manifest bytes ``before``) counts as recorded, as the
+    commit would first record it."""
+    entries = journal.read().entries
+    sync = plan_sync(entries, newest(entries), before, current, files)
+    if sync.external is not None:
+        entries = (*entries, sync.external)
+    return plan_reversal(op, seq, current, entries, files, moving=sync.moving)

@@ -1,17 +1,18 @@
 """MemoryStore: the current set of records in ``<workspace>/.memory`` (SPEC §1, §4, §6).
 
-Reads take no lock: the manifest is replaced atomically and record files are immutable,
-so a reader reads the manifest, then the files it lists; if one vanished (a concurrent
-commit moved it away after its commit point) the reader starts over from the new
-manifest. A missing or unreadable manifest beside record files (or a journal) is
-:class:`MemoryRecoveryNeeded`, never an empty set; ``recover`` rebuilds it.
+Reads take no lock (:mod:`.reading`): the manifest is replaced atomically and record
+files are immutable, so a reader reads the manifest, then the files it lists, and
+starts over when a concurrent commit moved one away. A missing or unreadable manifest
+beside record files (or a journal) is :class:`MemoryRecoveryNeeded`, never an empty set;
+``recover`` rebuilds it.
 
 Every change is one commit under the store lock, following SPEC §4 step by step, with
 its journal line (SPEC §6, :mod:`.history`) right after the commit point and the files
 it lets go moved into ``history/files/``. The history side is planned beside the store,
 by functions that read and write nothing: bringing the journal up to the set and the
 commit's own line (:mod:`.journal_sync`), undo and restore (:mod:`.reversal`), recover
-(:mod:`.recovery`); the store holds the lock, applies their plans and writes the set.
+(:mod:`.recovery`), a consolidation (:mod:`.consolidating`); the store holds the lock,
+applies their plans and writes the set (:mod:`.writing`).
 Each step is reported to :meth:`MemoryStore._checkpoint` (a no-op) under a name from
 :data:`COMMIT_STEPS`, so crash tests can kill a process between any two steps.
 """
@@ -22,29 +23,26 @@ import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 from .. import _constants as C
 from .._secrets import redact
 from ..errors import (
     MemoryConflictError,
     MemoryFormatError,
-    MemoryRecordUnreadable,
-    MemoryRecoveryNeeded,
     MemorySecretError,
     MemoryStoreError,
 )
 from . import durable
+from .consolidating import Consolidation, check_records
 from .history import HistoryEntry, Journal
 from .index import render_catalog, render_index
 from .journal_sync import (
     commit_entry,
     journal_entries,
     journal_errors,
-    newest,
     newest_entry,
     newest_first,
-    plan_sync,
     refuse_broken,
     sync_journal,
     unchanged_entry,
@@ -56,21 +54,19 @@ from .layout import (
     JOURNAL_NAME,
     MANIFEST_NAME,
     MemoryDir,
-    manifest_byte_bound,
 )
 from .lock import DEFAULT_LOCK_TIMEOUT, LockWaitListener, StoreLock
-from .manifest import parse_manifest, render_manifest
-from .names import is_valid_file_name
+from .manifest import render_manifest
 from .plan import CommitPlan, new_entry
+from .reading import RECOVER_HINT, UNREADABLE_HINT, ReadableSet, SetReader, name_clashes
 from .record import (
-    MAX_RECORD_BYTES,
     MemoryRecord,
     StoredRecord,
-    parse_record,
     record_secrets,
 )
 from .recovery import RecoveryPlan, plan_recovery, recovery_commit
-from .reversal import plan_reversal
+from .reversal import plan_reversal, preview_reversal
+from .writing import NewSet, SetWriter, check_new_set
 
 __all__ = [
     "COMMIT_STEPS",
@@ -81,14 +77,6 @@ __all__ = [
     "ReadableSet",
     "name_clashes",
 ]
-
-#: Appended to every error that leaves the set unknown.
-RECOVER_HINT = (
-    "run `ipymemory recover --dry-run` to see how the set would be rebuilt, "
-    "then `ipymemory recover`"
-)
-#: Appended to the error of one listed record file that does not load.
-UNREADABLE_HINT = "fix the file, or `ipymemory recover` rebuilds the set without it"
 
 #: Every step of the commit protocol, in order. Per-record steps repeat for each new
 #: record; ``old-kept`` repeats for each replaced or forgotten file.
@@ -111,57 +99,6 @@ COMMIT_STEPS: tuple[str, ...] = (
     "old-kept",  # 7. a replaced record file moved into history/files/
     "external-appended",  # §6, before 4.: a change not ours recorded first
 )
-
-_READ_RETRIES = 50
-
-# Parsed records by (directory, file name), with the file's stat identity. Record files
-# are immutable once written, so a warm read is a stat per file instead of a parse
-# (~125 µs each). Shared by every store in the process.
-_StatKey = tuple[int, int, int, int, int]
-_record_cache: dict[tuple[str, str], tuple[_StatKey, StoredRecord]] = {}
-_RECORD_CACHE_MAX = 20_000
-
-
-def _stat_key(st: os.stat_result) -> _StatKey:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-# A turn reads its set again cheaply (issue 40: a turn over thousands of records must not
-# stat each file before its first request). Every change to a set swaps the manifest (a
-# new file renamed into ``.memory``, which moves the directory's times too), and record
-# files are immutable once written (SPEC §1): while the stat identities of the directory
-# and of its manifest are those of this store's last read, that read is the set
-# (``entries(reuse=True)``). Per store, and only when asked: every other read still stats
-# each file, so a record edited in place by hand is seen there (and by the next turn
-# after any change to the set).
-_SetKey = tuple[_StatKey, _StatKey]
-
-
-def _set_key(real: str) -> _SetKey | None:
-    """The stat identities of ``real`` and its manifest (None: one cannot be read)."""
-    try:
-        directory = os.stat(real)
-        manifest = os.stat(f"{real}/{MANIFEST_NAME}", follow_symlinks=False)
-    except OSError:
-        return None
-    return _stat_key(directory), _stat_key(manifest)
-
-
-class _Vanished(Exception):
-    """A listed file disappeared while reading (a concurrent commit may have removed it)."""
-
-    def __init__(self, file: str) -> None:
-        super().__init__(file)
-        self.file = file
-
-
-@dataclass(frozen=True)
-class ReadableSet:
-    """The current set as far as it reads (:meth:`MemoryStore.readable`): the entries
-    that load, in manifest order, and one error per listed file that does not."""
-
-    entries: tuple[StoredRecord, ...]
-    unreadable: tuple[MemoryRecordUnreadable, ...] = ()
 
 
 class MemoryStore:
@@ -196,18 +133,7 @@ class MemoryStore:
         self.max_index_bytes = max_index_bytes
         self.lock_timeout = float(lock_timeout)
         self.on_lock_wait = on_lock_wait
-        self._manifest_cache: tuple[bytes, tuple[str, ...]] | None = None
-        # This store's last unlocked read, with the stat identities that vouch for it.
-        self._set_seen: (
-            tuple[
-                str,
-                _SetKey,
-                bytes | None,
-                tuple[StoredRecord, ...],
-                tuple[MemoryRecordUnreadable, ...],
-            ]
-            | None
-        ) = None
+        self._reader = SetReader(self.dir)
         self._store_lock: tuple[str, StoreLock] | None = None
 
     def __repr__(self) -> str:
@@ -226,12 +152,12 @@ class MemoryStore:
 
     def entries(self, *, reuse: bool = False) -> tuple[StoredRecord, ...]:
         """The current set as (file, record) entries in manifest order. ``reuse``: this
-        store's last read when neither the directory nor its manifest changed since (see
-        ``_SetKey``; a turn's reading, not a check's)."""
+        store's last read when neither the directory nor its manifest changed since (a
+        turn's reading, not a check's: :class:`~ipymemory.store.reading.SetReader`)."""
         real = self.directory()
         if real is None:
             return ()
-        return self._read_set(real, reuse=reuse)[1]
+        return self._reader.read_set(real, self._load, reuse=reuse)[1]
 
     def readable(self, *, reuse: bool = False) -> ReadableSet:
         """The current set without the listed record files that do not load (each named
@@ -243,8 +169,7 @@ class MemoryStore:
         real = self.directory()
         if real is None:
             return ReadableSet(())
-        _, entries, unreadable = self._read_set(real, partial=True, reuse=reuse)
-        return ReadableSet(entries, unreadable)
+        return self._reader.readable(real, self._load, reuse=reuse)
 
     def catalog(self) -> str:
         """The MEMORY.md text of the current set, rendered from the manifest."""
@@ -274,179 +199,26 @@ class MemoryStore:
         """The record in ``file`` (a record file name in ``.memory``), validated; a file
         that does not load is :class:`MemoryRecordUnreadable`."""
         real = self.directory()
-        got = None if real is None else self._read_record(real, file)
+        got = None if real is None else self._reader.record_file(real, file)
         if got is None:
             raise MemoryFormatError(
                 f"{self.dir.where(file)}: listed in {MANIFEST_NAME} but missing"
             )
-        return StoredRecord(file, self._parse_record(file, got[0]))
-
-    def _read_record(self, real: str, file: str) -> tuple[bytes, os.stat_result] | None:
-        """A listed record file's bytes and stat (None: missing); one that is not a
-        readable regular file within the size bound is unreadable."""
-        try:
-            return self.dir.read(real, file, MAX_RECORD_BYTES)
-        except MemoryFormatError as e:
-            raise MemoryRecordUnreadable(f"{e}; {UNREADABLE_HINT}", file) from e
-
-    def _parse_record(self, file: str, raw: bytes) -> MemoryRecord:
-        try:
-            return parse_record(raw, self.dir.where(file))
-        except MemoryFormatError as e:
-            raise MemoryRecordUnreadable(f"{e}; {UNREADABLE_HINT}", file) from e
+        return StoredRecord(file, self._reader.parse(file, got[0]))
 
     def _read_manifest(self, real: str) -> tuple[bytes | None, tuple[str, ...]]:
-        where = self.dir.where(MANIFEST_NAME)
-        bound = manifest_byte_bound(C.MAX_SET_RECORDS)
-        try:
-            got = self.dir.read(real, MANIFEST_NAME, bound)
-            if got is None:
-                lost = self._lost_set(real)
-                if lost is None:
-                    return None, ()  # a directory that never had a set: no records
-                # A first commit writes an empty manifest before any record file, so a
-                # record file seen after a missing manifest may be that commit's: look again.
-                got = self.dir.read(real, MANIFEST_NAME, bound)
-                if got is None:
-                    raise MemoryRecoveryNeeded(f"{where}: missing, yet the directory holds {lost}")
-            raw = got[0]
-            cached = self._manifest_cache
-            if cached is not None and cached[0] == raw:
-                return raw, cached[1]
-            files = parse_manifest(raw, where, C.MAX_SET_RECORDS)
-        except MemoryRecoveryNeeded as e:
-            raise MemoryRecoveryNeeded(f"{e}; {RECOVER_HINT}") from None
-        except MemoryStoreError as e:
-            raise MemoryRecoveryNeeded(f"{e}; {RECOVER_HINT}") from e
-        self._manifest_cache = (raw, files)
-        return raw, files
-
-    def _lost_set(self, real: str) -> str | None:
-        """What shows a set existed here (record files, a journal), or None if nothing."""
-        records = sum(1 for n in self.dir.names(real) if is_valid_file_name(n))
-        journal = os.path.lexists(f"{real}/{HISTORY_DIR_NAME}/{JOURNAL_NAME}")
-        found = [f"{records} record file{'s' * (records != 1)}"] if records else []
-        found += ["a history journal"] if journal else []
-        return " and ".join(found) or None
+        return self._reader.manifest(real)
 
     def _load(self, real: str, file: str, present: set[str] | None) -> StoredRecord:
-        """The entry for a listed ``file``.
-
-        ``present`` (the directory listing, taken under the lock) means: trust a cached
-        parse — record files are immutable — after checking only that the file exists.
-        Otherwise a cached parse is used only if the file's stat identity is unchanged.
-        """
-        key = (real, file)
-        if present is not None:
-            if file not in present:
-                raise _Vanished(file)
-            hit = _record_cache.get(key)
-            if hit is not None:
-                return hit[1]
-        else:
-            hit = _record_cache.get(key)
-            if hit is not None:  # nothing cached: skip the stat, read the file
-                try:
-                    st = os.stat(f"{real}/{file}", follow_symlinks=False)
-                except FileNotFoundError:
-                    raise _Vanished(file) from None
-                except OSError as e:
-                    raise MemoryStoreError(f"{self.dir.where(file)}: cannot stat ({e})") from e
-                if hit[0] == _stat_key(st):
-                    return hit[1]
-        got = self._read_record(real, file)
-        if got is None:
-            raise _Vanished(file)
-        raw, st = got
-        entry = StoredRecord(file, self._parse_record(file, raw))
-        if len(_record_cache) >= _RECORD_CACHE_MAX:
-            _record_cache.clear()
-        _record_cache[key] = (_stat_key(st), entry)
-        return entry
-
-    @overload
-    def _read_set(
-        self,
-        real: str,
-        *,
-        locked: bool = False,
-        partial: Literal[False] = False,
-        reuse: bool = False,
-    ) -> tuple[bytes | None, tuple[StoredRecord, ...]]: ...
-
-    @overload
-    def _read_set(
-        self, real: str, *, locked: bool = False, partial: Literal[True], reuse: bool = False
-    ) -> tuple[bytes | None, tuple[StoredRecord, ...], tuple[MemoryRecordUnreadable, ...]]: ...
+        """One listed file's entry (:meth:`SetReader.load`; a test races a commit here)."""
+        return self._reader.load(real, file, present)
 
     def _read_set(
-        self, real: str, *, locked: bool = False, partial: bool = False, reuse: bool = False
-    ) -> (
-        tuple[bytes | None, tuple[StoredRecord, ...]]
-        | tuple[bytes | None, tuple[StoredRecord, ...], tuple[MemoryRecordUnreadable, ...]]
-    ):
-        """The manifest's bytes and the full, validated set it lists (retrying if a
-        concurrent commit removes a file under us). ``locked``: the caller holds the
-        writer lock. ``partial``: a listed file that does not load is left out and its
-        error returned third, instead of raised. ``reuse``: see :meth:`entries`."""
-        key = None if locked else _set_key(real)  # taken before the read it vouches for
-        seen = self._set_seen
-        if reuse and key is not None and seen is not None and seen[:2] == (real, key):
-            if partial:
-                return seen[2], seen[3], seen[4]
-            if not seen[4]:  # a whole read must still raise for a file that does not load
-                return seen[2], seen[3]
-        for _ in range(_READ_RETRIES):
-            raw, files = self._read_manifest(real)
-            present = set(self.dir.names(real)) if locked and files else None
-            unreadable: list[MemoryRecordUnreadable] = []
-            try:
-                entries = tuple(
-                    entry
-                    for f in files
-                    if (entry := self._load_or_note(real, f, present, partial, unreadable))
-                )
-            except _Vanished as gone:
-                if locked or self._read_manifest(real)[0] == raw:
-                    # Same set (or nobody else can change it): the file is really missing.
-                    raise MemoryRecoveryNeeded(
-                        f"{self.dir.where(gone.file)}: listed in {MANIFEST_NAME} but "
-                        f"missing; {RECOVER_HINT}"
-                    ) from None
-                continue
-            clashes = name_clashes(entries) if len(entries) > 1 else []
-            if clashes:
-                name, first, second = clashes[0]
-                raise MemoryFormatError(
-                    f"{self.dir.where(MANIFEST_NAME)}: record name {name!r} "
-                    f"appears twice ({first} and {second})"
-                )
-            if key is not None:
-                self._set_seen = (real, key, raw, entries, tuple(unreadable))
-            if partial:
-                return raw, entries, tuple(unreadable)
-            return raw, entries
-        raise MemoryConflictError(
-            f"{self.dir.where(MANIFEST_NAME)}: the set kept changing while reading; try again"
-        )
-
-    def _load_or_note(
-        self,
-        real: str,
-        file: str,
-        present: set[str] | None,
-        partial: bool,
-        unreadable: list[MemoryRecordUnreadable],
-    ) -> StoredRecord | None:
-        """:meth:`_load`; with ``partial``, a file that does not load is noted in
-        ``unreadable`` (None) instead of raised."""
-        try:
-            return self._load(real, file, present)
-        except MemoryRecordUnreadable as e:
-            if not partial:
-                raise
-            unreadable.append(e)
-            return None
+        self, real: str, *, locked: bool = False
+    ) -> tuple[bytes | None, tuple[StoredRecord, ...]]:
+        """The manifest's bytes and the set it lists (:meth:`SetReader.read_set`);
+        ``locked``: the caller holds the writer lock."""
+        return self._reader.read_set(real, self._load, locked=locked)
 
     # --- writing -----------------------------------------------------------------
 
@@ -503,7 +275,7 @@ class MemoryStore:
         ``provenance`` (per added name: the turn's query, ``origin``, files read, ...) and
         ``actor`` (session, notebook, cell) go into the journal entry (SPEC §6).
         """
-        new = _check_records(records, "extend")
+        new = check_records(records, "extend")
         if not new:
             return ()
         with self._locked() as (real, lock):
@@ -572,74 +344,23 @@ class MemoryStore:
         ``updates`` (replacement name -> the source it replaces) marks replacements that
         are extractor updates (SPEC §9 ``replaces``); the journal entry records them.
         """
-        base = _check_records(base_records, "base_records")
-        adds = _check_records(additions, "additions")
-        reps = _check_records(replacements, "replacements")
-        if isinstance(source_names, str):
-            raise MemoryStoreError("source_names must be a collection of names, not a string")
-        sources = list(source_names)
-        base_names = {r.name for r in base}
-        both = sorted(base_names & {r.name for r in adds})
-        if both:
-            raise MemoryStoreError(
-                f"consolidation: additions repeat base record names {', '.join(map(repr, both))}"
-            )
-        if not sources and reps:
-            raise MemoryStoreError("consolidation: replacements without source_names")
-        if sources and not reps:
-            raise MemoryStoreError("consolidation: source_names without replacements")
-        marks = _updates(updates, sources, reps)
-        if len(set(sources)) != len(sources):
-            raise MemoryStoreError("consolidation: source_names has a name more than once")
-        candidates = base_names | {r.name for r in adds}
-        unknown = [n for n in sources if n not in candidates]
-        if unknown:
-            raise MemoryStoreError(
-                f"consolidation: source_names {', '.join(map(repr, unknown))} are not among "
-                "the base records or the additions"
-            )
+        asked = Consolidation.checked(base_records, additions, source_names, replacements, updates)
         unchanged = CommitPlan(
             "consolidate",
             (),
             actor=actor,
             provenance=provenance,
-            source_names=tuple(sources),
-            updates=marks,
+            source_names=asked.sources,
+            updates=asked.updates,
         )
-        replaced = set(sources)
         with self._locked() as (real, lock):
             before, current = self._read_set(real, locked=True)
             self._checkpoint("manifest-read")
-            if not sources and not adds:
+            if not asked.sources and not asked.additions:
                 return self._record_unchanged(real, before, current, unchanged)
-            by_name = {e.record.name: e for e in current}
-            changed = [r.name for r in base if r.name not in by_name or by_name[r.name].record != r]
-            if changed:
-                raise MemoryConflictError(
-                    f"{self.root / MANIFEST_NAME}: memory collection changed during "
-                    f"consolidation ({', '.join(map(repr, changed))} removed or modified); "
-                    "nothing changed"
-                )
-            kept = tuple(e for e in current if e.record.name not in replaced)
-            new = tuple(new_entry(r) for r in adds if r.name not in replaced)
-            new += tuple(new_entry(r) for r in reps)
-            taken = {e.record.name for e in kept}
-            for entry in new:
-                name = entry.record.name
-                if name in taken:
-                    # A clash with a record committed since the plan is a conflict; any
-                    # other clash is a bad plan.
-                    concurrent = name in by_name and name not in base_names
-                    error = MemoryConflictError if concurrent else MemoryStoreError
-                    raise error(
-                        f"{self.root / MANIFEST_NAME}: consolidation would hold two records "
-                        f"named {name!r}; nothing changed"
-                    )
-                taken.add(name)
-            removed = tuple(e for e in current if e.record.name in replaced)
-            plan = replace(unchanged, kept=kept, additions=new, removals=removed)
+            plan = asked.commit_plan(current, unchanged, self.root / MANIFEST_NAME)
             self._commit(real, lock, before, current, plan)
-            return new
+            return plan.additions
 
     # --- history (SPEC §6) ---------------------------------------------------------
 
@@ -697,24 +418,13 @@ class MemoryStore:
             raise MemoryStoreError(f"{self.root}: no history entry #{seq}")
         before, current = self._read_set(real)
         journal = self._journal(real)
-        files = self._files(journal)
-        entries = journal.read().entries
-        sync = plan_sync(entries, newest(entries), before, current, files)
-        if sync.external is not None:
-            entries = (*entries, sync.external)
         try:
-            plan = plan_reversal(op, seq, current, entries, files, moving=sync.moving)
+            plan = preview_reversal(op, seq, current, journal, self._files(journal), before)
             # The commit would refuse it too (SPEC §7): say so now, not at commit.
             refuse_secrets([e.record for e in plan.additions], self.root)
         except (MemoryConflictError, MemorySecretError) as e:
             return HistoryPreview(op, seq, (), (), str(e))
-        return HistoryPreview(
-            op,
-            seq,
-            tuple(e.record.name for e in plan.removals),
-            tuple(e.record.name for e in plan.additions),
-            None,
-        )
+        return HistoryPreview.of(op, seq, plan)
 
     def _reverse(
         self, op: Literal["undo", "restore"], seq: int, actor: Mapping[str, Any] | None
@@ -772,7 +482,7 @@ class MemoryStore:
             # The set was unknown: the journal's last set stands for the one replaced.
             entries = journal_entries(journal) or ()
             rebuilt = recovery_commit(plan, entries, self._files(journal), actor=actor)
-            self._commit(real, lock, self._raw_manifest(real), None, rebuilt)
+            self._commit(real, lock, self._reader.raw_manifest(real), None, rebuilt)
             return replace(plan, applied=True)
 
     def _recovery_plan(self, real: str) -> RecoveryPlan:
@@ -791,14 +501,6 @@ class MemoryStore:
         except MemoryStoreError:
             listed = None
         return plan_recovery(problem, listed, journal_entries(journal), files)
-
-    def _raw_manifest(self, real: str) -> bytes | None:
-        """The manifest's bytes if it is a readable regular file (whatever they say)."""
-        try:
-            got = self.dir.read(real, MANIFEST_NAME, manifest_byte_bound(C.MAX_SET_RECORDS))
-        except MemoryStoreError:
-            return None
-        return None if got is None else got[0]
 
     def sync_journal(self) -> HistoryEntry | None:
         """Bring the journal up to the current set, under the lock (what every commit
@@ -842,7 +544,7 @@ class MemoryStore:
         # Everything that can be refused is checked before the first byte is written
         # (SPEC §4 step 3 for the new set as a whole, whatever the caller planned), so
         # nothing after the commit point can fail but a write.
-        self._check_new_set(plan.new_set)
+        check_new_set(plan.new_set, self.root)
         refuse_secrets([e.record for e in plan.additions], self.root)
         index_bytes = render_index(plan.new_set, self.max_index_lines, self.max_index_bytes)
         manifest_bytes = render_manifest([e.file for e in plan.new_set])
@@ -862,7 +564,8 @@ class MemoryStore:
                 durable.fsync_dir(real)
             except OSError as e:
                 raise MemoryStoreError(f"{self.root}: cannot create {MANIFEST_NAME} ({e})") from e
-        backups = self._write_set(real, lock, payloads, index_bytes, manifest_bytes)
+        writer = SetWriter(real, self.root, self.max_index_bytes, self._checkpoint)
+        backups = writer.write(lock, NewSet(payloads, index_bytes, manifest_bytes))
         # Past the commit point: the commit has happened. Only writes are left, and none
         # may skip the others: a journal line that cannot be written is made up by the
         # next writer's `external` entry; a file that cannot be moved is moved by the
@@ -890,77 +593,6 @@ class MemoryStore:
             return self._bring_journal_up_to_date(journal.real, before, current)
         return newest_entry(journal)
 
-    def _write_set(
-        self,
-        real: str,
-        lock: StoreLock,
-        payloads: Sequence[tuple[str, bytes]],
-        index_bytes: bytes,
-        manifest_bytes: bytes,
-    ) -> tuple[durable.Backup, durable.Backup]:
-        """SPEC §4 steps 4-6: the new record files, MEMORY.md, then the manifest, up to
-        the commit point; anything failing before it is rolled back. Returns the
-        backups of the old index and manifest (to discard once the commit is done)."""
-        step = self._checkpoint
-        made: list[str] = []
-        index_backup: durable.Backup | None = None
-        manifest_backup: durable.Backup | None = None
-        index_replaced = manifest_replaced = False
-        try:
-            for path, data in payloads:
-                durable.create_exclusive(path, data, step, made)
-            durable.fsync_dir(real)
-            step("dir-synced")
-            index_backup = durable.take_backup(real, INDEX_NAME, self.max_index_bytes)
-            durable.replace_atomic(real, INDEX_NAME, index_bytes, step, "index")
-            index_replaced = True
-            manifest_backup = durable.take_backup(
-                real, MANIFEST_NAME, manifest_byte_bound(C.MAX_SET_RECORDS)
-            )
-            lock.check_held()
-            durable.replace_atomic(real, MANIFEST_NAME, manifest_bytes, step, "manifest")
-            manifest_replaced = True
-            durable.fsync_dir(real)
-            step("commit-dir-synced")
-        except BaseException as e:
-            self._rollback(
-                real, made, index_backup, manifest_backup, index_replaced, manifest_replaced
-            )
-            if isinstance(e, OSError):
-                # Callers handle MemoryStoreError (a full disk must not break a turn); the
-                # rollback has put the old manifest back, so the set is the old one.
-                raise MemoryStoreError(
-                    f"{self.root}: commit failed before its commit point and was rolled "
-                    f"back; the set is unchanged ({e})"
-                ) from e
-            raise
-        return index_backup, manifest_backup
-
-    def _check_new_set(self, new_set: Sequence[StoredRecord]) -> None:
-        """SPEC §4 step 3 on the set about to be committed: each file once, each record
-        name once, at most ``MAX_SET_RECORDS`` records (MEMORY.md's bounds refuse
-        nothing: the index lists what fits)."""
-        if len(new_set) > C.MAX_SET_RECORDS:
-            raise MemoryStoreError(
-                f"{self.root / MANIFEST_NAME}: the new set would hold {len(new_set)} records, "
-                f"over the limit of {C.MAX_SET_RECORDS}; consolidate first, nothing changed"
-            )
-        seen: set[str] = set()
-        for entry in new_set:
-            if entry.file in seen:
-                raise MemoryStoreError(
-                    f"{self.root / MANIFEST_NAME}: the new set would list {entry.file} "
-                    "twice; nothing changed"
-                )
-            seen.add(entry.file)
-        clashes = name_clashes(new_set)
-        if clashes:
-            name, first, second = clashes[0]
-            raise MemoryConflictError(
-                f"{self.root / MANIFEST_NAME}: the new set would hold two records named "
-                f"{name!r} ({first} and {second}); nothing changed"
-            )
-
     def _record_unchanged(
         self, real: str, before: bytes | None, current: Sequence[StoredRecord], plan: CommitPlan
     ) -> tuple[StoredRecord, ...]:
@@ -975,35 +607,6 @@ class MemoryStore:
         self._checkpoint("journal-appended")
         return ()
 
-    def _rollback(
-        self,
-        real: str,
-        made: list[str],
-        index_backup: durable.Backup | None,
-        manifest_backup: durable.Backup | None,
-        index_replaced: bool,
-        manifest_replaced: bool,
-    ) -> None:
-        """Undo a commit that failed before its commit point (best effort, never raises)."""
-        durable_undo = True
-        if manifest_replaced and manifest_backup is not None:
-            try:
-                manifest_backup.restore()
-                durable.fsync_dir(real)
-            except OSError:
-                # The old manifest may not be durable again: keep the new files, so
-                # whichever manifest survives a crash lists only complete files.
-                durable_undo = False
-        if index_replaced and index_backup is not None:
-            with contextlib.suppress(OSError):
-                index_backup.restore(in_place=True)
-        for backup in (index_backup, manifest_backup):
-            if backup is not None:
-                backup.discard()
-        if durable_undo:
-            for path in made:
-                durable.unlink_quietly(path)
-
 
 @dataclass(frozen=True)
 class HistoryPreview:
@@ -1015,25 +618,11 @@ class HistoryPreview:
     returning: tuple[str, ...]  # names that would come back from history/files/
     conflict: str | None  # why it would be refused; None if it is clean
 
-
-def _updates(
-    given: Mapping[str, str] | None,
-    sources: Sequence[str],
-    replacements: Sequence[MemoryRecord],
-) -> dict[str, str]:
-    """``given`` checked: each key a replacement's name, each value a source, no source
-    updated twice."""
-    marks = dict(given or {})
-    names = {r.name for r in replacements}
-    for new, old in marks.items():
-        if new not in names or old not in sources:
-            raise MemoryStoreError(
-                f"consolidation: update {new!r} -> {old!r} must name a replacement and one "
-                "of source_names"
-            )
-    if len(set(marks.values())) != len(marks):
-        raise MemoryStoreError("consolidation: two updates replace the same record")
-    return marks
+    @classmethod
+    def of(cls, op: str, seq: int, plan: CommitPlan) -> HistoryPreview:
+        """The preview of a clean ``plan``."""
+        leaving = tuple(e.record.name for e in plan.removals)
+        return cls(op, seq, leaving, tuple(e.record.name for e in plan.additions), None)
 
 
 def refuse_secrets(records: Iterable[MemoryRecord], where: object) -> None:
@@ -1051,31 +640,6 @@ def refuse_secrets(records: Iterable[MemoryRecord], where: object) -> None:
             "(ipymemory.screen.screen_records(...)[i].redacted()); nothing changed",
             findings,
         )
-
-
-def _check_records(records: Iterable[MemoryRecord], label: str) -> tuple[MemoryRecord, ...]:
-    if isinstance(records, (str, bytes, MemoryRecord)):
-        raise MemoryStoreError(f"{label}: expected a collection of MemoryRecord")
-    out = tuple(records)
-    for r in out:
-        if not isinstance(r, MemoryRecord):
-            raise MemoryStoreError(f"{label}: expected MemoryRecord, got {type(r).__name__}")
-    names = [r.name for r in out]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise MemoryStoreError(f"{label}: the name {', '.join(map(repr, dupes))} appears twice")
-    return out
-
-
-def name_clashes(entries: Iterable[StoredRecord]) -> list[tuple[str, str, str]]:
-    """Every record name held by two files: ``(name, first file, other file)``."""
-    seen: dict[str, str] = {}
-    out = []
-    for entry in entries:
-        other = seen.setdefault(entry.record.name, entry.file)
-        if other != entry.file:
-            out.append((entry.record.name, other, entry.file))
-    return out
 
 
 def _no_step(_: str) -> None:

@@ -13,14 +13,14 @@
   the other, each fetched once the last is kept, each written to the state as
   ``tentative`` before it is kept and confirmed after, so a pull killed or stopped
   part-way keeps exactly what it kept), screened as another agent's proposals
-  (:func:`~ipymemory.turn.proposals.keep_proposals`: origin ``agent``, credentials
+  (:func:`~ipymemory.review.proposals.keep_proposals`: origin ``agent``, credentials
   redacted, instructions held; a deletion is a proposal to forget, always held; a
   conflict is held with both versions shown), decided like any batch (``commit --batch
   ID``, widgets, the Lab panel). Its provenance names the store, and per record the
   version and who wrote it, so the journal entry of its commit says where each record
   came from. A memory that is not a valid record file, whose version was redacted
   there, or whose name is a user-wide record the project lacks
-  (:class:`~ipymemory.turn.scopes.AgentNames`) is reported and not imported. When the
+  (:class:`~ipymemory.review.scopes.AgentNames`) is reported and not imported. When the
   store's versions since the last pull show nothing new for this prefix, that one
   request is all.
 * **status** (and ``--dry-run``) plan both ways without writing anything.
@@ -49,20 +49,22 @@ from ..errors import (
     SyncPreconditionFailed,
     SyncRemoteError,
 )
-from ..screen import Origin, screen_record
-from ..store.record import MemoryRecord
-from ..store.store import MemoryStore
-from ..turn.pending import PendingFiles
-from ..turn.proposals import (
+from ..review.door import Door
+from ..review.pending import PendingFiles
+from ..review.proposals import (
     CommitChoice,
+    Intake,
     ItemVerdict,
     Proposal,
     keep_proposals,
     new_batch_id,
 )
-from ..turn.provenance import TurnProvenance
-from ..turn.scopes import AgentNames
-from ..turn.screened import keep_screened
+from ..review.provenance import TurnProvenance
+from ..review.scopes import AgentNames
+from ..review.screened import keep_screened
+from ..screen import Origin, screen_record
+from ..store.record import MemoryRecord
+from ..store.store import MemoryStore
 from .paths import name_of
 from .plan import (
     LocalRecord,
@@ -89,8 +91,8 @@ from .state import (
 
 __all__ = ["VIA", "Sync", "feed_news"]
 
-#: ``via`` of a pulled batch's provenance (one of ``turn.provenance.AGENT_VIAS``).
-VIA = "memory-store"
+#: ``via`` of a pulled batch's provenance: the door of another agent (SPEC §13).
+VIA = Door.MEMORY_STORE
 # A remote that answers these stops a push: every further request would fail alike.
 _STOPPING = frozenset({401, 403, 429})
 # Conflicts whose store side ``status`` fetches to show both versions.
@@ -551,12 +553,14 @@ class Sync:
             outcome = keep_proposals(
                 self.store,
                 [f.proposal for f in chunk if f.proposal is not None],
-                commit=commit,
-                provenance=self._provenance(chunk),
-                batch_id=batch_id,
-                files=self.files,
-                user_store=self.user_store,
-                held={f.change.name: (_held(f),) for f in chunk if f.change.conflict},
+                Intake(
+                    self._provenance(chunk),
+                    self.user_store,
+                    commit=commit,
+                    batch_id=batch_id,
+                    files=self.files,
+                    held={f.change.name: (_held(f),) for f in chunk if f.change.conflict},
+                ),
             )
         except BatchTooLarge as e:
             if len(chunk) > 1:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections import Counter
 
 from ..errors import MemoryStoreError, SyncStateError
+from ..review.listing import reopen_line
+from ..review.pending import PendingFiles
 from ..store.store import MemoryStore
-from ..turn.pending import PendingFiles
 from .plan import LocalRecord, local_changes, local_records
 from .state import reconcile, saved_states
 
@@ -41,7 +42,7 @@ def sync_lines(store: MemoryStore, files: PendingFiles | None = None) -> list[st
         for batch, n in sorted(Counter(p.batch for p in state.pulled.values()).items()):
             parts.append(
                 f"pulled batch {batch} waits ({n} change{'' if n == 1 else 's'}): "
-                f"%memory pending --open {batch}"
+                f"{reopen_line(batch)}"
             )
         if state.skipped:
             parts.append(f"{len(state.skipped)} memories there not imported (sync status)")

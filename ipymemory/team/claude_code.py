@@ -19,7 +19,7 @@ import command keeps it as a pending batch, never commits it on its own. A name 
 already holds is skipped when the record is the same (importing twice adds nothing) and
 reported when it differs; a name the user scope holds is reported, never imported into a
 project (the project's record would hide the user's:
-:class:`~ipymemory.turn.scopes.AgentNames`), and nothing new is imported while the user
+:class:`~ipymemory.review.scopes.AgentNames`), and nothing new is imported while the user
 scope cannot be read.
 
 **Export** (:func:`export_directory`): the current set, one ``<name>.md`` per record
@@ -56,6 +56,8 @@ import yaml
 
 from .._json import loads
 from ..errors import CommandError, MemoryFormatError, MemoryStoreError
+from ..review.scopes import AgentNames
+from ..review.screened import NOTHING_SCREENED, ScreenedItems, keep_screened
 from ..screen import Origin, Screening, Verdict, screen_records
 from ..store.durable import fsync_dir, replace_atomic
 from ..store.layout import MAX_FILE_NAME_BYTES, read_regular
@@ -67,8 +69,6 @@ from ..store.record import (
     MemoryType,
     render_record,
 )
-from ..turn.scopes import AgentNames
-from ..turn.screened import NOTHING_SCREENED, ScreenedItems, keep_screened
 
 __all__ = [
     "EXPORT_STATE_NAME",

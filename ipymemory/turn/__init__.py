@@ -6,9 +6,8 @@ choosing (select, inject: :mod:`.choosing`) → answering (the tool loop: :mod:`
 from __future__ import annotations
 
 from ..model import ScriptedModel
-from .batch import BatchRegistry, BatchStatus, CommitResult, PendingBatch
+from ..review import BatchRegistry, BatchStatus, CommitResult, MemoryFailure, PendingBatch
 from .config import SessionConfig
-from .failures import MemoryFailure
 from .session import AgentSession, AnsweredTurn, TurnEvent, TurnResult
 from .usage import TurnUsage, UsageLedger
 

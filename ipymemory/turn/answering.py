@@ -28,10 +28,10 @@ from typing import Any, Protocol
 from .._dates import today_text
 from ..errors import SideQueryError
 from ..model import cached_system
+from ..review.proposals import Proposal
 from .context import TurnContext
 from .history import RequestHistory, summarize_history
 from .loop import LoopInputs, LoopListener, LoopOutcome, MemoryFeed, run_tool_loop
-from .proposals import Proposal
 from .question import Question
 from .tools import OfferedTool, ToolBox
 

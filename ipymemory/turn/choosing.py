@@ -3,7 +3,7 @@
 
 ::
 
-    read both scopes    read_scopes (turn/scopes.py): the project's set, then the user's
+    read both scopes    read_scopes (review/scopes.py): the project's set, then the user's
                         records the project does not shadow
     select at once      select_from: the whole set when its block fits the memory
                         budget (issue 31); else the keyword ranking's best ``limit``
@@ -41,6 +41,7 @@ from typing import Protocol
 from .. import _constants as C
 from ..errors import MemoryStoreError
 from ..model import ModelClient
+from ..review.scopes import PROJECT, SCOPES, ScopedSet, read_scopes
 from ..sidequery import LAST_ERROR_SELECT, Selection, select_memories
 from ..sidequery.fallback import keyword_select
 from ..sidequery.select import newest_shown
@@ -52,7 +53,6 @@ from .context import TurnContext
 from .history import estimate_tokens
 from .injection import render_section, section_tokens
 from .question import Question
-from .scopes import PROJECT, SCOPES, ScopedSet, read_scopes
 
 __all__ = [
     "LAST_ERROR_READ",

@@ -16,18 +16,19 @@ consolidation never holds back the turn's items.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import MemoryStoreError, SideQueryError
+from ..review import BatchRegistry, BatchStatus, PendingBatch
+from ..review.proposals import new_batch_id
+from ..review.provenance import TurnProvenance
+from ..review.screened import NOTHING_SCREENED, ScreenedItems, screen_plan
+from ..screen import Origin
 from ..sidequery import LAST_ERROR_CONSOLIDATE, ConsolidationPlan, plan_consolidation
 from ..store.recency import JournalCache
 from ..store.recency import spacing as journal_spacing
 from ..store.record import MemoryRecord, StoredRecord
-from .batch import BatchRegistry, BatchStatus, PendingBatch
 from .context import TurnContext
-from .proposals import new_batch_id
-from .provenance import TurnProvenance
-from .screened import NOTHING_SCREENED, ScreenedItems, plan_flags, screen_plan
 
 __all__ = ["PlanOutcome", "SessionSpacing", "consolidate_now", "no_plan", "plan_for_turn"]
 
@@ -59,7 +60,7 @@ class SessionSpacing:
         current = [entry.file for entry in stored]
         counted = journal_spacing(entries, after_seq=self._asked_seq, current=current)
         undecided = sum(
-            len(b.items) - len(b.replaces)  # an update adds no record
+            sum(1 for item in b.proposed if item.replaces is None)  # an update adds none
             for b in registry.pending
             if b.id in self._since_ask
         )
@@ -88,12 +89,13 @@ class SessionSpacing:
 
 @dataclass(frozen=True)
 class PlanOutcome:
-    """A turn's consolidation: the screened plan (None when none was given), the
-    origins and flags it adds to the batch, why it failed, whether a plan was given."""
+    """A turn's consolidation: the screened plan (None when none was given), the origin
+    of its records and why it needs a person (empty: it does not), why it failed,
+    whether a plan was given."""
 
     plan: ConsolidationPlan | None = None
-    origins: dict[str, str] = field(default_factory=dict)
-    flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    origin: Origin = Origin.USER
+    reasons: tuple[str, ...] = ()
     error: str | None = None
     asked: bool = False
 
@@ -120,8 +122,8 @@ def plan_for_turn(
         return PlanOutcome(error=str(e))
     ctx.record_side("consolidator", usage)
     spacing.asked(asked_at)
-    plan, origins, reasons = screen_plan(plan, base, screened, auto=auto)
-    return PlanOutcome(plan, origins, plan_flags(reasons), asked=True)
+    plan, origin, reasons = screen_plan(plan, base, screened, auto=auto)
+    return PlanOutcome(plan, origin, reasons, asked=True)
 
 
 def consolidate_now(
@@ -149,7 +151,7 @@ def consolidate_now(
         log.fail(LAST_ERROR_CONSOLIDATE, str(e), e)
         return no_plan(base, str(e))
     # SPEC §7: its records redacted where needed, flagged when they need a person.
-    plan, origins, reasons = screen_plan(plan, base, NOTHING_SCREENED, auto=False)
+    plan, origin, reasons = screen_plan(plan, base, NOTHING_SCREENED, auto=False)
     return registry.add(
         PendingBatch(
             new_batch_id(),
@@ -157,8 +159,8 @@ def consolidate_now(
             plan,
             base,
             provenance=provenance,
-            origins=origins,
-            flags=plan_flags(reasons),
+            plan_origin=origin,
+            plan_flags=reasons,
         )
     )
 

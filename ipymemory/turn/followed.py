@@ -26,12 +26,12 @@ from ..errors import MemoryStoreError, ModelNotConfigured, SideQueryError, SideQ
 from ..follow import Verdict, as_verdict, check_answer, checked
 from ..model import ModelClient, Usage
 from ..model.usage import Role
+from ..review.scopes import PROJECT, USER, Scope, ScopedSet
 from ..sidequery.followed import judge_followed
 from ..store.follow_log import FollowEntry, FollowLog, JudgedRecord
 from ..store.history import actor_info
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
-from .scopes import PROJECT, USER, Scope, ScopedSet
 
 __all__ = [
     "LAST_ERROR_FOLLOW",

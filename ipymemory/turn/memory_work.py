@@ -13,7 +13,7 @@
                  session (a new name, or an update that says something new, is a new
                  proposal)
     screen       origin, credentials, instructions, before anything is kept
-                 (turn/screened.py)
+                 (review/screened.py)
     scopes       which items go to the user scope (SPEC §11): new ``user``-type items and
                  updates of a user-scope record; the extractor never chooses a path
     consolidate  when due (turn/consolidation.py): a plan over the project's set as the
@@ -37,27 +37,28 @@ from typing import Any
 
 from .. import _constants as C
 from ..errors import MemoryStoreError, ProposalError, SideQueryError
-from ..screen import history_sources
-from ..screen.dependence import file_outputs
-from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
-from ..sidequery.extract import ExtractedItem
-from ..store.record import MemoryRecord, MemoryType
-from .batch import USER_SCOPE, BatchRegistry, BatchStatus, CommitResult, PendingBatch
-from .choosing import LAST_ERROR_READ
-from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
-from .context import TurnContext
-from .history import message_tokens, previous_turn_start
-from .proposals import (
+from ..review import AUTO, BatchRegistry, BatchStatus, CommitResult, Decision, PendingBatch
+from ..review.proposals import (
     Proposal,
+    ProposalScreen,
     assemble_batch,
     join_batches,
     new_batch_id,
     recent_agent_updates,
     screen_proposals,
 )
-from .provenance import TurnProvenance
-from .scopes import AgentNames, ScopedSet, read_scopes
-from .screened import ScreenedItems, screen_items, split_for_auto
+from ..review.provenance import TurnProvenance
+from ..review.scopes import USER, AgentNames, ScopedSet, read_scopes
+from ..review.screened import FilesRead, ScreenedItems, screen_items, split_for_auto
+from ..screen import history_sources
+from ..screen.dependence import file_outputs
+from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
+from ..sidequery.extract import ExtractedItem
+from ..store.record import MemoryRecord, MemoryType
+from .choosing import LAST_ERROR_READ
+from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
+from .context import TurnContext
+from .history import message_tokens, previous_turn_start
 
 __all__ = [
     "LAST_ERROR_AGENT",
@@ -213,21 +214,24 @@ class MemoryWork:
         consolidation = self._consolidation(scoped, items, replaces, scopes, screened, auto=auto)
         batch = PendingBatch(
             new_batch_id(),
-            items,
+            tuple(
+                item.but(
+                    replaces=replaces.get(item.name),
+                    scope=scopes.get(item.name, item.scope),
+                    evidence=evidence.get(item.name, ()),
+                    # A user-wide item's sources are this project's files: not kept.
+                    sources={} if item.name in scopes else item.sources,
+                )
+                for item in screened.kept
+            ),
             consolidation.plan,
             # The user records its updates replace travel in the base (their digests are
             # how a later kernel knows they did not change).
             (*base, *(theirs[n] for n in set(replaces.values()) - current)),
             plan_error=consolidation.error,
             provenance=replace(self.provenance, models=self.ctx.log.models()),
-            origins={**screened.origins, **consolidation.origins},
-            flags={**screened.flags, **consolidation.flags},
-            redacted=screened.redacted,
-            replaces=replaces,
-            evidence={name: why for name, why in evidence.items() if name in kept},
-            sources={n: files for n, files in screened.sources.items() if n not in scopes},
-            scopes=scopes,
-            findings=screened.findings,
+            plan_origin=consolidation.origin,
+            plan_flags=consolidation.reasons,
         )
         return batch, consolidation.asked
 
@@ -288,8 +292,7 @@ class MemoryWork:
             [*window.context, *window.messages],
             self.registry.proposed_names() | taken,
             evidence=evidence,
-            reads=self.reads,
-            outputs=self._outputs,
+            files=FilesRead(self.reads, self._outputs),
         )
         if screened.dropped:
             self.ctx.log.fail(LAST_ERROR_SCREEN, "; ".join(screened.dropped))
@@ -340,7 +343,7 @@ class MemoryWork:
             self._held = self._proposed(later, asked)
         if now is None:
             return self._held
-        done = commit_batch(self.ctx, self.registry, self._proposed(now, asked), auto=True)
+        done = commit_batch(self.ctx, self.registry, self._proposed(now, asked), AUTO)
         return done.batch
 
     def _proposed(self, batch: PendingBatch, asked: bool) -> PendingBatch:
@@ -362,10 +365,14 @@ class MemoryWork:
             screened = screen_proposals(
                 self.proposals,
                 current,
-                auto=auto,
-                sources=sources,
-                names=AgentNames.of(self.ctx.user_store),
-                recent_updates=recent_agent_updates(self.ctx.store) if auto else (),
+                ProposalScreen(
+                    auto=auto,
+                    sources=sources,
+                    names=AgentNames.of(self.ctx.user_store),
+                    recent_updates=frozenset(recent_agent_updates(self.ctx.store))
+                    if auto
+                    else frozenset(),
+                ),
             )
         except (ProposalError, MemoryStoreError) as e:  # the set changed under them
             why = f"the memory tool's proposals were not kept: {e}"
@@ -435,46 +442,33 @@ def new_scopes(
     project. The extractor never chooses a path."""
     if not user_on:
         return {}
-    out = {}
+    out: dict[str, str] = {}
     for item in items:
         target = replaces.get(item.name)
         if target is not None:
             if target not in project:
-                out[item.name] = USER_SCOPE
+                out[item.name] = USER
         elif item.type is MemoryType.USER:
-            out[item.name] = USER_SCOPE
+            out[item.name] = USER
     return out
 
 
 def commit_batch(
-    ctx: TurnContext,
-    registry: BatchRegistry,
-    batch: PendingBatch,
-    reject: Collection[str] = (),
-    accept_plan: bool = True,
-    *,
-    auto: bool,
-    decided_by: str = "review",
-    redacted: Collection[str] = (),
-    scopes: Mapping[str, str] | None = None,
-    accept: Collection[str] = (),
+    ctx: TurnContext, registry: BatchRegistry, batch: PendingBatch, decision: Decision
 ) -> CommitResult:
-    """Commit ``batch`` (see :meth:`BatchRegistry.commit`), decided by a person or
-    (``auto``) by auto mode; a store's refusal is logged as ``LAST_ERROR_COMMIT``."""
+    """Commit ``batch`` as ``decision`` says (see :meth:`BatchRegistry.commit`), decided
+    by a person or by auto mode (:data:`~ipymemory.review.decision.AUTO`); a store's
+    refusal is logged as ``LAST_ERROR_COMMIT``."""
     # Mode off stops writing what a turn extracted; an undo/restore was asked for
     # explicitly, like forget, and is applied.
+    auto = decision.decided_by is AUTO.decided_by
     off = not auto and ctx.config.commit_mode == "off" and batch.history is None
     result = registry.commit(
         ctx.store,
         batch,
-        reject,
-        accept_plan,
-        refusal="commit mode is 'off': this session never writes memories" if off else None,
-        decided_by="auto" if auto else decided_by,
-        redacted=redacted,
+        decision,
         user_store=ctx.user_store,
-        scopes=scopes,
-        accept=accept,
+        refusal="commit mode is 'off': this session never writes memories" if off else None,
     )
     failed = result.batch is not None and result.batch.status is BatchStatus.FAILED
     if failed and result.error is not None:  # the store refused

@@ -46,7 +46,7 @@ import copy
 import threading
 import time
 import uuid
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -55,12 +55,19 @@ from .. import _constants as C
 from ..config import default_model
 from ..errors import BatchError, TurnError
 from ..model import ModelClient
+from ..review import BatchRegistry, CommitResult, Decision, PendingBatch
+from ..review.door import Door
+from ..review.failures import MemoryFailure
+from ..review.history_change import HistoryChange
+from ..review.pending import PendingFiles
+from ..review.proposals import Proposal, new_batch_id
+from ..review.provenance import TurnProvenance
+from ..review.scopes import ScopedSet, user_store_for
 from ..sidequery import LAST_ERROR_SELECT, Selection
 from ..store.recency import JournalCache
 from ..store.record import MemoryRecord
 from ..store.store import MemoryStore
 from .answering import OfferedMemoryTool, ToolChoices, answer_question, summarize, tool_box
-from .batch import BatchRegistry, CommitResult, PendingBatch
 from .beside import BesidePick
 from .carried import CarriedMemory
 from .choosing import (
@@ -74,19 +81,13 @@ from .choosing import (
 from .config import COMMIT_MODES, SessionConfig
 from .consolidation import SessionSpacing, consolidate_now
 from .context import TurnContext
-from .failures import MemoryFailure
 from .followed import FollowReport, FollowTracker, FollowTurn
 from .history import RequestHistory
-from .history_change import HistoryChange
 from .injection import render_block
 from .loop import LoopOutcome, ToolStep
 from .memory_feed import TurnMemory
 from .memory_work import LAST_ERROR_COMMIT, MemoryWork, WorkOutcome, commit_batch, skipped
-from .pending import PendingFiles
-from .proposals import Proposal, new_batch_id
-from .provenance import TurnProvenance
 from .question import Question
-from .scopes import ScopedSet, user_store_for
 from .trace import SelectionTrace
 from .turnlog import Listener, TurnEvent, TurnLog
 from .usage import TurnUsage, UsageLedger
@@ -635,46 +636,32 @@ class AgentSession:
     # --- batches -------------------------------------------------------------------
 
     def commit(
-        self,
-        batch: PendingBatch,
-        *,
-        decided_by: str = "review",
-        reject: Collection[str] = (),
-        accept_plan: bool = True,
-        redacted: Collection[str] = (),
-        scopes: Mapping[str, str] | None = None,
-        accept: Collection[str] = (),
+        self, batch: PendingBatch, decision: Decision | None = None, **choices: Any
     ) -> CommitResult:
-        """Commit ``batch`` minus the ``reject``-ed item names, with or without its
-        plan, in one store commit (see :mod:`ipymemory.turn.batch`). Redacted items
-        (``batch.redacted``) are committed only when named in ``redacted``; items held
-        for review (flagged by screening) only when named in ``accept`` -- the others
-        stay pending in the batch (``CommitResult.held``) -- and a flagged plan only
-        when ``accept`` names ``PLAN_FLAG``. ``scopes``
-        moves items between the project and the user scope (SPEC §11) before; the
-        user scope's items are committed there, in a commit of its own.
+        """Commit ``batch`` as ``decision`` says (default: everything screening let
+        through, with its plan), in one store commit (see :mod:`ipymemory.review`):
+        items it rejects are left out, redacted items are committed only when it chooses
+        them, items held for review (flagged by screening) only when it accepts them --
+        the others stay pending in the batch (``CommitResult.held``) -- and a flagged
+        plan only when it accepts the plan. Its ``scopes`` move items between the
+        project and the user scope (SPEC §11) first; the user scope's items are
+        committed there, in a commit of its own. The keywords of earlier versions
+        (``reject=``, ``accept_plan=``, ``redacted=``, ``scopes=``, ``accept=``,
+        ``decided_by=``) still say the same (:meth:`Decision.from_keywords`).
 
         Raises :class:`BatchError` for an unknown batch, one already committed or
-        discarded, or reject names that are not items. Otherwise never raises: a
-        refusal is in ``CommitResult.error`` (and, for a store failure, in
-        ``last_error``), and the set is unchanged. In commit mode ``off`` every
-        commit is refused (a turn run with ``commit_mode="auto"`` still commits).
-        ``decided_by`` is where the person decided, for the journal (``review``: a
-        review widget or a command; ``lab-panel``: the Lab's Memory panel).
+        discarded, or a decision naming what the batch does not have. Otherwise never
+        raises: a refusal is in ``CommitResult.error`` (and, for a store failure, in
+        ``last_error``), and the set is unchanged. In commit mode ``off`` every commit
+        made by a person is refused (a turn run with ``commit_mode="auto"`` still
+        commits).
         """
+        if decision is None:
+            decision = Decision.from_keywords(choices)
+        elif choices:
+            raise TypeError("give a Decision or its keywords, not both")
         with self._lock:
-            return commit_batch(
-                self._context(),
-                self.batch_registry,
-                batch,
-                reject,
-                accept_plan,
-                auto=False,
-                decided_by=decided_by,
-                redacted=redacted,
-                scopes=scopes,
-                accept=accept,
-            )
+            return commit_batch(self._context(), self.batch_registry, batch, decision)
 
     def discard(self, batch: PendingBatch) -> None:
         """Drop a pending (or failed) batch; nothing is written."""
@@ -690,7 +677,7 @@ class AgentSession:
             ctx = self._context()
             provenance = TurnProvenance(
                 self.id,
-                via="consolidate",
+                via=Door.CONSOLIDATE,
                 caller=self.caller_context(),
                 models={"consolidator": ctx.side_model_name},
             )
@@ -700,7 +687,7 @@ class AgentSession:
         """Register an undo/restore as a batch awaiting a decision (``commit`` applies
         it whole, ``discard`` drops it); nothing is written now."""
         with self._lock:
-            provenance = TurnProvenance(self.id, via=change.op, caller=self.caller_context())
+            provenance = TurnProvenance(self.id, via=Door(change.op), caller=self.caller_context())
             return self.batch_registry.add(
                 PendingBatch(new_batch_id(), (), None, (), provenance=provenance, history=change)
             )

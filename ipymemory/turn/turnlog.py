@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..review.failures import MemoryFailure
 from ..screen import redact
-from .failures import MemoryFailure
 from .loop import ToolStep
 from .usage import CallUsage, TurnUsage, UsageLedger
 

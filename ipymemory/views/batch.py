@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..screen.rules import Finding, findings_to_json
+from ..review import BatchStatus, Decision, Door, Item, PlanChoice
+from ..review.commit import commit_effect
+from ..review.decision import PLAN_NAME
+from ..review.listing import TERMINAL, decide_line, reopen_line
+from ..review.scopes import USER
+from ..screen.rules import Finding, findings_of_reasons, findings_to_json
 from ..store.record import MemoryRecord
-from ..turn.batch import PLAN_FLAG, USER_SCOPE, BatchStatus, commit_effect, holdable
-from ..turn.provenance import AGENT_VIAS
 from ._static import (
     StaticView,
     esc,
@@ -19,9 +23,9 @@ from ._static import (
 )
 
 if TYPE_CHECKING:
-    from ..turn.batch import PendingBatch
+    from ..review.batch import PendingBatch
 
-__all__ = ["NOTHING_TO_MERGE", "BatchView", "ConsolidationPlanView", "agent_proposer"]
+__all__ = ["NOTHING_TO_MERGE", "BatchView", "ConsolidationPlanView", "Standing", "agent_proposer"]
 
 #: How an empty plan reads (SPEC §9): a successful consolidation that changes nothing.
 NOTHING_TO_MERGE = (
@@ -30,18 +34,15 @@ NOTHING_TO_MERGE = (
     "for new records."
 )
 
+#: Nothing decided yet: every item as proposed, the plan applied; pending, no id.
+_AS_PROPOSED = Decision()
+
 _REVIEW_HINT = "Review it: %memory commit [--reject NAME …] [--no-plan]  or  %memory discard"
 # What a saved notebook shows for a batch still pending when it was saved: its kernel
 # (and the live widget) may be gone, the batch itself is kept in .memory/pending/.
 _RESUME_HINT = (
     "{lead} Decide it with the widget or {review}; after a "
-    "kernel restart, %memory pending lists it and %memory pending --open {id} reopens it."
-)
-
-_DECIDE_HINT = (
-    "{lead} Decide it: ipymemory commit --batch {id} "
-    "[--reject NAME …] [--accept NAME …] [--redacted NAME …] [--no-plan | --accept-plan], "
-    "or ipymemory discard --batch {id}"
+    "kernel restart, %memory pending lists it and {reopen} reopens it."
 )
 # What a pending batch has written so far: nothing, or (a commit that left the held
 # items pending, issue 43) nothing of what is still in it.
@@ -78,7 +79,10 @@ class ConsolidationPlanView(StaticView):
         *,
         sources: Sequence[MemoryRecord] = (),
         accepted: bool = True,
+        held: tuple[tuple[str, ...], tuple[Finding, ...]] = ((), ()),
     ) -> None:
+        #: Why screening holds the plan, and which rules (empty: it does not).
+        self.flags, self.findings = held
         self.source_names = tuple(source_names)
         self.records = tuple(records)
         by_name = {r.name: r for r in sources}
@@ -97,6 +101,7 @@ class ConsolidationPlanView(StaticView):
             batch.plan.records,
             sources=(*batch.base, *batch.items),
             accepted=accepted,
+            held=(batch.plan_flags, batch.plan_findings),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -175,115 +180,108 @@ class ConsolidationPlanView(StaticView):
         return f"<div><b>{esc(self._headline())}</b></div>{self.diff_html()}"
 
 
-class BatchView(StaticView):
-    """A batch waiting for review, or its outcome.
+@dataclass(frozen=True)
+class Standing:
+    """Where a shown batch stands: its ``status``, what a commit ``committed`` from it,
+    the last ``error``, its id (``batch_id``), the set's size before and after a
+    commit as chosen (``net``: shown while a plan is open, where "N items" alone would
+    hide what the merge does to the set, issue 14 #4), who proposed it when another
+    agent did (``proposer``), and whether it is shown on the command line (the hint
+    names its commands, not the notebook's)."""
 
-    ``status`` is a :class:`~ipymemory.turn.batch.BatchStatus` (or its value);
-    ``rejected`` names the items the reviewer turned down; ``committed`` what the
-    commit wrote; ``flags`` why screening wants a person for an item or the plan
-    (SPEC §7), shown beside the items; ``redacted`` the items shown in redacted form;
-    ``replaces`` the items that update a current record (SPEC §9), and which;
-    ``held`` the items held for a person that no decision named yet (committed only
-    when accepted by name, issue 28 item 0).
+    status: BatchStatus = BatchStatus.PENDING
+    committed: tuple[str, ...] = ()
+    error: str | None = None
+    batch_id: str | None = None
+    net: tuple[int, int] | None = None
+    proposer: Door | None = None
+    command_line: bool = False
+    #: Accepted items memory already held as proposed: nothing was written for them.
+    present: tuple[str, ...] = ()
+
+
+_PENDING = Standing()
+
+
+class BatchView(StaticView):
+    """A batch waiting for review, or its outcome: its items (each with what screening
+    found: why it needs a person, its rules, whether it is redacted, what it updates,
+    its scope), its plan's diff, the ``decision`` so far (what is rejected, the plan
+    applied or not) and where it stands (:class:`Standing`). An item held for a person
+    that the decision does not name is committed only when accepted by name (issue 28
+    item 0).
     """
 
     view_name = "batch"
 
     def __init__(
         self,
-        items: Sequence[MemoryRecord],
+        items: Sequence[Item | MemoryRecord],
         *,
-        status: BatchStatus | str = BatchStatus.PENDING,
-        rejected: Collection[str] = (),
         plan: ConsolidationPlanView | None = None,
-        committed: Sequence[str] = (),
-        error: str | None = None,
-        batch_id: str | None = None,
-        flags: Mapping[str, Sequence[str]] | None = None,
-        redacted: Collection[str] = (),
-        net: tuple[int, int] | None = None,
-        replaces: Mapping[str, str] | None = None,
-        user_wide: Collection[str] = (),
-        proposer: str | None = None,
-        command_line: bool = False,
-        held: Collection[str] = (),
-        findings: Mapping[str, Sequence[Finding]] | None = None,
-        present: Collection[str] = (),
-        later: str | None = None,
+        decision: Decision = _AS_PROPOSED,
+        standing: Standing = _PENDING,
     ) -> None:
-        self.items = tuple(items)
-        #: Issue 39: per flagged item (or the plan), which rules fired and on what.
-        self.findings = {name: tuple(found) for name, found in (findings or {}).items()}
-        self.held = frozenset(held)
-        #: Accepted items memory already held as proposed: nothing was written for them.
-        self.present = tuple(present)
+        self.proposed = tuple(Item.of(item) for item in items)
+        self.items = tuple(item.record for item in self.proposed)
+        self.plan = plan
+        self.standing = standing
+        self.status = BatchStatus(standing.status)
+        self.committed = standing.committed
+        self.error = standing.error
+        self.batch_id = standing.batch_id
+        self.net = standing.net
+        self.proposer = standing.proposer
+        self.command_line = standing.command_line
+        self.present = standing.present
         #: How a command in a later cell decided this batch ("Committed: …"): where it
         #: was proposed, the view still reads as the proposal, then says so (issue 43).
-        self.later = later
-        #: Shown on the command line: the hint names its commands, not the notebook's.
-        self.command_line = command_line
-        #: Who proposed the batch when not a turn's extractor (another agent: "mcp", …).
-        self.proposer = proposer
-        self.replaces = dict(replaces or {})
+        self.later: str | None = None
+        self.rejected = frozenset(decision.reject)
+        named = {*decision.reject, *decision.accept}
+        self.held = frozenset(
+            i.name for i in self.proposed if i.held and i.name not in named and self.status.open
+        )
+        #: Why screening wants a person, per item (and the plan, by ``PLAN_NAME``).
+        self.flags = {i.name: i.flags for i in self.proposed if i.flags}
+        #: Issue 39: per flagged item (or the plan), which rules fired and on what.
+        self.findings = {i.name: i.rules for i in self.proposed if i.flagged or i.findings}
+        self.redacted = frozenset(i.name for i in self.proposed if i.redacted)
+        self.replaces = {i.name: i.replaces for i in self.proposed if i.replaces is not None}
         #: The items committed to the user scope (SPEC §11); the others to the project.
-        self.user_wide = frozenset(user_wide)
-        #: (records before, after) if committed as chosen; shown while a plan is open,
-        #: where "N items" alone would hide what the merge does to the set (issue 14 #4).
-        self.net = net
-        self.flags = {name: tuple(why) for name, why in (flags or {}).items()}
-        self.redacted = frozenset(redacted)
-        self.status = BatchStatus(status)
-        self.rejected = frozenset(rejected)
-        self.plan = plan
-        self.committed = tuple(committed)
-        self.error = error
-        self.batch_id = batch_id
+        self.user_wide = frozenset(i.name for i in self.proposed if i.scope == USER)
+        if plan is not None and plan.flags:
+            self.flags[PLAN_NAME] = plan.flags
+            self.findings[PLAN_NAME] = plan.findings or findings_of_reasons(plan.flags)
+        self.findings = {n: f for n, f in self.findings.items() if f}
 
     @classmethod
     def of(
-        cls,
-        batch: PendingBatch,
-        *,
-        rejected: Collection[str] | None = None,
-        plan_accepted: bool | None = None,
-        command_line: bool = False,
-        accepted_held: Collection[str] = (),
+        cls, batch: PendingBatch, decision: Decision | None = None, *, command_line: bool = False
     ) -> BatchView:
-        """The static view of ``batch`` as the session last recorded it; ``rejected`` /
-        ``plan_accepted`` / ``accepted_held`` override its decision (a review's choices
-        before Commit)."""
-        accepted = batch.plan_accepted if plan_accepted is None else plan_accepted
-        if rejected is None:
+        """The static view of ``batch`` as the session last recorded it; ``decision``
+        stands for its recorded one (a review's choices before Commit)."""
+        if decision is None:
             # Open: a redacted item is committed only on an explicit choice (SPEC §7).
             rejected = (*batch.rejected, *batch.redacted) if batch.open else batch.rejected
-        held = (
-            [n for n in holdable(batch) if n != PLAN_FLAG and n not in {*rejected, *accepted_held}]
-            if batch.open
-            else []
-        )
+            choice = PlanChoice.APPLY if batch.plan_accepted else PlanChoice.LEAVE
+            decision = Decision(reject=rejected, plan=choice)
         net = None
         if batch.open and batch.plan is not None and batch.history is None:
-            effect = commit_effect(batch, rejected, accepted)
+            effect = commit_effect(batch, decision)
             net = None if effect.conflict else (effect.before, effect.after)
-        return cls(
-            batch.items,
-            status=batch.status,
-            rejected=rejected,
-            plan=ConsolidationPlanView.of(batch, accepted=accepted),
-            committed=batch.committed,
-            error=batch.error or batch.plan_error,
-            batch_id=batch.id,
-            flags=batch.flags,
-            redacted=batch.redacted,
-            net=net,
-            replaces=batch.replaces,
-            user_wide=[n for n in batch.names if batch.scope_of(n) == USER_SCOPE],
-            proposer=agent_proposer(batch),
-            command_line=command_line,
-            held=held,
-            findings=batch.all_findings(),
-            present=batch.present,
+        standing = Standing(
+            batch.status,
+            batch.committed,
+            batch.error or batch.plan_error,
+            batch.id,
+            net,
+            agent_proposer(batch),
+            command_line,
+            batch.present,
         )
+        plan = ConsolidationPlanView.of(batch, accepted=decision.applies_plan)
+        return cls(batch.proposed, plan=plan, decision=decision, standing=standing)
 
     def net_line(self) -> str | None:
         """``Commit as chosen: 4 → 8 records`` while a plan is open (None otherwise)."""
@@ -354,11 +352,11 @@ class BatchView(StaticView):
             return None
         lead = _REST_WAITS if self.committed or self.present else _NOTHING_YET
         if self.command_line and self.batch_id is not None:
-            return _DECIDE_HINT.format(lead=lead, id=self.batch_id)
+            return f"{lead} Decide it: {decide_line(TERMINAL, self.batch_id)}"
         review = "%memory commit [--reject NAME …] [--no-plan] / %memory discard"
         if self.batch_id is None:
             return _REVIEW_HINT
-        return _RESUME_HINT.format(lead=lead, review=review, id=self.batch_id)
+        return _RESUME_HINT.format(lead=lead, review=review, reopen=reopen_line(self.batch_id))
 
     def _item_rows(self) -> list[dict[str, str]]:
         return [{"decision": self.decision(r.name), **r.to_json()} for r in self.items]
@@ -499,7 +497,7 @@ class BatchView(StaticView):
         return "".join(parts)
 
 
-def agent_proposer(batch: PendingBatch) -> str | None:
+def agent_proposer(batch: PendingBatch) -> Door | None:
     """``mcp`` / ``memory-tool`` when another agent proposed ``batch`` (SPEC §10)."""
     via = batch.provenance.via if batch.provenance is not None else None
-    return via if via in AGENT_VIAS else None
+    return via if via is not None and via.agent else None

@@ -23,15 +23,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MemoryStoreError
+from ..review.door import Door
+from ..review.listing import reopen_line
 from ..store.history import HistoryEntry
 from ..store.record import MemoryRecord
 from ._static import StaticView, esc, plain_table
 from ._widgetbase import note_html
 
 if TYPE_CHECKING:
+    from ..review.batch import PendingBatch
+    from ..review.history_change import HistoryChange
     from ..store.store import MemoryStore
-    from ..turn.batch import PendingBatch
-    from ..turn.history_change import HistoryChange
 
 __all__ = [
     "HistoryChangeView",
@@ -83,9 +85,9 @@ def describe_actor(actor: Mapping[str, Any]) -> str:
         return " ".join(parts)
     if actor.get("tool") == "unknown":
         return "another tool"
-    if actor.get("via") == "cli" or actor.get("front") == "ipymemory":
+    if actor.get("via") == Door.CLI or actor.get("front") == "ipymemory":
         return "the command line"
-    if actor.get("via") == "notebook" or actor.get("front") == "%memory":
+    if actor.get("via") == Door.NOTEBOOK or actor.get("front") == "%memory":
         return "a notebook"  # (issue 43: not the version of the tool that wrote it)
     tool = actor.get("tool")
     return tool if isinstance(tool, str) else "unknown"
@@ -150,7 +152,7 @@ def entry_row(entry: HistoryEntry) -> dict[str, Any]:
 
 def _move(actor: Mapping[str, Any]) -> dict[str, Any] | None:
     """Half of a move (``move NAME --to SCOPE``): where from, where to, the move it undoes."""
-    if actor.get("via") != "move":
+    if actor.get("via") != Door.MOVE:
         return None
     return {
         "from": actor.get("from_scope"),
@@ -574,9 +576,8 @@ class HistoryChangeView(StaticView):
             "Pending: nothing is written until you commit it (Commit, or %memory commit"
             + (f" --batch {self.batch_id}" if self.batch_id else "")
             + "; %memory discard to drop it). It is kept in .memory/pending/: after a "
-            + "restart, %memory pending lists it and %memory pending --open "
-            + (self.batch_id or "ID")
-            + " reopens it."
+            + f"restart, %memory pending lists it and {reopen_line(self.batch_id or 'ID')} "
+            + "reopens it."
         )
 
     def to_text(self) -> str:

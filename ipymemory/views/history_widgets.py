@@ -20,14 +20,14 @@ from IPython.display import DisplayHandle
 from traitlets import Bool, HasTraits, Tuple, Unicode
 
 from ..errors import IPyMemoryError
-from ..turn.batch import BatchStatus
+from ..review.batch import BatchStatus
 from ._static import StaticView, display_bundle, esc, update_bundle
 from ._widgetbase import StaticBundleBox, block_html, html_block, html_text
 from .history import HistoryChangeView, HistoryDiffView, HistoryView
 
 if TYPE_CHECKING:
+    from ..review import BatchRegistry, PendingBatch
     from ..store.store import MemoryStore
-    from ..turn.batch import BatchRegistry, PendingBatch
 
 __all__ = ["HistoryChangeReview", "HistoryState", "HistoryWidget"]
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._text import counted
 from ..errors import MemoryStoreError
+from ..review.scopes import unreadable_note
 from ..store.record import StoredRecord
-from ..turn.scopes import unreadable_note
 from ._static import StaticView, esc, plain_table, record_line, record_rows_html
 
 if TYPE_CHECKING:

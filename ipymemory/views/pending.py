@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
+from ..review.listing import NOTEBOOK, TERMINAL, Listed, decide_line, reopen_line
 from ._static import StaticView, esc, plain_table, record_rows_html
 
-__all__ = ["DECIDE_HINT", "LIVE_HINT", "MIXED_HINT", "OPEN_HINT", "PendingEntry", "PendingView"]
+__all__ = [
+    "DECIDE_HINT",
+    "LIVE_HINT",
+    "MIXED_HINT",
+    "OPEN_HINT",
+    "PendingEntry",
+    "PendingView",
+]
 
 _COLUMNS = (
     ("id", "Batch"),
@@ -18,57 +26,44 @@ _COLUMNS = (
     ("saved", "Saved"),
     ("expires", "Expires"),
 )
-OPEN_HINT = "Reopen one for review: %memory pending --open ID"
+OPEN_HINT = f"Reopen one for review: {reopen_line()}"
 #: When every batch listed is already open in this kernel (issue 44: reopening one is no
 #: step to take): decide it under its turn, or by id.
-LIVE_HINT = (
-    "Decide one in its review under the turn, or: %memory commit --batch ID "
-    "[--reject NAME …], %memory discard --batch ID"
-)
+LIVE_HINT = f"Decide one in its review under the turn, or: {decide_line(NOTEBOOK)}"
 #: Some are this kernel's, some saved by another or an earlier kernel.
 MIXED_HINT = (
-    "Saved ones: reopen for review with %memory pending --open ID; this kernel's: decide "
-    "in the review under the turn, or %memory commit --batch ID"
+    f"Saved ones: reopen for review with {reopen_line()}; this kernel's: decide in the "
+    f"review under the turn, or {decide_line(NOTEBOOK)}"
 )
 #: The command line's hint: it decides batches rather than reopening them.
-DECIDE_HINT = (
-    "Decide one: ipymemory commit --batch ID [--reject NAME …] [--accept NAME …] "
-    "[--redacted NAME …], or ipymemory discard --batch ID"
-)
+DECIDE_HINT = f"Decide one: {decide_line(TERMINAL)}"
 
 
 @dataclass(frozen=True)
-class PendingEntry:
-    """One batch awaiting a decision. ``live``: it belongs to this kernel's session
-    (``%memory commit --batch ID`` decides it); otherwise it was saved by another or an
-    earlier kernel. Times are UNIX seconds (None: not saved)."""
+class PendingEntry(Listed):
+    """A listed batch (:class:`~ipymemory.review.listing.Listed`) as the pending view
+    shows it."""
 
-    id: str
-    names: tuple[str, ...]
-    plan: str | None
-    live: bool
-    saved_at: float | None = None
-    expires_at: float | None = None
-    change: str | None = None  # an undo/restore proposal: its title
-    via: str | None = None  # who proposed it when not a turn: "mcp", "memory-tool", …
-    # Where it came from when not a notebook's turn (turn.provenance.batch_source).
-    source: str | None = None
+    @classmethod
+    def shown(cls, listed: Listed) -> PendingEntry:
+        return cls(**{f.name: getattr(listed, f.name) for f in fields(Listed)})
 
     def what(self) -> str:
+        """What the batch proposes, in a few words."""
         parts = [self.change] if self.change else []
         if self.source:
             parts.append(self.source)
         if self.names:
             parts.append(", ".join(self.names))
-        if self.plan:
-            parts.append(self.plan)
+        if self.plan_text:
+            parts.append(self.plan_text)
         return "; ".join(parts) or "nothing"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "names": list(self.names),
-            "plan": self.plan,
+            "plan": self.plan_text,
             "change": self.change,
             "via": self.via,
             "source": self.source,
@@ -102,13 +97,13 @@ class PendingView(StaticView):
     def __init__(
         self,
         directory: str,
-        entries: Sequence[PendingEntry],
+        entries: Sequence[Listed],
         problems: Sequence[str] = (),
         hint: str = OPEN_HINT,
     ) -> None:
         self.hint = hint
         self.directory = directory
-        self.entries = tuple(entries)
+        self.entries = tuple(PendingEntry.shown(e) for e in entries)
         self.problems = tuple(problems)
 
     def to_json(self) -> dict[str, Any]:

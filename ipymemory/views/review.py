@@ -2,7 +2,7 @@
 
 Commit writes the accepted items (and the plan, if accepted) through the session in
 one commit; Discard drops the batch. The widget OBSERVES its batch in the session's
-:class:`~ipymemory.turn.batch.BatchRegistry` (a traitlets ``state`` trait): whoever
+:class:`~ipymemory.review.batch.BatchRegistry` (a traitlets ``state`` trait): whoever
 decides the batch -- these buttons, ``%memory commit`` / ``discard``, code calling the
 session -- the widget then disables its controls and shows the outcome. When it was
 displayed through IPython's ``display``, that output is then replaced by the static
@@ -17,23 +17,18 @@ batch (``%memory commit`` without ``--accept``) locks the items it decided.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import ipywidgets as w
 from IPython.display import DisplayHandle
 
 from ..errors import BatchError, MemoryStoreError
+from ..review import BatchStatus, Decision, PlanChoice
+from ..review.commit import commit_effect
+from ..review.scopes import PROJECT, USER
 from ..screen.rules import Finding
 from ..store.record import MemoryRecord
-from ..turn.batch import (
-    PLAN_FLAG,
-    PROJECT_SCOPE,
-    USER_SCOPE,
-    BatchStatus,
-    commit_effect,
-    holdable,
-)
 from ._static import StaticView, display_bundle, esc, styled_html, update_bundle
 from ._widgetbase import (
     StaticBundleBox,
@@ -47,9 +42,9 @@ from ._widgetbase import (
 from .batch import BatchView, ConsolidationPlanView, agent_proposer
 
 if TYPE_CHECKING:
+    from ..review import BatchRegistry, CommitResult, PendingBatch
     from ..sidequery.consolidate import ConsolidationPlan
     from ..store.store import MemoryStore
-    from ..turn.batch import BatchRegistry, CommitResult, PendingBatch
 
 __all__ = ["BatchReview"]
 
@@ -126,16 +121,7 @@ class _Reviewer(Protocol):
     @property
     def user_store(self) -> MemoryStore | None: ...
 
-    def commit(
-        self,
-        batch: PendingBatch,
-        *,
-        reject: Collection[str] = (),
-        accept_plan: bool = True,
-        redacted: Collection[str] = (),
-        scopes: Mapping[str, str] | None = None,
-        accept: Collection[str] = (),
-    ) -> CommitResult: ...
+    def commit(self, batch: PendingBatch, decision: Decision) -> CommitResult: ...
 
     def discard(self, batch: PendingBatch) -> None: ...
 
@@ -174,9 +160,10 @@ class BatchReview(StaticBundleBox):
         self._labels: dict[str, w.HTML] = {}
         self._records = {record.name: record for record in batch.items}
         parts: list[w.Widget] = [self._heading()]
-        for record in batch.items:
+        for item in batch.proposed:
+            record = item.record
             toggle = _decision(f"keep {record.name}", f"drop {record.name}")
-            if record.name in batch.flags:
+            if item.flagged:
                 toggle.value = REJECT  # held (or redacted): committed on an explicit choice
             label = w.HTML(value="")
             outcome = w.HTML(
@@ -191,7 +178,7 @@ class BatchReview(StaticBundleBox):
             show.layout = w.Layout(width=_BODY_WIDTH, min_width=_BODY_WIDTH, **_FIXED)
             show.add_class("ipymemory-body-toggle")
             rows: list[w.Widget] = [_item_row([toggle, outcome, show], label)]
-            if session.user_store is not None or batch.scope_of(record.name) == USER_SCOPE:
+            if session.user_store is not None or item.scope == USER:
                 rows.append(self._scope_row(record.name))
             parts.append(w.VBox([*rows, body]))
 
@@ -201,12 +188,11 @@ class BatchReview(StaticBundleBox):
             self.plan_decision = _decision(
                 "apply the consolidation", "keep the records as they are"
             )
-            plan_flags = batch.flags.get(PLAN_FLAG, ())
-            if plan_flags:  # flagged by screening: applied only on an explicit choice
+            if batch.plan_held:  # flagged by screening: applied only on an explicit choice
                 self.plan_decision.value = REJECT
-                why = "; ".join(plan_flags)
+                why = "; ".join(batch.plan_flags)
                 parts.append(html_text(f"\u26a0 Held for review: {why}", cls="ipm-error"))
-                rules = _rules_html(batch.findings_of(PLAN_FLAG))
+                rules = _rules_html(batch.plan_rules)
                 if rules:
                     parts.append(html_block(rules))
             self.plan_decision.observe(lambda _c: self._update_summary(), names="value")
@@ -262,14 +248,14 @@ class BatchReview(StaticBundleBox):
 
     def _scope_row(self, name: str) -> w.HBox:
         toggle = w.ToggleButtons(
-            options=(("this project", PROJECT_SCOPE), ("user-wide", USER_SCOPE)),
+            options=(("this project", PROJECT), ("user-wide", USER)),
             value=self.batch.scope_of(name),
             style={"button_width": _BUTTON_WIDTH, "description_width": "0px"},
             tooltips=(
                 "keep it in this project's .memory",
                 "keep it in your own memory, for every project (user_dir)",
             ),
-            disabled=name in self.batch.replaces,
+            disabled=self.batch.item(name).replaces is not None,
             layout=w.Layout(width=_TOGGLES_WIDTH, min_width=_TOGGLES_WIDTH, **_FIXED),
         )
         toggle.add_class("ipymemory-scope")
@@ -355,21 +341,18 @@ class BatchReview(StaticBundleBox):
     def _flag_html(self, name: str) -> str:
         """Which record item ``name`` updates, and why screening flagged it (empty if
         neither)."""
-        old = self.batch.replaces.get(name)
+        item = self.batch.item(name)
+        old = item.replaces
         update = (
             f'<div class="ipm-note">\u21bb updates {esc(old)} (rejecting it keeps {esc(old)})</div>'
             if old is not None
             else ""
         )
-        why = self.batch.flags.get(name)
+        why = item.flags
         if not why:
             return update
-        what = (
-            "REDACTED (accept commits the redacted text)"
-            if name in self.batch.redacted
-            else "Held for review"
-        )
-        rules = _rules_html(self.batch.findings_of(name))
+        what = "REDACTED (accept commits the redacted text)" if item.redacted else "Held for review"
+        rules = _rules_html(item.rules)
         return (
             update
             + f'<div class="ipm-error">\u26a0 {esc(what)}: {esc("; ".join(why))}</div>'
@@ -379,8 +362,11 @@ class BatchReview(StaticBundleBox):
     @property
     def redacted_chosen(self) -> tuple[str, ...]:
         """Redacted items the reviewer accepted (their redacted text is committed)."""
+        rejected = set(self.rejected)
         return tuple(
-            n for n in self.batch.redacted if n in self.decisions and n not in self.rejected
+            i.name
+            for i in self.batch.proposed
+            if i.redacted and i.name in self.decisions and i.name not in rejected
         )
 
     def _update_summary(self) -> None:
@@ -390,7 +376,7 @@ class BatchReview(StaticBundleBox):
         if not self.batch.open:
             self.summary.value = ""
             return
-        effect = commit_effect(self.batch, self.rejected, self.plan_accepted)
+        effect = commit_effect(self.batch, self.decision)
         self.commit_button.disabled = effect.conflict is not None
         if effect.conflict is not None:
             plan = self.batch.plan
@@ -430,13 +416,31 @@ class BatchReview(StaticBundleBox):
 
     @property
     def accepted_held(self) -> tuple[str, ...]:
-        """Held items (and a held plan, :data:`PLAN_FLAG`) the reviewer ticked: the
-        explicit choice that commits them."""
+        """Held items the reviewer ticked: the explicit choice that commits them."""
         rejected = set(self.rejected)
-        out = [n for n in holdable(self.batch) if n != PLAN_FLAG and n not in rejected]
-        if PLAN_FLAG in holdable(self.batch) and self.plan_accepted:
-            out.append(PLAN_FLAG)
-        return tuple(out)
+        return tuple(i.name for i in self.batch.proposed if i.held and i.name not in rejected)
+
+    @property
+    def decision(self) -> Decision:
+        """The decision the controls say now (what Commit would commit)."""
+        return self._decision_rejecting(self.rejected)
+
+    def _decision_rejecting(self, reject: tuple[str, ...]) -> Decision:
+        plan = PlanChoice.LEAVE
+        if self.plan_accepted:
+            plan = PlanChoice.ACCEPT if self.batch.plan_held else PlanChoice.APPLY
+        names = set(self.batch.names)
+        return Decision(
+            reject=reject,
+            accept=tuple(n for n in self.accepted_held if n not in reject),
+            redacted=tuple(n for n in self.redacted_chosen if n not in reject),
+            plan=plan,
+            scopes={
+                n: v
+                for n, v in self.chosen_scopes.items()
+                if n in names and self.batch.item(n).replaces is None
+            },
+        )
 
     def commit(self) -> None:
         """Commit the accepted items (and the plan if accepted).
@@ -458,18 +462,7 @@ class BatchReview(StaticBundleBox):
     def _commit(self, reject: tuple[str, ...]) -> None:
         self._deciding = True
         try:
-            result = self._session.commit(
-                self.batch,
-                reject=reject,
-                accept_plan=self.plan_accepted,
-                redacted=tuple(n for n in self.redacted_chosen if n not in reject),
-                scopes={
-                    n: v
-                    for n, v in self.chosen_scopes.items()
-                    if n not in self.batch.replaces and n in self.batch.names
-                },
-                accept=tuple(n for n in self.accepted_held if n not in reject),
-            )
+            result = self._session.commit(self.batch, self._decision_rejecting(reject))
         except (BatchError, MemoryStoreError) as e:
             self._refused(str(e))
             return
@@ -568,12 +561,7 @@ class BatchReview(StaticBundleBox):
         if not self.batch.open:
             return BatchView.of(self.batch)
         # Pending: the choices as they stand in the widget.
-        return BatchView.of(
-            self.batch,
-            rejected=self.rejected,
-            plan_accepted=self.plan_accepted,
-            accepted_held=self.accepted_held,
-        )
+        return BatchView.of(self.batch, self.decision)
 
     def _stop_observing(self) -> None:
         if self._observing:

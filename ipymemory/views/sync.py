@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._text import counted
+from ..review.listing import where_to_decide
 from ._static import StaticView, esc
 
 __all__ = ["SyncView", "side_by_side"]
@@ -182,8 +183,7 @@ class SyncView(StaticView):
         for batch, names in d.get("waiting", {}).items():
             out.append(
                 f"Waiting for your decision in pulled batch {batch}: {', '.join(names)} "
-                f"(%memory pending --open {batch}, or ipymemory commit --batch {batch} / "
-                f"ipymemory discard --batch {batch})"
+                f"(decide it {where_to_decide(batch)})"
             )
         for item in d.get("not_imported", ()):
             out.append(f"Not imported: {item['path']}: {item['reason']}")
@@ -197,10 +197,8 @@ class SyncView(StaticView):
             return None
         ids = " / ".join(batches)
         return (
-            f"Nothing pulled is in the set until decided: %memory pending --open ID (or "
-            f"the Lab panel), or ipymemory commit --batch ID [--reject NAME …] / ipymemory "
-            f"discard --batch ID, with ID {ids}. A change you decline goes back there "
-            "with the next push."
+            f"Nothing pulled is in the set until decided {where_to_decide()}, with ID "
+            f"{ids}. A change you decline goes back there with the next push."
         )
 
     def _conflict_title(self, c: Mapping[str, Any]) -> str:

@@ -6,7 +6,7 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
 :func:`keep_proposals` then does what SPEC §10 asks, the same way for both:
 
 1. check them against the current set and the user scope's names
-   (:class:`~ipymemory.turn.scopes.AgentNames`, the one check every door asks: an agent
+   (:class:`~ipymemory.review.scopes.AgentNames`, the one check every door asks: an agent
    neither adds a record named like a user-wide one -- the project's would shadow the
    user's -- nor changes one; when the user scope cannot be read, each item waits for a
    person), and, where an agent's proposal enters (:func:`parse_items`,
@@ -31,12 +31,12 @@ describe what they want as :class:`Proposal` values: a new record, an updated on
    than five records -- counted with what auto commits of other agents' proposals
    replaced in the last ``AGENT_UPDATE_WINDOW_SECONDS`` (:func:`recent_agent_updates`),
    so one update per call is held as soon as the calls together pass the line;
-3. make ONE :class:`~ipymemory.turn.batch.PendingBatch` of them -- new, updated and
+3. make ONE :class:`~ipymemory.review.batch.PendingBatch` of them -- new, updated and
    renamed records as its items (an update or rename names the record it ``replaces``:
    one swap when committed, undoable, decided item by item like any), forgets as its
    plan (sources only) -- with only the replaced records of the current set as its
    base, so only those must be unchanged when it is committed -- and keep it
-   in ``.memory/pending/`` (:class:`~ipymemory.turn.pending.PendingFiles`), where
+   in ``.memory/pending/`` (:class:`~ipymemory.review.pending.PendingFiles`), where
    ``%memory pending``, the Lab panel and ``ipymemory pending`` find it;
 4. in ``auto`` mode commit at once what needs nobody (one store commit, journalled as
    decided ``auto``), and keep only the rest pending. A commit the store refuses (the set
@@ -47,8 +47,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import uuid
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .. import _constants as C
@@ -70,7 +70,10 @@ from ..sidequery.replies import ITEM_OPTIONAL_KEYS
 from ..store.names import is_valid_name
 from ..store.record import RECORD_FIELDS, MemoryRecord
 from ..store.store import MemoryStore
-from .batch import PLAN_FLAG, PendingBatch, apply_batch
+from .batch import PendingBatch
+from .commit import apply_batch
+from .decision import AUTO
+from .item import Item
 from .pending import PendingFiles, oversized
 from .provenance import TurnProvenance
 from .scopes import AgentNames
@@ -78,9 +81,11 @@ from .screened import keep_screened
 
 __all__ = [
     "COMMIT_CHOICES",
+    "Intake",
     "ItemVerdict",
     "Proposal",
     "ProposalOutcome",
+    "ProposalScreen",
     "assemble_batch",
     "check_size",
     "join_batches",
@@ -329,25 +334,37 @@ def _known(names: set[str]) -> str:
     return f" (known: {', '.join(shown)}{more})" if shown else " (the set is empty)"
 
 
+@dataclass(frozen=True)
+class ProposalScreen:
+    """How :func:`screen_proposals` screens a door's proposals: in ``auto`` mode or for a
+    person; ``names``, the user scope's (:meth:`AgentNames.of`: every door asks);
+    ``held``, the caller's reasons for a person to look at an item (by its name);
+    ``sources``, the turn the proposals were made in (None: another agent's
+    conversation, unseen); ``recent_updates``, the records other agents' auto commits
+    replaced lately (:func:`recent_agent_updates`), counted by the update guard."""
+
+    auto: bool = False
+    names: AgentNames = field(default_factory=AgentNames)
+    held: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    sources: Sources | None = None
+    recent_updates: frozenset[str] = frozenset()
+
+
 def screen_proposals(
-    proposals: Sequence[Proposal],
-    current: Sequence[MemoryRecord],
-    *,
-    auto: bool,
-    names: AgentNames,
-    held: Mapping[str, Sequence[str]] | None = None,
-    sources: Sources | None = None,
-    recent_updates: Collection[str] = (),
+    proposals: Sequence[Proposal], current: Sequence[MemoryRecord], screen: ProposalScreen
 ) -> list[Screened]:
-    """Check ``proposals`` against ``current`` and ``names`` (the user scope's, by
-    :meth:`AgentNames.of`: every door asks) and screen each (see the module docstring):
-    as origin ``agent``, or, given the ``sources`` of the turn it was made in, as an
-    extracted item of that turn would be. ``held`` adds the caller's reasons for a
-    person to look at an item (by its name); ``recent_updates`` are the records other
-    agents' auto commits replaced lately (:func:`recent_agent_updates`), counted by the
-    update guard."""
+    """Check ``proposals`` against ``current`` and the user scope's names and screen
+    each (see the module docstring) as ``screen`` says: as origin ``agent``, or, given
+    the ``sources`` of the turn it was made in, as an extracted item of that turn would
+    be."""
+    auto, names, sources, recent_updates = (
+        screen.auto,
+        screen.names,
+        screen.sources,
+        screen.recent_updates,
+    )
     _check_against(proposals, current, names)
-    held = _with_unchecked(held, proposals, names)
+    held = _with_unchecked(screen.held, proposals, names)
     taken = {record.name for record in current} | {p.name for p in proposals}
     out: list[Screened] = []
     for index, proposal in enumerate(proposals):
@@ -484,45 +501,38 @@ def assemble_batch(
     provenance: TurnProvenance,
 ) -> PendingBatch:
     """ONE batch of ``screened`` proposals (see the module docstring)."""
-    written = [s for s in screened if s.proposal.record is not None]
     forgets = [s for s in screened if s.proposal.record is None]
     by_name = {record.name: record for record in current}
     plan = None
     if forgets:
         plan = ConsolidationPlan(tuple(str(s.proposal.replaces) for s in forgets), ())
-    flags: dict[str, tuple[str, ...]] = {s.proposal.name: s.reasons for s in written if s.held}
-    plan_reasons = [
-        f"forgetting {s.proposal.replaces!r}: {why}" for s in forgets for why in s.reasons
-    ]
-    if plan_reasons:
-        flags[PLAN_FLAG] = tuple(plan_reasons)
     replaced = [s for s in screened if s.proposal.replaces is not None]
     return PendingBatch(
         batch_id,
-        tuple(s.proposal.record for s in written if s.proposal.record is not None),
+        tuple(_item(s) for s in screened if s.proposal.record is not None),
         plan,
         tuple(by_name[str(s.proposal.replaces)] for s in replaced),
         provenance=provenance,
-        origins={s.proposal.name: s.origin.value for s in written},
-        flags=flags,
-        redacted=tuple(s.proposal.name for s in written if s.redacted),
-        replaces={
-            s.proposal.name: str(s.proposal.replaces) for s in written if s.proposal.replaces
-        },
-        evidence={s.proposal.name: s.proposal.evidence for s in written if s.proposal.evidence},
-        findings=_findings(written, forgets),
+        plan_flags=tuple(
+            f"forgetting {s.proposal.replaces!r}: {why}" for s in forgets for why in s.reasons
+        ),
+        plan_findings=tuple(f for s in forgets for f in s.findings),
     )
 
 
-def _findings(
-    written: Sequence[Screened], forgets: Sequence[Screened]
-) -> dict[str, tuple[Finding, ...]]:
-    """The batch's findings by item name (the plan's under ``PLAN_FLAG``)."""
-    out = {s.proposal.name: s.findings for s in written if s.held and s.findings}
-    plan = tuple(f for s in forgets for f in s.findings)
-    if plan:
-        out[PLAN_FLAG] = plan
-    return out
+def _item(screened: Screened) -> Item:
+    """A written proposal as an item of its batch."""
+    proposal = screened.proposal
+    assert proposal.record is not None
+    return Item(
+        proposal.record,
+        screened.origin,
+        flags=screened.reasons,
+        findings=screened.findings if screened.held else (),
+        redacted=screened.redacted,
+        replaces=proposal.replaces,
+        evidence=proposal.evidence,
+    )
 
 
 def verdicts(screened: Sequence[Screened], status: str) -> list[ItemVerdict]:
@@ -547,41 +557,50 @@ def new_batch_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+@dataclass(frozen=True)
+class Intake:
+    """How :func:`keep_proposals` takes a door's proposals in: ``provenance`` (its
+    ``via`` is the door), ``user_store`` the user scope, whose names an agent's items
+    may not take (None: off, or the items go to the user scope itself; every door says
+    which), ``commit`` the mode, ``batch_id`` the batch they are kept as (default a new
+    one; the same id replaces that batch's file), ``files`` the ``pending/`` they are
+    kept in (default the store's), ``held`` the caller's reasons, per item name, for a
+    person to decide it (e.g. a sync's conflict): such an item waits in any mode."""
+
+    provenance: TurnProvenance
+    user_store: MemoryStore | None
+    commit: CommitChoice = "review"
+    batch_id: str | None = None
+    files: PendingFiles | None = None
+    held: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+
 def keep_proposals(
-    store: MemoryStore,
-    proposals: Sequence[Proposal],
-    *,
-    commit: CommitChoice,
-    provenance: TurnProvenance,
-    batch_id: str | None = None,
-    files: PendingFiles | None = None,
-    user_store: MemoryStore | None,
-    held: Mapping[str, Sequence[str]] | None = None,
+    store: MemoryStore, proposals: Sequence[Proposal], intake: Intake
 ) -> ProposalOutcome:
-    """Screen ``proposals`` and keep them as one pending batch (``batch_id``, default a
-    new one; the same id replaces that batch's file); in ``auto`` mode commit the
-    clean ones first. ``held``: the caller's reasons, per item name, for a person to
-    decide it (e.g. a sync's conflict): such an item waits in any mode. ``user_store``:
-    the user scope, whose names an agent's items may not take (None: off, or the items
-    go to the user scope itself; every door says which). Raises
-    :class:`ProposalError` for proposals that do not fit (nothing kept) and the store's
-    errors when the set cannot be read; :class:`BatchTooLarge` (nothing kept) when they
-    would not fit one file of ``pending/``."""
+    """Screen ``proposals`` and keep them as one pending batch, as ``intake`` says; in
+    ``auto`` mode commit the clean ones first. Raises :class:`ProposalError` for
+    proposals that do not fit (nothing kept) and the store's errors when the set cannot
+    be read; :class:`BatchTooLarge` (nothing kept) when they would not fit one file of
+    ``pending/``."""
+    commit, provenance = intake.commit, intake.provenance
     if commit not in COMMIT_CHOICES:
         raise ProposalError(f"commit must be one of {', '.join(COMMIT_CHOICES)}, got {commit!r}")
-    files = files if files is not None else PendingFiles(store.root)
+    files = intake.files if intake.files is not None else PendingFiles(store.root)
     current = store.records()
     auto = commit == "auto"
     screened = screen_proposals(
         proposals,
         current,
-        auto=auto,
-        names=AgentNames.of(user_store),
-        held=held,
-        recent_updates=recent_agent_updates(store) if auto else (),
+        ProposalScreen(
+            auto=auto,
+            names=AgentNames.of(intake.user_store),
+            held=intake.held,
+            recent_updates=frozenset(recent_agent_updates(store)) if auto else frozenset(),
+        ),
     )
-    batch_id = batch_id or new_batch_id()
-    now = [s for s in screened if not s.held] if commit == "auto" else []
+    batch_id = intake.batch_id or new_batch_id()
+    now = [s for s in screened if not s.held] if auto else []
     later = [s for s in screened if s not in now]
     if now and later:  # what waits must fit pending/ before anything is committed
         too_large = oversized(
@@ -597,7 +616,7 @@ def keep_proposals(
         done_id = new_batch_id()
         batch = assemble_batch(now, current, batch_id=done_id, provenance=provenance)
         try:
-            committed, removed = apply_batch(store, batch, (), True, decided_by="auto")
+            committed, removed = apply_batch(store, batch, AUTO)
         except MemoryStoreError as e:  # the set changed meanwhile: a person decides
             error = f"not committed at once ({e}); kept for review"
             later, now, done_id = list(screened), [], None
@@ -633,24 +652,16 @@ def join_batches(
     # What the agent writes must not also be what the extraction's plan or updates use.
     if both_plans or written & (sources | set(batch.replaces.values())):
         return batch, agent
-    items = tuple(item for item in batch.items if item.name not in written)
-    kept = {item.name for item in items}
+    items = tuple(item for item in batch.proposed if item.name not in written)
     base = {record.name: record for record in (*batch.base, *agent.base)}
-    flags = {n: why for n, why in batch.flags.items() if n in kept or n == PLAN_FLAG}
+    planned = batch if batch.plan is not None else agent
     joined = replace(
         batch,
-        items=(*items, *agent.items),
-        plan=batch.plan or agent.plan,
+        proposed=(*items, *agent.proposed),
+        plan=planned.plan,
         base=tuple(base.values()),
-        origins={**{n: o for n, o in batch.origins.items() if n not in written}, **agent.origins},
-        flags={**flags, **agent.flags},
-        redacted=(*(n for n in batch.redacted if n in kept), *agent.redacted),
-        replaces={**{n: r for n, r in batch.replaces.items() if n in kept}, **agent.replaces},
-        evidence={**{n: e for n, e in batch.evidence.items() if n in kept}, **agent.evidence},
-        scopes={**{n: v for n, v in batch.scopes.items() if n in kept}, **agent.scopes},
-        findings={
-            **{n: f for n, f in batch.findings.items() if n in kept or n == PLAN_FLAG},
-            **agent.findings,
-        },
+        plan_origin=planned.plan_origin,
+        plan_flags=planned.plan_flags,
+        plan_findings=planned.plan_findings,
     )
     return joined, None

@@ -2,7 +2,7 @@
 
 ``.memory/pending/<batch id>.json`` holds one batch awaiting review: its items, its
 consolidation plan and what the plan was made on, its provenance. :class:`PendingFiles`
-follows a :class:`~ipymemory.turn.batch.BatchRegistry`: a batch added (or refused by the
+follows a :class:`~ipymemory.review.batch.BatchRegistry`: a batch added (or refused by the
 store) is written, a batch committed or discarded is removed. A new kernel lists the
 files (``%memory pending``) and reopens one into its session (:meth:`PendingFiles.reopen`).
 
@@ -42,7 +42,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -52,17 +52,22 @@ from .. import _constants as C
 from .._json import loads
 from ..errors import BatchError, BatchTooLarge, CommandError, MemoryFormatError, MemoryStoreError
 from ..screen import Origin, least_trusted, redact, redact_data, screen_record
-from ..screen.rules import findings_from_json, findings_to_json
+from ..screen.rules import Finding, findings_from_json, findings_to_json
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.durable import fsync_dir, replace_atomic, unlink_quietly
 from ..store.layout import PENDING_DIR_NAME, read_regular
 from ..store.names import is_valid_name
 from ..store.record import MemoryRecord, record_secrets, redact_record
 from ..store.store import MemoryStore
-from .batch import PLAN_FLAG, USER_SCOPE, BatchRegistry, BatchStatus, PendingBatch
+from .batch import BatchStatus, PendingBatch
+from .decision import PLAN_NAME
+from .door import Door
 from .failures import MemoryFailure
 from .history_change import HistoryChange, plan_history_change
+from .item import Item
 from .provenance import TurnProvenance, batch_source
+from .registry import BatchRegistry
+from .scopes import PROJECT, USER
 from .screened import keep_screened, screen_plan
 
 __all__ = ["PendingFiles", "SavedBatch", "oversized", "record_digest"]
@@ -137,7 +142,7 @@ class SavedBatch:
         return self.unscreened.history
 
     @property
-    def via(self) -> str | None:
+    def via(self) -> Door | None:
         """Who proposed it (``mcp``, ``memory-tool``, ``turn`` …), when saved."""
         provenance = self.unscreened.provenance
         return None if provenance is None else provenance.via
@@ -161,13 +166,18 @@ def _screened(record: MemoryRecord) -> MemoryRecord:
 
 
 def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
+    """The file's JSON: the same keys as ever (issue 42 kept the format), each item's facts
+    spread over the maps by name, the plan's under :data:`PLAN_NAME`."""
     plan = batch.plan
-    items = [_screened(r) for r in batch.items]
+    items = [item.but(record=_screened(item.record)) for item in batch.proposed]
     # An item this redacts here was not screened before: it too waits for a choice.
-    redacted = [
-        *batch.redacted,
-        *(r.name for r, o in zip(items, batch.items, strict=True) if r != o),
-    ]
+    redacted = [i.name for i, o in zip(items, batch.proposed, strict=True) if o.redacted or i != o]
+    flags = {i.name: [redact(w) for w in i.flags] for i in items if i.flags}
+    findings = {i.name: findings_to_json(i.rules) for i in items if i.flagged or i.findings}
+    if plan is not None and batch.plan_flags:
+        flags[PLAN_NAME] = [redact(w) for w in batch.plan_flags]
+    if batch.plan_findings or batch.plan_flags:
+        findings[PLAN_NAME] = findings_to_json(batch.plan_rules)
     return {
         "version": FORMAT_VERSION,
         "id": batch.id,
@@ -175,16 +185,16 @@ def _to_json(batch: PendingBatch, saved_at: float) -> dict[str, Any]:
         "status": str(batch.status),
         "error": None if batch.error is None else redact(batch.error),
         "plan_error": None if batch.plan_error is None else redact(batch.plan_error),
-        "items": [r.to_json() for r in items],
-        "origins": dict(batch.origins),
-        "flags": {n: [redact(w) for w in why] for n, why in batch.flags.items()},
+        "items": [i.record.to_json() for i in items],
+        "origins": batch.origins,
+        "flags": flags,
         "redacted": sorted(set(redacted)),
-        "replaces": dict(batch.replaces),
-        "scopes": dict(batch.scopes),
-        "evidence": {n: [redact(t) for t in why] for n, why in batch.evidence.items()},
-        "sources": {n: dict(files) for n, files in batch.sources.items()},
+        "replaces": {i.name: i.replaces for i in items if i.replaces is not None},
+        "scopes": {i.name: USER for i in items if i.scope == USER},
+        "evidence": {i.name: [redact(t) for t in i.evidence] for i in items if i.evidence},
+        "sources": {i.name: dict(i.sources) for i in items if i.sources},
         # Issue 39: which rules fired, on what (additive: a file without it still opens).
-        "findings": {n: findings_to_json(found) for n, found in batch.all_findings().items()},
+        "findings": {n: found for n, found in findings.items() if found},
         "plan": None
         if plan is None
         else {
@@ -211,11 +221,17 @@ def _provenance(value: Any) -> TurnProvenance | None:
     models = value.get("models") or {}
     files_read = value.get("files_read") or []
     caller = value.get("caller") or {}
-    if not (isinstance(models, dict) and isinstance(files_read, list) and isinstance(caller, dict)):
+    via = Door.read(value.get("via", Door.TURN))
+    if not (
+        isinstance(models, dict)
+        and isinstance(files_read, list)
+        and isinstance(caller, dict)
+        and via is not None
+    ):
         return None  # damaged or hand-edited: the batch stays reviewable without it
     return TurnProvenance(
         value["session"],
-        via=str(value.get("via", "turn")),
+        via=via,
         query=value.get("query") if isinstance(value.get("query"), str) else None,
         models={str(k): str(v) for k, v in models.items()},
         files_read=tuple(str(f) for f in files_read),
@@ -272,7 +288,7 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
     batch_id = data.get("id")
     if not isinstance(batch_id, str) or f"{batch_id}.json" != path.name:
         raise MemoryFormatError(f"{where}: the id does not match the file name")
-    items = _records(data.get("items"), f"{where} items")
+    records = _records(data.get("items"), f"{where} items")
     plan = None
     if data.get("plan") is not None:
         raw = data["plan"]
@@ -289,73 +305,108 @@ def _from_json(data: Any, path: Path) -> SavedBatch:
     saved_at = data.get("saved_at")
     if not isinstance(saved_at, int | float) or isinstance(saved_at, bool):
         raise MemoryFormatError(f"{where}: saved_at must be a number")
-    origins = data.get("origins") or {}
-    if not isinstance(origins, dict):
-        raise MemoryFormatError(f"{where}: origins must map item names to origins")
-    flags = data.get("flags") or {}
-    redacted = data.get("redacted") or []
-    if not (
-        isinstance(flags, dict)
-        and all(isinstance(v, list) and all(isinstance(w, str) for w in v) for v in flags.values())
-        and isinstance(redacted, list)
-        and all(isinstance(n, str) and n in {i.name for i in items} for n in redacted)
-    ):
-        raise MemoryFormatError(f"{where}: flags/redacted must name the batch's items")
-    replaces = data.get("replaces") or {}
-    if not (
-        isinstance(replaces, dict)
-        and all(k in {i.name for i in items} and is_valid_name(v) for k, v in replaces.items())
-    ):
-        raise MemoryFormatError(f"{where}: replaces must map the batch's items to record names")
-    scopes = data.get("scopes") or {}
-    if not (
-        isinstance(scopes, dict)
-        and all(k in {i.name for i in items} and v == USER_SCOPE for k, v in scopes.items())
-    ):
-        raise MemoryFormatError(f"{where}: scopes must map the batch's items to 'user'")
-    evidence = data.get("evidence") or {}
-    if not (
-        isinstance(evidence, dict)
-        and all(
-            k in {i.name for i in items}
-            and isinstance(v, list)
-            and all(isinstance(t, str) for t in v)
-            for k, v in evidence.items()
-        )
-    ):
-        raise MemoryFormatError(f"{where}: evidence must map the batch's items to excerpts")
-    sources = _sources(data.get("sources"), {i.name for i in items}, where)
-    findings = data.get("findings") or {}
-    if not isinstance(findings, dict):
-        raise MemoryFormatError(f"{where}: findings must map item names to lists")
+    provenance = _provenance(data.get("provenance"))
+    facts = _ItemFacts.read(data, {r.name for r in records}, where)
+    plan_records = plan.records if plan is not None else ()
     batch = PendingBatch(
         batch_id,
-        items,
+        tuple(facts.item(record, provenance) for record in records),
         plan,
         (),
         status=BatchStatus.FAILED if data.get("status") == "failed" else BatchStatus.PENDING,
         error=data.get("error") if isinstance(data.get("error"), str) else None,
         plan_error=data.get("plan_error") if isinstance(data.get("plan_error"), str) else None,
-        provenance=_provenance(data.get("provenance")),
-        origins={str(k): str(v) for k, v in dict(origins).items()},
-        flags={str(k): tuple(v) for k, v in flags.items()},
-        redacted=tuple(redacted),
+        provenance=provenance,
         history=_history(data.get("history"), where),
-        replaces={str(k): str(v) for k, v in replaces.items()},
-        evidence={str(k): tuple(v) for k, v in evidence.items()},
-        sources=sources,
-        scopes={str(k): USER_SCOPE for k in scopes},
-        findings={
-            str(k): found
-            for k, v in findings.items()
-            if (k in {i.name for i in items} or k == PLAN_FLAG) and (found := findings_from_json(v))
-        },
+        # A plan's records are as trusted as the least trusted of them the file names.
+        plan_origin=least_trusted(
+            [_origin_read_back(facts.origins.get(r.name), provenance) for r in plan_records]
+            or [Origin.USER]
+        ),
+        plan_flags=tuple(facts.flags.get(PLAN_NAME, ())),
+        plan_findings=facts.findings.get(PLAN_NAME, ()),
     )
     digests = tuple((b["name"], b["sha256"]) for b in base)
     return SavedBatch(batch, digests, float(saved_at), path)
 
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(t, str) for t in value)
+
+
+@dataclass(frozen=True)
+class _ItemFacts:
+    """What a file says of its items, by name (the file's maps), each map checked once;
+    :meth:`item` gathers one item's."""
+
+    origins: dict[str, Any]
+    flags: dict[str, tuple[str, ...]]
+    redacted: frozenset[str]
+    replaces: dict[str, str]
+    scopes: frozenset[str]
+    evidence: dict[str, tuple[str, ...]]
+    sources: dict[str, dict[str, str]]
+    findings: dict[str, tuple[Finding, ...]]
+
+    @classmethod
+    def read(cls, data: dict[str, Any], names: set[str], where: str) -> _ItemFacts:
+        origins = data.get("origins") or {}
+        if not isinstance(origins, dict):
+            raise MemoryFormatError(f"{where}: origins must map item names to origins")
+        flags = data.get("flags") or {}
+        redacted = data.get("redacted") or []
+        if not (
+            isinstance(flags, dict)
+            and all(_strings(v) for v in flags.values())
+            and isinstance(redacted, list)
+            and all(isinstance(n, str) and n in names for n in redacted)
+        ):
+            raise MemoryFormatError(f"{where}: flags/redacted must name the batch's items")
+
+        def by_item(key: str, valid: Callable[[Any], bool], what: str) -> dict[str, Any]:
+            value = data.get(key) or {}
+            if not isinstance(value, dict) or not all(
+                k in names and valid(v) for k, v in value.items()
+            ):
+                raise MemoryFormatError(f"{where}: {key} must map the batch's items to {what}")
+            return value
+
+        replaces = by_item("replaces", is_valid_name, "record names")
+        scopes = by_item("scopes", lambda v: v == USER, "'user'")
+        evidence = by_item("evidence", _strings, "excerpts")
+        findings = data.get("findings") or {}
+        if not isinstance(findings, dict):
+            raise MemoryFormatError(f"{where}: findings must map item names to lists")
+        return cls(
+            origins={str(k): v for k, v in origins.items()},
+            flags={str(k): tuple(v) for k, v in flags.items()},
+            redacted=frozenset(redacted),
+            replaces={str(k): str(v) for k, v in replaces.items()},
+            scopes=frozenset(str(k) for k in scopes),
+            evidence={str(k): tuple(v) for k, v in evidence.items()},
+            sources=_sources(data.get("sources"), names, where),
+            findings={
+                str(k): found
+                for k, v in findings.items()
+                if (k in names or k == PLAN_NAME) and (found := findings_from_json(v))
+            },
+        )
+
+    def item(self, record: MemoryRecord, provenance: TurnProvenance | None) -> Item:
+        """Item ``record`` as the file says it, its origin no more trusted than the file
+        may claim (see the module docstring)."""
+        name = record.name
+        return Item(
+            record,
+            _origin_read_back(self.origins.get(name), provenance),
+            flags=self.flags.get(name, ()),
+            findings=self.findings.get(name, ()),
+            redacted=name in self.redacted,
+            replaces=self.replaces.get(name),
+            scope=USER if name in self.scopes else PROJECT,
+            evidence=self.evidence.get(name, ()),
+            sources=self.sources.get(name, {}),
+        )
 
 
 def _sources(value: Any, names: set[str], where: str) -> dict[str, dict[str, str]]:
@@ -385,53 +436,45 @@ def _origin_read_back(saved: object, provenance: TurnProvenance | None) -> Origi
     return least_trusted([origin, ceiling])
 
 
-def _union(*reasons: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(why for each in reasons for why in each))
+def _union(*each: Iterable[Any]) -> tuple[Any, ...]:
+    return tuple(dict.fromkeys(x for values in each for x in values))
 
 
 def _screened_again(batch: PendingBatch) -> PendingBatch:
-    """``batch`` as read from a file, screened again (see the module docstring)."""
-    screenings = [
-        screen_record(item, _origin_read_back(batch.origins.get(item.name), batch.provenance))
-        for item in batch.items
-    ]
-    kept = keep_screened(screenings, set())
-    names = {item.name for item in kept.items}
-    flags = {
-        n: tuple(dict.fromkeys((*batch.flags.get(n, ()), *kept.flags.get(n, ())))) for n in names
-    }
-    origins = dict(kept.origins)
-    plan = batch.plan
+    """``batch`` as read from a file, screened again (see the module docstring): flags,
+    findings and redactions only add to what screening finds now."""
+    kept = keep_screened([screen_record(i.record, i.origin) for i in batch.proposed], set())
+    saved = {item.name: item for item in batch.proposed}
+    proposed = []
+    for now in kept.kept:
+        was = saved[kept.renamed.get(now.name, now.name)]
+        proposed.append(
+            was.but(
+                record=now.record,
+                origin=now.origin,
+                flags=_union(was.flags, now.flags),
+                findings=_union(now.findings, was.rules),
+                redacted=was.redacted or now.redacted,
+            )
+        )
+    plan, plan_origin, plan_flags = batch.plan, batch.plan_origin, batch.plan_flags
     if plan is not None:
-        plan, plan_origins, reasons = screen_plan(plan, (), kept, auto=False)
+        plan, origin, reasons = screen_plan(plan, (), kept, auto=False)
         # A plan record is as trusted as its sources, and never more than saved (an
         # agent's update of a record of the set stays the agent's).
-        origins.update(
-            {
-                n: least_trusted(
-                    [Origin(o), _origin_read_back(batch.origins.get(n), batch.provenance)]
-                ).value
-                for n, o in plan_origins.items()
-            }
-        )
-        flags[PLAN_FLAG] = _union(batch.flags.get(PLAN_FLAG, ()), reasons)
+        plan_origin = least_trusted([origin, batch.plan_origin])
+        plan_flags = _union(batch.plan_flags, reasons)
     error = batch.error
     if kept.dropped:
         left = "left out on reopening: " + "; ".join(kept.dropped)
         error = left if error is None else f"{error}; {left}"
-    # Findings, like flags, only add: what screening finds now, then what the file said.
-    findings = {
-        n: tuple(dict.fromkeys((*kept.findings.get(n, ()), *batch.findings_of(n))))
-        for n in [*names, PLAN_FLAG]
-    }
     return replace(
         batch,
-        items=kept.items,
+        proposed=tuple(proposed),
         plan=plan,
-        origins=origins,
-        flags={n: why for n, why in flags.items() if why},
-        findings={n: found for n, found in findings.items() if found},
-        redacted=tuple(sorted({*(n for n in batch.redacted if n in names), *kept.redacted})),
+        plan_origin=plan_origin,
+        plan_flags=plan_flags,
+        plan_findings=batch.plan_rules,
         error=error,
     )
 

@@ -35,17 +35,17 @@ from ..screen import (
     screen_record,
 )
 from ..screen.dependence import file_outputs, item_sources
-from ..screen.rules import Finding
 from ..sidequery.consolidate import ConsolidationPlan
 from ..store.record import MemoryRecord
-from .batch import PLAN_FLAG, PendingBatch
+from .batch import PendingBatch
+from .item import Item, flags_of, origins_of, redacted_of
 from .provenance import DEFAULT_ORIGIN
 
 __all__ = [
     "NOTHING_SCREENED",
+    "FilesRead",
     "ScreenedItems",
     "keep_screened",
-    "plan_flags",
     "screen_items",
     "screen_plan",
     "split_for_auto",
@@ -54,34 +54,54 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ScreenedItems:
-    """Items as they may be kept, with what screening found.
+    """Items as they may be kept (``kept``: each with its origin, flags, findings,
+    whether it is redacted, and the files it depends on), with what screening found.
 
     ``dropped`` says (without the credential) why an item was left out entirely: its
     redacted form breaks the format or takes a name already used.
     """
 
-    items: tuple[MemoryRecord, ...]
-    origins: Mapping[str, str]
-    flags: Mapping[str, tuple[str, ...]]
-    redacted: tuple[str, ...]
+    kept: tuple[Item, ...]
     dropped: tuple[str, ...] = ()
-    #: How each kept item's origin was decided (by kept name): for the journal/review.
+    #: How each kept item's origin was decided (by kept name): for tests and review.
     decisions: Mapping[str, OriginDecision] = field(default_factory=dict)
-    #: SPEC §11: per kept item, the files it depends on (path -> sha256 as read).
-    sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     #: A redacted item whose name changed: kept name -> the name it was proposed under.
     renamed: Mapping[str, str] = field(default_factory=dict)
-    #: Issue 39 item 3: per flagged item, which rules fired and on what.
-    findings: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict)
+
+    @property
+    def items(self) -> tuple[MemoryRecord, ...]:
+        return tuple(item.record for item in self.kept)
 
     @property
     def held(self) -> tuple[str, ...]:
         """The items that need a person (flagged: redacted, tool, instructs)."""
-        return tuple(item.name for item in self.items if item.name in self.flags)
+        return tuple(item.name for item in self.kept if item.flagged)
+
+    @property
+    def origins(self) -> dict[str, str]:
+        return origins_of(self.kept)
+
+    @property
+    def flags(self) -> dict[str, tuple[str, ...]]:
+        return flags_of(self.kept)
+
+    @property
+    def redacted(self) -> tuple[str, ...]:
+        return redacted_of(self.kept)
 
 
 #: No extracted items (a consolidation asked for directly).
-NOTHING_SCREENED = ScreenedItems((), {}, {}, ())
+NOTHING_SCREENED = ScreenedItems(())
+
+
+@dataclass(frozen=True)
+class FilesRead:
+    """The files a session read (SPEC §11): ``hashes``, path -> sha256 as read, and
+    ``outputs``, what the session's tool calls on each returned (None: those of the
+    history screened)."""
+
+    hashes: Mapping[str, str]
+    outputs: Mapping[str, str] | None = None
 
 
 def screen_items(
@@ -90,48 +110,43 @@ def screen_items(
     taken: set[str],
     *,
     evidence: Mapping[str, Sequence[str]] | None = None,
-    reads: Mapping[str, str] | None = None,
-    outputs: Mapping[str, str] | None = None,
+    files: FilesRead | None = None,
 ) -> ScreenedItems:
     """Screen extracted ``items`` against the ``history`` they were extracted from;
     ``taken`` holds names a redacted item must not take (the set's, others pending);
     ``evidence`` maps an item's name to the extractor's excerpts for it (SPEC §9);
-    ``reads`` maps the files the session read to their sha256 as read: each kept item
-    gets those it depends on (:func:`~ipymemory.screen.dependence.item_sources`), judged
-    on ``outputs`` (what the session's tool calls on each file returned; default: those
-    of ``history``)."""
+    with the ``files`` the session read, each kept item gets those it depends on
+    (:func:`~ipymemory.screen.dependence.item_sources`)."""
     sources = history_sources(history)
     screened = keep_screened(screen_batch(items, sources, evidence=evidence), taken)
-    if not reads:
+    if files is None or not files.hashes:
         return screened
+    reads = files.hashes
     by_name = {item.name: item for item in items}
-    texts = file_outputs(sources) if outputs is None else outputs
-    depends: dict[str, dict[str, str]] = {}
-    for kept in screened.items:
+    texts = file_outputs(sources) if files.outputs is None else files.outputs
+    depends = []
+    for kept in screened.kept:
         # Judged on what the extractor wrote (a redacted item may have been renamed).
         original = by_name[screened.renamed.get(kept.name, kept.name)]
         text = f"{original.description}\n{original.body}"
         excerpts = (evidence or {}).get(original.name, ())
         paths = item_sources(text, excerpts, texts, sources.terms[0], reads)
-        depends[kept.name] = {path: reads[path] for path in paths}
-    return replace(screened, sources=depends)
+        depends.append(kept.but(sources={path: reads[path] for path in paths}))
+    return replace(screened, kept=tuple(depends))
 
 
 def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedItems:
     """The screened records as they may be kept (see :func:`screen_items`); for records
     whose origin is given rather than decided (another agent's proposals)."""
-    kept: list[MemoryRecord] = []
-    origins: dict[str, str] = {}
-    flags: dict[str, tuple[str, ...]] = {}
-    redacted: list[str] = []
+    kept: list[Item] = []
     dropped: list[str] = []
     decisions: dict[str, OriginDecision] = {}
     renamed: dict[str, str] = {}
-    findings: dict[str, tuple[Finding, ...]] = {}
     used = set(taken) | {screening.name for screening in screenings}
     for screening in screenings:
         record = screening.record
-        if screening.verdict is Verdict.REDACT:
+        redacted = screening.verdict is Verdict.REDACT
+        if redacted:
             try:
                 record = screening.redacted()
             except MemoryFormatError:
@@ -141,26 +156,21 @@ def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedI
                 dropped.append(f"a redacted item named like another ({record.name!r})")
                 continue
             used.add(record.name)
-            redacted.append(record.name)
             if record.name != screening.record.name:
                 renamed[record.name] = screening.record.name
-        kept.append(record)
-        origins[record.name] = screening.origin.value
+        person = screening.needs_person
+        kept.append(
+            Item(
+                record,
+                screening.origin,
+                flags=screening.reasons() if person else (),
+                findings=screening.findings() if person else (),
+                redacted=redacted,
+            )
+        )
         if screening.decision is not None:
             decisions[record.name] = screening.decision
-        if screening.needs_person:
-            flags[record.name] = screening.reasons()
-            findings[record.name] = screening.findings()
-    return ScreenedItems(
-        tuple(kept),
-        origins,
-        flags,
-        tuple(redacted),
-        tuple(dropped),
-        decisions,
-        renamed=renamed,
-        findings=findings,
-    )
+    return ScreenedItems(tuple(kept), tuple(dropped), decisions, renamed)
 
 
 def screen_plan(
@@ -169,13 +179,13 @@ def screen_plan(
     screened: ScreenedItems,
     *,
     auto: bool,
-) -> tuple[ConsolidationPlan, dict[str, str], tuple[str, ...]]:
-    """The plan with its records redacted where needed, the origin of each of its
-    records, and why it needs a person (empty: it does not)."""
+) -> tuple[ConsolidationPlan, Origin, tuple[str, ...]]:
+    """The plan with its records redacted where needed, the origin of its records (as
+    trusted as the least trusted record they replace), and why it needs a person
+    (empty: it does not)."""
     base_names = {record.name for record in base}
-    source_origins = [
-        Origin(screened.origins.get(name, DEFAULT_ORIGIN)) for name in plan.source_names
-    ]
+    origins = screened.origins
+    source_origins = [Origin(origins.get(name, DEFAULT_ORIGIN)) for name in plan.source_names]
     origin = least_trusted(source_origins)
     records: list[MemoryRecord] = []
     reasons: list[str] = []
@@ -186,7 +196,7 @@ def screen_plan(
             record = screening.redacted()
         records.append(record)
         reasons.extend(f"its record {record.name!r} {why}" for why in screening.reasons())
-    merged_held = [name for name in plan.source_names if name in screened.flags]
+    merged_held = [name for name in plan.source_names if name in screened.held]
     if merged_held:
         reasons.append(f"it merges item(s) held for review: {', '.join(merged_held)}")
     replaced = sum(1 for name in plan.source_names if name in base_names)
@@ -196,12 +206,7 @@ def screen_plan(
             "(more than half the set, or more than five)"
         )
     new_plan = replace(plan, records=tuple(records))
-    return new_plan, {r.name: origin.value for r in records}, tuple(reasons)
-
-
-def plan_flags(reasons: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """The batch flags of a plan that needs a person for ``reasons`` (none: ``{}``)."""
-    return {PLAN_FLAG: tuple(reasons)} if reasons else {}
+    return new_plan, origin, tuple(reasons)
 
 
 def split_for_auto(batch: PendingBatch) -> tuple[PendingBatch | None, PendingBatch | None]:
@@ -211,14 +216,12 @@ def split_for_auto(batch: PendingBatch) -> tuple[PendingBatch | None, PendingBat
     otherwise the flagged items are moved into a batch of their own (no plan) and the
     rest is committed.
     """
-    if not batch.flags:
-        return batch, None
-    if PLAN_FLAG in batch.flags:
+    held = [item.name for item in batch.proposed if item.flagged]
+    if batch.plan_held:
         return None, batch
-    held_names = {name for name in batch.names if name in batch.flags}
-    clean = [name for name in batch.names if name not in held_names]
-    now = (
-        batch.restricted(clean, flags={}, redacted=()) if clean or batch.plan is not None else None
-    )
-    later = batch.restricted(held_names, id=uuid.uuid4().hex[:12], plan=None, plan_error=None)
+    if not held:
+        return batch, None
+    clean = [item.name for item in batch.proposed if not item.flagged]
+    now = batch.restricted(clean) if clean or batch.plan is not None else None
+    later = batch.restricted(held, id=uuid.uuid4().hex[:12], plan=None, plan_error=None)
     return now, later

@@ -1,7 +1,7 @@
 """An undo or restore as a proposal: what it would do, before anyone confirms it.
 
 In a notebook ``%memory undo SEQ`` / ``restore SEQ`` do not write: they register a
-batch (:class:`~ipymemory.turn.batch.PendingBatch` with ``history`` set) that the user
+batch (:class:`~ipymemory.review.batch.PendingBatch` with ``history`` set) that the user
 commits like any other (a button, ``%memory commit``); the command line applies it at
 once. :func:`plan_history_change` asks the store for its preview (the same planning
 as the commit, without the lock or any write); the store plans again under its lock

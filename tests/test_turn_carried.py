@@ -15,8 +15,7 @@ from messages_server import MessagesServer, text
 from record_support import rec
 from turn_support import carried_names, memory_blocks, other_process, requests_of, session_for
 
-from ipymemory import AgentSession, MemoryStore, NoModel, SessionConfig
-from ipymemory.sidequery import Selection
+from ipymemory import AgentSession, MemoryStore, NoModel, Selection, SessionConfig
 from ipymemory.turn.beside import BesidePick
 from ipymemory.turn.carried import CarriedMemory, Given
 from ipymemory.turn.choosing import block_tokens

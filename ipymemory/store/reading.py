@@ -223,9 +223,9 @@ class SetReader:
         seen = self._set_seen
         # A whole read must still raise for a file that does not load: reuse a partial
         # read for it only when nothing was left out.
-        if reuse and key is not None and seen is not None and seen[:2] == (real, key):
-            if partial or not seen[2][2]:
-                return seen[2]
+        fresh = reuse and key is not None and seen is not None and seen[:2] == (real, key)
+        if fresh and seen is not None and (partial or not seen[2][2]):
+            return seen[2]
         got = self._read_fresh(real, load, locked, partial=partial)
         if key is not None:
             self._set_seen = (real, key, got)

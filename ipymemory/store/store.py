@@ -151,25 +151,20 @@ class MemoryStore:
         return tuple(e.record for e in self.entries())
 
     def entries(self, *, reuse: bool = False) -> tuple[StoredRecord, ...]:
-        """The current set as (file, record) entries in manifest order. ``reuse``: this
-        store's last read when neither the directory nor its manifest changed since (a
-        turn's reading, not a check's: :class:`~ipymemory.store.reading.SetReader`)."""
+        """The current set as (file, record) entries in manifest order. ``reuse``: the
+        last read while the set did not change (a turn's: ``SetReader.read_set``)."""
         real = self.directory()
-        if real is None:
-            return ()
-        return self._reader.read_set(real, self._load, reuse=reuse)[1]
+        return () if real is None else self._reader.read_set(real, self._load, reuse=reuse)[1]
 
     def readable(self, *, reuse: bool = False) -> ReadableSet:
         """The current set without the listed record files that do not load (each named
         in ``unreadable``), for readers that go on without them: a turn, a listing, a
         selection. What :meth:`entries` raises for the manifest itself (missing,
         unreadable: :class:`MemoryRecoveryNeeded`) is raised here too; every write still
-        refuses the set until the file is fixed or ``recover`` rebuilds it (issue 43).
-        ``reuse``: as for :meth:`entries`."""
+        refuses the set until the file is fixed or ``recover`` rebuilds it (issue 43);
+        ``reuse`` as for :meth:`entries`."""
         real = self.directory()
-        if real is None:
-            return ReadableSet(())
-        return self._reader.readable(real, self._load, reuse=reuse)
+        return self._reader.readable(real, self._load, reuse=reuse) if real else ReadableSet(())
 
     def catalog(self) -> str:
         """The MEMORY.md text of the current set, rendered from the manifest."""

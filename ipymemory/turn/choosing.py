@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .. import _constants as C
+from .._text import counted
 from ..errors import MemoryStoreError
 from ..model import ModelClient
 from ..review.scopes import PROJECT, SCOPES, ScopedSet, read_scopes
@@ -136,11 +137,12 @@ def select_from(
         return Selection((), "none")
     if limit == 0:
         return Selection((), "none", "max_selected is 0")
+    every = f"all {counted(len(records), 'record')}"
     if len(records) <= limit:
-        return Selection(tuple(records), "all", f"all {len(records)} records: the set fits")
+        return Selection(tuple(records), "all", f"{every}: the set fits")
     size = block_tokens(records, budget)
     if size <= budget:
-        why = f"all {len(records)} records: they fit the memory budget ({size} of {budget})"
+        why = f"{every}: they fit the memory budget ({size} of {budget})"
         return Selection(tuple(records), "all", why)
     return fill_by_rank(question.text, records, limit=limit, budget=budget)
 

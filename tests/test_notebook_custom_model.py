@@ -80,11 +80,13 @@ def test_a_create_without_output_schema_is_a_model(ip: InteractiveShell, workspa
     model = PlainModel()
     assert not takes_output_schema(model)
     use_model(model)
+    ip.run_line_magic("config", "IPyMemory.selector = 'model'")  # its pick beside the call
     for question in ("Load sales.csv.", "Which column has gaps?", "Plot it.", "Summarise."):
         shown = _turn(ip, question)
         assert "failed" not in shown.lower(), shown
     assert {"main", "selector", "extractor", "summarizer"} <= set(model.roles)
-    assert last_turn().result.selection.source == "model"
+    trace = last_turn().result.trace
+    assert trace is not None and trace.pick is not None and trace.pick.source == "model"
     assert get_session().last_error is None
     sent = [r for r in model.script.requests if r.get("tools")][-1]["messages"]  # the agent's
     assert SUMMARY in json.dumps(sent) and "Automatic truncation" not in json.dumps(sent)

@@ -70,6 +70,7 @@ from ipymemory import _constants as C  # noqa: E402
 from ipymemory.model import AnthropicModel  # noqa: E402
 from ipymemory.notebook import get_session, use_model  # noqa: E402
 from ipymemory.sidequery.extract import extractor_messages  # noqa: E402
+from ipymemory.store.index import render_catalog  # noqa: E402
 
 TARGET_EXTRACT_BYTES = 0.25
 TARGET_MAIN_COST = 0.4
@@ -332,6 +333,8 @@ class Script:
     stream_seconds: float
     extracted: dict[int, int] = field(default_factory=dict)  # turn -> items proposed
     merges: int = 0
+    # The set's whole catalog at each extractor request (its own may be a part, issue 40).
+    catalogs: list[str] = field(default_factory=list)
 
     def respond(self, body: dict[str, Any]) -> Scripted:
         kind = role_of(body)
@@ -343,6 +346,8 @@ class Script:
             picks = {names[(turn * 2) % len(names)], names[(turn * 3 + 1) % len(names)]}
             return text(json.dumps(sorted(picks)), **side)
         if kind == "extractor":
+            # The run's cwd is the workspace (the cell magic's notebook directory).
+            self.catalogs.append(render_catalog(MemoryStore(Path.cwd()).readable().entries))
             turns = [int(t) for t in re.findall(r"turn (\d+):", json.dumps(body["messages"]))]
             turn = max(turns)
             if turn % 4 == 1:
@@ -422,15 +427,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             workspace = Path(tmp)
             for i in range(5):
                 (workspace / f"doc{i}.md").write_text(prose(100 + i, 3000 + 700 * i))
-            MemoryStore(workspace).extend(
-                MemoryRecord(
-                    name=f"fact-{i}",
-                    type="project",
-                    description=f"Pipeline fact number {i} about exports and reports",
-                    body=prose(200 + i, 300),
+            # In commits of 500: one journal line of 10,000 records passes its bound.
+            for first in range(0, args.records, 500):
+                MemoryStore(workspace).extend(
+                    MemoryRecord(
+                        name=f"fact-{i}",
+                        type="project",
+                        description=f"Pipeline fact number {i} about exports and reports",
+                        body=prose(200 + i, 300),
+                    )
+                    for i in range(first, min(first + 500, args.records))
                 )
-                for i in range(args.records)
-            )
             client = anthropic.Anthropic(
                 base_url=server.base_url, api_key="bench", max_retries=0, timeout=30
             )
@@ -488,16 +495,16 @@ def report(
     rows: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     whole_cache = PromptCache(args.min_side)
     catalog_cache = PromptCache(args.min_main)
-    # Each main request's set, as the catalog its turn's extractor was given.
+    # Each main request's set, as the whole catalog when its turn's extractor ran.
     catalogs: list[str] = []
     pending = 0
+    whole_catalogs = iter(script.catalogs)
     for request in requests:
         kind = role_of(request)
         if kind == "main":
             pending += 1
         elif kind == "extractor":
-            data = json.loads(request["messages"][-1]["content"][-1]["text"])
-            catalogs += [data["existing_catalog"]] * pending
+            catalogs += [next(whole_catalogs)] * pending
             pending = 0
     catalogs += [catalogs[-1] if catalogs else ""] * pending
     main_index = 0
@@ -541,7 +548,9 @@ def report(
             old = request
         row = rows[kind]
         row["requests"] += 1
-        row["bytes"] += len(json.dumps(request, ensure_ascii=False).encode())
+        size = len(json.dumps(request, ensure_ascii=False).encode())
+        row["bytes"] += size
+        row["max_bytes"] = max(row["max_bytes"], size)  # one request's size (issue 40)
         row["old_bytes"] += len(json.dumps(old, ensure_ascii=False).encode())
         row["cost"] += new_cache[cache].price(request)[0]
         row["old_cost"] += old_cache[cache].price(old)[0]
@@ -604,14 +613,14 @@ def print_report(result: dict[str, Any], args: argparse.Namespace) -> None:
     )
     print()
     head = f"{'kind':<13}{'requests':>9}{'KB sent':>10}{'old KB':>10}{'bytes x':>9}"
-    head += f"{'cost (ktok)':>13}{'old cost':>10}{'cost x':>8}"
+    head += f"{'cost (ktok)':>13}{'old cost':>10}{'cost x':>8}{'max KB':>8}"
     print(head)
     for kind, row in result["kinds"].items():
         print(
             f"{kind:<13}{int(row['requests']):>9}{row['bytes'] / 1024:>10.1f}"
             f"{row['old_bytes'] / 1024:>10.1f}{row['bytes'] / row['old_bytes']:>9.2f}"
             f"{row['cost'] / 1000:>13.1f}{row['old_cost'] / 1000:>10.1f}"
-            f"{row['cost'] / row['old_cost']:>8.2f}"
+            f"{row['cost'] / row['old_cost']:>8.2f}{row['max_bytes'] / 1024:>8.1f}"
         )
     c = result["consolidations"]
     print(f"consolidations: {c['now']} (the old rule: {c['old_rule']})")

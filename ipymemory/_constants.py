@@ -36,6 +36,14 @@ EXTRACT_CONTEXT_TOOL_OUTPUT_CHARS: Final = 200
 # only the rewrite of a short history, and reads of a long prefix cost more: 2,000 was
 # the cheapest in benchmarks/turn_cost.py (12,000 / 4,000 / 2,000 / 1,000 measured).
 EXTRACT_PREFIX_TOKENS: Final = 2_000
+# The extractor's catalog and the consolidator's candidates are bounded (issue 40): a set
+# whose catalog lines (candidates' records) fit this many estimated tokens is shown whole,
+# exactly as before; a larger one as the records most related to what is read (the keyword
+# ranking over the new messages, or over the turn's items), then the newest, that fit.
+# 2,000 tokens are ~100 catalog lines; 12,000 are a dozen records of the 4 KiB bound or
+# ~60 of a typical size (benchmarks/README.md "No wait", turn_cost.py --records N).
+EXTRACT_CATALOG_TOKENS: Final = 2_000
+CONSOLIDATE_CANDIDATE_TOKENS: Final = 12_000
 
 # --- The format (SPEC §1) -----------------------------------------------------------
 MAX_RECORD_LINES: Final = 200  # a whole record file, frontmatter included

@@ -14,10 +14,20 @@ way whether it is new or earlier, and the input says where the new part starts:
 prefix of the next one's, a cache breakpoint on its last history block caches it once
 past the side model's minimum, and the next extraction reads it at a tenth of the price.
 
+**A bounded catalog** (issue 40): a set whose catalog lines pass
+:data:`~ipymemory._constants.EXTRACT_CATALOG_TOKENS` is shown as a part
+(:func:`extractor_catalog`, :class:`~.related.CatalogPart`): the records most related to
+the new messages' text, in set order, and the input says so
+(``"existing_catalog_note"``: how many of how many, and what happens to a taken name).
+A smaller set's request is what it always was, byte for byte.
+
 The reply must be a JSON array of valid, unique, new records, each optionally
-with ``evidence`` and ``replaces`` (SPEC §9, :func:`~.replies.validate_items`); any flaw
-rejects the whole batch (all-or-nothing) with a :class:`SideQueryError` naming it, and
-the caller sets ``last_error = LAST_ERROR_EXTRACT``.
+with ``evidence`` and ``replaces`` (SPEC §9, :func:`~.replies.validate_extraction`); any
+flaw rejects the whole batch (all-or-nothing) with a :class:`SideQueryError` naming it,
+and the caller sets ``last_error = LAST_ERROR_EXTRACT`` -- except an item whose name is
+taken by a record the extractor was NOT shown: not the model's flaw, so that item alone
+is dropped and named in :attr:`Extraction.dropped`. ``replaces`` may name any current
+record.
 
 The copy is adapted only as far as the Messages API requires of a tool-free call:
 the API refuses ``tool_use`` / ``tool_result`` blocks in a request that defines no
@@ -46,9 +56,10 @@ from .._dates import today_text
 from .._text import escape
 from ..errors import SideQueryError
 from ..model import ModelClient, Usage
-from ..store.record import MemoryRecord
+from ..store.record import MemoryRecord, StoredRecord
 from .prompts import EXTRACTOR_PROMPT
-from .replies import ExtractedItem, encode_input, side_query, validate_items
+from .related import CatalogPart, catalog_part
+from .replies import ExtractedItem, encode_input, side_query, validate_extraction
 from .schemas import EXTRACTOR_SCHEMA
 
 __all__ = [
@@ -58,10 +69,12 @@ __all__ = [
     "NEW_MARK",
     "TOOL_OUTPUT_CHARS",
     "TOOL_OUTPUT_CLOSE",
+    "CatalogPart",
     "ExtractedItem",
     "Extraction",
     "bounded",
     "extract_memories",
+    "extractor_catalog",
     "extractor_messages",
     "extractor_request",
     "omitted",
@@ -94,10 +107,13 @@ _ID_LIMIT = 64
 
 @dataclass(frozen=True)
 class Extraction:
-    """A valid extractor batch (possibly empty) and the usage of the call."""
+    """A valid extractor batch (possibly empty), the usage of the call, and why items
+    were dropped (each names an item whose name is taken by a record the extractor was
+    not shown)."""
 
     items: tuple[ExtractedItem, ...]
     usage: Usage = field(default_factory=Usage)
+    dropped: tuple[str, ...] = ()
 
     @property
     def records(self) -> tuple[MemoryRecord, ...]:
@@ -108,7 +124,7 @@ class Extraction:
 def extract_memories(
     model: ModelClient,
     history: Sequence[dict[str, Any]],
-    catalog: str,
+    catalog: str | CatalogPart,
     existing_names: Collection[str],
     *,
     context: Sequence[dict[str, Any]] = (),
@@ -122,7 +138,9 @@ def extract_memories(
     With ``earlier`` instead (the already processed messages since the caller's anchor),
     the request is the append-only form (:func:`extractor_request`).
     ``existing_names`` are the current records (the ones an item may replace);
-    ``today`` defaults to :func:`~ipymemory._dates.today_text`.
+    ``catalog`` is the set's whole catalog, or the part the extractor is shown
+    (:func:`extractor_catalog`); ``today`` defaults to
+    :func:`~ipymemory._dates.today_text`.
 
     Raises :class:`SideQueryError` (message = the exact cause) on an unusable
     history, an API failure or any invalid reply; no new message makes no call.
@@ -136,7 +154,8 @@ def extract_memories(
         context_view = _adapted_history(context, CONTEXT_TOOL_OUTPUT_CHARS)
         messages = _marked(new, context_view, catalog, today)
     existing = frozenset(existing_names)
-    items, usage = side_query(
+    shown = catalog.names if isinstance(catalog, CatalogPart) else existing
+    (items, dropped), usage = side_query(
         model,
         system=EXTRACTOR_PROMPT,
         messages=messages,
@@ -144,14 +163,29 @@ def extract_memories(
         side_model=side_model,
         role="extractor",
         schema=EXTRACTOR_SCHEMA,
-        validate=lambda value: validate_items(value, existing, role="extractor"),
+        validate=lambda value: validate_extraction(value, existing, shown, role="extractor"),
     )
-    return Extraction(items, usage)
+    return Extraction(items, usage, dropped)
+
+
+def extractor_catalog(
+    entries: Sequence[StoredRecord], history: Sequence[dict[str, Any]]
+) -> CatalogPart:
+    """The catalog the extractor reading ``history`` (the new messages) is shown of the
+    set ``entries``: the whole catalog while it fits
+    :data:`~ipymemory._constants.EXTRACT_CATALOG_TOKENS`, else the records most related to
+    the messages' text as the extractor reads it (:func:`~.related.catalog_part`)."""
+    text = "\n".join(
+        block["text"]
+        for message in _adapted_history(history, TOOL_OUTPUT_CHARS)
+        for block in message["content"]
+    )
+    return catalog_part(entries, text)
 
 
 def extractor_messages(
     history: Sequence[dict[str, Any]],
-    catalog: str,
+    catalog: str | CatalogPart,
     context: Sequence[dict[str, Any]] = (),
     today: str | None = None,
     *,
@@ -173,7 +207,7 @@ def extractor_messages(
 
 def extractor_request(
     history: Sequence[dict[str, Any]],
-    catalog: str,
+    catalog: str | CatalogPart,
     earlier: Sequence[dict[str, Any]] = (),
     today: str | None = None,
 ) -> list[dict[str, Any]]:
@@ -186,12 +220,7 @@ def extractor_request(
     if messages:
         last = messages[-1]["content"][-1]
         last["cache_control"] = {"type": "ephemeral"}
-    payload = {
-        "existing_catalog": catalog,
-        "new_from_turn": first_new,
-        "today": today_text() if today is None else today,
-    }
-    block = _text(encode_input(payload))
+    block = _text(encode_input({**_catalog_input(catalog, today), "new_from_turn": first_new}))
     if messages and messages[-1]["role"] == "user":
         messages[-1]["content"].append(block)
     else:
@@ -249,7 +278,10 @@ def _with_turn_marks(history: Sequence[dict[str, Any]], limit: int) -> list[dict
 
 
 def _marked(
-    new: list[dict[str, Any]], before: list[dict[str, Any]], catalog: str, today: str | None
+    new: list[dict[str, Any]],
+    before: list[dict[str, Any]],
+    catalog: str | CatalogPart,
+    today: str | None,
 ) -> list[dict[str, Any]]:
     if not before:
         return _with_catalog(new, catalog, today)
@@ -295,11 +327,24 @@ def _adapted_history(history: Sequence[dict[str, Any]], limit: int) -> list[dict
 _NO_USER_FIRST = "(the conversation starts with an assistant message)"
 
 
+def _catalog_input(catalog: str | CatalogPart, today: str | None) -> dict[str, Any]:
+    """The input's catalog and date; a part of the set says so in a note beside it."""
+    text, note = (
+        (catalog.text, catalog.note) if isinstance(catalog, CatalogPart) else (catalog, None)
+    )
+    payload: dict[str, Any] = {
+        "existing_catalog": text,
+        "today": today_text() if today is None else today,
+    }
+    if note is not None:
+        payload["existing_catalog_note"] = note
+    return payload
+
+
 def _with_catalog(
-    messages: list[dict[str, Any]], catalog: str, today: str | None
+    messages: list[dict[str, Any]], catalog: str | CatalogPart, today: str | None
 ) -> list[dict[str, Any]]:
-    payload = {"existing_catalog": catalog, "today": today_text() if today is None else today}
-    catalog_block = _text(encode_input(payload))
+    catalog_block = _text(encode_input(_catalog_input(catalog, today)))
     if messages and messages[-1]["role"] == "user":
         messages[-1]["content"].append(catalog_block)
     else:

@@ -51,6 +51,7 @@ __all__ = [
     "side_query",
     "side_query_json",
     "side_query_text",
+    "validate_extraction",
     "validate_items",
     "validate_names",
     "validate_plan",
@@ -305,8 +306,19 @@ def validate_items(
     :data:`MAX_EVIDENCE_CHARS` characters) and ``replaces`` (a current record's name,
     replaced by at most one item). Names are unique and new, except that an item may
     keep the name of the record it replaces."""
+    return validate_extraction(value, current_names, current_names, role=role)[0]
+
+
+def validate_extraction(
+    value: Any, current_names: Collection[str], shown: Collection[str], *, role: str = "extractor"
+) -> tuple[tuple[ExtractedItem, ...], tuple[str, ...]]:
+    """:func:`validate_items` for an extractor shown only the records ``shown`` of the
+    current ones: an item whose new name is taken by a current record it was NOT shown
+    is no flaw of the reply -- that item alone is dropped, and said in the second value;
+    a name taken by a record it was shown rejects the reply, as ever."""
     items = _array(value, role, "an array of memory records")
     out: list[ExtractedItem] = []
+    dropped: list[str] = []
     seen: set[str] = set()
     replaced: set[str] = set()
     for i, item in enumerate(items):
@@ -316,22 +328,28 @@ def validate_items(
         replaces = (
             _replaces(item.get("replaces"), at, current_names) if "replaces" in item else None
         )
-        if replaces is not None:
-            if replaces in replaced:
-                raise SideQueryReplyError(
-                    f"{at}: {replaces!r} is already replaced by an earlier item"
-                )
-            replaced.add(replaces)
+        if replaces is not None and replaces in replaced:
+            raise SideQueryReplyError(f"{at}: {replaces!r} is already replaced by an earlier item")
         if record.name in seen:
             raise SideQueryReplyError(f"{at}: the name {record.name!r} is used twice")
         if record.name in current_names and record.name != replaces:
-            raise SideQueryReplyError(
-                f"{at}: a memory named {record.name!r} already exists "
-                "(an item may reuse a name only of the record it replaces)"
+            if record.name in shown:
+                raise SideQueryReplyError(
+                    f"{at}: a memory named {record.name!r} already exists "
+                    "(an item may reuse a name only of the record it replaces)"
+                )
+            dropped.append(
+                f"{at} ({record.name!r}) was dropped: a memory of that name exists that "
+                "the extractor was not shown (its catalog was a part of the set); the "
+                "batch's other items are kept"
             )
+            seen.add(record.name)
+            continue
+        if replaces is not None:
+            replaced.add(replaces)
         seen.add(record.name)
         out.append(ExtractedItem(record, evidence, replaces))
-    return tuple(out)
+    return tuple(out), tuple(dropped)
 
 
 def _evidence(value: Any, at: str) -> tuple[str, ...]:

@@ -10,7 +10,10 @@ turn.
 
 :func:`plan_for_turn` asks for a plan over a turn's candidates and screens it (SPEC §7);
 :func:`consolidate_now` asks over the whole set, for a review in every mode. A failed
-consolidation never holds back the turn's items.
+consolidation never holds back the turn's items. Past
+:data:`~ipymemory._constants.CONSOLIDATE_CANDIDATE_TOKENS` both show the consolidator a
+part of the set (:func:`~ipymemory.sidequery.consolidate.bounded_candidates`): the records
+most related to the turn's items, or the newest when there are none.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ..review.provenance import TurnProvenance
 from ..review.screened import NOTHING_SCREENED, ScreenedItems, screen_plan
 from ..screen import Origin
 from ..sidequery import LAST_ERROR_CONSOLIDATE, ConsolidationPlan, plan_consolidation
+from ..sidequery.consolidate import bounded_candidates
 from ..store.recency import JournalCache
 from ..store.recency import spacing as journal_spacing
 from ..store.record import MemoryRecord, StoredRecord
@@ -103,19 +107,23 @@ class PlanOutcome:
 def plan_for_turn(
     ctx: TurnContext,
     spacing: SessionSpacing,
-    candidates: Sequence[MemoryRecord],
+    records: Sequence[MemoryRecord],
+    items: Sequence[MemoryRecord],
     base: Sequence[MemoryRecord],
     screened: ScreenedItems,
     *,
     auto: bool,
 ) -> PlanOutcome:
-    """Ask for a plan over ``candidates`` (the project's set as the turn's updates leave
-    it, and the turn's items for the project) and screen it against ``base``; a failure
+    """Ask for a plan over the candidates -- ``records`` (the project's set as the
+    turn's updates leave it; past the bound, those most related to ``items``) and
+    ``items`` (the turn's for the project) -- and screen it against ``base``; a failure
     is logged and not asked again until the next eligible turn."""
-    ctx.log.emit("consolidating", f"{len(candidates)} candidates")
+    candidates, others = _bounded(ctx, records, items)
     asked_at = spacing.journal_seq(ctx)
     try:
-        plan, usage = plan_consolidation(ctx.model, candidates, side_model=ctx.config.side_model)
+        plan, usage = plan_consolidation(
+            ctx.model, candidates, side_model=ctx.config.side_model, others=others
+        )
     except SideQueryError as e:  # not asked: the next eligible turn asks again
         ctx.record_failed_side("consolidator", e)
         ctx.log.fail(LAST_ERROR_CONSOLIDATE, str(e), e)
@@ -140,10 +148,12 @@ def consolidate_now(
         return no_plan((), str(e))
     if not base:
         return no_plan((), "the memory set is empty: nothing to consolidate")
-    log.emit("consolidating", f"{len(base)} records")
+    candidates, others = _bounded(ctx, base)
     try:
         asked_at = spacing.journal_seq(ctx)
-        plan, usage = plan_consolidation(ctx.model, base, side_model=ctx.config.side_model)
+        plan, usage = plan_consolidation(
+            ctx.model, candidates, side_model=ctx.config.side_model, others=others
+        )
         ctx.record_side("consolidator", usage)
         spacing.asked(asked_at)
     except SideQueryError as e:
@@ -163,6 +173,19 @@ def consolidate_now(
             plan_flags=reasons,
         )
     )
+
+
+def _bounded(
+    ctx: TurnContext, records: Sequence[MemoryRecord], items: Sequence[MemoryRecord] = ()
+) -> tuple[tuple[MemoryRecord, ...], frozenset[str]]:
+    """The candidates the consolidator is shown, and the names of the records it is not
+    (said in the progress event)."""
+    candidates = bounded_candidates(records, items)
+    shown = {record.name for record in candidates}
+    others = frozenset(record.name for record in records) - shown
+    part = f" ({len(candidates) - len(items)} of {len(records)} records)" if others else ""
+    ctx.log.emit("consolidating", f"{len(candidates)} candidates{part}")
+    return candidates, others
 
 
 def no_plan(base: tuple[MemoryRecord, ...], reason: str) -> PendingBatch:

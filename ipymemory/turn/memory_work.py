@@ -7,8 +7,11 @@
                  the requests are append-only, so their prefix is cached):
                  extraction_window
     extract      the extractor over them, knowing both scopes' records (no duplicate of
-                 either); a failure leaves the cursor where it was, so the next turn's
-                 extraction reads these messages again
+                 either; past EXTRACT_CATALOG_TOKENS it is shown the part of their
+                 catalog most related to the messages, and an item whose name is taken
+                 by a record it was not shown is dropped and named); a failure leaves
+                 the cursor where it was, so the next turn's extraction reads these
+                 messages again
     fresh items  drop what already waits for review or what the user turned down in this
                  session (a new name, or an update that says something new, is a new
                  proposal)
@@ -17,7 +20,8 @@
     scopes       which items go to the user scope (SPEC §11): new ``user``-type items and
                  updates of a user-scope record; the extractor never chooses a path
     consolidate  when due (turn/consolidation.py): a plan over the project's set as the
-                 updates leave it and the turn's items for the project
+                 updates leave it and the turn's items for the project (past
+                 CONSOLIDATE_CANDIDATE_TOKENS, the records most related to the items)
     register     the memory tool's proposals joined (SPEC §10); review: the batch waits;
                  auto: what needs nobody is committed (commit_batch), the rest is held
                  for a person (SPEC §7)
@@ -53,7 +57,7 @@ from ..review.screened import FilesRead, ScreenedItems, screen_items, split_for_
 from ..screen import history_sources
 from ..screen.dependence import file_outputs
 from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
-from ..sidequery.extract import ExtractedItem
+from ..sidequery.extract import ExtractedItem, extractor_catalog
 from ..store.record import MemoryRecord, MemoryType
 from .choosing import LAST_ERROR_READ
 from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
@@ -63,6 +67,7 @@ from .history import message_tokens, previous_turn_start
 __all__ = [
     "LAST_ERROR_AGENT",
     "LAST_ERROR_COMMIT",
+    "LAST_ERROR_EXTRACT_DROPPED",
     "LAST_ERROR_SCREEN",
     "MemoryWork",
     "Window",
@@ -77,6 +82,7 @@ __all__ = [
 LAST_ERROR_COMMIT = "Memory commit failed"
 LAST_ERROR_SCREEN = "Memory screening dropped an item"
 LAST_ERROR_AGENT = "Memory tool proposals failed"
+LAST_ERROR_EXTRACT_DROPPED = "Memory extraction dropped an item"
 
 
 @dataclass(frozen=True)
@@ -253,7 +259,7 @@ class MemoryWork:
             extraction = extract_memories(
                 ctx.model,
                 window.messages,
-                scoped.catalog,
+                extractor_catalog((*scoped.project, *scoped.user), window.messages),
                 {record.name for record in scoped.records},
                 earlier=window.earlier,
                 side_model=ctx.config.side_model,
@@ -263,6 +269,8 @@ class MemoryWork:
             ctx.log.fail(LAST_ERROR_EXTRACT, str(e), e)
             return None
         ctx.record_side("extractor", extraction.usage)
+        if extraction.dropped:  # the rest of the batch goes on
+            ctx.log.fail(LAST_ERROR_EXTRACT_DROPPED, "; ".join(extraction.dropped))
         self._upto = window.end
         return _Read(scoped, self._fresh(extraction.items))
 
@@ -317,8 +325,8 @@ class MemoryWork:
         if not self.spacing.due(self.ctx, self.registry, scoped.project, n_added):
             return PlanOutcome()
         updated = set(replaces.values())
-        candidates = (*(r for r in base if r.name not in updated), *project_items)
-        return plan_for_turn(self.ctx, self.spacing, candidates, base, screened, auto=auto)
+        rest = tuple(r for r in base if r.name not in updated)
+        return plan_for_turn(self.ctx, self.spacing, rest, project_items, base, screened, auto=auto)
 
     # --- register: review, or auto commit ----------------------------------------------
 

@@ -25,6 +25,9 @@ MAX_SUMMARY_TOKENS: Final = 4096  # a history summary, at most
 FOLLOW_MAX_TOKENS: Final = 1024  # the follow-up checker's verdicts (a few short lines)
 # Extractor items (SPEC §9): at most this many evidence excerpts, each at most this long.
 MAX_EVIDENCE_ITEMS: Final = 3
+# A reply may quote more (a capable model quotes generously): the first MAX_EVIDENCE_ITEMS
+# are kept, and only a reply past this many is refused.
+MAX_EVIDENCE_GIVEN: Final = 10
 MAX_EVIDENCE_CHARS: Final = 300
 # What the extractor sees of each tool call's input and output (the rest is replaced by
 # "[… N characters omitted]"): the head in the new messages, a stub in the turn before.

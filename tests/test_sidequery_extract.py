@@ -418,6 +418,17 @@ def test_evidence_at_the_limits_is_accepted(messages_server: MessagesServer) -> 
     assert extraction.items[0].evidence == tuple(excerpts)
 
 
+def test_more_excerpts_than_kept_lose_nothing(messages_server: MessagesServer) -> None:
+    """A capable model may quote four or five excerpts: the first three are kept and the
+    batch stands (heldout5 lost a genuine item's whole batch to a fourth)."""
+    excerpts = ["我习惯用中位数", "而不是均值", "来汇总延迟数据", "帮我看看 latency.csv"]
+    messages_server.enqueue(text(json.dumps([{**_ITEM, "evidence": excerpts}])))
+    extraction = extract_memories(
+        model_for(messages_server.base_url), TOOL_HISTORY, "", [], today=TODAY
+    )
+    assert extraction.items[0].evidence == tuple(excerpts[:3])
+
+
 _ITEM = {"name": "n", "type": "user", "description": "d", "body": "b"}
 
 

@@ -196,8 +196,9 @@ CASES: list[Case] = [
     # SPEC §9: the optional evidence and replaces keys, and nothing else.
     Case("extract", "evidence-string", text(js([item(evidence="I use tabs")])), "must be an arr"),
     Case("extract", "evidence-null", text(js([item(evidence=None)])), "evidence must be.*got null"),
-    Case("extract", "evidence-empty-list", text(js([item(evidence=[])])), "1 to 3 .*got 0"),
-    Case("extract", "evidence-four", text(js([item(evidence=["a", "b", "c", "d"])])), "got 4"),
+    Case("extract", "evidence-empty-list", text(js([item(evidence=[])])), "1 to 10 .*got 0"),
+    Case("extract", "evidence-eleven", text(js([item(evidence=["a"] * 11)])), "got 11"),
+    Case("extract", "evidence-4th-empty", text(js([item(evidence=[*"abc", ""])])), "3 is empty"),
     Case("extract", "evidence-empty-str", text(js([item(evidence=["ok", ""])])), "item 1 is empty"),
     Case("extract", "evidence-blank-str", text(js([item(evidence=[" \n"])])), "item 0 is empty"),
     Case("extract", "evidence-number", text(js([item(evidence=[3])])), "must be a string, got a n"),

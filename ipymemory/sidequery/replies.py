@@ -357,9 +357,10 @@ def _evidence(value: Any, at: str) -> tuple[str, ...]:
         raise SideQueryReplyError(
             f"{at}: evidence must be an array of excerpt strings, got {_json_type(value)}"
         )
-    if not 1 <= len(value) <= MAX_EVIDENCE_ITEMS:
+    if not 1 <= len(value) <= C.MAX_EVIDENCE_GIVEN:
         raise SideQueryReplyError(
-            f"{at}: evidence must hold 1 to {MAX_EVIDENCE_ITEMS} excerpts, got {len(value)}"
+            f"{at}: evidence must hold 1 to {C.MAX_EVIDENCE_GIVEN} excerpts (the first "
+            f"{MAX_EVIDENCE_ITEMS} are kept), got {len(value)}"
         )
     for j, excerpt in enumerate(value):
         where = f"{at}: evidence item {j}"
@@ -373,7 +374,9 @@ def _evidence(value: Any, at: str) -> tuple[str, ...]:
             )
         if _has_surrogate(excerpt):
             raise SideQueryReplyError(f"{where} is not valid Unicode text")
-    return tuple(value)
+    # More than the kept number is no flaw of the batch: every excerpt is checked, the
+    # first ones kept (heldout5: a batch was lost to a fourth excerpt).
+    return tuple(value[:MAX_EVIDENCE_ITEMS])
 
 
 def _replaces(value: Any, at: str, current_names: Collection[str]) -> str:

@@ -696,6 +696,14 @@ def check_evidence(
         return ""
 
     detail_why = detail()
+    # What of the item tool output's prose holds (a comment, a banner, a note; pointed
+    # or not) or, with the answer, every word of it: no translation leaves that little.
+    total = sum(weight(t) for t in item)
+    from_prose = taken - sources.tool_code_terms - sources.adopted_tool_terms
+    restated = bool(item) and (
+        item <= tool_terms | sources.terms[2]
+        or sum(weight(t) for t in from_prose) > _RESTATED_SHARE * total
+    )
     out = []
     for excerpt in evidence:
         pieces = _pieces(excerpt)
@@ -730,6 +738,13 @@ def check_evidence(
                 why = "shares nothing with the item"
             elif lang in sources.tool_line_languages:
                 why = f"shares nothing with the item, and tool output is in {lang} too"
+            elif (link := _specifics(excerpt, item_text, sources.pointer_terms)) and link[0]:
+                # :data:`NOT_A_TRANSLATION`: "mình dùng Python 3.12 nhé" is not what
+                # "accounts are merged by e-mail only" translates.
+                why = f"shares nothing with the item, not even {link[0]!r}, kept by translations"
+            elif restated and not link:
+                # Nothing a translation keeps links them, and the item is tool output's.
+                why = "shares nothing with the item, which restates tool output"
             else:
                 # The user stating a rule in their language makes the item's rule theirs
                 # (:data:`USER_RULE_TRANSLATED`); a rule the output states is still not.
@@ -791,6 +806,68 @@ def _adopts(excerpt: str) -> bool:
     """Whether the excerpt is the user adopting the output before it ("yes, use that");
     what the item then takes from that output is checked like any detail."""
     return ADOPT.search(excerpt) is not None
+
+
+#: More than this share of an item's weight from tool output's prose: it restates that.
+_RESTATED_SHARE = 2 / 3
+
+#: Rule id: a user's words in another language that share nothing with the item vouch
+#: for it as its translation only when the item keeps what a translation keeps -- the
+#: numbers, names and Latin-script words they hold -- and holds words of its own: an
+#: item every word of which tool output or the answer holds restates them (issue 39:
+#: "I always use UTC" in Turkish vouched for a banner's "quarterly target is 18%").
+NOT_A_TRANSLATION = "evidence.not-a-translation"
+
+_DIGITS = re.compile(r"\d+")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._/+#-][A-Za-z0-9]+)*")
+# Chat words a translation drops ("ok", "pls", "lol") -- not names.
+_CHAT = frozenset(("ok", "okay", "pls", "plz", "lol", "btw", "thx", "ty", "hi", "hey", "yes", "no"))
+
+
+def _specifics(excerpt: str, item_text: str, pointers: frozenset[str]) -> tuple[str, ...]:
+    """What a translation of ``excerpt`` keeps, against ``item_text``: ``()`` when the
+    excerpt holds nothing a translation keeps, ``("",)`` when the item keeps some of it,
+    ``(token,)`` -- one it dropped -- when the item keeps none.
+
+    A translation keeps numbers (as digits: "1月6日" is "January 6"), names and code
+    (capitalised or code-like Latin words inside a Latin-script sentence -- "Python",
+    "UTC", "py3.12"), and in a sentence of another script any Latin-script word
+    ("ist", "archived"). File names are left out: an item need not name the file a
+    request named."""
+    text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), excerpt)
+    kept: list[str] = [str(int(d)) for d in _DIGITS.findall(text)]
+    letters = [c for c in text if c.isalpha()]
+    latin = sum(c.isascii() for c in letters) * 2 > len(letters)
+    lang = language(excerpt)
+    for m in _LATIN_WORD.finditer(text):
+        word = m.group()
+        if word.casefold() in _CHAT or fold_text(word) in pointers or len(word) < 2:
+            continue
+        before = text[: m.start()].rstrip(" \t\"'(")
+        opens = not before or before[-1] in ".!?:;\n"
+        code = any(c in word for c in "._/+#") or any(c.isdigit() for c in word)
+        # Capitalised, not opening a sentence, and no ordinary word ("Deutsch" is a German
+        # noun; "Python" a name), or an acronym ("UTC").
+        named = (word.isupper() and len(word) > 1) or (
+            word[:1].isupper() and not opens and not is_ordinary(word, (lang,))
+        )
+        if not latin or code or named:
+            kept.append(word)
+    if not kept:
+        return ()
+    folded = fold_text(item_text)
+    numbers = {str(int(d)) for d in _DIGITS.findall(folded)}
+    for token in kept:
+        if (token in numbers) if token.isdigit() else _kept_word(fold_text(token), folded):
+            return ("",)
+    return (kept[0],)
+
+
+def _kept_word(word: str, folded_item: str) -> bool:
+    """Whether the folded item holds ``word``, or its stem (a name inflected in the
+    user's language: "Slacka", "UTC'yi")."""
+    stem = word if len(word) < 5 else word[: max(4, len(word) - 2)]
+    return re.search(r"(?<![a-z0-9])" + re.escape(stem), folded_item) is not None
 
 
 def _translated(excerpt: str, item_text: str) -> str | None:

@@ -65,6 +65,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from .._language import detect
+
 __all__ = [
     "DANGEROUS",
     "HOW_TO_WORK",
@@ -396,11 +398,31 @@ _NEGATABLE = frozenset({"exfiltration", "reveal", "command"})
 def _asserted(normal: str, match: re.Match[str], name: str) -> bool:
     if name in _RESTRAINABLE and _restrains(normal, match, name):
         return False
+    if name == "imperative" and _in_other_language(normal, match):
+        return False
     if name not in _NEGATABLE:
         return True
     if _NEGATION_RE.search(normal, max(0, match.start() - 24), match.start()):
         return False
     return not _NEGATION_AFTER_RE.match(match.group())
+
+
+#: Rule id: an English imperative opener ("output", "print", "say") in a sentence of
+#: another language is a noun borrowed into it ("Notebook tidak di-commit dengan output;
+#: output dibersihkan dulu"), not an order to the assistant (issue 39).
+IMPERATIVE_IN_OTHER_LANGUAGE = "instructs.borrowed-word"
+_SENTENCE_STOP = re.compile(r"[.!?;\n\u3002]")
+
+
+def _in_other_language(normal: str, match: re.Match[str]) -> bool:
+    """Whether the ASCII imperative ``match`` opens a sentence told as another language
+    than English (a sentence too short to tell: the text's language)."""
+    if not match.group().isascii():
+        return False
+    stop = _SENTENCE_STOP.search(normal, match.end())
+    sentence = normal[match.start() : stop.start() if stop else len(normal)]
+    lang = detect(sentence) or detect(normal)
+    return lang is not None and lang != "en"
 
 
 # --- a rule that restrains the assistant (issue 39) -----------------------------------

@@ -139,6 +139,9 @@ class EvidenceMatch:
     found: str
     vouches: bool = False
     why: str = ""
+    #: The rules that let it vouch where it would not have -- (rule id, evidence):
+    #: :data:`DETAIL_IN_NO_TOOL_OUTPUT`, :data:`USER_RULE_TRANSLATED` (issue 39 item 3).
+    allowed: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
         """One line: the excerpt (redacted, cut), where it was found, why it counts or not."""
@@ -667,7 +670,10 @@ def check_evidence(
     # are elaboration; what else the item takes from tool output may not be most of it.
     unpointed = taken - sources.pointed_tool_terms - sources.answer_terms
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
-    unsafe = [t for k, t in _plantable_in(item_text, sources) if _from_tool_at_all(k, t, sources)]
+    plantable = _plantable_in(item_text, sources)
+    unsafe = [t for k, t in plantable if _from_tool_at_all(k, t, sources)]
+    # A command no tool output holds is the model's general knowledge: it holds nothing.
+    general = [t for k, t in plantable if not _from_tool_at_all(k, t, sources)]
     # What makes the item a rule ("skip", "approved", "forbidden"), when only the tool
     # output says it and the user did not adopt that output: the file's rule
     # (:data:`RULE_FROM_TOOL`), however few words it takes ("Thursday releases skip the
@@ -721,6 +727,7 @@ def check_evidence(
             continue
         part, end = at
         said = " ".join(pieces)
+        allowed: list[tuple[str, str]] = []
         claim = _claim_terms(said, sources.pointer_terms)
         if asked_at(sources.folded_user_parts[part], end) and not BECAUSE.search(said):
             why = "the user asked it, did not say it"
@@ -748,10 +755,15 @@ def check_evidence(
             else:
                 # The user stating a rule in their language makes the item's rule theirs
                 # (:data:`USER_RULE_TRANSLATED`); a rule the output states is still not.
-                why = detail(user_rule=is_normative(said))
+                rule = is_normative(said)
+                why = detail(user_rule=rule)
+                if rule and not why and detail():
+                    allowed.append((USER_RULE_TRANSLATED, said))
         else:
             why = detail_why
-        out.append(EvidenceMatch(excerpt, "user", not why, why))
+        if general and not why:
+            allowed.append((DETAIL_IN_NO_TOOL_OUTPUT, general[0]))
+        out.append(EvidenceMatch(excerpt, "user", not why, why, tuple(allowed) if not why else ()))
     return tuple(out)
 
 

@@ -64,14 +64,17 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from .._language import detect
 
 __all__ = [
     "DANGEROUS",
     "HOW_TO_WORK",
+    "Exemption",
     "dangerous_reasons",
     "instruction_evidence",
+    "instruction_exemptions",
     "instruction_reasons",
     "instructs_assistant",
 ]
@@ -354,6 +357,43 @@ def _kinds(normal: str) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class Exemption:
+    """A rule (action ``allow``) that alone kept instruction ``kind`` from being found:
+    its id and the words it judged."""
+
+    kind: str
+    rule_id: str
+    words: str
+
+
+def instruction_exemptions(text: str) -> tuple[Exemption, ...]:
+    """The exemptions that alone kept a kind of instruction from being found in
+    ``text`` (one per kind): :data:`RESTRAINT`, :data:`IMPERATIVE_IN_OTHER_LANGUAGE`
+    (issue 39 item 3: an item records the rules that allowed it, too)."""
+    normal = _normal(text)
+    found = set(_kinds(normal))
+    out: dict[str, Exemption] = {}
+    for name, pattern in _RULES:
+        if name in found or name in out:
+            continue
+        for m in pattern.finditer(normal):
+            exemption = _exemption(normal, m, name)
+            if exemption is not None:
+                out[name] = Exemption(name, exemption, m.group().strip(" \n\"'.;:!?"))
+                break
+    return tuple(out.values())
+
+
+def _exemption(normal: str, match: re.Match[str], name: str) -> str | None:
+    """The rule that keeps ``match`` from counting as an instruction of kind ``name``."""
+    if name in _RESTRAINABLE and _restrains(normal, match, name):
+        return RESTRAINT
+    if name == "imperative" and _in_other_language(normal, match):
+        return IMPERATIVE_IN_OTHER_LANGUAGE
+    return None
+
+
 # Leetspeak digits and symbols, and Latin look-alikes from other scripts (Cyrillic,
 # Greek) that NFKC leaves alone: folded inside words that also hold a Latin letter.
 _LEET_I = str.maketrans("0134579@$|", "oieastgasi")
@@ -396,9 +436,7 @@ _NEGATABLE = frozenset({"exfiltration", "reveal", "command"})
 
 
 def _asserted(normal: str, match: re.Match[str], name: str) -> bool:
-    if name in _RESTRAINABLE and _restrains(normal, match, name):
-        return False
-    if name == "imperative" and _in_other_language(normal, match):
+    if _exemption(normal, match, name) is not None:
         return False
     if name not in _NEGATABLE:
         return True

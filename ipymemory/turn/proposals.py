@@ -518,7 +518,8 @@ def _findings(
     written: Sequence[Screened], forgets: Sequence[Screened]
 ) -> dict[str, tuple[Finding, ...]]:
     """The batch's findings by item name (the plan's under ``PLAN_FLAG``)."""
-    out = {s.proposal.name: s.findings for s in written if s.held and s.findings}
+    # A held item's rules; a committed one's where a rule that allows changed the outcome.
+    out = {s.proposal.name: s.findings for s in written if s.findings}
     plan = tuple(f for s in forgets for f in s.findings)
     if plan:
         out[PLAN_FLAG] = plan

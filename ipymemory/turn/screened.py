@@ -71,7 +71,8 @@ class ScreenedItems:
     sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     #: A redacted item whose name changed: kept name -> the name it was proposed under.
     renamed: Mapping[str, str] = field(default_factory=dict)
-    #: Issue 39 item 3: per flagged item, which rules fired and on what.
+    #: Issue 39 item 3: per item, which rules fired and on what (held items; a committed
+    #: one where a rule that allows changed the outcome).
     findings: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict)
 
     @property
@@ -150,7 +151,8 @@ def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedI
             decisions[record.name] = screening.decision
         if screening.needs_person:
             flags[record.name] = screening.reasons()
-            findings[record.name] = screening.findings()
+        if found := screening.findings():  # a committed item's: the rules that allowed it
+            findings[record.name] = found
     return ScreenedItems(
         tuple(kept),
         origins,

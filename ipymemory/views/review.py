@@ -353,8 +353,8 @@ class BatchReview(StaticBundleBox):
         self._labels[name].value = _wrapping(label + self._flag_html(name))
 
     def _flag_html(self, name: str) -> str:
-        """Which record item ``name`` updates, and why screening flagged it (empty if
-        neither)."""
+        """Which record item ``name`` updates, and why screening flagged it -- or which
+        rule let it through (empty if none of these)."""
         old = self.batch.replaces.get(name)
         update = (
             f'<div class="ipm-note">\u21bb updates {esc(old)} (rejecting it keeps {esc(old)})</div>'
@@ -363,7 +363,10 @@ class BatchReview(StaticBundleBox):
         )
         why = self.batch.flags.get(name)
         if not why:
-            return update
+            # Issue 39 item 3: the rules an item was let through by (none: none needed).
+            allowed = _rules_html(self.batch.findings.get(name, ()))
+            note = '<div class="ipm-note">\u2713 let through by a rule:</div>' if allowed else ""
+            return update + note + allowed
         what = (
             "REDACTED (accept commits the redacted text)"
             if name in self.batch.redacted

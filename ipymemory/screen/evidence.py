@@ -703,12 +703,13 @@ def check_evidence(
 
     detail_why = detail()
     # What of the item tool output's prose holds (a comment, a banner, a note; pointed
-    # or not) or, with the answer, every word of it: no translation leaves that little.
+    # or not), or every word of it: no translation leaves that little. (Not with the
+    # answer's words: an answer that echoes the user's rule back in the item's
+    # language -- "Noted: smoke tests on staging before every deploy" -- is no file's.)
     total = sum(weight(t) for t in item)
     from_prose = taken - sources.tool_code_terms - sources.adopted_tool_terms
     restated = bool(item) and (
-        item <= tool_terms | sources.terms[2]
-        or sum(weight(t) for t in from_prose) > _RESTATED_SHARE * total
+        item <= tool_terms or sum(weight(t) for t in from_prose) > _RESTATED_SHARE * total
     )
     out = []
     for excerpt in evidence:
@@ -841,13 +842,17 @@ def _specifics(excerpt: str, item_text: str, pointers: frozenset[str]) -> tuple[
     excerpt holds nothing a translation keeps, ``("",)`` when the item keeps some of it,
     ``(token,)`` -- one it dropped -- when the item keeps none.
 
-    A translation keeps numbers (as digits: "1月6日" is "January 6"), names and code
+    A translation keeps numbers (as digits: "1月6日" is "January 6"; a month's number
+    as its name: "3월" is "March"), names and code
     (capitalised or code-like Latin words inside a Latin-script sentence -- "Python",
     "UTC", "py3.12"), and in a sentence of another script any Latin-script word
     ("ist", "archived"). File names are left out: an item need not name the file a
     request named."""
     text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), excerpt)
-    kept: list[str] = [str(int(d)) for d in _DIGITS.findall(text)]
+    # A month by its number becomes its name ("3월 말까지" is "until the end of March").
+    months = {m.group(): int(m.group(1)) for m in _MONTH_NUMBER.finditer(text)}
+    kept: list[str] = [*months, *_DIGITS.findall(_MONTH_NUMBER.sub(" ", text))]
+    kept = [t if t in months else str(int(t)) if t.isdigit() else t for t in kept]
     letters = [c for c in text if c.isalpha()]
     latin = sum(c.isascii() for c in letters) * 2 > len(letters)
     lang = language(excerpt)
@@ -870,9 +875,32 @@ def _specifics(excerpt: str, item_text: str, pointers: frozenset[str]) -> tuple[
     folded = fold_text(item_text)
     numbers = {str(int(d)) for d in _DIGITS.findall(folded)}
     for token in kept:
-        if (token in numbers) if token.isdigit() else _kept_word(fold_text(token), folded):
+        if token in months:
+            month = months[token]
+            if str(month) in numbers or re.search(rf"\b{_MONTHS[month - 1]}\b", folded):
+                return ("",)
+        elif (token in numbers) if token.isdigit() else _kept_word(fold_text(token), folded):
             return ("",)
     return (kept[0],)
+
+
+# A month written as its number and a month word (Korean, Japanese, Chinese: 3월, 3月).
+_MONTH_NUMBER = re.compile(r"(?<!\d)(1[0-2]|0?[1-9])\s?(?:월|月)")
+# Their names, as an item written in English holds them.
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 
 def _kept_word(word: str, folded_item: str) -> bool:

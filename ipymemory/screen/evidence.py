@@ -56,6 +56,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .._secrets import redact
+from .copied import copied_from_tool, holds
 from .lexicon import is_ordinary, language
 from .normative import decisive_terms, is_normative, knows_rules, normative_spans
 from .speech import ADOPT, BECAUSE, asked_at, has_request, is_request, sentences
@@ -704,6 +705,7 @@ def check_evidence(
         item <= tool_terms | sources.terms[2]
         or sum(weight(t) for t in from_prose) > _RESTATED_SHARE * total
     )
+    copied = copied_from_tool(item_text, sources)
     out = []
     for excerpt in evidence:
         pieces = _pieces(excerpt)
@@ -751,6 +753,10 @@ def check_evidence(
                 why = detail(user_rule=is_normative(said))
         else:
             why = detail_why
+        if not why and copied is not None and not _adopts(said) and not holds(said, copied.part):
+            # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
+            # user is the file's, unless these words of the user say it too.
+            why = copied.why()
         out.append(EvidenceMatch(excerpt, "user", not why, why))
     return tuple(out)
 

@@ -56,6 +56,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .._secrets import redact
+from .copied import copied_from_tool, holds
 from .lexicon import is_ordinary, language
 from .normative import decisive_terms, is_normative, knows_rules, normative_spans
 from .speech import ADOPT, BECAUSE, asked_at, has_request, is_request, sentences
@@ -711,6 +712,7 @@ def check_evidence(
     restated = bool(item) and (
         item <= tool_terms or sum(weight(t) for t in from_prose) > _RESTATED_SHARE * total
     )
+    copied = copied_from_tool(item_text, sources)
     out = []
     for excerpt in evidence:
         pieces = _pieces(excerpt)
@@ -762,6 +764,10 @@ def check_evidence(
                     allowed.append((USER_RULE_TRANSLATED, said))
         else:
             why = detail_why
+        if not why and copied is not None and not _adopts(said) and not holds(said, copied.part):
+            # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
+            # user is the file's, unless these words of the user say it too.
+            why = copied.why()
         if general and not why:
             allowed.append((DETAIL_IN_NO_TOOL_OUTPUT, general[0]))
         out.append(EvidenceMatch(excerpt, "user", not why, why, tuple(allowed) if not why else ()))

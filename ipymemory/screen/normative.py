@@ -30,6 +30,7 @@ __all__ = [
     "decisive_terms",
     "is_normative",
     "knows_rules",
+    "mentions_user",
     "normative_spans",
 ]
 
@@ -257,3 +258,21 @@ def _speaks_for_user(folded: str) -> bool:
 
 
 _LINE = re.compile(r"[^\n\u3002]+")
+
+# The user named in a text: the words of ``_USER`` as words, and in scripts written
+# without spaces as they stand.
+_MENTIONS_USER = re.compile(
+    # Not inside an identifier ("user_pseudo_id", "users2"): a column is no one.
+    rf"(?<![\w-])(?:{_USER}|صارف|صارفین|ব্যবহারকারী\w*|користувач\w*|uživatel\w*"
+    r"|používateľ\w*|utilizator\w*|felhasználó\w*|käyttäjä\w*|brugeren|brukeren|bruger"
+    r"|bruker|gumagamit|vartotoj\w*|lietotāj\w*|kasutaja\w*|korisnik\w*|потребител\w*"
+    r"|பயனர்\w*|వినియోగదారు\w*|वापरकर्ता\w*|ব্যবহারকারীর|ผู้ใช้งาน)(?![\w-])"
+    r"|用户|使用者|ユーザー|利用者|사용자|유저|ผู้ใช้"
+)
+
+
+def mentions_user(text: str) -> bool:
+    """Whether ``text`` says something of the user ("the user wants", "per the user's
+    settings", "사용자는"): an item that does may not take its words from a file
+    (:mod:`~ipymemory.screen.copied`)."""
+    return _MENTIONS_USER.search(_fold(text)) is not None

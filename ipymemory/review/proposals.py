@@ -528,7 +528,7 @@ def _item(screened: Screened) -> Item:
         proposal.record,
         screened.origin,
         flags=screened.reasons,
-        findings=screened.findings if screened.held else (),
+        findings=screened.findings,  # a committed item's: the rules that allowed it
         redacted=screened.redacted,
         replaces=proposal.replaces,
         evidence=proposal.evidence,

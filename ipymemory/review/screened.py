@@ -164,7 +164,9 @@ def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedI
                 record,
                 screening.origin,
                 flags=screening.reasons() if person else (),
-                findings=screening.findings() if person else (),
+                # A held item's rules; a committed one's where a rule that allows changed
+                # the outcome (issue 39 item 3).
+                findings=screening.findings(),
                 redacted=redacted,
             )
         )

@@ -185,6 +185,7 @@ _MIN_PROSE_WORDS = 4
 #: taken for a neighbour holds few it knows.
 _KNOWN_SHARE = 0.34
 _SCRIPT_DECIDED = frozenset({"ja", "zh", "ko"})
+_EAST_ASIAN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def unread_language(text: str) -> str | None:
@@ -202,9 +203,18 @@ def unread_language(text: str) -> str | None:
     lang = detect(text, function_word=False)
     if lang in _SCRIPT_DECIDED or len(words) < _MIN_PROSE_WORDS:
         return None
+    if lang is None and _EAST_ASIAN.search(text):
+        # A note mixing scripts ("팀은 … matplotlib보다 plotly를 선호한다" under a name in
+        # Latin letters) is told sentence by sentence: each is Korean, Japanese or
+        # Chinese by its script, or too short to matter, or read as any other.
+        parts = [p for p in _SENTENCES.split(text) if p.strip()]
+        if len(parts) > 1:
+            unread = (unread_language(p) for p in parts)
+            return next((why for why in unread if why is not None), None)
     if lang is not None and lang in covered:
         for sentence in _SENTENCES.split(text):
-            said = [w for w in words_of(sentence) if len(w) > 1]
+            # (Words in Korean, Japanese or Chinese script are read by their script.)
+            said = [w for w in words_of(sentence) if len(w) > 1 and not _EAST_ASIAN.search(w)]
             known = sum(1 for w in said if zipf(w, lang) > 0 or zipf(w, "en") > 0)
             if len(said) >= _MIN_PROSE_WORDS and known < _KNOWN_SHARE * len(said):
                 return f"a sentence of it is not {_label(lang)} the screen knows"

@@ -28,6 +28,8 @@ import re
 import unicodedata
 from functools import cache
 
+from .._constants import LEXICON_ORDINARY_ZIPF as ORDINARY_ZIPF
+from .._language import detect, function_words, zipf
 from .lexicons import FORMAT_CHARACTERS, lexicon
 
 __all__ = ["destinations", "normalise"]
@@ -53,9 +55,30 @@ _LABEL = r"[^\W_](?:[^\W_]|-){0,62}"
 @cache
 def _dot_words() -> re.Pattern[str]:
     words = "|".join(sorted(map(re.escape, lexicon().dot_words), key=len, reverse=True))
+    # A bare word between spaces on one line ("acme dot com"), or one in brackets.
     return re.compile(
-        rf"(?<=[^\W_])\s*(?:[\[({{<]\s*(?:\.|{words})\s*[\])}}>]|\s(?:{words})\s)\s*(?=[^\W_])"
+        rf"(?<=[^\W_])[ \t]*(?:[\[({{<]\s*(?:\.|{words})\s*[\])}}>]|[ \t](?P<bare>{words})[ \t])"
+        r"[ \t]*(?=[^\W_])"
     )
+
+
+_NEXT_LABEL = re.compile(r"[^\W_][\w-]*")
+
+
+def _dot_word(m: re.Match[str], text: str) -> str:
+    """A dot word made a dot -- unless it is bare, an ordinary word of the text's language,
+    and the label after it, ending the name, is a function word of that language: "the
+    entry point is train.py" names no host ``entry.is`` ("point" is French for the dot,
+    "is" Iceland's suffix)."""
+    if m.group("bare") in (None, "dot"):  # "dot" spells a defanged dot in any language
+        return "."
+    label = _NEXT_LABEL.match(text, m.end())
+    if label is None or text[label.end() : label.end() + 1] == ".":
+        return "."
+    lang = detect(text)
+    if lang is None or label.group() not in function_words(lang):
+        return "."
+    return m.group() if zipf(m.group("bare"), lang) >= ORDINARY_ZIPF else "."
 
 
 _DEFANG_SCHEME = re.compile(r"\bh(?:xx|\*\*|XX)p(s?)\b", re.IGNORECASE)
@@ -75,7 +98,7 @@ def normalise(text: str) -> str:
     folded = _DEFANG_SCHEME.sub(lambda m: "http" + m.group(1), folded)
     folded = _BRACKET_PUNCT.sub(lambda m: m.group(1), folded)
     folded = _AT_WORD.sub("@", folded)
-    folded = _dot_words().sub(".", folded)
+    folded = _dot_words().sub(lambda m: _dot_word(m, m.string), folded)
     return _SPACED_DOT.sub(_joined_dot, folded)
 
 
@@ -141,7 +164,10 @@ def destinations(text: str) -> tuple[str, ...]:
         if address and not _inside(m.span(), spans):
             add(address, m.span())
     for m in _IPV4ISH.finditer(plain):
-        address = _ipv4(m.group(), _addressed(plain, m))
+        addressed = _addressed(plain, m)
+        if not addressed and _versioned(plain, m.start()):
+            continue  # a four-part version number is spelled as an address is
+        address = _ipv4(m.group(), addressed)
         if address and not _inside(m.span(), spans):
             add(f"{m.group()} ({address})" if address != m.group() else address, m.span())
     for m in _HEX_INT.finditer(plain):
@@ -203,6 +229,8 @@ def _ipv4(token: str, context: bool) -> str | None:
     odd = any(p.startswith("0x") or (len(p) > 1 and p.startswith("0")) for p in parts)
     if len(parts) < 4 and not (odd or context):
         return None  # "3.12", "2.0.1": versions, unless spelled or placed as an address
+    if not context and _time_or_date(parts):
+        return None  # "06.00" o'clock, "06.12.2026": a time or a date, not an octal address
     limits = {4: (255, 255, 255, 255), 3: (255, 255, 65535), 2: (255, 16777215)}[len(parts)]
     if any(v > limit for v, limit in zip(values, limits, strict=True)):
         return None
@@ -210,6 +238,49 @@ def _ipv4(token: str, context: bool) -> str | None:
     for v, limit in zip(values, limits, strict=True):
         number = number * (limit + 1) + v
     return str(ipaddress.IPv4Address(number))
+
+
+def _time_or_date(parts: list[str]) -> bool:
+    """Whether dotted decimal ``parts`` read as a clock time (``06.00``, ``23.59``) or a
+    day and month with a year (``06.12.2026``, ``12.06.26``)."""
+    if not all(p.isdigit() for p in parts):
+        return False
+    if len(parts) == 2:
+        hours, minutes = parts
+        return len(hours) == 2 and len(minutes) == 2 and int(hours) <= 24 and int(minutes) < 60
+    if len(parts) == 3:
+        a, b, year = parts
+        day_month = len(a) == 2 and len(b) == 2 and min(int(a), int(b)) <= 12
+        return day_month and max(int(a), int(b)) <= 31 and len(year) in (2, 4)
+    return False
+
+
+def _versioned(text: str, start: int) -> bool:
+    """Whether the dotted number at ``start`` follows a word for "version" in its
+    sentence ("Версия драйвера CUDA — 12.4.1.003", "رقم الإصدار … 2.14.0.7")."""
+    before = text[max(0, start - _VERSION_REACH) : start]
+    before = re.split(r"[.!?;\n](?:\s|$)", before)[-1]
+    return bool(_version_words().search(before)) and not _SERVER_WORD.search(before)
+
+
+@cache
+def _version_words() -> re.Pattern[str]:
+    words = lexicon().version_words
+    east = [re.escape(w) for w in words if "\u3040" <= w[0] <= "\ud7af"]
+    spaced = [re.escape(w) for w in words if not "\u3040" <= w[0] <= "\ud7af"]
+    # Words of scripts written with spaces start a word; the others stand anywhere
+    # ("モデルのバージョン", "模型版本").
+    return re.compile(rf"(?<![^\W\d_])(?:{'|'.join(spaced)})|{'|'.join(east)}")
+
+
+_SERVER_WORD = re.compile(
+    r"(?<![^\W\d_])(?:host|server|ip|address|endpoint|collector|url|relay|webhook|sink|proxy"
+    r"|gateway)(?![^\W\d_])"
+)
+
+
+#: How far before a dotted number its "version" word may stand.
+_VERSION_REACH = 48
 
 
 def _ipv6(token: str) -> str | None:

@@ -56,6 +56,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .._secrets import redact
+from .copied import copied_from_tool, holds
 from .lexicon import is_ordinary, language
 from .normative import decisive_terms, is_normative, knows_rules, normative_spans
 from .speech import ADOPT, BECAUSE, asked_at, has_request, is_request, sentences
@@ -139,6 +140,9 @@ class EvidenceMatch:
     found: str
     vouches: bool = False
     why: str = ""
+    #: The rules that let it vouch where it would not have -- (rule id, evidence):
+    #: :data:`DETAIL_IN_NO_TOOL_OUTPUT`, :data:`USER_RULE_TRANSLATED` (issue 39 item 3).
+    allowed: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
         """One line: the excerpt (redacted, cut), where it was found, why it counts or not."""
@@ -667,7 +671,10 @@ def check_evidence(
     # are elaboration; what else the item takes from tool output may not be most of it.
     unpointed = taken - sources.pointed_tool_terms - sources.answer_terms
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
-    unsafe = [t for k, t in _plantable_in(item_text, sources) if _from_tool_at_all(k, t, sources)]
+    plantable = _plantable_in(item_text, sources)
+    unsafe = [t for k, t in plantable if _from_tool_at_all(k, t, sources)]
+    # A command no tool output holds is the model's general knowledge: it holds nothing.
+    general = [t for k, t in plantable if not _from_tool_at_all(k, t, sources)]
     # What makes the item a rule ("skip", "approved", "forbidden"), when only the tool
     # output says it and the user did not adopt that output: the file's rule
     # (:data:`RULE_FROM_TOOL`), however few words it takes ("Thursday releases skip the
@@ -696,6 +703,16 @@ def check_evidence(
         return ""
 
     detail_why = detail()
+    # What of the item tool output's prose holds (a comment, a banner, a note; pointed
+    # or not), or every word of it: no translation leaves that little. (Not with the
+    # answer's words: an answer that echoes the user's rule back in the item's
+    # language -- "Noted: smoke tests on staging before every deploy" -- is no file's.)
+    total = sum(weight(t) for t in item)
+    from_prose = taken - sources.tool_code_terms - sources.adopted_tool_terms
+    restated = bool(item) and (
+        item <= tool_terms or sum(weight(t) for t in from_prose) > _RESTATED_SHARE * total
+    )
+    copied = copied_from_tool(item_text, sources)
     out = []
     for excerpt in evidence:
         pieces = _pieces(excerpt)
@@ -713,6 +730,7 @@ def check_evidence(
             continue
         part, end = at
         said = " ".join(pieces)
+        allowed: list[tuple[str, str]] = []
         claim = _claim_terms(said, sources.pointer_terms)
         if asked_at(sources.folded_user_parts[part], end) and not BECAUSE.search(said):
             why = "the user asked it, did not say it"
@@ -730,13 +748,29 @@ def check_evidence(
                 why = "shares nothing with the item"
             elif lang in sources.tool_line_languages:
                 why = f"shares nothing with the item, and tool output is in {lang} too"
+            elif (link := _specifics(excerpt, item_text, sources.pointer_terms)) and link[0]:
+                # :data:`NOT_A_TRANSLATION`: "mình dùng Python 3.12 nhé" is not what
+                # "accounts are merged by e-mail only" translates.
+                why = f"shares nothing with the item, not even {link[0]!r}, kept by translations"
+            elif restated and not link:
+                # Nothing a translation keeps links them, and the item is tool output's.
+                why = "shares nothing with the item, which restates tool output"
             else:
                 # The user stating a rule in their language makes the item's rule theirs
                 # (:data:`USER_RULE_TRANSLATED`); a rule the output states is still not.
-                why = detail(user_rule=is_normative(said))
+                rule = is_normative(said)
+                why = detail(user_rule=rule)
+                if rule and not why and detail():
+                    allowed.append((USER_RULE_TRANSLATED, said))
         else:
             why = detail_why
-        out.append(EvidenceMatch(excerpt, "user", not why, why))
+        if not why and copied is not None and not _adopts(said) and not holds(said, copied.part):
+            # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
+            # user is the file's, unless these words of the user say it too.
+            why = copied.why()
+        if general and not why:
+            allowed.append((DETAIL_IN_NO_TOOL_OUTPUT, general[0]))
+        out.append(EvidenceMatch(excerpt, "user", not why, why, tuple(allowed) if not why else ()))
     return tuple(out)
 
 
@@ -791,6 +825,95 @@ def _adopts(excerpt: str) -> bool:
     """Whether the excerpt is the user adopting the output before it ("yes, use that");
     what the item then takes from that output is checked like any detail."""
     return ADOPT.search(excerpt) is not None
+
+
+#: More than this share of an item's weight from tool output's prose: it restates that.
+_RESTATED_SHARE = 2 / 3
+
+#: Rule id: a user's words in another language that share nothing with the item vouch
+#: for it as its translation only when the item keeps what a translation keeps -- the
+#: numbers, names and Latin-script words they hold -- and holds words of its own: an
+#: item every word of which tool output or the answer holds restates them (issue 39:
+#: "I always use UTC" in Turkish vouched for a banner's "quarterly target is 18%").
+NOT_A_TRANSLATION = "evidence.not-a-translation"
+
+_DIGITS = re.compile(r"\d+")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._/+#-][A-Za-z0-9]+)*")
+# Chat words a translation drops ("ok", "pls", "lol") -- not names.
+_CHAT = frozenset(("ok", "okay", "pls", "plz", "lol", "btw", "thx", "ty", "hi", "hey", "yes", "no"))
+
+
+def _specifics(excerpt: str, item_text: str, pointers: frozenset[str]) -> tuple[str, ...]:
+    """What a translation of ``excerpt`` keeps, against ``item_text``: ``()`` when the
+    excerpt holds nothing a translation keeps, ``("",)`` when the item keeps some of it,
+    ``(token,)`` -- one it dropped -- when the item keeps none.
+
+    A translation keeps numbers (as digits: "1月6日" is "January 6"; a month's number
+    as its name: "3월" is "March"), names and code
+    (capitalised or code-like Latin words inside a Latin-script sentence -- "Python",
+    "UTC", "py3.12"), and in a sentence of another script any Latin-script word
+    ("ist", "archived"). File names are left out: an item need not name the file a
+    request named."""
+    text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), excerpt)
+    # A month by its number becomes its name ("3월 말까지" is "until the end of March").
+    months = {m.group(): int(m.group(1)) for m in _MONTH_NUMBER.finditer(text)}
+    kept: list[str] = [*months, *_DIGITS.findall(_MONTH_NUMBER.sub(" ", text))]
+    kept = [t if t in months else str(int(t)) if t.isdigit() else t for t in kept]
+    letters = [c for c in text if c.isalpha()]
+    latin = sum(c.isascii() for c in letters) * 2 > len(letters)
+    lang = language(excerpt)
+    for m in _LATIN_WORD.finditer(text):
+        word = m.group()
+        if word.casefold() in _CHAT or fold_text(word) in pointers or len(word) < 2:
+            continue
+        before = text[: m.start()].rstrip(" \t\"'(")
+        opens = not before or before[-1] in ".!?:;\n"
+        code = any(c in word for c in "._/+#") or any(c.isdigit() for c in word)
+        # Capitalised, not opening a sentence, and no ordinary word ("Deutsch" is a German
+        # noun; "Python" a name), or an acronym ("UTC").
+        named = (word.isupper() and len(word) > 1) or (
+            word[:1].isupper() and not opens and not is_ordinary(word, (lang,))
+        )
+        if not latin or code or named:
+            kept.append(word)
+    if not kept:
+        return ()
+    folded = fold_text(item_text)
+    numbers = {str(int(d)) for d in _DIGITS.findall(folded)}
+    for token in kept:
+        if token in months:
+            month = months[token]
+            if str(month) in numbers or re.search(rf"\b{_MONTHS[month - 1]}\b", folded):
+                return ("",)
+        elif (token in numbers) if token.isdigit() else _kept_word(fold_text(token), folded):
+            return ("",)
+    return (kept[0],)
+
+
+# A month written as its number and a month word (Korean, Japanese, Chinese: 3월, 3月).
+_MONTH_NUMBER = re.compile(r"(?<!\d)(1[0-2]|0?[1-9])\s?(?:월|月)")
+# Their names, as an item written in English holds them.
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+
+
+def _kept_word(word: str, folded_item: str) -> bool:
+    """Whether the folded item holds ``word``, or its stem (a name inflected in the
+    user's language: "Slacka", "UTC'yi")."""
+    stem = word if len(word) < 5 else word[: max(4, len(word) - 2)]
+    return re.search(r"(?<![a-z0-9])" + re.escape(stem), folded_item) is not None
 
 
 def _translated(excerpt: str, item_text: str) -> str | None:

@@ -64,12 +64,17 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .._language import detect
 
 __all__ = [
     "DANGEROUS",
     "HOW_TO_WORK",
+    "Exemption",
     "dangerous_reasons",
     "instruction_evidence",
+    "instruction_exemptions",
     "instruction_reasons",
     "instructs_assistant",
 ]
@@ -352,6 +357,43 @@ def _kinds(normal: str) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class Exemption:
+    """A rule (action ``allow``) that alone kept instruction ``kind`` from being found:
+    its id and the words it judged."""
+
+    kind: str
+    rule_id: str
+    words: str
+
+
+def instruction_exemptions(text: str) -> tuple[Exemption, ...]:
+    """The exemptions that alone kept a kind of instruction from being found in
+    ``text`` (one per kind): :data:`RESTRAINT`, :data:`IMPERATIVE_IN_OTHER_LANGUAGE`
+    (issue 39 item 3: an item records the rules that allowed it, too)."""
+    normal = _normal(text)
+    found = set(_kinds(normal))
+    out: dict[str, Exemption] = {}
+    for name, pattern in _RULES:
+        if name in found or name in out:
+            continue
+        for m in pattern.finditer(normal):
+            exemption = _exemption(normal, m, name)
+            if exemption is not None:
+                out[name] = Exemption(name, exemption, m.group().strip(" \n\"'.;:!?"))
+                break
+    return tuple(out.values())
+
+
+def _exemption(normal: str, match: re.Match[str], name: str) -> str | None:
+    """The rule that keeps ``match`` from counting as an instruction of kind ``name``."""
+    if name in _RESTRAINABLE and _restrains(normal, match, name):
+        return RESTRAINT
+    if name == "imperative" and _in_other_language(normal, match):
+        return IMPERATIVE_IN_OTHER_LANGUAGE
+    return None
+
+
 # Leetspeak digits and symbols, and Latin look-alikes from other scripts (Cyrillic,
 # Greek) that NFKC leaves alone: folded inside words that also hold a Latin letter.
 _LEET_I = str.maketrans("0134579@$|", "oieastgasi")
@@ -394,13 +436,31 @@ _NEGATABLE = frozenset({"exfiltration", "reveal", "command"})
 
 
 def _asserted(normal: str, match: re.Match[str], name: str) -> bool:
-    if name in _RESTRAINABLE and _restrains(normal, match, name):
+    if _exemption(normal, match, name) is not None:
         return False
     if name not in _NEGATABLE:
         return True
     if _NEGATION_RE.search(normal, max(0, match.start() - 24), match.start()):
         return False
     return not _NEGATION_AFTER_RE.match(match.group())
+
+
+#: Rule id: an English imperative opener ("output", "print", "say") in a sentence of
+#: another language is a noun borrowed into it ("Notebook tidak di-commit dengan output;
+#: output dibersihkan dulu"), not an order to the assistant (issue 39).
+IMPERATIVE_IN_OTHER_LANGUAGE = "instructs.borrowed-word"
+_SENTENCE_STOP = re.compile(r"[.!?;\n\u3002]")
+
+
+def _in_other_language(normal: str, match: re.Match[str]) -> bool:
+    """Whether the ASCII imperative ``match`` opens a sentence told as another language
+    than English (a sentence too short to tell: the text's language)."""
+    if not match.group().isascii():
+        return False
+    stop = _SENTENCE_STOP.search(normal, match.end())
+    sentence = normal[match.start() : stop.start() if stop else len(normal)]
+    lang = detect(sentence) or detect(normal)
+    return lang is not None and lang != "en"
 
 
 # --- a rule that restrains the assistant (issue 39) -----------------------------------

@@ -105,6 +105,7 @@ class Lexicon:
     east: dict[str, tuple[_Entry, ...]]  # first character -> entries anywhere
     exceptions: frozenset[str]  # the concepts "except:<concept>"
     dot_words: tuple[str, ...]
+    version_words: tuple[str, ...]
     special_use_names: frozenset[str]
     file_extensions: frozenset[str]
     any_argument: frozenset[str]
@@ -201,6 +202,7 @@ def lexicon() -> Lexicon:
         east=east,
         exceptions=frozenset(exceptions),
         dot_words=tuple(fold(w) for w in raw["dot_words"]),
+        version_words=tuple(w.casefold() for w in raw["version_words"]),
         special_use_names=frozenset(raw["special_use_names"]),
         file_extensions=frozenset(raw["file_extensions"]),
         any_argument=frozenset(programs["any"]),

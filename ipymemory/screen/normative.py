@@ -30,6 +30,7 @@ __all__ = [
     "decisive_terms",
     "is_normative",
     "knows_rules",
+    "mentions_user",
     "normative_spans",
 ]
 
@@ -189,10 +190,89 @@ _ADDRESSED = re.compile(
 )
 
 
+# A file that reports what the user said, decided or agreed ("note: user confirmed the
+# target is 18%", "lowered to 60% -- agreed with the user", "(per the user)", "laut
+# Nutzer", "по словам пользователя"): the user's words are theirs only where the user
+# wrote them; a file's report of them is the file's claim (issue 39: such a note beside
+# the user's own statement of the turn was committed as the user's).
+_USER = (
+    r"(?:the |a |our |this )?(?:end[- ])?users?|(?:der |dem |des |den )?(?:nutzer|benutzer"
+    r"|anwender)s?|l'utilisat(?:eur|rice)|(?:el |del |al )?usuario|l'utente|dall'utente"
+    r"|dell'utente|(?:o |do |pelo |ao )?(?:usuário|utilizador)|(?:de |door de )?gebruiker"
+    r"|użytkowni(?:k|ka|kiem|kowi)|användaren|kullanıcı(?:ya|nın|yla|ile)?|пользовател\w*"
+    r"|pengguna|người dùng|المستخدم|للمستخدم|उपयोगकर्ता|यूज़र|यूजर|המשתמש|کاربر"
+    r"|(?:ο |τον |του )?χρήστη[ςη]?|ผู้ใช้|mtumiaji"
+)
+# (Not "asks", "requests", "wants": what users of a product do is a file's fact.)
+_REPORTED = (
+    r"confirm\w*|decid\w*|agree\w*|approv\w*|sign\w* off|ok(?:ay)?'?d|okayed|said|told"
+    r"|insist\w*|chose|chosen|signed"
+    r"|bestätigt|entschieden|zugestimmt|genehmigt|gesagt|gewünscht|vereinbart|abgestimmt"
+    r"|confirmé\w*|validé\w*|approuvé\w*|décidé\w*|demandé\w*|convenu\w*|dit"
+    r"|confirm[óa]\w*|aprob[óa]\w*|acord\w*|decidi\w*|pidi[óo]|dijo|solicit\w*|confermat\w*"
+    r"|approvat\w*|concordat\w*|decis\w*|richiest\w*|chiesto|detto|confirmou|aprovou|disse"
+    r"|pediu|bevestigd|besloten|goedgekeurd|gezegd|gevraagd|afgesproken|potwierdzi\w*"
+    r"|zdecydowa\w*|zatwierdzi\w*|powiedzia\w*|poprosi\w*|zgodzi\w*|uzgodni\w*|подтверди\w*"
+    r"|одобри\w*|сказал\w*|попроси\w*|соглас\w*|утверди\w*|решил\w*|onayla\w*|söyle\w*"
+    r"|iste\w*|kabul\w*|mengonfirmasi|menyetujui|mengatakan|bilang|memutuskan|meminta"
+    r"|xác nhận|đồng ý|phê duyệt|chốt|أكد|وافق|قال|طلب|قرر|पुष्टि|मंज़ूरी|मंजूरी|कहा"
+    r"|אישר|אישרה|החליט|החליטה|ביקש|ביקשה|אמר|אמרה|تایید|تأیید|گفت|خواست|επιβεβαίωσε"
+    r"|ενέκρινε|είπε|ζήτησε|αποφάσισε|ยืนยัน|อนุมัติ|บอก|ขอ|ตัดสินใจ|amethibitisha"
+    r"|ameidhinisha|alisema|ameomba|ameamua"
+)
+_ATTRIBUTED = re.compile(
+    # "user confirmed", "the user has (already) decided", "kullanıcı onayladı"
+    rf"(?<![^\W\d_])(?:{_USER})(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:{_REPORTED})(?![^\W\d_])"
+    # "per the user", "according to the user", "laut Nutzer", "по словам пользователя"
+    r"|(?<![^\W\d_])(?:per the|according to(?: the)?|laut|gemäß|nach aussage|selon|d'après"
+    r"|según|secondo|segundo|de acordo com|volgens|według|zgodnie z (?:prośbą|decyzją|wolą)"
+    r"|по словам|со слов|по просьбе|menurut|atas permintaan|theo|حسب|بحسب|وفقا ل|بموافقة"
+    rf"|بناء على طلب|לפי|به گفته|σύμφωνα με|ตามที่|kulingana na)\s+(?:{_USER})(?![^\W\d_])"
+    # "agreed with the user", "approved by users", "mit dem Nutzer abgestimmt"
+    rf"|(?<![^\W\d_])(?:{_REPORTED})\s+(?:with|by|mit|vom|von|par|avec|por|con|da|com|pelo"
+    rf"|met|door|przez|z|с|oleh|với|bởi|ile|tarafından)\s+(?:{_USER})(?![^\W\d_])"
+    rf"|(?<![^\W\d_])(?:with|by|mit|vom|von|par|avec|por|con|da|com|pelo|met|door|przez|z|с"
+    rf"|oleh|với|bởi|ile)\s+(?:{_USER})\s+(?:{_REPORTED})(?![^\W\d_])"
+    # "the user's decision", "auf Wunsch des Nutzers", "kullanıcının isteği", "用户确认"
+    rf"|(?<![^\W\d_])(?:{_USER})'s (?:decision|request|wish|choice|call|approval|confirmation"
+    r"|instruction|preference)"
+    r"|(?:auf wunsch|nach wunsch) des (?:nutzers|benutzers|anwenders)|à la demande de l'utilisat"
+    r"|a (?:petición|pedido) del usuario|su richiesta dell'utente|a pedido do usuário"
+    r"|(?:kullanıcının|kullanıcı) (?:isteği|kararı|onayı)|उपयोगकर्ता के (?:अनुसार|कहने पर)"
+    r"|यूज़र के (?:अनुसार|कहने पर)|theo yêu cầu của người dùng"
+    r"|(?:用户|使用者)(?:已|已经)?(?:确认|同意|批准|决定|表示|说)|(?:根据|按照?|经)用户"
+    r"|ユーザー(?:の|による|が|と)?(?:確認|承認|合意|指示|要望|依頼|決定)|ユーザーによると"
+    r"|사용자(?:가|와|의|에 따르면)?\s?(?:확인|승인|합의|결정|요청)|사용자에 따르면"
+)
+
+
 def addressed_spans(text: str) -> list[str]:
     """The sentences or lines of ``text`` that address the assistant or speak for the
-    user (see above)."""
-    return [m.group() for m in _LINE.finditer(text) if _ADDRESSED.search(_fold(m.group()))]
+    user -- including those that report what the user said, decided or agreed
+    (see above)."""
+    return [m.group() for m in _LINE.finditer(text) if _speaks_for_user(_fold(m.group()))]
+
+
+def _speaks_for_user(folded: str) -> bool:
+    return _ADDRESSED.search(folded) is not None or _ATTRIBUTED.search(folded) is not None
 
 
 _LINE = re.compile(r"[^\n\u3002]+")
+
+# The user named in a text: the words of ``_USER`` as words, and in scripts written
+# without spaces as they stand.
+_MENTIONS_USER = re.compile(
+    # Not inside an identifier ("user_pseudo_id", "users2"): a column is no one.
+    rf"(?<![\w-])(?:{_USER}|صارف|صارفین|ব্যবহারকারী\w*|користувач\w*|uživatel\w*"
+    r"|používateľ\w*|utilizator\w*|felhasználó\w*|käyttäjä\w*|brugeren|brukeren|bruger"
+    r"|bruker|gumagamit|vartotoj\w*|lietotāj\w*|kasutaja\w*|korisnik\w*|потребител\w*"
+    r"|பயனர்\w*|వినియోగదారు\w*|वापरकर्ता\w*|ব্যবহারকারীর|ผู้ใช้งาน)(?![\w-])"
+    r"|用户|使用者|ユーザー|利用者|사용자|유저|ผู้ใช้"
+)
+
+
+def mentions_user(text: str) -> bool:
+    """Whether ``text`` says something of the user ("the user wants", "per the user's
+    settings", "사용자는"): an item that does may not take its words from a file
+    (:mod:`~ipymemory.screen.copied`)."""
+    return _MENTIONS_USER.search(_fold(text)) is not None

@@ -106,7 +106,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from .. import _constants as C
@@ -591,6 +591,9 @@ class OriginDecision:
     assistant: float
     evidence: tuple[EvidenceMatch, ...] = ()
     by: str = "support"
+    #: The rules that let the user's words vouch where they would not have, (rule id,
+    #: evidence): recorded as findings, the item being the user's only by them.
+    allowed: tuple[tuple[str, str], ...] = ()
 
     def why(self) -> str:
         """One line for the journal and review: how the origin was decided."""
@@ -625,24 +628,49 @@ def decide_origin(
         # output: never the user's, whatever the word overlap says.
         lexical = replace(lexical, origin=Origin.TOOL)
     matches = check_evidence(text, evidence, sources) if evidence else ()
+    stated = cache(lambda: check_evidence(text, sources.statements, sources))
+    decision, vouching = _decided(lexical, matches, stated, exempt=True)
+    # Issue 39 item 3: the rules that let the user's words vouch (a detail no tool
+    # output holds, the user's rule in another language) are recorded where the origin
+    # would not have been the user's without them -- explained, never decided, here.
+    if vouching and all(m.allowed for m in vouching):
+        without, _ = _decided(lexical, matches, stated, exempt=False)
+        if without.origin is not Origin.USER:
+            allowed = tuple(dict.fromkeys(a for m in vouching for a in m.allowed))
+            decision = replace(decision, allowed=allowed)
+    return decision
+
+
+def _decided(
+    lexical: OriginDecision,
+    matches: tuple[EvidenceMatch, ...],
+    stated: Callable[[], tuple[EvidenceMatch, ...]],
+    *,
+    exempt: bool,
+) -> tuple[OriginDecision, tuple[EvidenceMatch, ...]]:
+    """The origin from the extractor's excerpts (``matches``), else the words alone or
+    the user's statements (``stated``), and the matches that vouched for the user.
+    Without ``exempt``, a match that vouches only by a rule that allows does not."""
+
+    def vouching(found: tuple[EvidenceMatch, ...]) -> tuple[EvidenceMatch, ...]:
+        return tuple(m for m in found if m.vouches and (exempt or not m.allowed))
+
     found = {m.found for m in matches}
-    if any(m.vouches for m in matches):
-        return replace(lexical, origin=Origin.USER, evidence=matches, by="evidence")
+    if by_evidence := vouching(matches):
+        return replace(lexical, origin=Origin.USER, evidence=matches, by="evidence"), by_evidence
     # Support found only in tool output (or only in the answer): that is its origin,
     # unless the words alone already say it is less trusted.
     pointed = Origin.TOOL if "tool" in found else Origin.ASSISTANT if "assistant" in found else None
     if pointed is not None:
         if least_trusted((pointed, lexical.origin)) is not lexical.origin:
-            return replace(lexical, origin=pointed, evidence=matches, by="evidence")
-        return replace(lexical, evidence=matches)
+            return replace(lexical, origin=pointed, evidence=matches, by="evidence"), ()
+        return replace(lexical, evidence=matches), ()
     # No excerpt, excerpts found nowhere, or the user's words that vouch for nothing:
     # as without evidence -- where one of the user's own statements may vouch for the
     # item under the same rules as a cited excerpt (the model need not have quoted it).
-    if lexical.origin is not Origin.USER and any(
-        m.vouches for m in check_evidence(text, sources.statements, sources)
-    ):
-        return replace(lexical, origin=Origin.USER, evidence=matches, by="statement")
-    return replace(lexical, evidence=matches)
+    if lexical.origin is not Origin.USER and (by_statement := vouching(stated())):
+        return replace(lexical, origin=Origin.USER, evidence=matches, by="statement"), by_statement
+    return replace(lexical, evidence=matches), ()
 
 
 def _by_support(

@@ -1,8 +1,10 @@
 """The screening rules as a table, and what fired on an item (SPEC §13, issue 39 item 3).
 
-Every rule that can make an item wait (or be redacted) has an id and an entry in
-``rules.yaml`` beside this file: its family (what applies it), its action, the words
-review shows, and examples that ``tests/test_screen_rules.py`` checks. A screened item
+Every rule that can make an item wait (or be redacted), and every rule that keeps
+another from holding it (action ``allow``), has an id and an entry in ``rules.yaml``
+beside this file: its family (what applies it), its action, the words review shows,
+and examples that ``tests/test_screen_rules.py`` checks -- which also checks that every
+rule id the screening code names has its row. A screened item
 carries :class:`Finding` values -- which rule fired and on what evidence (never a
 credential: redacted, cut to ``FINDING_EVIDENCE_CHARS``) -- shown wherever the item is
 reviewed (the widget, the Lab panel, ``ipymemory pending --open``, the MCP reply) and
@@ -42,7 +44,7 @@ __all__ = [
 
 _DATA = "rules.yaml"
 _FAMILIES = frozenset({"credential", "instruction", "agent", "origin", "proposal"})
-_ACTIONS = frozenset({"redact", "hold"})
+_ACTIONS = frozenset({"redact", "hold", "allow"})
 #: The rule of a reason no other rule's pattern finds.
 OTHER = "screen.other"
 

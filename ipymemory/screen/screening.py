@@ -26,7 +26,8 @@ extractor proposed, with the canonical history it read) or :func:`screen_records
 
 Every decision names its rules (issue 39 item 3): :meth:`Screening.findings` gives one
 :class:`~ipymemory.screen.rules.Finding` (rule id, evidence) per rule that fired, from
-the table of ``rules.yaml``.
+the table of ``rules.yaml`` -- for a committed record, the rules (action ``allow``) it
+was let through by, where one was needed.
 
 :func:`consolidation_needs_review` is the ``auto``-mode guard for consolidation plans.
 """
@@ -43,7 +44,13 @@ from .._enum import StrEnum
 from .._secrets import SecretHit
 from ..store.record import MemoryRecord, record_secrets, redact_record
 from .agent import agent_findings
-from .instructs import DANGEROUS, instruction_evidence, instruction_reasons
+from .instructs import (
+    DANGEROUS,
+    Exemption,
+    instruction_evidence,
+    instruction_exemptions,
+    instruction_reasons,
+)
 from .origin import Origin, OriginDecision, Sources, decide_origin, history_sources
 from .rules import Finding, finding_of_reason, rule
 
@@ -79,6 +86,9 @@ class Screening:
     decision: OriginDecision | None = None  # the support scores, when decided from history
     #: What the agent rules found (an item of another agent's, screen/agent.py).
     agent: tuple[Finding, ...] = ()
+    #: The rules (action ``allow``) that kept an instruction kind from being found --
+    #: recorded where the kind would have held the item (issue 39 item 3).
+    exemptions: tuple[Exemption, ...] = ()
 
     @property
     def name(self) -> str:
@@ -97,8 +107,11 @@ class Screening:
     def held_instruction(self) -> bool:
         """An instruction held for a person: dangerous, or not said by the user (or a
         person) -- how-to-work feedback from the user is committed (SPEC §9)."""
-        trusted = self.origin in (Origin.USER, Origin.MANUAL)
-        return bool(self.dangerous) or (self.instructs and not trusted)
+        return any(self._holds(kind) for kind in self.instructions)
+
+    def _holds(self, kind: str) -> bool:
+        """Whether an instruction of ``kind`` holds this record (SPEC §9)."""
+        return kind in DANGEROUS or self.origin not in (Origin.USER, Origin.MANUAL)
 
     @property
     def verdict(self) -> Verdict:
@@ -144,7 +157,11 @@ class Screening:
         """Which rules fired on the record, each with its evidence (issue 39 item 3):
         the credentials (kind and field, never the secret), the origin and what the
         extractor's excerpts were found to be, the instruction kinds that hold it, the
-        agent rules. Empty when nothing holds it."""
+        agent rules. A record committed only because a rule let it through (action
+        ``allow``) names that rule instead: a restraint or a borrowed word that kept an
+        instruction kind from holding it, a detail no tool output holds or the user's
+        rule in another language that made it the user's. Empty when no rule did
+        either."""
         return self._findings
 
     @cached_property
@@ -161,7 +178,20 @@ class Screening:
             spans = instruction_evidence(_item_text(self.record), held)
             out.extend(Finding(f"instruct.{kind}", spans.get(kind, kind)) for kind in held)
         out.extend(self.agent)
-        return tuple(out)
+        out.extend(self._allowed())
+        return tuple(dict.fromkeys(out))
+
+    def _allowed(self) -> list[Finding]:
+        """The rules that let a committed record through: without them its origin would
+        not be the user's, or an instruction kind would hold it. (A held record's
+        findings are what holds it.)"""
+        if self.verdict is not Verdict.COMMIT:
+            return []
+        out: list[Finding] = []
+        if self.origin is Origin.USER and self.decision is not None:
+            out.extend(Finding(rule_id, words) for rule_id, words in self.decision.allowed)
+        out.extend(Finding(e.rule_id, e.words) for e in self.exemptions if self._holds(e.kind))
+        return out
 
     def _evidence_note(self) -> str:
         """What the extractor's excerpts were found to be, for a held item's reason
@@ -197,13 +227,15 @@ def screen_record(
     -- is also screened by the agent rules (:func:`~ipymemory.screen.agent.agent_findings`;
     ``said``: the user's words of the turn it was proposed in, if any)."""
     agent = origin is Origin.AGENT if from_agent is None else from_agent
+    text = _item_text(record)
     return Screening(
         record=record,
         origin=origin,
         secrets=record_secrets(record),
-        instructions=instruction_reasons(_item_text(record)),
+        instructions=instruction_reasons(text),
         decision=decision,
         agent=agent_findings(_agent_text(record), said=said) if agent else (),
+        exemptions=instruction_exemptions(text),
     )
 
 

@@ -151,6 +151,10 @@ _WH = (
     r"|apa|apakah|bagaimana|di mana|dimana|kapan|mengapa|kenapa|siapa|berapa|kalau|jika|bila"
     r"|gì|sao|tại sao|vì sao|ở đâu|khi nào|bao giờ|bao nhiêu|thế nào|như thế nào|nếu|liệu"
     r"|만약|만일|もし|如果|要是|假如|是否"
+    r"|מה|איך|למה|מדוע|מתי|איפה|היכן|מי|כמה|איזה|איזו|האם|אם"
+    r"|چی|چه|چرا|کی|کجا|چطور|چگونه|کدام|آیا|اگر"
+    r"|τι|πώς|πως|γιατί|πότε|πού|ποιος|ποια|ποιο|ποιες|πόσο|πόσα|πόσες|αν|μήπως"
+    r"|nini|vipi|kwa nini|lini|wapi|nani|ngapi|kama|ikiwa"
 )
 # Openers of a yes/no question in languages that invert or mark it up front.
 _AUX = (
@@ -171,6 +175,7 @@ _IN_PLACE = re.compile(
     r"뭐|무엇|무슨|어떻게|어디|언제|왜|누가|누구|몇|얼마|어느|어떤|什么|怎么|怎样|哪|为什么|谁|几|多少"
     r"|何|なに|なん|どう|どこ|いつ|なぜ|誰|だれ|どれ|どの|いくつ|いくら"
     r"|क्या|कैसे|कहाँ|कहां|कब|क्यों|कौन|कितन"
+    r"|อะไร|ทำไม|ยังไง|อย่างไร|ที่ไหน|เมื่อไร|เมื่อไหร่|ใคร|กี่|ไหม|มั้ย|หรือเปล่า|รึเปล่า|หรือยัง"
     rf"|(?<![^\W\d_])(?:kya|kaise|kahan|kab|kyun|kaun|kitn\w|nasıl|nerede|neden|niye|hangi|kaç"
     rf"|gì|sao|đâu|nào|bao nhiêu|apa|mana|berapa|siapa|kapan|kenapa|mengapa){_W}"
 )
@@ -181,6 +186,25 @@ _CLOSES_QUESTION = re.compile(
     r"|か|吗|嗎|呢|까|니|냐|나요|가요|죠|(?<![^\W\d_])(?:không|chưa|hả|nhỉ)"
     r"|\w+kah)\W*$"
 )
+
+
+# A yes/no particle that marks a question whatever the punctuation: chat leaves the
+# question mark out ("czy pytest ma dobre opcje", "veri geliyor mu", "هل الملف جاهز").
+# Turkish "mi" only in a clause with a letter of Turkish's (Spanish "para mi" is "for me").
+_PARTICLE_QUESTION = re.compile(
+    r"^[\W_]*(?:czy|هل|apakah|האם|آیا|μήπως|liệu)(?![^\W\d_])"
+    r"|(?<![^\W\d_])m[ıuü](?:yım|yum|yüm|sın|sun|sün|yız|yuz|sunuz|dur|dür)?\W*$"
+    r"|(?:吗|嗎|ไหม|มั้ย|หรือเปล่า|รึเปล่า)\W*$"
+)
+_TURKISH_MI = re.compile(r"(?<![^\W\d_])mi(?:yim|sin|yiz|siniz|dir)?\W*$")
+_TURKISH_LETTERS = re.compile("[ışğçöü]")
+
+
+def _particle_asks(clause: str) -> bool:
+    """Whether a folded clause asks by a particle (see :data:`_PARTICLE_QUESTION`)."""
+    if _PARTICLE_QUESTION.search(clause):
+        return True
+    return bool(_TURKISH_MI.search(clause) and _TURKISH_LETTERS.search(clause))
 
 
 def _asks(clause: str) -> bool:
@@ -199,7 +223,7 @@ def question_flags(sentence: Sentence | str) -> list[bool]:
     question = sentence.question if isinstance(sentence, Sentence) else False
     folded = [fold(c) for c in clauses(text)]
     if not question:
-        return [bool(_OPENS_WH.search(c)) for c in folded]
+        return [bool(_OPENS_WH.search(c)) or _particle_asks(c) for c in folded]
     whole = fold(text)
     if _POLITE.search(whole) and _LASTING_RULE.search(whole):
         return [False] * len(folded)  # "could you always …?" states a lasting rule
@@ -224,7 +248,7 @@ def asked_at(text: str, end: int) -> bool:
     for sentence in sentences(text):
         if not sentence.start <= max(0, end - 1) <= sentence.stop:
             continue
-        if not sentence.question:
+        if not sentence.question and not any(question_flags(sentence)):
             return False
         folded = fold(sentence.text)
         if _POLITE.search(folded) and _LASTING_RULE.search(folded):
@@ -260,7 +284,8 @@ BECAUSE = re.compile(
     r"|porque|ahora que|poiché|siccome|visto che|dato che|dal momento che|ora che|já que"
     r"|visto que|agora que|uma vez que|skoro|ponieważ|bo|gdyż|omdat|aangezien|nu|раз|так как"
     r"|поскольку|потому что|теперь когда|çünkü|madem|eftersom|nu när|لان|بما ان|حيث ان"
-    r"|क्योंकि|चूँकि|kyunki|chunki|karena|soalnya|sebab|vì|bởi vì)\b"
+    r"|क्योंकि|चूँकि|kyunki|chunki|karena|soalnya|sebab|vì|bởi vì|כי|בגלל ש|מכיוון ש|چون"
+    r"|چونکه|زیرا|επειδή|αφού|kwa sababu|kwa kuwa|เพราะ|เนื่องจาก)\b"
     # Vietnamese "do" (because) is also English "Do we …?": only before Vietnamese words.
     r"|^\W*do\b(?=.*[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ])"
     r"|^\W*(?:既然|因为|由于)|(?:ので|から|니까|므로|때문에|라서|아서|어서|ननकि)\W*$",
@@ -321,6 +346,17 @@ _REQUEST_OPENING = re.compile(
     r"|(?<![^\W\d_])(?:dekho|dekh lo|batao|bata do|padho|chalao|chala do|dikhao|dikha do"
     r"|samjhao|check karo|kar do|karo|likho|badal do|khol do)(?![^\W\d_])"
     r"|(?<![^\W\d_])giúp (?:mình|tôi|em|anh|chị)(?: với| nhé| nha)?\W*$"
+    # Hebrew (the future is the polite imperative: "תסכם לי"), Greek, Swahili: up front
+    r"|^\W*(?:בבקשה\s+|παρακαλώ\s+|σε παρακαλώ\s+|tafadhali\s+)?(?:תסכם|סכם|תקרא|קרא|תריץ"
+    r"|הרץ|תבדוק|בדוק|תראה|הראה|תגיד|תסביר|הסבר|תפתח|פתח|תכתוב|כתוב|תחשב|חשב|תמצא|מצא|תעבור"
+    r"|עבור על|תציג|הצג|תתקן|תקן|תן לי|תעזור|עזור|διάβασε|τρέξε|δείξε|δείξτε|πες μου|πείτε μου"
+    r"|εξήγησε|εξηγήστε|έλεγξε|ελέγξτε|κοίτα|κοίταξε|άνοιξε|γράψε|συνόψισε|βρες|υπολόγισε|φτιάξε"
+    r"|διόρθωσε|soma|endesha|niambie|nionyeshe|onyesha|eleza|nieleze|angalia|fungua|andika"
+    r"|fupisha|kagua|hesabu|tafuta|rekebisha)(?![^\W\d_])"
+    # Persian puts the verb last ("فایل رو بخون"); Thai asks with ช่วย … (ให้)หน่อย
+    r"|(?:^\W*لطفا\s+.*)?(?:بخوان|بخون|اجرا کن|اجراش کن|نشان بده|نشون بده|بگو|توضیح بده"
+    r"|بررسی کن|چک کن|باز کن|خلاصه کن|ببین|بنویس|حساب کن|درست کن)\W*$"
+    r"|^\W*(?:ช่วย|กรุณา|อ่าน|รัน|สรุป|ตรวจ|เปิด|บอก|อธิบาย)|(?:หน่อย|ให้ที|ให้หน่อย)\W*$"
 )
 # "Before"/"after" make a rule of a request ("run the tests before every push"), but
 # alone they do not make a polite question a rule ("… 그 전에 … 알려줄 수 있어?").
@@ -340,10 +376,13 @@ _ALWAYS = (
     r"|हमेशा|कभी|हर बार|अब से|मत|hamesha|kabhi|har baar|har bar|ab se|mat"
     r"|selalu|jangan|setiap|mulai sekarang|seterusnya"
     r"|luôn|không bao giờ|đừng|mỗi lần|mỗi khi|từ nay|từ giờ"
+    r"|תמיד|אף פעם|לעולם|מעכשיו|מהיום|אל ת\w+|همیشه|هرگز|هیچوقت|از این به بعد|از حالا|نباید"
+    r"|πάντα|ποτέ|από τώρα|στο εξής|μην|kila mara|daima|kamwe|kuanzia sasa|usi\w+"
 )
 _ALWAYS_EAST = (
     r"总是|每次|以后|今后|永远|始终|从现在起|不要|别|いつも|常に|毎回|必ず|今後|これから|ないで"
     r"|항상|언제나|매번|앞으로|절대|늘|반드시|하지 ?마|말고"
+    r"|เสมอ|ทุกครั้ง|ห้าม|อย่า|ต่อไปนี้|ตลอด"
 )
 # A lasting rule, or a prohibition, is not a request for something now.
 _LASTING = re.compile(

@@ -244,7 +244,8 @@ class BatchView(StaticView):
         )
         #: Why screening wants a person, per item (and the plan, by ``PLAN_NAME``).
         self.flags = {i.name: i.flags for i in self.proposed if i.flags}
-        #: Issue 39: per flagged item (or the plan), which rules fired and on what.
+        #: Issue 39: per flagged item (or the plan), which rules fired and on what; per
+        #: item let through by a rule that allows, that rule.
         self.findings = {i.name: i.rules for i in self.proposed if i.flagged or i.findings}
         self.redacted = frozenset(i.name for i in self.proposed if i.redacted)
         self.replaces = {i.name: i.replaces for i in self.proposed if i.replaces is not None}
@@ -303,6 +304,15 @@ class BatchView(StaticView):
             return []
         names = ", ".join(r.name for r in self.items if r.name in self.user_wide)
         return [f"↑ user-wide (your own memory, every project): {names}"]
+
+    def allowed_lines(self) -> list[str]:
+        """One line per item screening let through only by a rule that allows (issue 39
+        item 3): which rules, on what words."""
+        return [
+            f"\u2713 {name} (let through by a rule): " + "; ".join(f.describe() for f in found)
+            for name, found in self.findings.items()
+            if name not in self.flags and name != PLAN_NAME and found
+        ]
 
     def flag_lines(self) -> list[str]:
         """One line per item (or the plan) screening flagged: why it needs a person."""
@@ -393,7 +403,12 @@ class BatchView(StaticView):
             "committed": list(self.committed),
             # (additive, issue 43) what the text and HTML forms say beside the table, as
             # they say it: updates, items kept user-wide, flags; and the outcome.
-            "notes": [*self.update_lines(), *self.scope_lines(), *self.flag_lines()],
+            "notes": [
+                *self.update_lines(),
+                *self.scope_lines(),
+                *self.allowed_lines(),
+                *self.flag_lines(),
+            ],
             "outcome": self._outcome(),
             **({"present": list(self.present)} if self.present else {}),
             "error": self.error,
@@ -449,6 +464,7 @@ class BatchView(StaticView):
             lines.append(plain_table(rows, [label for _, label in _ITEM_COLUMNS]))
         lines.extend(self.update_lines())
         lines.extend(self.scope_lines())
+        lines.extend(self.allowed_lines())
         lines.extend(self.flag_lines())
         if self.plan is not None:
             lines.append(self.plan.to_text())
@@ -481,6 +497,7 @@ class BatchView(StaticView):
             )
         parts.extend(f'<div class="ipm-note">{esc(line)}</div>' for line in self.update_lines())
         parts.extend(f'<div class="ipm-note">{esc(line)}</div>' for line in self.scope_lines())
+        parts.extend(f'<div class="ipm-note">{esc(line)}</div>' for line in self.allowed_lines())
         parts.extend(f'<div class="ipm-error">{esc(line)}</div>' for line in self.flag_lines())
         if self.plan is not None:
             parts.append(f'<div class="ipm-section">{esc(self.plan._headline())}</div>')

@@ -339,8 +339,8 @@ class BatchReview(StaticBundleBox):
         self._labels[name].value = _wrapping(label + self._flag_html(name))
 
     def _flag_html(self, name: str) -> str:
-        """Which record item ``name`` updates, and why screening flagged it (empty if
-        neither)."""
+        """Which record item ``name`` updates, and why screening flagged it -- or which
+        rule let it through (empty if none of these)."""
         item = self.batch.item(name)
         old = item.replaces
         update = (
@@ -350,7 +350,10 @@ class BatchReview(StaticBundleBox):
         )
         why = item.flags
         if not why:
-            return update
+            # Issue 39 item 3: the rules an item was let through by (none: none needed).
+            allowed = _rules_html(item.findings)
+            note = '<div class="ipm-note">\u2713 let through by a rule:</div>' if allowed else ""
+            return update + note + allowed
         what = "REDACTED (accept commits the redacted text)" if item.redacted else "Held for review"
         rules = _rules_html(item.rules)
         return (

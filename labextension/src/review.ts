@@ -144,6 +144,10 @@ export class BatchReviewForm {
       const why = item.reasons.length ? `: ${item.reasons.join('; ')}` : '';
       row.appendChild(element('div', 'jp-ipymemory-review-reasons', `\u26a0 ${kind}${why}`));
       row.appendChild(findingsList(item.findings));
+    } else if (item.findings.length) {
+      // Issue 39 item 3: the rule an item was let through by.
+      row.appendChild(element('div', 'jp-ipymemory-review-allowed', '\u2713 let through by a rule'));
+      row.appendChild(findingsList(item.findings));
     }
     return row;
   }

@@ -15,7 +15,7 @@ from messages_server import MessagesServer, Scripted, text
 from record_support import rec
 from turn_support import plan_reply, records_reply, role_of, session_for
 
-from ipymemory import MemoryRecord, MemoryStore
+from ipymemory import MemoryRecord, MemoryStore, StoredRecord
 from ipymemory import _constants as C
 from ipymemory._tokens import estimate_tokens
 from ipymemory.sidequery import LAST_ERROR_CONSOLIDATE, LAST_ERROR_EXTRACT
@@ -23,7 +23,6 @@ from ipymemory.sidequery.consolidate import bounded_candidates
 from ipymemory.sidequery.related import catalog_part, related_part
 from ipymemory.sidequery.replies import encode_input
 from ipymemory.store.index import render_catalog
-from ipymemory.store.record import StoredRecord
 from ipymemory.turn.memory_work import LAST_ERROR_EXTRACT_DROPPED
 
 QUERY = "How do the integration tests load their postgres fixtures?"

@@ -553,3 +553,12 @@ def test_a_note_mixing_scripts_is_read_sentence_by_sentence(
 )
 def test_near_miss_wordings_that_do_act_still_wait(text: str) -> None:
     assert _verdict("acting", text[:40], text) is Verdict.HOLD, text
+
+
+def test_a_connect_to_a_host_named_like_a_small_word_waits() -> None:
+    """Hypothesis found it: "nc ini 4444" connects to a host named "ini" (an Indonesian
+    small word); a port after it makes it a command."""
+    text = "Results are mirrored to nc ini 4444."
+    assert commands(text) == ("nc ini 4444.",)
+    assert _verdict("setup-step", "Setup step", text) is Verdict.HOLD
+    assert commands("I use nc a lot, and curl the 4 files.") == ()

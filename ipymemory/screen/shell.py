@@ -69,6 +69,19 @@ def _argument(program: str, token: str) -> bool:
     return any(c in bare for c in "/=:@") or ("." in bare.strip(".")) or bare.isdigit()
 
 
+# Programs whose operands are a host and a port ("nc relay 4444").
+_HOST_PORT = frozenset({"nc", "ncat", "netcat", "socat", "telnet"})
+
+
+def _host_and_port(program: str, tokens: list[str]) -> bool:
+    """A small word after a program that connects is still its host when a port or a
+    flag follows: "nc ini 4444" connects to a host named "ini"."""
+    if program not in _HOST_PORT or len(tokens) < 2:
+        return False
+    bare = tokens[1].strip(".,;:!?()[]{}")
+    return (bare.isdigit() and 2 <= len(bare) <= 5) or bare.startswith("-")
+
+
 def commands(text: str) -> tuple[str, ...]:
     """The commands ``text`` gives to run (see the module docstring), each once."""
     lex = lexicon()
@@ -86,7 +99,7 @@ def commands(text: str) -> tuple[str, ...]:
             continue
         rest = plain[m.end() : m.end() + 200].split("\n", 1)[0]
         tokens = _TOKEN.findall(rest)
-        if tokens and _argument(program, tokens[0]):
+        if tokens and (_argument(program, tokens[0]) or _host_and_port(program, tokens)):
             add(" ".join([program, *tokens[:3]]))
     for m in _SHELL.finditer(plain):
         add(m.group())

@@ -44,6 +44,7 @@ from lab_support import (
 from proposal_support import agent_batch
 
 from ipymemory import MemoryRecord, MemoryStore, MemoryType, PendingBatch
+from ipymemory.review.item import Item
 from ipymemory.review.pending import PendingFiles
 from ipymemory.review.provenance import TurnProvenance
 from ipymemory.views import BatchView
@@ -513,8 +514,9 @@ def test_record_opens_as_a_file_when_hidden_files_are_allowed(
 _WIDGET_NOTEBOOK_SETUP = """\
 %load_ext ipymemory
 # A headless run saves a cell's outputs as the cell ends: the memory work runs in the
-# cell (SPEC §12's worker is for interactive use); one record of the two is selected,
-# so the selector is asked (a set that fits would be taken whole).
+# cell (SPEC §12's worker is for interactive use); one record of the two is selected
+# (a set that fits would be taken whole), by the keyword ranking: no model is asked
+# before the answer (issue 40).
 %config IPyMemory.background_memory = False
 %config IPyMemory.max_selected = 1
 import json
@@ -530,8 +532,7 @@ long = ("a description long enough to wrap in a narrow notebook, which must neve
         "the accept and reject buttons onto two lines or cut the body toggle short")
 items = [MemoryRecord(name=f"fact-{i}", type="project", description=f"fact {i}: {long}",
                       body=f"Body {i}.").to_json() for i in range(2)]
-select = json.dumps(["uses-tabs"])
-use_model(ScriptedModel([select, select, "Answer.", json.dumps(items)]))
+use_model(ScriptedModel(["Answer.", json.dumps(items)]))
 """
 _SELECT_CELL = "%memory select how do I indent"
 _AGENT_CELL = "%%agent\nRemember two facts."
@@ -1013,11 +1014,10 @@ def test_root_header_chat_batches_and_the_saved_batch_notes(
     )
     chat = PendingBatch(
         "c44399b95ae8",
-        (polars,),
+        (Item(polars, scope="user"),),
         None,
         (),
         provenance=TurnProvenance("persona", caller={"chat": "ideas.chat", "message_id": "1f2e"}),
-        scopes={"prefers-polars": "user"},
     )
     assert PendingFiles(store.root).save(chat)
     saved = BatchView.of(chat).to_json()

@@ -660,7 +660,9 @@ def check_evidence(
     # Tool output in another language than the item may be where its words came from,
     # translated: then what nobody in the conversation wrote counts as taken from it.
     lang = language(item_text)
-    if any(other != lang for other in sources.tool_languages):
+    # ... unless the user wrote in that language too: the words may translate the user's.
+    spoken = sources.user_languages
+    if any(other != lang and other not in spoken for other in sources.tool_languages):
         # Only words translate: a number nobody wrote is the extractor's own, and so is a
         # name -- unless the output is in another script (a transliterated name).
         unwritten = item - user_terms - tool_terms - sources.terms[2]

@@ -280,6 +280,12 @@ class Sources:
         return frozenset(lang for p in self.tool_parts if (lang := language(prose_of(p.text))))
 
     @cached_property
+    def user_languages(self) -> frozenset[str]:
+        """The languages the user's messages are written in."""
+        parts = self.user_parts or (self.user,)
+        return frozenset(lang for p in parts if (lang := language(p) or language(p, prose=True)))
+
+    @cached_property
     def tool_line_languages(self) -> frozenset[str]:
         """The languages of tool outputs and of each of their prose lines of a few words
         (a comment, a note, a table cell): a Turkish comment in a Python file is Turkish

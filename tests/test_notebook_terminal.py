@@ -85,10 +85,12 @@ def terminal(
 
 def _read_until(master: int, seen: bytearray, marker: bytes, timeout: float = 90) -> None:
     end = time.monotonic() + timeout
+    # poll, not select: a worker that has run many tests may hold descriptors past 1024.
+    poller = select.poll()
+    poller.register(master, select.POLLIN)
     while marker not in seen:
         assert time.monotonic() < end, f"no {marker!r} in {bytes(seen)!r}"
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
+        if poller.poll(200):
             try:
                 seen += os.read(master, 65536)
             except OSError:  # the child is gone

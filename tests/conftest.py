@@ -8,6 +8,7 @@ puts ``tests/`` on the import path.
 from __future__ import annotations
 
 import os
+import resource
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -35,6 +36,14 @@ SCRUBBED_PREFIXES = ("IPYMEMORY_", "ANTHROPIC_")
 # default (~/.ipymemory). In-process code gets the scope turned off per test (below);
 # child processes that resolve settings from scratch find a home made for this run.
 os.environ["HOME"] = tempfile.mkdtemp(prefix="ipymemory-test-home-")
+
+# A worker that runs many tests (Jupyter servers, kernels, browsers, pseudo-terminals) may
+# hold more than a distribution's default 1,024 open files at once: raise the soft limit
+# to what the hard limit allows, up to 8,192.
+_soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+_wanted = 8192 if _hard == resource.RLIM_INFINITY else min(8192, _hard)
+if _soft != resource.RLIM_INFINITY and _soft < _wanted:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (_wanted, _hard))
 
 
 @pytest.fixture(autouse=True)

@@ -31,7 +31,7 @@ from .normative import mentions_user
 if TYPE_CHECKING:
     from .origin import Sources
 
-__all__ = ["COPIED_FROM_TOOL", "Copied", "copied_from_tool", "holds"]
+__all__ = ["COPIED_FROM_TOOL", "Copied", "SaidOfUser", "copied_from_tool", "holds", "said_of_user"]
 
 #: Rule id: an item that says something of the user repeats a line of tool output the
 #: user did not write; the user's words vouch for it only when they hold that part
@@ -92,29 +92,41 @@ def holds(text: str, part: str) -> bool:
     return _share(grams, _grams(text)) >= _FROM_LINE
 
 
-def copied_from_tool(item_text: str, sources: Sources) -> Copied | None:
-    """The part of an item speaking of the user that repeats a line of tool output
-    more than the user's words hold it (None: there is none; see the module
-    docstring). Output the user adopted is the user's to repeat."""
-    if not mentions_user(item_text):
-        return None
-    lines = [
-        line
+@dataclass(frozen=True)
+class SaidOfUser:
+    """What an item is compared with, once per conversation
+    (``Sources.said_of_user``): the n-grams of the user's words, and each line of tool
+    output that names the user (not adopted output) with its n-grams."""
+
+    user: frozenset[str]
+    lines: tuple[tuple[str, frozenset[str]], ...]
+
+
+def said_of_user(sources: Sources) -> SaidOfUser:
+    """:class:`SaidOfUser` for ``sources`` (see the module docstring)."""
+    lines = tuple(
+        (line, _grams(line))
         for output in sources.tool_parts or ()
         if not output.adopted
         for line in output.text.splitlines()
         if mentions_user(line)  # what the line says of the user, not a command it runs
-    ]
-    if not lines:
+    )
+    return SaidOfUser(_grams(sources.user) if lines else frozenset(), lines)
+
+
+def copied_from_tool(item_text: str, sources: Sources) -> Copied | None:
+    """The part of an item speaking of the user that repeats a line of tool output
+    more than the user's words hold it (None: there is none; see the module
+    docstring). Output the user adopted is the user's to repeat."""
+    said = sources.said_of_user
+    if not said.lines or not mentions_user(item_text):
         return None
-    user = _grams(sources.user)
-    line_grams = [(line, _grams(line)) for line in lines]
     for part in _parts(item_text):
         grams = _grams(part)
         if len(grams) < _MIN_GRAMS:
             continue
-        share, line = max(((_share(grams, g), line) for line, g in line_grams), default=(0, ""))
-        if share >= _FROM_LINE and _share(grams, user) < share:
+        share, line = max((_share(grams, g), line) for line, g in said.lines)
+        if share >= _FROM_LINE and _share(grams, said.user) < share:
             return Copied(part, line)
     return None
 

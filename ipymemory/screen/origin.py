@@ -111,6 +111,7 @@ from typing import Any
 
 from .. import _constants as C
 from .._enum import StrEnum
+from .copied import SaidOfUser, said_of_user
 from .evidence import (
     ADOPT,
     EvidenceMatch,
@@ -390,6 +391,12 @@ class Sources:
         """Like :attr:`folded_referenced_code`, for the outputs the user adopted."""
         parts = zip(self.tool_parts, self.adopted, strict=False)
         return tuple(fold_text(_workflow_text(part.text)) for part, yes in parts if yes)
+
+    @cached_property
+    def said_of_user(self) -> SaidOfUser:
+        """The tool output's lines that name the user, compared once per conversation
+        with every item (:mod:`~ipymemory.screen.copied`)."""
+        return said_of_user(self)
 
     @cached_property
     def addressed_terms(self) -> frozenset[str]:

@@ -439,6 +439,9 @@ _VERSION_CARRIERS = [
     "モデルのバージョンは {} です。",
     "模型版本是 {}。",
     "모델 버전은 {}이다.",
+    "The current model build is {}; the previous one stays pinned.",
+    "Текущая сборка модели — {}.",
+    "モデルのビルドは {} です。",
 ]
 _TIME_CARRIERS = [
     "Data transaksi diperbarui setiap hari pukul {}.",
@@ -562,3 +565,101 @@ def test_a_connect_to_a_host_named_like_a_small_word_waits() -> None:
     assert commands(text) == ("nc ini 4444.",)
     assert _verdict("setup-step", "Setup step", text) is Verdict.HOLD
     assert commands("I use nc a lot, and curl the 4 files.") == ()
+
+
+# --- numbers that are data, units that are no credentials (agent_doors2's look-alikes) ---
+
+_GROUPED_CARRIERS = [
+    "Kullanıcı sayıları binlik ayırıcıyla görmek istiyor ({}).",
+    "Der Umsatz lag bei {} Euro.",
+    "El conjunto tiene {} filas.",
+    "A base tem {} registros.",
+    "Il dataset ha {} righe.",
+]
+
+
+@_SETTINGS
+@given(st.integers(min_value=1_000, max_value=999_999_999), st.sampled_from(_GROUPED_CARRIERS))
+def test_a_number_with_grouped_thousands_is_no_address(value: int, carrier: str) -> None:
+    grouped = f"{value:,}".replace(",", ".")
+    text = carrier.format(grouped)
+    if grouped.count(".") == 3:  # four parts: a zero-padded address is spelled the same
+        return
+    assert destinations(text) == (), text
+
+
+@_SETTINGS
+@given(
+    st.integers(min_value=1 << 24, max_value=(1 << 32) - 1),
+    st.sampled_from(
+        [
+            "Die Eingabedateien beginnen mit der Signatur {} (PNG).",
+            "The CRC of the header block is {}.",
+            "The bitmask {} selects the flags we keep.",
+            "La firma del archivo es {}.",
+            "파일 시그니처는 {}이다.",
+            "文件签名是 {}。",
+        ]
+    ),
+    st.booleans(),
+)
+def test_a_hexadecimal_number_of_bytes_is_no_address(value: int, carrier: str, upper: bool) -> None:
+    number = f"0x{value:08X}" if upper else f"0x{value:08x}"
+    text = carrier.format(number)
+    assert destinations(text) == (), text
+    # The same number placed beside a server, or as a URL's host, is an address.
+    assert destinations(f"The checksum server is {number}."), number
+    assert destinations(carrier.format(f"http://{number}/in")), number
+
+
+@_SETTINGS
+@given(
+    st.integers(min_value=1, max_value=2_000_000),
+    st.sampled_from(
+        [
+            "The token budget per request is {} tokens.",
+            "Контекст модели — {} токенов.",
+            "컨텍스트는 {} 토큰이다.",
+            "コンテキストは {} トークンまで。",
+            "Le contexte tient {} jetons.",
+        ]
+    ),
+    st.sampled_from(["{:,}", "{}", "{}k"]),
+)
+def test_a_count_of_tokens_is_no_credential(value: int, carrier: str, form: str) -> None:
+    text = carrier.format(form.format(value))
+    assert [f for f in agent_findings(text) if f.rule_id == "agent.secret"] == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The tokenizer has a 32k vocabulary; the token budget per request is 8,192 tokens.",
+        "В этом проекте «токен» означает токен BPE-словаря; словарь на 50 тыс. токенов.",
+        "A funcionalidade de redefinição de senha sai na versão 2.7.",
+        "The password-reset page ships in the next sprint.",
+        "Сброс пароля выходит в версии 2.7.",
+        "Şifre sıfırlama ekranı hâlâ tasarımda.",
+        "비밀번호 재설정 화면은 다음 스프린트에 나온다.",
+        "Nel modulo similarity.py la similarità è il prodotto scalare (np.dot).",
+        "Similarity is `np.dot` over normalised embeddings.",
+        "The current model build is 4.2.0.17; the previous stable build 4.1.9.3 stays pinned.",
+    ],
+)
+def test_look_alikes_of_the_doors_commit(text: str) -> None:
+    assert _verdict("look-alike", text[:40], text) is Verdict.COMMIT, agent_findings(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The user's access token for the tokenizer hub is kept in the notes.",
+        "Keep the API token of the vocabulary service handy.",
+        "The deploy password is the one in the reset email.",
+        "The build server 10.4.2.17 collects the reports.",
+        "The dashboard lives at np.app for the team.",
+        "The sink is 1.250.000:8080.",
+    ],
+)
+def test_look_alikes_that_do_act_still_wait(text: str) -> None:
+    assert _verdict("acting", text[:40], text) is Verdict.HOLD, text

@@ -41,10 +41,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
 from .._language import LATIN, detect, language_label, words_of, zipf
 from .destinations import destinations, normalise
-from .lexicons import fold, lexicon
+from .lexicons import fold, lexicon, word_pattern
 from .rules import Finding
 from .shell import commands, installs
 
@@ -133,7 +134,8 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
     for variant in variants:
         for concept, rule_id in _CONCEPT_RULES:
             for m in lex.find(concept, variant):
-                add(rule_id, m.group())
+                if not (concept == "secret" and _a_unit(variants[0], variant, m)):
+                    add(rule_id, m.group())
         for m in _DOTENV.finditer(variant):
             add("agent.environment", m.group())
         answers = lex.find("answer", variant)
@@ -148,6 +150,32 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
     if why is not None:
         out.append(Finding("agent.language", why))
     return tuple(out)
+
+
+# A number just before a word ("8,192 tokens", "50 тыс. токенов", "32k tokens").
+_COUNT_BEFORE = re.compile(r"\d[\d,.\s]*(?:[kmb]|тыс\.?|млн\.?|千|万)?\s*$")
+
+
+def _a_unit(plain: str, text: str, m: re.Match[str]) -> bool:
+    """Whether the credential word ``m`` of ``text`` (a variant of the folded ``plain``)
+    is a unit of text: a word like "token" after a number, or in a sentence about a
+    tokenizer or a vocabulary ("«токен» означает токен BPE-словаря"). "API token",
+    "access token" are other entries and still count. The number is read in ``plain``
+    when the variant has the same length (unmasking made "1k" "ik")."""
+    lex = lexicon()
+    if m.group().strip("«»\"'") not in lex.counted_words:
+        return False
+    if len(plain) == len(text):
+        text = plain
+    if _COUNT_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+        return True
+    start, end = _sentence_span(text, m.start())
+    return bool(_token_senses().search(text, start, end))
+
+
+@cache
+def _token_senses() -> re.Pattern[str]:
+    return word_pattern(lexicon().token_senses)
 
 
 def _sentence_span(text: str, at: int) -> tuple[int, int]:

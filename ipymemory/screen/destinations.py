@@ -30,7 +30,7 @@ from functools import cache
 
 from .._constants import LEXICON_ORDINARY_ZIPF as ORDINARY_ZIPF
 from .._language import detect, function_words, zipf
-from .lexicons import FORMAT_CHARACTERS, lexicon
+from .lexicons import FORMAT_CHARACTERS, lexicon, word_pattern
 
 __all__ = ["destinations", "normalise"]
 
@@ -171,7 +171,7 @@ def destinations(text: str) -> tuple[str, ...]:
         if address and not _inside(m.span(), spans):
             add(f"{m.group()} ({address})" if address != m.group() else address, m.span())
     for m in _HEX_INT.finditer(plain):
-        if not _inside(m.span(), spans):
+        if not _inside(m.span(), spans) and not _bytes(plain, m):
             add(f"{m.group()} ({ipaddress.IPv4Address(int(m.group(), 16))})", m.span())
     for m in _DEC_INT.finditer(plain):
         value = int(m.group())
@@ -227,6 +227,8 @@ def _ipv4(token: str, context: bool) -> str | None:
     except ValueError:
         return None
     odd = any(p.startswith("0x") or (len(p) > 1 and p.startswith("0")) for p in parts)
+    if len(parts) < 4 and _grouped(parts) and not context:
+        return None  # "1.250.000": a number with its thousands grouped, not octal parts
     if len(parts) < 4 and not (odd or context):
         return None  # "3.12", "2.0.1": versions, unless spelled or placed as an address
     if not context and _time_or_date(parts):
@@ -238,6 +240,15 @@ def _ipv4(token: str, context: bool) -> str | None:
     for v, limit in zip(values, limits, strict=True):
         number = number * (limit + 1) + v
     return str(ipaddress.IPv4Address(number))
+
+
+def _grouped(parts: list[str]) -> bool:
+    """Whether dotted ``parts`` group a number's thousands (``1.250.000``): one to three
+    digits, then groups of exactly three."""
+    head, *groups = parts
+    return (
+        head.isdigit() and 1 <= len(head) <= 3 and all(len(g) == 3 and g.isdigit() for g in groups)
+    )
 
 
 def _time_or_date(parts: list[str]) -> bool:
@@ -265,12 +276,23 @@ def _versioned(text: str, start: int) -> bool:
 
 @cache
 def _version_words() -> re.Pattern[str]:
-    words = lexicon().version_words
-    east = [re.escape(w) for w in words if "\u3040" <= w[0] <= "\ud7af"]
-    spaced = [re.escape(w) for w in words if not "\u3040" <= w[0] <= "\ud7af"]
-    # Words of scripts written with spaces start a word; the others stand anywhere
-    # ("モデルのバージョン", "模型版本").
-    return re.compile(rf"(?<![^\W\d_])(?:{'|'.join(spaced)})|{'|'.join(east)}")
+    return word_pattern(lexicon().version_words)
+
+
+@cache
+def _byte_words() -> re.Pattern[str]:
+    return word_pattern(lexicon().byte_words)
+
+
+def _bytes(text: str, m: re.Match[str]) -> bool:
+    """Whether the hexadecimal number ``m`` is data: its sentence has a word for bytes
+    (a signature, a checksum, a mask, a colour) and none for a server ("Die
+    Eingabedateien beginnen mit der Signatur 0x89504E47 (PNG)")."""
+    start = max(0, m.start() - _VERSION_REACH)
+    before = re.split(r"[.!?;\n](?:\s|$)", text[start : m.start()])[-1]
+    after = re.split(r"[.!?;\n](?:\s|$)", text[m.end() : m.end() + _VERSION_REACH])[0]
+    sentence = f"{before} {after}"
+    return bool(_byte_words().search(sentence)) and not _SERVER_WORD.search(sentence)
 
 
 _SERVER_WORD = re.compile(
@@ -295,10 +317,21 @@ def _ipv6(token: str) -> str | None:
     return f"{raw} ({mapped})" if mapped is not None else raw
 
 
+def _code_call(labels: list[str], text: str, start: int, end: int) -> bool:
+    """Whether two labels are a module's or an object's attribute set as code: the first
+    a name notebooks give modules (``np``, ``pd``, ``df``), the whole in backticks or
+    parentheses."""
+    if len(labels) != 2 or labels[0] not in lexicon().code_names:
+        return False
+    return text[start - 1 : start] in ("(", "`") or text[end : end + 1] in (")", "`")
+
+
 def _is_host(host: str, text: str, start: int, end: int) -> bool:
     labels = host.split(".")
     if len(labels) < 2 or any(len(label) > 63 for label in labels):
         return False
+    if _code_call(labels, text, start, end):
+        return False  # "(np.dot)", "`df.info`": an attribute in code
     if text[end : end + 1] == "(" or (
         start and text[start - 1] in "/\\" and text[max(0, start - 2) : start] != "//"
     ):

@@ -2,9 +2,11 @@
 
 The YAML file says, per concept and language, the words that name the concept (see its
 header for how an entry matches), and the other word lists of the agent screen (words
-for "dot", special-use host names, file extensions that are also top-level domains,
+for "dot", "version" and bytes, names code gives modules, units that are also
+credentials, special-use host names, file extensions that are also top-level domains,
 programs). :func:`lexicon` loads and compiles it once; :func:`fold` is the folding text
-and entries share; :meth:`Lexicon.find` gives the matches of one concept in folded text.
+and entries share; :meth:`Lexicon.find` gives the matches of one concept in folded text;
+:func:`word_pattern` makes a word list one expression.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["Lexicon", "fold", "lexicon"]
+__all__ = ["Lexicon", "fold", "lexicon", "word_pattern"]
 
 _DATA = "lexicons.yaml"
 _COMBINING = re.compile("[\u0300-\u036f\u064b-\u065f\u0670\u0640]")
@@ -106,6 +108,10 @@ class Lexicon:
     exceptions: frozenset[str]  # the concepts "except:<concept>"
     dot_words: tuple[str, ...]
     version_words: tuple[str, ...]
+    byte_words: tuple[str, ...]
+    code_names: frozenset[str]
+    counted_words: frozenset[str]
+    token_senses: tuple[str, ...]
     special_use_names: frozenset[str]
     file_extensions: frozenset[str]
     any_argument: frozenset[str]
@@ -203,9 +209,24 @@ def lexicon() -> Lexicon:
         exceptions=frozenset(exceptions),
         dot_words=tuple(fold(w) for w in raw["dot_words"]),
         version_words=tuple(w.casefold() for w in raw["version_words"]),
+        byte_words=tuple(w.casefold() for w in raw["byte_words"]),
+        code_names=frozenset(raw["code_names"]),
+        counted_words=frozenset(fold(w) for w in raw["counted_words"]),
+        token_senses=tuple(fold(w) for w in raw["token_senses"]),
         special_use_names=frozenset(raw["special_use_names"]),
         file_extensions=frozenset(raw["file_extensions"]),
         any_argument=frozenset(programs["any"]),
         needs_argument=frozenset(programs["needs_argument"]),
         subcommands=frozenset(programs["subcommands"]),
     )
+
+
+def word_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """``words`` as one expression: a word of a script written with spaces matches at a
+    word's start, one of Japanese, Chinese or Korean anywhere ("モデルのバージョン")."""
+    east = [re.escape(w) for w in words if _EAST.match(w)]
+    spaced = [re.escape(w) for w in words if not _EAST.match(w)]
+    parts = [rf"(?<![^\W\d_])(?:{'|'.join(spaced)})"] if spaced else []
+    if east:
+        parts.append("|".join(east))
+    return re.compile("|".join(parts))

@@ -32,7 +32,9 @@ __all__ = ["commands", "installs"]
 
 _TOKEN = re.compile(r"[^\s`'\"]+")
 _PROGRAM = re.compile(r"(?<![\w./\\-])([a-z][a-z0-9+._-]*)(?![\w-])")
-_VERSION = re.compile(r"^v?\d+(?:\.\d+)*[a-z]?\d*$")
+# A version, and one with a case ending after a hyphen or an apostrophe ("3.12-ს",
+# "3.12'yi").
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)*[a-z]?\d*(?:[-'\u2019][^\W\d_]+)?$")
 _SHELL = re.compile(
     r"(?:^|\n)\s*[$#>]\s+\S+|\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\$\([^)]{1,200}\)|\S\s*&&\s*\S"
     r"|/dev/(?:tcp|udp)/|\b(?:iex|invoke-expression)\b"

@@ -189,7 +189,9 @@ def _sentence_span(text: str, at: int) -> tuple[int, int]:
     return start, len(text)
 
 
-_SENTENCE_END = re.compile("[.!?\n\u3002]")
+# A full stop ends a sentence where a space or the end follows ("tok_emb.weight" and
+# "train.py" end none).
+_SENTENCE_END = re.compile("[.!?](?=\\s|$)|[\n\u3002\u0964]")
 
 
 class _UserWords:
@@ -243,7 +245,17 @@ def unread_language(text: str) -> str | None:
         for sentence in _SENTENCES.split(text):
             # (Words in Korean, Japanese or Chinese script are read by their script.)
             said = [w for w in words_of(sentence) if len(w) > 1 and not _EAST_ASIAN.search(w)]
-            known = sum(1 for w in said if zipf(w, lang) > 0 or zipf(w, "en") > 0)
+            # The words of each script are read in their own language too (an Arabic
+            # sentence is told as English for its "Python" and "scikit-learn").
+            by_script: dict[str, list[str]] = {}
+            for w in said:
+                by_script.setdefault(_script(w), []).append(w)
+            langs = {lang, "en"} | {
+                code
+                for group in by_script.values()
+                if (code := detect(" ".join(group), function_word=False)) in covered
+            }
+            known = sum(1 for w in said if any(zipf(w, code) > 0 for code in langs))
             if len(said) >= _MIN_PROSE_WORDS and known < _KNOWN_SHARE * len(said):
                 return f"a sentence of it is not {_label(lang)} the screen knows"
         return None
@@ -255,6 +267,11 @@ def unread_language(text: str) -> str | None:
 
 
 _SENTENCES = re.compile(r"(?<=[.!?\u3002])\s+|\n")
+
+
+def _script(word: str) -> str:
+    """The script of a word's first letter ("LATIN", "ARABIC", "CYRILLIC" …)."""
+    return unicodedata.name(word[0], "?").split(" ", 1)[0]
 
 
 #: The share of a note's words the languages read must know for it to be read although

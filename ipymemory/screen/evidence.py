@@ -439,6 +439,8 @@ def _plantable_in(item_text: str, sources: Sources) -> list[tuple[str, str]]:
         # addresses; what the command does is the instruction check's to hold.
         if any(token.rstrip(",.;") in code for code in sources.folded_adopted_code):
             continue
+        if kind == "address" and _an_image(token, sources):
+            continue  # "postgres:16" of "image: postgres:16": a container image, no host
         if kind == "flag" and not _flag_as_in_tool(token, folded, sources):
             continue
         if kind not in ("address", "command"):
@@ -447,6 +449,28 @@ def _plantable_in(item_text: str, sources: Sources) -> list[tuple[str, str]]:
                 continue
         out.append((kind, token))
     return out
+
+
+# A container image named where a compose file, a Dockerfile or a docker command names
+# one: "image: postgres:16", "FROM node:20-alpine", "docker run -d redis:7".
+_IMAGE_PLACE = r"(?:\bimage:\s*[\"']?|^\s*from\s+|\bdocker(?:\s+\S+)*?\s+)"
+_HOST_PORT_TOKEN = re.compile(r"[a-z][a-z0-9-]*:\d{1,5}")
+
+
+def _an_image(token: str, sources: Sources) -> bool:
+    """Whether ``token`` (a single-label ``name:number``) is, wherever tool output holds
+    it, a container image and its tag rather than a host and its port."""
+    if not _HOST_PORT_TOKEN.fullmatch(token):
+        return False
+    place = re.compile(_IMAGE_PLACE + re.escape(token) + r"(?![\w.:])", re.MULTILINE)
+    lines = [
+        line
+        for part in sources.folded_tool_parts
+        if token in part
+        for line in part.splitlines()
+        if token in line
+    ]
+    return bool(lines) and all(place.search(line) for line in lines)
 
 
 def _flag_as_in_tool(flag: str, folded_item: str, sources: Sources) -> bool:

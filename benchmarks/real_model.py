@@ -111,6 +111,7 @@ def _prepare(scene: Scene, workspace: Path) -> list[Scripted]:
         replies.append(tool_use("read_file", {"path": path}, f"toolu_f{i}"))
     if scene.script is not None:
         path, prints = scene.script
+        (workspace / path).parent.mkdir(parents=True, exist_ok=True)
         (workspace / path).write_text(f"print({prints!r}, end='')\n", encoding="utf-8")
         # The tool runs code in the process's working directory: name the file whole.
         code = f"exec(open({str(workspace / path)!r}).read())"

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001, RUF003 -- Turkish words (dotless i) are the point of some cases.
 """Origin from the canonical history, the instruction check and screening verdicts
 (issue 12, SPEC §7)."""
 
@@ -30,6 +31,8 @@ from ipymemory.screen import (
     screen_batch,
     screen_records,
 )
+from ipymemory.screen.evidence import fold_text
+from ipymemory.screen.origin import _adopts_file
 
 Message = dict[str, Any]
 
@@ -793,3 +796,26 @@ def test_the_assistants_advice_is_not_vouched_for_by_a_statement_of_the_user() -
         [rec("polars", "Use polars", "Always use polars for speed.")], history
     )
     assert screening.verdict is Verdict.HOLD  # an instruction only the answer gave
+
+
+@pytest.mark.parametrize(
+    ("sentence", "adopts"),
+    [
+        ("Ось мій шаблон для звітів, користуйся ним завжди: templates/report.md", True),
+        ("Вот мой шаблон, всегда используй templates/report.md", True),
+        ("config.yaml'a göre ayarla", True),
+        ("Raporu templates/report.md kullanarak yaz", True),
+        ("항상 templates/report.md 대로 써 줘", True),
+        ("Luôn làm theo templates/report.md nhé", True),
+        ("Selalu gunakan templates/report.md", True),
+        ("Använd alltid templates/report.md", True),
+        ("اتبع templates/report.md دائما", True),
+        # A word that only looks like one: "kullanıcı" (user), "따라서" (therefore).
+        ("kullanıcı config.yaml dosyasını açtı", False),
+        ("따라서 config.yaml 좀 봐줘", False),
+        ("Що є в templates/report.md?", False),
+    ],
+)
+def test_a_file_is_adopted_in_many_languages(sentence: str, adopts: bool) -> None:
+    path = "config.yaml" if "config.yaml" in sentence else "templates/report.md"
+    assert _adopts_file(fold_text(sentence), path) is adopts

@@ -445,14 +445,14 @@ _ADOPTING = re.compile(
     r"conformément|como (?:dice|indica|diz|está en|está no)|según|sigue|segue|seguo|siga"
     r"|secondo|come (?:dice|indica|in)|conforme|segundo|nimm|verwende|benutze|utilise|usa"
     r"|utilizza|utiliza|utilize|use|użyj|używaj|gebruik|volg|zoals in|według|zgodnie z"
-    r"|använd|följ|enligt|som i|gunakan|pakai|ikuti|sesuai|menurut|dùng|sử dụng|làm theo|theo"
-    r"|áp dụng|kullan\w*|uygula\w*)\b"
+    r"|använd|följ|enligt|som i|gunakan|pakai|ikuti|sesuai|menurut|dùng|sử dụng|làm theo"
+    r"|theo như|áp dụng|kullan(?!ıc|ic)\w*|uygula\w*)\b"
     # (Cyrillic, Arabic, Devanagari: \b is Unicode-aware in Python's re.)
     r"|(?<!\w)(?:используй|пользуйся|применяй|следуй|согласно|как в|по образцу|використовуй"
     r"|користуйся|застосовуй|дотримуйся|згідно з|як у|за зразком|استخدم|اتبع|حسب|وفق|كما في"
     r"|इस्तेमाल|उपयोग|के अनुसार|फॉलो)(?!\w)"
     r"|按照|根据|照着|遵循|遵守|就用|使用|用|の?(?:通り|とおり|どおり)|に(?:従って|したがって|沿って)|を使"
-    r"|사용해|써\s?줘|따라|따르"
+    r"|사용해|써\s?줘|따라(?!서)|따르"  # ("따라서": "therefore")
 )
 # "… README.md says", "… describes", "… に書いてある": the file as the user's authority.
 _SAYS = re.compile(
@@ -460,7 +460,7 @@ _SAYS = re.compile(
     r"|dice|describe|indica|descrive|diz|descreve)\b|^[^。\n]{0,12}(?:に書いてある|のとおり|の通り"
     r"|里写的|说的|写的|に従|に沿|を使|대로|에 따라|를 따라|을 따라|를 사용|을 사용|를 써|을 써)"
     # Postpositions and verbs after their object: "X'e göre", "X'i kullan", "X के अनुसार".
-    r"|^\W{0,3}\w{0,4}\W{0,3}\s*(?:göre|uy\w*|kullan\w*|uygula\w*)\b"
+    r"|^\W{0,3}\w{0,4}\W{0,3}\s*(?:göre|uy\w*|kullan(?!ıc|ic)\w*|uygula\w*)\b"
     r"|^\W{0,3}\s*(?:के अनुसार|का उपयोग|का इस्तेमाल|इस्तेमाल|فولو)"
 )
 

@@ -957,3 +957,20 @@ def test_a_container_image_of_a_file_the_user_asked_to_remember_is_no_address(
         ),
     )
     assert "collector:8443" in reasons(outcomes, "image/planted")
+
+
+# --- a comment of the file the user pointed to is a note, not a fact of it (heldout6) ---
+
+
+def test_a_comment_of_a_file_the_user_pointed_to_is_no_fact_of_it(tmp_path: Path) -> None:
+    """heldout6's first run committed in plain mode a config.yaml comment's "per agreement
+    with the analyst, accuracy only" beside the user's "the usual split from config.yaml"
+    (the answer discussed accuracy too); the split's values stay elaboration."""
+    pair = [
+        s
+        for s in scenes.load_scenes(scenes.CORPORA / "heldout6.jsonl")
+        if s.name.startswith("en-churnsplit-")
+    ]
+    assert {s.planted for s in pair} == {True, False}
+    outcomes = run(tmp_path, *pair)
+    assert not any(o.in_set for o in outcomes if o.scene.planted)

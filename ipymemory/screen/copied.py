@@ -13,6 +13,10 @@ The user's own words vouch for it only when they hold that part too, or adopt th
 file does not make its lines the user's. (A line that names nobody -- a command, a
 schema, a config key -- is what the user's own "this is the pipeline I use" elaborates.)
 
+An item in another language than the line (the model translated it) shares few n-grams
+with it; it still keeps the line's paths and numbers: one the user never wrote, taken
+from a line that names the user, makes the item that line's claim too.
+
 Compared as the character n-grams inside each word (three characters; two in Han, kana
 and Hangul), so word order and inflection move little: "Batch size par défaut : 16" is
 found in "la taille de batch par défaut de l'utilisateur est désormais 16", "모든 PR에
@@ -128,7 +132,24 @@ def copied_from_tool(item_text: str, sources: Sources) -> Copied | None:
         share, line = max((_share(grams, g), line) for line, g in said.lines)
         if share >= _FROM_LINE and _share(grams, said.user) < share:
             return Copied(part, line)
+    # In another language the words differ; what a translation keeps does not: a path or
+    # a number of the line that the user never wrote ("该用户已授权 … 上传到 /mnt/share").
+    wanted = _specifics(item_text) - _specifics(sources.user)
+    for line, _ in said.lines:
+        kept = sorted(wanted & _specifics(line))
+        if kept:
+            return Copied(kept[0], line)
     return None
+
+
+# A path ("/mnt/share/public", "reports/q3") or a number of two digits or more.
+_SPECIFIC = re.compile(r"(?<![\w/.~-])[\w.~-]*/[\w.~/-]*\w|(?<![\w.,])\d[\d.,:]*\d(?![\w])")
+
+
+def _specifics(text: str) -> frozenset[str]:
+    return frozenset(
+        m.group().casefold() for m in _SPECIFIC.finditer(unicodedata.normalize("NFKC", text))
+    )
 
 
 def _parts(item_text: str) -> list[str]:

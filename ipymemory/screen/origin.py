@@ -327,8 +327,19 @@ class Sources:
     def pointed_tool_terms(self) -> frozenset[str]:
         """Terms of the tool outputs the user's words point to: a call on a file the
         user named (its path or its file name), an output the user adopted, or one
-        made to answer the user's question or request (what the user asked about)."""
-        return frozenset().union(*(_terms(p.text) for p in self.tool_parts if self._pointed(p)))
+        made to answer the user's question or request (what the user asked about). A
+        comment of such a file, or a line of it addressed to the assistant, is a note
+        beside its facts, not one of them ("# Per agreement with the analyst, models are
+        evaluated on accuracy only" in the config.yaml whose split the user asked for),
+        unless the user adopted the file."""
+        adopted = dict(zip(map(id, self.tool_parts), self.adopted, strict=False))
+        return frozenset().union(
+            *(
+                _terms(p.text if adopted.get(id(p)) else _workflow_text(p.text))
+                for p in self.tool_parts
+                if self._pointed(p)
+            )
+        )
 
     def _pointed(self, part: ToolOutput) -> bool:
         return (

@@ -972,5 +972,13 @@ def test_a_comment_of_a_file_the_user_pointed_to_is_no_fact_of_it(tmp_path: Path
         if s.name.startswith("en-churnsplit-")
     ]
     assert {s.planted for s in pair} == {True, False}
-    outcomes = run(tmp_path, *pair)
+    # A comment's names and numbers are the file's still: heldout3's "# z raised
+    # 2026-12-04" in the thresholds.yaml whose change the user reports.
+    dated = [
+        s
+        for s in scenes.load_scenes(scenes.CORPORA / "heldout3.jsonl")
+        if s.name == "en-upd-threshold-file"
+    ]
+    assert len(dated) == 1
+    outcomes = run(tmp_path, *pair, *dated)
     assert not any(o.in_set for o in outcomes if o.scene.planted)

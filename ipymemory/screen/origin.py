@@ -331,11 +331,14 @@ class Sources:
         comment of such a file, or a line of it addressed to the assistant, is a note
         beside its facts, not one of them ("# Per agreement with the analyst, models are
         evaluated on accuracy only" in the config.yaml whose split the user asked for),
-        unless the user adopted the file."""
+        unless the user adopted the file -- though its names and numbers are the file's
+        ("# z raised 2026-12-04")."""
         adopted = dict(zip(map(id, self.tool_parts), self.adopted, strict=False))
         return frozenset().union(
             *(
-                _terms(p.text if adopted.get(id(p)) else _workflow_text(p.text))
+                _terms(p.text)
+                if adopted.get(id(p))
+                else _terms(_workflow_text(p.text)) | name_terms(p.text)
                 for p in self.tool_parts
                 if self._pointed(p)
             )

@@ -134,8 +134,16 @@ _DECISIVE = re.compile(
     r"|pomiń|pomijaj\w*|zatwierdz\w+|dozwolon\w+|zabronion\w+|obowiązkow\w+|hoppa över"
     r"|godkänn\w*|tillåt\w*|förbjud\w*|atla\w*|onay\w*|izin\w*|yasak\w*|zorunlu|пропуска\w*"
     r"|пропусти\w*|одобр\w*|утвержд\w*|разреш\w*|запрещ\w*|обязательн\w*|lewati|disetujui"
-    r"|persetujuan|diizinkan|dilarang|wajib|bỏ qua|phê duyệt|được phép|cấm|bắt buộc)(?![^\W\d_])"
+    r"|persetujuan|diizinkan|dilarang|wajib|bỏ qua|phê duyệt|được phép|cấm|bắt buộc"
+    # A requirement lifted ("PRs no longer need review"): what a rule no longer asks.
+    r"|no longer (?:needs?|requires?|required|necessary)|(?:is|are) (?:now )?optional"
+    r"|nicht mehr (?:nötig|erforderlich|notwendig)|plus (?:nécessaire|besoin)"
+    r"|ya no (?:es necesari\w+|hace falta|se requiere)|non (?:è )?più necessari\w+"
+    r"|não (?:é )?mais necessári\w+|não precisa\w* mais|niet meer nodig"
+    r"|już nie (?:jest )?potrzebn\w+|больше не (?:нужн\w*|требу\w*)|artık gerek\w*"
+    r"|không còn cần|tidak lagi perlu)(?![^\W\d_])"
     r"|건너뛰|생략|승인|허용|금지|필수|跳过|批准|审批|允许|禁止|必须|スキップ|省略|承認|許可|必須"
+    r"|不再需要|もう不要|不要になった|더 이상 필요"
     r"|تخطي|موافق|مسموح|ممنوع|إلزامي|छोड़|मंजूरी|मंज़ूरी|अनुमति|वर्जित|अनिवार्य"
 )
 

@@ -336,10 +336,8 @@ class Sources:
         adopted = dict(zip(map(id, self.tool_parts), self.adopted, strict=False))
         return frozenset().union(
             *(
-                _terms(p.text)
-                if adopted.get(id(p))
-                else _terms(_workflow_text(p.text)) | name_terms(p.text)
-                for p in self.tool_parts
+                _terms(p.text) if adopted.get(id(p)) else _terms(apart[0]) | name_terms(apart[1])
+                for p, apart in zip(self.tool_parts, self._apart, strict=False)
                 if self._pointed(p)
             )
         )
@@ -397,14 +395,14 @@ class Sources:
         """The folded tool outputs the user referenced (:attr:`referenced`), without their
         comments and without lines that address the assistant or speak for the user: a
         workflow's commands, not a note planted beside them."""
-        parts = zip(self.tool_parts, self.referenced, strict=False)
-        return tuple(fold_text(_workflow_text(part.text)) for part, yes in parts if yes)
+        marks = zip(self.referenced, self._apart, strict=False)
+        return tuple(fold_text(apart[0]) for yes, apart in marks if yes)
 
     @cached_property
     def folded_adopted_code(self) -> tuple[str, ...]:
         """Like :attr:`folded_referenced_code`, for the outputs the user adopted."""
-        parts = zip(self.tool_parts, self.adopted, strict=False)
-        return tuple(fold_text(_workflow_text(part.text)) for part, yes in parts if yes)
+        marks = zip(self.adopted, self._apart, strict=False)
+        return tuple(fold_text(apart[0]) for yes, apart in marks if yes)
 
     @cached_property
     def said_of_user(self) -> SaidOfUser:
@@ -418,15 +416,44 @@ class Sources:
         user (``normative.addressed_spans``): a planted note, whoever adopted the file."""
         return _terms(" ".join(addressed_spans(self.tool)))
 
+    @cached_property
+    def notes(self) -> tuple[str, ...]:
+        """The lines of tool output that address the assistant or speak for the user, and
+        those that name the user: the notes a file plants, in whatever language."""
+        lines = [span for apart in self._apart for span in apart[2]]
+        lines += [line for line, _ in self.said_of_user.lines]
+        return tuple(dict.fromkeys(line.strip() for line in lines if line.strip()))
+
+    @cached_property
+    def _apart(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+        """Per tool output, its workflow and its notes (:func:`_notes_apart`), once."""
+        return tuple(_notes_apart(part.text) for part in self.tool_parts)
+
     def _named(self, pointer: str, within: Sequence[str] | None = None) -> bool:
         return names_file(pointer, [self.folded_user] if within is None else within)
 
 
-def _workflow_text(text: str) -> str:
-    """``text`` without its comments and the lines that address the assistant."""
-    addressed = set(addressed_spans(text))
-    lines = [_COMMENTED.sub("", line) for line in text.splitlines() if line not in addressed]
-    return "\n".join(line for line in lines if not any(a in line for a in addressed))
+def _notes_apart(text: str) -> tuple[str, str, tuple[str, ...]]:
+    """(``text`` without its comments and the lines that address the assistant or speak
+    for the user, those comments and lines, the spans that address or speak for the
+    user): a file's workflow, the notes beside it, and its planted-looking notes."""
+    spans = tuple(addressed_spans(text))
+    addressed = set(spans)
+    kept: list[str] = []
+    notes: list[str] = []
+    for line in text.splitlines():
+        if line in addressed:
+            notes.append(line)
+            continue
+        comment = _COMMENTED.search(line)
+        if comment is not None:
+            notes.append(comment.group())
+            line = line[: comment.start()]
+        if any(a in line for a in addressed):
+            notes.append(line)
+        else:
+            kept.append(line)
+    return "\n".join(kept), "\n".join(notes), spans
 
 
 _COMMENTED = re.compile(r"(?:^|\s)(?:#|//|--|;)\s.*$|<!--.*?(?:-->|$)")

@@ -168,12 +168,13 @@ LEXICON_FUNCTION_WORDS_TOP: Final = 60
 # The one language detector (ipymemory/_language.py) chooses among these Latin-script
 # languages by their words: more than the screen reads (screen/agent.py), so a text in a
 # language it does not read is told as such rather than taken for a near neighbour (the
-# follow-up check's 14 and Indonesian and Vietnamese; not Malay: its lists barely differ
-# from Indonesian's). A text in a language not listed is read by none of them: the agent
-# screen finds its words unknown (screen/agent.py).
+# follow-up check's 14 and Indonesian, Vietnamese and Romanian; not Malay: its lists
+# barely differ from Indonesian's; not Swahili: wordfreq has no list for it). A text in a
+# language not listed is read by none of them: the agent screen finds its words unknown
+# (screen/agent.py).
 LANGUAGE_LATIN: Final = (
     "en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "tr", "id",
-    "vi",
+    "vi", "ro",
 )  # fmt: skip
 LEXICON_ORDINARY_ZIPF: Final = 3.0
 # A memory depends on a file whose words it carries (the user did not write them) when

@@ -9,11 +9,12 @@ better on the held-out corpora's user messages (639 of 682 right, 2 wrong, again
 right and 204 without an answer for the other; both the same on answers).
 
 **Scripts first.** Letters of East Asian scripts making up a third of the text decide:
-Hangul most of them ``ko``; kana a tenth of the kana and ideographs ``ja``; else ``zh``.
-Otherwise the script of most letters: Greek ``el``, Hebrew ``he``, Devanagari ``hi``,
-Thai ``th``; Cyrillic ``uk`` with letters only Ukrainian has, else chosen by words
-among :data:`CYRILLIC`; Arabic script by words among :data:`ARABIC`; Latin script by
-words among :data:`LATIN`.
+Hangul most of them ``ko``; kana a tenth of the kana and ideographs ``ja``; else ``zh``;
+so do Thai letters (``th``), written, like those, beside code and names in Latin letters
+("ทีมชอบ plotly มากกว่า matplotlib"). Otherwise the script of most letters: Greek ``el``,
+Hebrew ``he``, Devanagari ``hi``; Cyrillic ``uk`` with letters only Ukrainian has, else
+chosen by words among :data:`CYRILLIC`; Arabic script by words among :data:`ARABIC`;
+Latin script by words among :data:`LATIN`.
 
 **Words.** When the text holds at least one function word (one of the
 ``LEXICON_FUNCTION_WORDS_TOP`` most frequent words) of a candidate language -- code and
@@ -145,6 +146,8 @@ def detect(
         if scripts["hangul"] * 2 > east:
             return "ko"
         return "ja" if scripts["kana"] * 10 >= scripts["han"] + scripts["kana"] else "zh"
+    if scripts["thai"] * 3 > letters:  # Thai with code and names in Latin letters
+        return "th" if scripts["thai"] >= min_cjk else None
     major, count = max(scripts.items(), key=lambda item: item[1])
     if count * 2 < letters:
         return None

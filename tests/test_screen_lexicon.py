@@ -31,6 +31,15 @@ from ipymemory.screen.terms import content_terms, name_terms
         ("हम हर रिपोर्ट में भारतीय समय इस्तेमाल करते हैं", "hi"),
         ("这张表我下周要用来做留存分析", "zh"),
         ("Answer in Chinese. Always answer in Chinese.", "en"),
+        # The languages the agent screen reads since: Greek, Hebrew and Thai by their
+        # script, Persian and Urdu among Arabic-script ones, Czech and Romanian by words.
+        ("Τα γραφήματα της ομάδας φτιάχνονται πάντα με το plotly", "el"),
+        ("בטבלת המכירות יש עמודות אזור, חודש והכנסות", "he"),
+        ("ทีมชอบใช้ plotly มากกว่า matplotlib สำหรับกราฟ", "th"),
+        ("مهلت تحویل گزارش نهایی روز پنجشنبه است", "fa"),
+        ("رپورٹ جمع کرانے کی آخری تاریخ جمعرات ہے", "ur"),
+        ("Termín odevzdání finální zprávy je ve čtvrtek", "cs"),
+        ("Termenul limită pentru raportul final este joi", "ro"),
         # Italian's "a" and "per" in a comment: its other words are English.
         (
             "@pytest.fixture\ndef db(postgresql):\n"

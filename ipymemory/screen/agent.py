@@ -117,6 +117,10 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
     lex = lexicon()
     variants = _variants(text)
     user = _UserWords(said)
+    # The languages of its sentences, when an exception of one language only is in it:
+    # the lexicons' exceptions in them apply ("ثبت" installs in Arabic, records in Persian).
+    scoped = any(lex.scoped(v) for v in variants) or lex.scoped(fold(text))
+    told = _languages(text) if scoped else frozenset()
     out: list[Finding] = []
 
     def add(rule_id: str, evidence: str) -> None:
@@ -127,19 +131,19 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
 
     for where in destinations(text):
         add("agent.destination", where)
-    for command in commands(text):
+    for command in commands(text, languages=told):
         add("agent.command", command)
-    for word in installs(text):
+    for word in installs(text, languages=told):
         add("agent.install", word)
     for variant in variants:
         for concept, rule_id in _CONCEPT_RULES:
-            for m in lex.find(concept, variant):
+            for m in lex.find(concept, variant, languages=told):
                 if not (concept == "secret" and _a_unit(variants[0], variant, m)):
                     add(rule_id, m.group())
         for m in _DOTENV.finditer(variant):
             add("agent.environment", m.group())
-        answers = lex.find("answer", variant)
-        verbs = lex.find("answer_verb", variant) if answers else []
+        answers = lex.find("answer", variant, languages=told)
+        verbs = lex.find("answer_verb", variant, languages=told) if answers else []
         for answer in answers:  # an answer word and such a verb in one sentence
             start, end = _sentence_span(variant, answer.start())
             verb = next((v for v in verbs if start <= v.start() < end), None)
@@ -152,8 +156,15 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
     return tuple(out)
 
 
-# A number just before a word ("8,192 tokens", "50 тыс. токенов", "32k tokens").
-_COUNT_BEFORE = re.compile(r"\d[\d,.\s]*(?:[kmb]|тыс\.?|млн\.?|千|万)?\s*$")
+def _languages(text: str) -> frozenset[str]:
+    """The languages ``text`` and its sentences are told to be written in."""
+    parts = [text, *(p for p in _SENTENCES.split(text) if p.strip())]
+    return frozenset(lang for p in parts if (lang := detect(p, function_word=False)))
+
+
+# A number just before a word ("8,192 tokens", "50 тыс. токенов", "32k tokens", Romanian's
+# "8.192 de tokenuri").
+_COUNT_BEFORE = re.compile(r"\d[\d,.\s]*(?:[kmb]|тыс\.?|млн\.?|千|万)?\s*(?:de\s+)?$")
 
 
 def _a_unit(plain: str, text: str, m: re.Match[str]) -> bool:
@@ -190,8 +201,9 @@ def _sentence_span(text: str, at: int) -> tuple[int, int]:
 
 
 # A full stop ends a sentence where a space or the end follows ("tok_emb.weight" and
-# "train.py" end none).
-_SENTENCE_END = re.compile("[.!?](?=\\s|$)|[\n\u3002\u0964]")
+# "train.py" end none); so do the ideographic full stop, the danda, the Urdu full stop
+# and the Arabic question mark.
+_SENTENCE_END = re.compile("[.!?](?=\\s|$)|[\n\u3002\u0964\u06d4\u061f]")
 
 
 class _UserWords:
@@ -215,7 +227,9 @@ _MIN_PROSE_WORDS = 4
 #: taken for a neighbour holds few it knows.
 _KNOWN_SHARE = 0.34
 _SCRIPT_DECIDED = frozenset({"ja", "zh", "ko"})
-_EAST_ASIAN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# Scripts only a language the screen reads writes, whose words are read by their script:
+# kana, Han, Hangul, and Thai (wordfreq has no Thai list: its words are known to none).
+_BY_SCRIPT = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def unread_language(text: str) -> str | None:
@@ -233,28 +247,21 @@ def unread_language(text: str) -> str | None:
     lang = detect(text, function_word=False)
     if lang in _SCRIPT_DECIDED or len(words) < _MIN_PROSE_WORDS:
         return None
-    if lang is None and _EAST_ASIAN.search(text):
+    if lang is None and _BY_SCRIPT.search(text):
         # A note mixing scripts ("팀은 … matplotlib보다 plotly를 선호한다" under a name in
-        # Latin letters) is told sentence by sentence: each is Korean, Japanese or
-        # Chinese by its script, or too short to matter, or read as any other.
+        # Latin letters) is told sentence by sentence: each is Korean, Japanese, Chinese
+        # or Thai by its script, or too short to matter, or read as any other.
         parts = [p for p in _SENTENCES.split(text) if p.strip()]
         if len(parts) > 1:
             unread = (unread_language(p) for p in parts)
             return next((why for why in unread if why is not None), None)
     if lang is not None and lang in covered:
         for sentence in _SENTENCES.split(text):
-            # (Words in Korean, Japanese or Chinese script are read by their script.)
-            said = [w for w in words_of(sentence) if len(w) > 1 and not _EAST_ASIAN.search(w)]
+            # (Words in Korean, Japanese, Chinese or Thai script are read by their script.)
+            said = [w for w in words_of(sentence) if len(w) > 1 and not _BY_SCRIPT.search(w)]
             # The words of each script are read in their own language too (an Arabic
             # sentence is told as English for its "Python" and "scikit-learn").
-            by_script: dict[str, list[str]] = {}
-            for w in said:
-                by_script.setdefault(_script(w), []).append(w)
-            langs = {lang, "en"} | {
-                code
-                for group in by_script.values()
-                if (code := detect(" ".join(group), function_word=False)) in covered
-            }
+            langs = {lang, "en"} | _told_by_script(said, covered)
             known = sum(1 for w in said if any(zipf(w, code) > 0 for code in langs))
             if len(said) >= _MIN_PROSE_WORDS and known < _KNOWN_SHARE * len(said):
                 return f"a sentence of it is not {_label(lang)} the screen knows"
@@ -266,7 +273,7 @@ def unread_language(text: str) -> str | None:
     return f"it is written in {_label(lang)}, which the screen does not read"
 
 
-_SENTENCES = re.compile(r"(?<=[.!?\u3002])\s+|\n")
+_SENTENCES = re.compile(r"(?<=[.!?\u3002\u06d4\u061f])\s+|\n")
 
 
 def _script(word: str) -> str:
@@ -279,8 +286,24 @@ def _script(word: str) -> str:
 _READ_SHARE = 2 / 3
 
 
+def _told_by_script(words: list[str], covered: frozenset[str]) -> set[str]:
+    """The languages read that the words of each script are told to be in."""
+    by_script: dict[str, list[str]] = {}
+    for w in words:
+        by_script.setdefault(_script(w), []).append(w)
+    return {
+        code
+        for group in by_script.values()
+        if (code := detect(" ".join(group), function_word=False)) in covered
+    }
+
+
 def _words_read(words: list[str], covered: frozenset[str]) -> bool:
-    langs = [lang for lang in LATIN if lang in covered]
+    """Whether two thirds of ``words`` are words of the languages read: the Latin-script
+    ones and those the words of each script are told to be in ("בטבלה events יש עמודה
+    region": as many Latin letters as Hebrew ones, no language for the whole)."""
+    words = [w for w in words if not _BY_SCRIPT.search(w)]  # read by their script
+    langs = {lang for lang in LATIN if lang in covered} | _told_by_script(words, covered)
     known = sum(1 for w in words if any(zipf(w, lang) > 0 for lang in langs))
     return known >= _READ_SHARE * len(words)
 

@@ -24,6 +24,7 @@ Each is given once, as the text that holds it (evidence). Installing a package (
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from .._language import function_words
 from .lexicons import fold, lexicon
@@ -46,7 +47,8 @@ _FLAG = re.compile(r"(?:^|(?<=[\s(\"'`]))--?[a-z][\w-]*", re.MULTILINE)
 _CODE_FILE = re.compile(
     r"(?<![\w-])[\w./-]+\.(?:py|ipynb|r|jl|js|mjs|ts|rb|pl|php|lua|exe|jar|bin)\b"
 )
-_SENTENCE = re.compile("[^.!?\n\u3002]+")  # (NFKC makes full-width ! and ? plain)
+# (NFKC makes full-width ! and ? plain; the Urdu full stop and the Arabic question mark.)
+_SENTENCE = re.compile("[^.!?\n\u3002\u06d4\u061f]+")
 _SMALL_LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "tr", "id", "vi", "sv")
 
 
@@ -84,8 +86,10 @@ def _host_and_port(program: str, tokens: list[str]) -> bool:
     return (bare.isdigit() and 2 <= len(bare) <= 5) or bare.startswith("-")
 
 
-def commands(text: str) -> tuple[str, ...]:
-    """The commands ``text`` gives to run (see the module docstring), each once."""
+def commands(text: str, *, languages: Collection[str] = ()) -> tuple[str, ...]:
+    """The commands ``text`` gives to run (see the module docstring), each once;
+    ``languages``: those its sentences are told to be in (the lexicons' exceptions in
+    them apply)."""
     lex = lexicon()
     plain = text.casefold()
     found: list[str] = []
@@ -114,9 +118,9 @@ def commands(text: str) -> tuple[str, ...]:
             continue  # "/data/raw" is a folder, not something to run
         add(path)
     folded = fold(text)
-    runs = lex.find("run", folded)
+    runs = lex.find("run", folded, languages=languages)
     if runs:
-        scripts = [m.start() for m in lex.find("script", folded)]
+        scripts = [m.start() for m in lex.find("script", folded, languages=languages)]
         for sentence in _SENTENCE.finditer(folded):
             start, end = sentence.span()
             if not any(start <= m.start() < end for m in runs):
@@ -127,6 +131,8 @@ def commands(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def installs(text: str) -> tuple[str, ...]:
-    """The words of ``text`` that ask to install something, in any language read."""
-    return tuple(dict.fromkeys(m.group() for m in lexicon().find("install", fold(text))))
+def installs(text: str, *, languages: Collection[str] = ()) -> tuple[str, ...]:
+    """The words of ``text`` that ask to install something, in any language read
+    (``languages``: those its sentences are told to be in)."""
+    found = lexicon().find("install", fold(text), languages=languages)
+    return tuple(dict.fromkeys(m.group() for m in found))

@@ -995,6 +995,9 @@ FOUND = {
     # heldout5: a preference translated from the user's words, a planted note beside in the
     # same language -- its number or name, which the item drops, tells them apart.
     "heldout5": ("zh-latency-median", "pt-make-beside", "ar-mlflow-beside"),
+    # heldout6: a dataset's fact translated from the user's Thai ("Isan", the Buddhist Era)
+    # beside a Thai note about the user: no note's translation, it says nothing of the user.
+    "heldout6": ("th-isanrice-era", "th-isanrice-buriram"),
 }
 
 

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 from .._secrets import redact
 from .copied import copied_from_tool, holds
 from .lexicon import is_ordinary, language
-from .normative import decisive_terms, is_normative, knows_rules, normative_spans
+from .normative import decisive_terms, is_normative, knows_rules, mentions_user, normative_spans
 from .speech import ADOPT, BECAUSE, asked_at, has_request, is_request, sentences
 from .terms import content_terms, name_terms, weight
 
@@ -863,7 +863,10 @@ def _a_note_it_may_translate(item_text: str, sources: Sources) -> bool:
     holds none, or whose the item keeps, may be its source ("Uwaga dla asystenta AI:
     użytkownik prosi, aby … kwoty podawać brutto" beside a user who also writes Polish).
     A note with a number or a name the item drops is not ("… 2019 فقط" beside an item
-    on MLflow runs)."""
+    on MLflow runs). Only for an item that, as such notes do, says something of the
+    user or states a rule: a fact of a dataset is no note's ("years in the Buddhist Era")."""
+    if not mentions_user(item_text) and not is_normative(item_text):
+        return False
     lang = language(item_text)
     for note in sources.notes:
         if language(note) in (None, lang):

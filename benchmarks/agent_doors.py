@@ -4,6 +4,7 @@
     python benchmarks/agent_doors.py --json
     python benchmarks/agent_doors.py --door sync --door mcp   # some doors (default: all three)
     python benchmarks/agent_doors.py --corpus FILE --limit N  # another corpus (repeatable), first N
+    python benchmarks/agent_doors.py --door screen   # seconds: the screening every door applies
 
 The corpus (default ``benchmarks/corpora/agent_doors.jsonl``) is JSON Lines, one item a
 line; empty lines and lines starting with ``//`` are skipped::
@@ -29,6 +30,10 @@ Each item goes through each door ALONE, in a fresh workspace, the real way:
   tool runner (``client.beta.messages.tool_runner``) against the scripted Messages-API
   server of ``tests/messages_server.py``: the scripted model makes one ``create`` call
   with the item's record file, then says "Done.".
+
+``--door screen`` is no door: it applies, in this process, what every door applies to an
+agent's item (``screen_record`` with origin ``agent``; committed: its verdict is COMMIT),
+in seconds for a corpus -- a quick look while working; the doors above are the measure.
 
 Counted from the store afterwards: an item is *committed* when a record with its name
 and body is in the set. Targets (issue 39): planted committed 0 through every door;
@@ -64,6 +69,7 @@ from scenes import CORPORA, CorpusError, keys, load_named, nonempty, record_fiel
 from ipymemory import MemoryStore, MemoryTool  # noqa: E402
 
 DOORS = ("sync", "mcp", "memory-tool")
+SCREEN = "screen"  # not a door: the screening every door applies, in-process
 DEFAULT_CORPUS = CORPORA / "agent_doors.jsonl"
 STORE = "memstore_01AgentDoors"
 
@@ -153,6 +159,8 @@ class Doors:
         return out
 
     def run(self, door: str, item: DoorItem) -> Outcome:
+        if door == SCREEN:
+            return _screened(item)
         method: Callable[[DoorItem, Path], tuple[str, tuple[str, ...]]] = {
             "sync": self.sync,
             "mcp": self.mcp,
@@ -239,6 +247,17 @@ class Doors:
         return ("committed", ()) if said.startswith("Saved") else ("pending", (said,))
 
 
+def _screened(item: DoorItem) -> Outcome:
+    """What every door's screening decides for ``item`` in auto mode (``--door screen``)."""
+    from ipymemory import MemoryRecord
+    from ipymemory.screen import Origin, Verdict, screen_record
+
+    screened = screen_record(MemoryRecord.from_json(dict(item.item)), Origin.AGENT)
+    committed = screened.verdict is Verdict.COMMIT
+    reasons = tuple(f.describe() for f in screened.findings())
+    return Outcome(item, SCREEN, committed, "committed" if committed else "pending", reasons)
+
+
 def run_items(
     items: Iterable[DoorItem], doors: Sequence[str] = DOORS, workdir: Path | None = None
 ) -> list[Outcome]:
@@ -254,7 +273,7 @@ def run_items(
 def report(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """Per door: planted committed and benign held, overall, per category, per language."""
     out: dict[str, Any] = {}
-    for door in [d for d in DOORS if any(o.door == d for o in outcomes)]:
+    for door in [d for d in (*DOORS, SCREEN) if any(o.door == d for o in outcomes)]:
         mine = [o for o in outcomes if o.door == door]
         rows: dict[str, dict[str, list[int]]] = defaultdict(dict)
         for o in mine:
@@ -306,7 +325,9 @@ def _print(data: dict[str, Any]) -> None:
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--door", choices=DOORS, action="append", help="a door (repeatable)")
+    parser.add_argument(
+        "--door", choices=(*DOORS, SCREEN), action="append", help="a door (repeatable)"
+    )
     parser.add_argument("--corpus", type=Path, action="append", help="an items file (repeatable)")
     parser.add_argument("--limit", type=int, help="only the first N items")
     args = parser.parse_args(list(argv) if argv is not None else None)

@@ -46,11 +46,19 @@ HELDOUT5 = CORPORA / "heldout5.jsonl"
 DOORS2 = CORPORA / "agent_doors2.jsonl"
 
 
-def test_the_second_held_out_scenes_are_what_they_claim() -> None:
-    loaded = scenes.load_scenes(HELDOUT5)
+@pytest.mark.parametrize(
+    ("corpus", "languages", "fewest"),
+    [
+        (HELDOUT5, 26, 15),  # 19 languages, 6 code-mixed, English
+        (CORPORA / "heldout6.jsonl", 22, 6),  # round 3: new styles, 21 languages
+        (CORPORA / "heldout7.jsonl", 26, 5),  # round 3: user and file in one language
+    ],
+)
+def test_the_held_out_scenes_are_what_they_claim(corpus: Path, languages: int, fewest: int) -> None:
+    loaded = scenes.load_scenes(corpus)
     assert len(loaded) >= 120
     assert {s.group for s in loaded} == {"genuine", "attack", "update"}
-    assert len({s.lang for s in loaded}) >= 26  # 19 languages, 6 code-mixed, English
+    assert len({s.lang for s in loaded}) >= languages
     for s in loaded:
         MemoryRecord.from_json(s.item, s.name)  # what the extractor proposes is a record
         for record in s.existing:
@@ -63,27 +71,34 @@ def test_the_second_held_out_scenes_are_what_they_claim() -> None:
         if s.planted:
             assert tools and not any(e in t for e in s.evidence for t in user), s.name
         if s.replaces is not None or s.group == "update":
-            assert s.group == "update" and s.item["name"] == s.replaces, s.name
+            assert s.group == "update", s.name
             assert s.replaces in {r["name"] for r in s.existing}, s.name
         for path, text in s.files:
             if path.endswith(".ipynb"):
                 assert json.loads(text)["cells"], s.name
     kinds = Counter((s.planted, s.replaces is not None) for s in loaded)
-    assert min(kinds.values()) >= 15, kinds  # genuine, genuine updates, planted, planted updates
+    assert len(kinds) == 4 and min(kinds.values()) >= fewest, kinds  # (planted?, update?)
     # A planted item "beside a genuine one" shares its turn with a genuine scene.
     turns = {(s.query, s.files, s.script) for s in loaded if not s.planted}
     beside = [s for s in loaded if s.category == "beside-genuine"]
     assert len(beside) >= 10 and all((s.query, s.files, s.script) in turns for s in beside)
 
 
-def test_the_second_door_corpus_is_what_it_claims() -> None:
-    items = doors.load_items(DOORS2)
+@pytest.mark.parametrize(
+    ("corpus", "scripts"),
+    [
+        (DOORS2, {"ka", "hy", "am", "ta", "bn"}),  # planted in scripts the screen cannot read
+        (CORPORA / "agent_doors3.jsonl", {"el", "he", "fa", "th", "cs"}),
+    ],
+)
+def test_the_held_out_door_corpora_are_what_they_claim(corpus: Path, scripts: set[str]) -> None:
+    items = doors.load_items(corpus)
     planted = [i for i in items if i.planted]
     assert len(planted) == len(items) - len(planted) == 80
-    assert {"ka", "hy", "am", "ta", "bn"} <= {i.lang for i in planted}
+    assert scripts <= {i.lang for i in items}
     assert len({i.lang for i in planted}) >= 20
     assert len({i.category for i in planted}) >= 12 and all(i.why for i in planted)
-    assert sum(i.category.startswith("look-alike") for i in items if not i.planted) >= 20
+    assert len({i.category for i in items if not i.planted}) >= 10
     for i in items:
         # The record file every door writes reads back as the item: a door that holds
         # one holds it for what it says, not for a file that does not parse.
@@ -131,3 +146,11 @@ def test_one_planted_and_one_benign_item_through_each_real_door(tmp_path: Path) 
             "benign": {"n": 1, "wrong": 0},
         }
         assert row["wrong"] == []
+
+
+def test_the_screen_door_decides_as_every_door_screens(tmp_path: Path) -> None:
+    # ``--door screen`` applies in-process what the doors apply: the same two items.
+    by_name = {i.name: i for i in doors.load_items()}
+    outcomes = doors.run_items([by_name[PLANTED], by_name[BENIGN]], (doors.SCREEN,), tmp_path)
+    assert [(o.item.name, o.committed) for o in outcomes] == [(PLANTED, False), (BENIGN, True)]
+    assert outcomes[0].reasons and all(":" in r for r in outcomes[0].reasons)

@@ -463,14 +463,19 @@ def _an_image(token: str, sources: Sources) -> bool:
     if not _HOST_PORT_TOKEN.fullmatch(token):
         return False
     place = re.compile(_IMAGE_PLACE + re.escape(token) + r"(?![\w.:])", re.MULTILINE)
-    lines = [
+    lines = _tool_lines_with(token, sources)
+    return bool(lines) and all(place.search(line) for line in lines)
+
+
+def _tool_lines_with(token: str, sources: Sources) -> list[str]:
+    """The lines of the folded tool outputs that hold ``token``."""
+    return [
         line
         for part in sources.folded_tool_parts
         if token in part
         for line in part.splitlines()
         if token in line
     ]
-    return bool(lines) and all(place.search(line) for line in lines)
 
 
 def _flag_as_in_tool(flag: str, folded_item: str, sources: Sources) -> bool:
@@ -478,13 +483,7 @@ def _flag_as_in_tool(flag: str, folded_item: str, sources: Sources) -> bool:
     every term of the argument the item gives it ("--platform linux/amd64,linux/arm64" is
     not the Dockerfile's "--platform=linux/amd64": the model wrote that use itself,
     :data:`DETAIL_IN_NO_TOOL_OUTPUT`)."""
-    lines = [
-        line
-        for part in sources.folded_tool_parts
-        if flag in part
-        for line in part.splitlines()
-        if flag in line
-    ]
+    lines = _tool_lines_with(flag, sources)
     argument = _FLAG_ARGUMENT.match(folded_item, folded_item.find(flag) + len(flag))
     wanted = content_terms(argument.group(1)) if argument else frozenset()
     return any(wanted <= content_terms(line) for line in lines)

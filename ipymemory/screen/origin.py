@@ -414,6 +414,9 @@ class Sources:
     def addressed_terms(self) -> frozenset[str]:
         """Terms of the tool output's lines that address the assistant or speak for the
         user (``normative.addressed_spans``): a planted note, whoever adopted the file."""
+        if self.tool == "\n".join(p.text for p in self.tool_parts):
+            # The outputs' own spans, found once for them (:attr:`_apart`).
+            return _terms(" ".join(span for apart in self._apart for span in apart[2]))
         return _terms(" ".join(addressed_spans(self.tool)))
 
     @cached_property

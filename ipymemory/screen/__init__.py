@@ -10,7 +10,7 @@ giving one :class:`Screening` per record with its :class:`Verdict` and its findi
 Layout: ``screening.py`` (the verdict), ``origin.py`` / ``evidence.py`` / ``normative.py``
 / ``terms.py`` / ``dependence.py`` (where a user's item came from), ``instructs.py``
 (instructions to the assistant), ``agent.py`` (another agent's item: what it carries) with
-``destinations.py``, ``shell.py`` and ``lexicons.py`` + ``lexicons.yaml`` (its words in 19
+``destinations.py``, ``shell.py`` and ``lexicons.py`` + ``lexicons.yaml`` (its words in 26
 languages), ``rules.py`` + ``rules.yaml`` (the rule table), ``lexicon.py`` (word
 frequencies; the language detector is the package's one, ``ipymemory/_language.py``).
 """

@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from bisect import bisect_left
+from functools import cache, lru_cache
 
 from .._language import LATIN, detect, language_label, words_of, zipf
 from .destinations import destinations, normalise
@@ -144,9 +145,11 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
             add("agent.environment", m.group())
         answers = lex.find("answer", variant, languages=told)
         verbs = lex.find("answer_verb", variant, languages=told) if answers else []
+        at = [v.start() for v in verbs]
         for answer in answers:  # an answer word and such a verb in one sentence
             start, end = _sentence_span(variant, answer.start())
-            verb = next((v for v in verbs if start <= v.start() < end), None)
+            i = bisect_left(at, start)
+            verb = verbs[i] if i < len(at) and at[i] < end else None
             if verb is not None:
                 add("agent.answer-rule", f"{answer.group()} … {verb.group()}")
                 break
@@ -180,8 +183,7 @@ def _a_unit(plain: str, text: str, m: re.Match[str]) -> bool:
         text = plain
     if _COUNT_BEFORE.search(text, max(0, m.start() - 24), m.start()):
         return True
-    start, end = _sentence_span(text, m.start())
-    return bool(_token_senses().search(text, start, end))
+    return _senses_in(text, *_sentence_span(text, m.start()))
 
 
 @cache
@@ -191,13 +193,22 @@ def _token_senses() -> re.Pattern[str]:
 
 def _sentence_span(text: str, at: int) -> tuple[int, int]:
     """Where the sentence holding ``text[at]`` starts and ends."""
-    ends = _SENTENCE_END.finditer(text)
-    start = 0
-    for m in ends:
-        if m.start() >= at:
-            return start, m.start()
-        start = m.end()
-    return start, len(text)
+    starts, ends = _sentence_ends(text)
+    i = bisect_left(starts, at)
+    return (ends[i - 1] if i else 0), (starts[i] if i < len(starts) else len(text))
+
+
+@lru_cache(maxsize=8)
+def _sentence_ends(text: str) -> tuple[list[int], list[int]]:
+    """Where each sentence end of ``text`` starts and ends: found once per text, so an
+    item of many words to check costs linear time, not a scan from the start each."""
+    found = list(_SENTENCE_END.finditer(text))
+    return [m.start() for m in found], [m.end() for m in found]
+
+
+@lru_cache(maxsize=256)
+def _senses_in(text: str, start: int, end: int) -> bool:
+    return bool(_token_senses().search(text, start, end))
 
 
 # A full stop ends a sentence where a space or the end follows ("tok_emb.weight" and

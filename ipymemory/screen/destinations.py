@@ -26,6 +26,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import unicodedata
+from bisect import bisect_right
 from functools import cache
 
 from .._constants import LEXICON_ORDINARY_ZIPF as ORDINARY_ZIPF
@@ -147,46 +148,46 @@ def destinations(text: str) -> tuple[str, ...]:
     once, in the order found."""
     plain = normalise(text)
     found: list[str] = []
-    spans: list[tuple[int, int]] = []
+    spans = _Spans()
 
     def add(token: str, span: tuple[int, int]) -> None:
-        spans.append(span)
+        spans.add(span)
         if token not in found:
             found.append(token)
 
     for m in _URL.finditer(plain):
         add(m.group().rstrip(".,;:!?)]}'\""), m.span())
     for m in _EMAIL.finditer(plain):
-        if not _inside(m.span(), spans):
+        if not spans.hold(m.span()):
             add(m.group().rstrip(".,;:"), m.span())
     for m in _IPV6.finditer(plain):
         address = _ipv6(m.group())
-        if address and not _inside(m.span(), spans):
+        if address and not spans.hold(m.span()):
             add(address, m.span())
     for m in _IPV4ISH.finditer(plain):
         addressed = _addressed(plain, m)
         if not addressed and _versioned(plain, m.start()):
             continue  # a four-part version number is spelled as an address is
         address = _ipv4(m.group(), addressed)
-        if address and not _inside(m.span(), spans):
+        if address and not spans.hold(m.span()):
             add(f"{m.group()} ({address})" if address != m.group() else address, m.span())
     for m in _HEX_INT.finditer(plain):
-        if not _inside(m.span(), spans) and not _bytes(plain, m):
+        if not spans.hold(m.span()) and not _bytes(plain, m):
             add(f"{m.group()} ({ipaddress.IPv4Address(int(m.group(), 16))})", m.span())
     for m in _DEC_INT.finditer(plain):
         value = int(m.group())
         if (
             1 << 24 <= value < 1 << 32
             and _in_network_context(plain, m)
-            and not _inside(m.span(), spans)
+            and not spans.hold(m.span())
         ):
             add(f"{m.group()} ({ipaddress.IPv4Address(value)})", m.span())
     for pattern in (_SCHEME, _HOST_PORT, _SINGLE):
         for m in pattern.finditer(plain):
-            if not _inside(m.span(), spans):
+            if not spans.hold(m.span()):
                 add(m.group().rstrip(".,;:!?)]}'\""), m.span())
     for m in _DOTTED.finditer(plain):
-        if _inside(m.span(), spans):
+        if spans.hold(m.span()):
             continue
         host = m.group().rstrip(".")
         if _is_host(host, plain, m.start(), m.end()):
@@ -194,8 +195,32 @@ def destinations(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
-    return any(a <= span[0] and span[1] <= b for a, b in spans)
+class _Spans:
+    """The parts of the text found so far, merged where they meet, kept in order: whether
+    a span lies inside them is a bisection, so an item naming thousands of addresses
+    costs linear time."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def add(self, span: tuple[int, int]) -> None:
+        start, end = span
+        i = bisect_right(self.starts, start)
+        if i and self.ends[i - 1] >= start:  # meets the one before: extend it
+            i -= 1
+            start = self.starts[i]
+            end = max(end, self.ends[i])
+            del self.starts[i], self.ends[i]
+        while i < len(self.starts) and self.starts[i] <= end:  # swallow those it meets
+            end = max(end, self.ends[i])
+            del self.starts[i], self.ends[i]
+        self.starts.insert(i, start)
+        self.ends.insert(i, end)
+
+    def hold(self, span: tuple[int, int]) -> bool:
+        i = bisect_right(self.starts, span[0])
+        return bool(i) and span[1] <= self.ends[i - 1]
 
 
 def _in_network_context(text: str, m: re.Match[str]) -> bool:
@@ -209,7 +234,10 @@ def _in_network_context(text: str, m: re.Match[str]) -> bool:
 def _addressed(text: str, m: re.Match[str]) -> bool:
     """A dotted number placed as an address: after ``://`` or ``@``, or before a port
     ("127.1:8080"); "numpy 1.26" and "python 3.11/3.12" are versions."""
-    return bool(_ADDRESSED.search(text, 0, m.start())) or bool(_PORT_AFTER.match(text, m.end()))
+    # (Only the characters just before: searching the whole prefix for each number
+    # made a long item of numbers quadratic.)
+    before = text[max(0, m.start() - 3) : m.start()]
+    return bool(_ADDRESSED.search(before)) or bool(_PORT_AFTER.match(text, m.end()))
 
 
 def _ipv4(token: str, context: bool) -> str | None:

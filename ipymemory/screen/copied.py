@@ -100,10 +100,13 @@ def holds(text: str, part: str) -> bool:
 class SaidOfUser:
     """What an item is compared with, once per conversation
     (``Sources.said_of_user``): the n-grams of the user's words, and each line of tool
-    output that names the user (not adopted output) with its n-grams."""
+    output that names the user (not adopted output) with its n-grams; and the paths
+    and numbers of each (what a translation keeps)."""
 
     user: frozenset[str]
     lines: tuple[tuple[str, frozenset[str]], ...]
+    user_kept: frozenset[str] = frozenset()
+    lines_kept: tuple[frozenset[str], ...] = ()
 
 
 def said_of_user(sources: Sources) -> SaidOfUser:
@@ -115,7 +118,14 @@ def said_of_user(sources: Sources) -> SaidOfUser:
         for line in output.text.splitlines()
         if mentions_user(line)  # what the line says of the user, not a command it runs
     )
-    return SaidOfUser(_grams(sources.user) if lines else frozenset(), lines)
+    if not lines:
+        return SaidOfUser(frozenset(), ())
+    return SaidOfUser(
+        _grams(sources.user),
+        lines,
+        _paths_and_numbers(sources.user),
+        tuple(_paths_and_numbers(line) for line, _ in lines),
+    )
 
 
 def copied_from_tool(item_text: str, sources: Sources) -> Copied | None:
@@ -134,11 +144,10 @@ def copied_from_tool(item_text: str, sources: Sources) -> Copied | None:
             return Copied(part, line)
     # In another language the words differ; what a translation keeps does not: a path or
     # a number of the line that the user never wrote ("该用户已授权 … 上传到 /mnt/share").
-    wanted = _specifics(item_text) - _specifics(sources.user)
-    for line, _ in said.lines:
-        kept = sorted(wanted & _specifics(line))
-        if kept:
-            return Copied(kept[0], line)
+    wanted = _paths_and_numbers(item_text) - said.user_kept
+    for (line, _), kept in zip(said.lines, said.lines_kept, strict=True):
+        if wanted & kept:
+            return Copied(sorted(wanted & kept)[0], line)
     return None
 
 
@@ -146,7 +155,7 @@ def copied_from_tool(item_text: str, sources: Sources) -> Copied | None:
 _SPECIFIC = re.compile(r"(?<![\w/.~-])[\w.~-]*/[\w.~/-]*\w|(?<![\w.,])\d[\d.,:]*\d(?![\w])")
 
 
-def _specifics(text: str) -> frozenset[str]:
+def _paths_and_numbers(text: str) -> frozenset[str]:
     return frozenset(
         m.group().casefold() for m in _SPECIFIC.finditer(unicodedata.normalize("NFKC", text))
     )

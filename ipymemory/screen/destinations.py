@@ -26,7 +26,6 @@ from __future__ import annotations
 import ipaddress
 import re
 import unicodedata
-from bisect import bisect_right
 from functools import cache
 
 from .._constants import LEXICON_ORDINARY_ZIPF as ORDINARY_ZIPF
@@ -148,46 +147,46 @@ def destinations(text: str) -> tuple[str, ...]:
     once, in the order found."""
     plain = normalise(text)
     found: list[str] = []
-    spans = _Spans()
+    spans: list[tuple[int, int]] = []
 
     def add(token: str, span: tuple[int, int]) -> None:
-        spans.add(span)
+        spans.append(span)
         if token not in found:
             found.append(token)
 
     for m in _URL.finditer(plain):
         add(m.group().rstrip(".,;:!?)]}'\""), m.span())
     for m in _EMAIL.finditer(plain):
-        if not spans.hold(m.span()):
+        if not _inside(m.span(), spans):
             add(m.group().rstrip(".,;:"), m.span())
     for m in _IPV6.finditer(plain):
         address = _ipv6(m.group())
-        if address and not spans.hold(m.span()):
+        if address and not _inside(m.span(), spans):
             add(address, m.span())
     for m in _IPV4ISH.finditer(plain):
         addressed = _addressed(plain, m)
         if not addressed and _versioned(plain, m.start()):
             continue  # a four-part version number is spelled as an address is
         address = _ipv4(m.group(), addressed)
-        if address and not spans.hold(m.span()):
+        if address and not _inside(m.span(), spans):
             add(f"{m.group()} ({address})" if address != m.group() else address, m.span())
     for m in _HEX_INT.finditer(plain):
-        if not spans.hold(m.span()) and not _bytes(plain, m):
+        if not _inside(m.span(), spans) and not _bytes(plain, m):
             add(f"{m.group()} ({ipaddress.IPv4Address(int(m.group(), 16))})", m.span())
     for m in _DEC_INT.finditer(plain):
         value = int(m.group())
         if (
             1 << 24 <= value < 1 << 32
             and _in_network_context(plain, m)
-            and not spans.hold(m.span())
+            and not _inside(m.span(), spans)
         ):
             add(f"{m.group()} ({ipaddress.IPv4Address(value)})", m.span())
     for pattern in (_SCHEME, _HOST_PORT, _SINGLE):
         for m in pattern.finditer(plain):
-            if not spans.hold(m.span()):
+            if not _inside(m.span(), spans):
                 add(m.group().rstrip(".,;:!?)]}'\""), m.span())
     for m in _DOTTED.finditer(plain):
-        if spans.hold(m.span()):
+        if _inside(m.span(), spans):
             continue
         host = m.group().rstrip(".")
         if _is_host(host, plain, m.start(), m.end()):
@@ -195,32 +194,8 @@ def destinations(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-class _Spans:
-    """The parts of the text found so far, merged where they meet, kept in order: whether
-    a span lies inside them is a bisection, so an item naming thousands of addresses
-    costs linear time."""
-
-    def __init__(self) -> None:
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-
-    def add(self, span: tuple[int, int]) -> None:
-        start, end = span
-        i = bisect_right(self.starts, start)
-        if i and self.ends[i - 1] >= start:  # meets the one before: extend it
-            i -= 1
-            start = self.starts[i]
-            end = max(end, self.ends[i])
-            del self.starts[i], self.ends[i]
-        while i < len(self.starts) and self.starts[i] <= end:  # swallow those it meets
-            end = max(end, self.ends[i])
-            del self.starts[i], self.ends[i]
-        self.starts.insert(i, start)
-        self.ends.insert(i, end)
-
-    def hold(self, span: tuple[int, int]) -> bool:
-        i = bisect_right(self.starts, span[0])
-        return bool(i) and span[1] <= self.ends[i - 1]
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(a <= span[0] and span[1] <= b for a, b in spans)
 
 
 def _in_network_context(text: str, m: re.Match[str]) -> bool:
@@ -297,9 +272,17 @@ def _time_or_date(parts: list[str]) -> bool:
 def _versioned(text: str, start: int) -> bool:
     """Whether the dotted number at ``start`` follows a word for "version" in its
     sentence ("Версия драйвера CUDA — 12.4.1.003", "رقم الإصدار … 2.14.0.7")."""
-    before = text[max(0, start - _VERSION_REACH) : start]
-    before = re.split(r"[.!?;\n](?:\s|$)", before)[-1]
+    before = _clause(text[max(0, start - _VERSION_REACH) : start], -1)
     return bool(_version_words().search(before)) and not _SERVER_WORD.search(before)
+
+
+def _clause(text: str, which: int) -> str:
+    """The last (``which`` -1) or first (0) clause of ``text``: the words beside a number
+    up to a stop, a semicolon or a line end."""
+    return _CLAUSE_END.split(text)[which]
+
+
+_CLAUSE_END = re.compile(r"[.!?;\n](?:\s|$)")
 
 
 @cache
@@ -316,10 +299,8 @@ def _bytes(text: str, m: re.Match[str]) -> bool:
     """Whether the hexadecimal number ``m`` is data: its sentence has a word for bytes
     (a signature, a checksum, a mask, a colour) and none for a server ("Die
     Eingabedateien beginnen mit der Signatur 0x89504E47 (PNG)")."""
-    start = max(0, m.start() - _VERSION_REACH)
-    before = re.split(r"[.!?;\n](?:\s|$)", text[start : m.start()])[-1]
-    after = re.split(r"[.!?;\n](?:\s|$)", text[m.end() : m.end() + _VERSION_REACH])[0]
-    sentence = f"{before} {after}"
+    before = _clause(text[max(0, m.start() - _VERSION_REACH) : m.start()], -1)
+    sentence = f"{before} {_clause(text[m.end() : m.end() + _VERSION_REACH], 0)}"
     return bool(_byte_words().search(sentence)) and not _SERVER_WORD.search(sentence)
 
 

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
-from itertools import accumulate
 from typing import Any
 
 import yaml
@@ -179,17 +177,7 @@ class Lexicon:
         spans = [m.span() for kind in kinds for m in found.get(kind, ())]
         if not matches or not spans:
             return matches
-        # Inside an exception: one that starts at or before the match reaches past its
-        # end -- the furthest end among them, found by bisection (linear in the text).
-        spans.sort()
-        starts = [a for a, _ in spans]
-        reach = list(accumulate((b for _, b in spans), max))
-        kept = []
-        for m in matches:
-            i = bisect_right(starts, m.start())
-            if not i or reach[i - 1] < m.end():
-                kept.append(m)
-        return kept
+        return [m for m in matches if not any(a <= m.start() and m.end() <= b for a, b in spans)]
 
     def scoped(self, folded: str) -> bool:
         """Whether an exception of one language only matches in ``folded``: only then

@@ -333,11 +333,11 @@ class Sources:
         evaluated on accuracy only" in the config.yaml whose split the user asked for),
         unless the user adopted the file -- though its names and numbers are the file's
         ("# z raised 2026-12-04")."""
-        adopted = dict(zip(map(id, self.tool_parts), self.adopted, strict=False))
+        parts = zip(self.tool_parts, self.adopted, self._apart, strict=False)
         return frozenset().union(
             *(
-                _terms(p.text) if adopted.get(id(p)) else _terms(apart[0]) | name_terms(apart[1])
-                for p, apart in zip(self.tool_parts, self._apart, strict=False)
+                _terms(p.text) if adopted else _terms(apart[0]) | name_terms(apart[1])
+                for p, adopted, apart in parts
                 if self._pointed(p)
             )
         )
@@ -414,10 +414,7 @@ class Sources:
     def addressed_terms(self) -> frozenset[str]:
         """Terms of the tool output's lines that address the assistant or speak for the
         user (``normative.addressed_spans``): a planted note, whoever adopted the file."""
-        if self.tool == "\n".join(p.text for p in self.tool_parts):
-            # The outputs' own spans, found once for them (:attr:`_apart`).
-            return _terms(" ".join(span for apart in self._apart for span in apart[2]))
-        return _terms(" ".join(addressed_spans(self.tool)))
+        return _terms(" ".join(span for apart in self._apart for span in apart[2]))
 
     @cached_property
     def notes(self) -> tuple[str, ...]:

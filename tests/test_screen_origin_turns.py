@@ -959,31 +959,6 @@ def test_a_container_image_of_a_file_the_user_asked_to_remember_is_no_address(
     assert "collector:8443" in reasons(outcomes, "image/planted")
 
 
-# --- a comment of the file the user pointed to is a note, not a fact of it (heldout6) ---
-
-
-def test_a_comment_of_a_file_the_user_pointed_to_is_no_fact_of_it(tmp_path: Path) -> None:
-    """heldout6's first run committed in plain mode a config.yaml comment's "per agreement
-    with the analyst, accuracy only" beside the user's "the usual split from config.yaml"
-    (the answer discussed accuracy too); the split's values stay elaboration."""
-    pair = [
-        s
-        for s in scenes.load_scenes(scenes.CORPORA / "heldout6.jsonl")
-        if s.name.startswith("en-churnsplit-")
-    ]
-    assert {s.planted for s in pair} == {True, False}
-    # A comment's names and numbers are the file's still: heldout3's "# z raised
-    # 2026-12-04" in the thresholds.yaml whose change the user reports.
-    dated = [
-        s
-        for s in scenes.load_scenes(scenes.CORPORA / "heldout3.jsonl")
-        if s.name == "en-upd-threshold-file"
-    ]
-    assert len(dated) == 1
-    outcomes = run(tmp_path, *pair, *dated)
-    assert not any(o.in_set for o in outcomes if o.scene.planted)
-
-
 # --- what the held-out runs of this round found, kept as they were written --------------
 
 FOUND = {
@@ -997,7 +972,18 @@ FOUND = {
     "heldout5": ("zh-latency-median", "pt-make-beside", "ar-mlflow-beside"),
     # heldout6: a dataset's fact translated from the user's Thai ("Isan", the Buddhist Era)
     # beside a Thai note about the user: no note's translation, it says nothing of the user.
-    "heldout6": ("th-isanrice-era", "th-isanrice-buriram"),
+    # And a config.yaml comment's "per agreement with the analyst, accuracy only" beside
+    # the user's "the usual split from config.yaml", the answer discussing accuracy too:
+    # a comment of a pointed file is a note beside its facts (plain mode committed it).
+    "heldout6": (
+        "th-isanrice-era",
+        "th-isanrice-buriram",
+        "en-churnsplit-config",
+        "en-churnsplit-accuracy",
+    ),
+    # heldout3: a comment's names and numbers are the file's still ("# z raised
+    # 2026-12-04" in the thresholds.yaml whose change the user reports).
+    "heldout3": ("en-upd-threshold-file",),
 }
 
 
@@ -1011,4 +997,5 @@ def test_what_the_held_out_runs_found_is_decided_right(tmp_path: Path) -> None:
         if s.name in names
     ]
     assert len(cases) == sum(len(names) for names in FOUND.values())
-    run(tmp_path, *cases)
+    outcomes = run(tmp_path, *cases)
+    assert not any(o.in_set for o in outcomes if o.scene.planted)

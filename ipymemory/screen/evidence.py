@@ -146,11 +146,15 @@ class EvidenceMatch:
 
     def describe(self) -> str:
         """One line: the excerpt (redacted, cut), where it was found, why it counts or not."""
-        text = redact(self.excerpt)
-        shown = text if len(text) <= 60 else text[:57] + "..."
         where = _WHERE[self.found]
         verdict = "vouches" if self.vouches else self.why
-        return f"{shown!r} {where}" + (f": {verdict}" if verdict else "")
+        return f"{_shown(self.excerpt)!r} {where}" + (f": {verdict}" if verdict else "")
+
+
+def _shown(text: str) -> str:
+    """``text`` as a reason quotes it: secrets redacted, cut to 60 characters."""
+    text = redact(text)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _WHERE = {
@@ -685,6 +689,7 @@ def check_evidence(
     lang = language(item_text)
     # ... unless the user wrote in that language too: the words may translate the user's.
     spoken = sources.user_languages
+    translated: frozenset[str] = frozenset()  # the item's words that may translate output
     if any(
         other != lang and (other not in spoken or _a_note_it_may_translate(item_text, sources))
         for other in sources.tool_languages
@@ -694,10 +699,9 @@ def check_evidence(
         unwritten = item - user_terms - tool_terms - sources.terms[2]
         if not sources.tool_in_other_script:
             unwritten -= name_terms(item_text)
-        taken |= {t for t in unwritten if not any(c.isdigit() for c in t)}
-    # Facts of output the user pointed to, or that the answer discussed with the user,
-    # are elaboration; what else the item takes from tool output may not be most of it.
-    unpointed = taken - sources.pointed_tool_terms - sources.answer_terms
+        translated = frozenset(t for t in unwritten if not any(c.isdigit() for c in t))
+    untranslated = taken
+    taken |= translated
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
     plantable = _plantable_in(item_text, sources)
     unsafe = [t for k, t in plantable if _from_tool_at_all(k, t, sources)]
@@ -712,8 +716,12 @@ def check_evidence(
         & sources.tool_rule_markers - user_terms - sources.adopted_tool_terms
     )
 
-    def detail(user_rule: bool = False) -> str:
+    def detail(user_rule: bool = False, taken: frozenset[str] = taken) -> str:
         """Why what the item takes from tool output is not elaboration ("": it is)."""
+        # Facts of output the user pointed to, or that the answer discussed with the
+        # user, are elaboration; what else the item takes from tool output may not be
+        # most of it.
+        unpointed = taken - sources.pointed_tool_terms - sources.answer_terms
         if unsafe:
             return f"the item holds {unsafe[0]!r}, which the user did not write"
         if rule_taken:
@@ -774,8 +782,9 @@ def check_evidence(
             lang = _translated(said, item_text)
             if lang is None:
                 why = "shares nothing with the item"
-            elif lang in sources.tool_line_languages:
+            elif (line := _a_line_it_may_translate(lang, item_text, sources)) is not None:
                 why = f"shares nothing with the item, and tool output is in {lang} too"
+                why += f" ({_shown(line)!r} may be what it translates)" if line else ""
             elif (link := _specifics(excerpt, item_text, sources.pointer_terms)) and link[0]:
                 # :data:`NOT_A_TRANSLATION`: "mình dùng Python 3.12 nhé" is not what
                 # "accounts are merged by e-mail only" translates.
@@ -792,6 +801,11 @@ def check_evidence(
                     allowed.append((USER_RULE_TRANSLATED, said))
         else:
             why = detail_why
+            if why and translated and _translates(excerpt, item_text, translated, sources):
+                # :data:`USER_WORDS_TRANSLATED`: the words nobody wrote are these, translated.
+                why = detail(taken=untranslated)
+                if not why:
+                    allowed.append((USER_WORDS_TRANSLATED, said))
         if not why and copied is not None and not _adopts(said) and not holds(said, copied.part):
             # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
             # user is the file's, unless these words of the user say it too.
@@ -874,6 +888,64 @@ def _a_note_it_may_translate(item_text: str, sources: Sources) -> bool:
         if not link or not link[0]:
             return True
     return False
+
+
+#: Rule id: the words of an item that nobody in the conversation wrote translate the
+#: user's words in another language, not a note of tool output in that language, when
+#: the item keeps a name or number of the user's words that no such note holds, and
+#: the user's words are enough to give them (issue 39: the user's Ukrainian "in our
+#: data time is always Kyiv time (Europe/Kyiv), not UTC" beside a Ukrainian team note
+#: on missing values).
+USER_WORDS_TRANSLATED = "evidence.user-words-translated"
+
+
+def _translates(said: str, item_text: str, words: frozenset[str], sources: Sources) -> bool:
+    """Whether ``words`` (the item's, that no one wrote) translate the user's ``said``
+    (:data:`USER_WORDS_TRANSLATED`): the item keeps a name or number of it, keeps none
+    of a note in its language, and ``said`` holds as many words as they are."""
+    lang = language(said, prose=True)
+    if lang in (None, language(item_text)) or _specifics(
+        said, item_text, sources.pointer_terms
+    ) != ("",):
+        return False
+    for note in sources.notes:
+        # An item that keeps this note's names too may translate either.
+        if language(note, prose=True) == lang and _specifics(
+            _ADDRESSEE.sub(" ", note), item_text, sources.pointer_terms
+        ) == ("",):
+            return False
+    return len(words) <= _word_count(said)
+
+
+def _word_count(text: str) -> int:
+    """Words of ``text``: runs of letters, or in a script written without spaces (Chinese,
+    Japanese, Thai) one per two letters."""
+    runs = re.findall(r"[^\W\d_]+", text)
+    spaced = sum(len(r) for r in runs if not _UNSPACED.search(r))
+    unspaced = sum(len(r) for r in runs) - spaced
+    return sum(1 for r in runs if not _UNSPACED.search(r)) + unspaced // 2
+
+
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff]")
+
+
+def _a_line_it_may_translate(lang: str, item_text: str, sources: Sources) -> str | None:
+    """A line of tool output in ``lang`` that the item may translate instead of the
+    user's words in that language, or None: no output is in ``lang``, or each line of it
+    holds a number or a name the item drops -- a translation keeps them
+    (:func:`_specifics`: a Chinese agreement that the assistant may set the threshold
+    to 0.3 is not what "threshold changes go through code review" translates). ""
+    when the output is in ``lang`` as a whole but no line of it tells: any may be."""
+    if lang not in sources.tool_line_languages:
+        return None
+    lines = sources.tool_lines_by_language.get(lang)
+    if not lines:
+        return ""
+    for line in lines:
+        link = _specifics(_ADDRESSEE.sub(" ", line), item_text, sources.pointer_terms)
+        if not link or not link[0]:
+            return line
+    return None
 
 
 def _adopts(excerpt: str) -> bool:

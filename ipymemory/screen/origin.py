@@ -291,16 +291,36 @@ class Sources:
         """The languages of tool outputs and of each of their prose lines of a few words
         (a comment, a note, a table cell): a Turkish comment in a Python file is Turkish
         text the extractor may have translated, whatever the file's main language."""
-        found: set[str] = set()
+        found = (lang for told, lang, _ in self._prose_lines if told and lang)
+        return self.tool_languages | frozenset(found)
+
+    @cached_property
+    def tool_lines_by_language(self) -> dict[str, tuple[str, ...]]:
+        """The prose lines of tool output (those with letters), by language: a line's
+        own where it tells one, else its output's (a Greek CSV's short rows are Greek).
+        What an item in another language may translate (``evidence``)."""
+        found: dict[str, list[str]] = {}
+        for told, lang, line in self._prose_lines:
+            lang = lang if told else language(line, prose=True) or lang
+            if lang and any(c.isalpha() for c in line):
+                found.setdefault(lang, []).append(line)
+        return {lang: tuple(lines) for lang, lines in found.items()}
+
+    @cached_property
+    def _prose_lines(self) -> tuple[tuple[bool, str | None, str], ...]:
+        """(told, language, line) per distinct prose line of each tool output: told when
+        the line is long enough to tell its language and not all in its output's
+        language (then its own, maybe None), else the output's."""
+        out: list[tuple[bool, str | None, str]] = []
         for part in self.tool_parts:
             prose = prose_of(part.text)
             main = language(prose)
-            for line in {line.strip() for line in prose.splitlines()}:
+            for line in dict.fromkeys(line.strip() for line in prose.splitlines()):
                 if len(line.split()) < _WORDS_OF_PROSE or (main and written_in(line, main)):
-                    continue  # too short to tell, or every word is one of the file's language
-                if lang := language(line, prose=True):
-                    found.add(lang)
-        return self.tool_languages | frozenset(found)
+                    out.append((False, main, line))  # too short to tell, or the file's
+                else:
+                    out.append((True, language(line, prose=True), line))
+        return tuple(out)
 
     @cached_property
     def tool_in_other_script(self) -> bool:

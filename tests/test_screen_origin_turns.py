@@ -964,9 +964,19 @@ def test_a_container_image_of_a_file_the_user_asked_to_remember_is_no_address(
 FOUND = {
     # heldout7: a note to the assistant in the file, translated by the model, beside a user
     # who writes the file's language too ("Uwaga dla asystenta AI: użytkownik prosi …").
-    # (Its genuine twin, pl-raport-user, waits since: nothing a translation keeps tells
-    # which of the two Polish sentences the English item translates.)
-    "heldout7": ("pl-raport-file", "en-gitlog-update"),
+    # Its genuine twin, pl-raport-user, keeps the user's "VAT", which the note lacks: the
+    # words nobody wrote translate the user's Polish (so uk-energy-user's Europe/Kyiv
+    # beside a Ukrainian team note). And zh-blame-user's Chinese rule beside a Chinese
+    # note setting the threshold to 0.3: a translation of the note would keep its number.
+    "heldout7": (
+        "pl-raport-file",
+        "en-gitlog-update",
+        "pl-raport-user",
+        "uk-energy-user",
+        "uk-energy-file",
+        "zh-blame-user",
+        "zh-blame-file",
+    ),
     # heldout5: a preference translated from the user's words, a planted note beside in the
     # same language -- its number or name, which the item drops, tells them apart.
     "heldout5": ("zh-latency-median", "pt-make-beside", "ar-mlflow-beside"),

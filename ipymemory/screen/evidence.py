@@ -903,18 +903,23 @@ def _translates(said: str, item_text: str, words: frozenset[str], sources: Sourc
     """Whether ``words`` (the item's, that no one wrote) translate the user's ``said``
     (:data:`USER_WORDS_TRANSLATED`): the item keeps a name or number of it, keeps none
     of a note in its language, and ``said`` holds as many words as they are."""
-    lang = language(said, prose=True)
+    lang = _told(said)
     if lang in (None, language(item_text)) or _specifics(
         said, item_text, sources.pointer_terms
     ) != ("",):
         return False
     for note in sources.notes:
         # An item that keeps this note's names too may translate either.
-        if language(note, prose=True) == lang and _specifics(
+        if _told(note) == lang and _specifics(
             _ADDRESSEE.sub(" ", note), item_text, sources.pointer_terms
         ) == ("",):
             return False
     return len(words) <= _word_count(said)
+
+
+def _told(text: str) -> str | None:
+    """``text``'s language, told with a function word or, failing that, as prose."""
+    return language(text) or language(text, prose=True)
 
 
 def _word_count(text: str) -> int:
@@ -942,7 +947,9 @@ def _a_line_it_may_translate(lang: str, item_text: str, sources: Sources) -> str
     if not lines:
         return ""
     for line in lines:
-        link = _specifics(_ADDRESSEE.sub(" ", line), item_text, sources.pointer_terms)
+        # Not by a capitalised word: a German noun ("Testsuite") translates into words.
+        note = _ADDRESSEE.sub(" ", line)
+        link = _specifics(note, item_text, sources.pointer_terms, capitalised=False)
         if not link or not link[0]:
             return line
     return None
@@ -970,7 +977,9 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._/+#-][A-Za-z0-9]+)*")
 _CHAT = frozenset(("ok", "okay", "pls", "plz", "lol", "btw", "thx", "ty", "hi", "hey", "yes", "no"))
 
 
-def _specifics(excerpt: str, item_text: str, pointers: frozenset[str]) -> tuple[str, ...]:
+def _specifics(
+    excerpt: str, item_text: str, pointers: frozenset[str], *, capitalised: bool = True
+) -> tuple[str, ...]:
     """What a translation of ``excerpt`` keeps, against ``item_text``: ``()`` when the
     excerpt holds nothing a translation keeps, ``("",)`` when the item keeps some of it,
     ``(token,)`` -- one it dropped -- when the item keeps none.
@@ -980,7 +989,8 @@ def _specifics(excerpt: str, item_text: str, pointers: frozenset[str]) -> tuple[
     (capitalised or code-like Latin words inside a Latin-script sentence -- "Python",
     "UTC", "py3.12"), and in a sentence of another script any Latin-script word
     ("ist", "archived"). File names are left out: an item need not name the file a
-    request named."""
+    request named. Without ``capitalised``, a capitalised word counts only as an
+    acronym: where a translated noun would be taken for a name (German "Testsuite")."""
     text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), excerpt)
     # A month by its number becomes its name ("3월 말까지" is "until the end of March").
     months = {m.group(): int(m.group(1)) for m in _MONTH_NUMBER.finditer(text)}
@@ -999,7 +1009,7 @@ def _specifics(excerpt: str, item_text: str, pointers: frozenset[str]) -> tuple[
         # Capitalised, not opening a sentence, and no ordinary word ("Deutsch" is a German
         # noun; "Python" a name), or an acronym ("UTC").
         named = (word.isupper() and len(word) > 1) or (
-            word[:1].isupper() and not opens and not is_ordinary(word, (lang,))
+            capitalised and word[:1].isupper() and not opens and not is_ordinary(word, (lang,))
         )
         if not latin or code or named:
             kept.append(word)

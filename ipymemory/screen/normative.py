@@ -167,13 +167,13 @@ def normative_spans(text: str) -> list[str]:
 _BOT = (
     r"(?:the |die |den |der |le |l'|la |el |il |lo |o |a )?(?:ai|a\.i\.|assistant|assistants"
     r"|llm|claude|copilot|chatgpt|chatbot|bot|ki|ia|assistent(?:in|en)?|assistente|asistente"
-    r"|asysten\w*|asistan|asisten|ассистент\w*|помощник\w*|trợ lý|المساعد|مساعد"
+    r"|asysten\w*|asistan|asisten|ассистент\w*|асистент\w*|помощник\w*|trợ lý|المساعد|مساعد"
     r"|असिस्टेंट|सहायक|어시스턴트|비서)"
 )
 _ADDRESSED = re.compile(
     rf"(?:^|[\s(\[【「\"'])(?:note|info|hinweis|nota|remarque|instructions?|anweisung|istruzioni"
     rf"|instrucciones|instruções|message)?\s*(?:for|to|für|an|pour|à|para|per|al|alla|ao|aos|voor"
-    rf"|dla|do)"
+    rf"|dla|do|для)"
     rf" {_BOT}(?![\w])"
     # "assistant: …", "assistant memory: …", also inside a CSV cell or a comment
     rf"|(?:^|\n|[;,\"'(\[])\s*(?:[#>*/-]+\s*)?(?:<!--\s*)?{_BOT}(?:\s+\w+)?\s*[:,]"

@@ -211,6 +211,12 @@ _USER = (
     r"|pengguna|người dùng|المستخدم|للمستخدم|उपयोगकर्ता|यूज़र|यूजर|המשתמש|کاربر"
     r"|(?:ο |τον |του )?χρήστη[ςη]?|ผู้ใช้|mtumiaji"
 )
+# People whose reported word a note leans on ("per the analyst", "on-call agreed").
+_ROLE = (
+    r"(?:analyst|analysts|team|on-call|oncall|on call|maintainer|maintainers|manager|lead"
+    r"|owner|owners|client|customer|stakeholder|stakeholders|product owner|pm|admin"
+    r"|administrator|ops|security team|legal|compliance|management|boss|supervisor)"
+)
 # (Not "asks", "requests", "wants": what users of a product do is a file's fact.)
 _REPORTED = (
     r"confirm\w*|decid\w*|agree\w*|approv\w*|sign\w* off|ok(?:ay)?'?d|okayed|said|told"
@@ -228,6 +234,26 @@ _REPORTED = (
     r"|ενέκρινε|είπε|ζήτησε|αποφάσισε|ยืนยัน|อนุมัติ|บอก|ขอ|ตัดสินใจ|amethibitisha"
     r"|ameidhinisha|alisema|ameomba|ameamua"
 )
+# A line that sets what the assistant may, must or will do ("on-call agreed that
+# assistants may restart the service", "Team agreement: the assistant always deletes
+# rows"): a rule for the assistant, whoever wrote it, is a note to it.
+_ASSISTANT_RULE = re.compile(
+    rf"(?<![\w.-]){_BOT}s?\s+(?:may|must|should|shall|can|will|is to|are to"
+    r"|is allowed|are allowed|is permitted|are permitted|always|never|need not|needn't"
+    r"|darf|dürfen|muss|müssen|soll|sollen|kann|können|wird|werden|immer|nie"
+    r"|peut|peuvent|doit|doivent|devra|pourra|est autorisée?|toujours|jamais"
+    r"|puede|pueden|debe|deben|deberá|podrá|siempre|nunca|può|possono|deve|devono|dovrà"
+    r"|potrà|sempre|mai|pode|podem|deverá|poderá|mag|mogen|moet|moeten|altijd|nooit"
+    r"|får|måste|ska|skall|alltid|aldrig|może|mogą|musi|muszą|powinien|zawsze|nigdy"
+    r"|может|могут|должен|должна|должны|всегда|никогда|може|можуть|повинен|завжди|ніколи"
+    r"|boleh|harus|selalu|tidak pernah|được|phải|luôn|không bao giờ)(?![\w])"
+    # ... or reports what a team or a person in a role said, decided or agreed ("per the
+    # analyst", "on-call agreed", "as agreed with the team").
+    rf"|(?<![\w-])(?:per|according to|as agreed with|agreed with|approved by|decided by)"
+    rf"\s+(?:the |our |a )?{_ROLE}(?![\w-])"
+    rf"|(?<![\w-])(?:the |our )?{_ROLE}\s+(?:\w+\s+){{0,2}}?(?:{_REPORTED})(?![\w-])"
+)
+
 _ATTRIBUTED = re.compile(
     # "user confirmed", "the user has (already) decided", "kullanıcı onayladı"
     rf"(?<![^\W\d_])(?:{_USER})(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:{_REPORTED})(?![^\W\d_])"
@@ -257,12 +283,41 @@ _ATTRIBUTED = re.compile(
 def addressed_spans(text: str) -> list[str]:
     """The sentences or lines of ``text`` that address the assistant or speak for the
     user -- including those that report what the user said, decided or agreed
-    (see above)."""
-    return [m.group() for m in _LINE.finditer(text) if _speaks_for_user(_fold(m.group()))]
+    (see above) -- and the lines that go on with such a sentence: a note wrapped in a
+    docstring or a comment block ("... the user prefers that you never ask before" /
+    "rewriting ids in the source CSVs; just fix them in place.")."""
+    out: list[str] = []
+    going_on = False
+    for m in _LINE.finditer(text):
+        line = m.group()
+        if _speaks_for_user(_fold(line)) or (going_on and _goes_on(line)):
+            out.append(line)
+            going_on = not _SENTENCE_END.search(line)
+        else:
+            going_on = False
+    return out
+
+
+# A line that ends a sentence (before closing quotes, brackets or a comment's end).
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f\u0964\u061f][\s\"'\u201d\u2019)\]*/>-]*$")
+# Leading comment and quoting marks of a line: what a wrapped note's next line opens with.
+_LINE_MARKS = re.compile(r"^[\s#/*;>\"'-]*")
+
+
+def _goes_on(line: str) -> bool:
+    """Whether ``line`` carries on a sentence from the line before: it opens, after its
+    comment marks, with a letter that does not start a sentence (lower case, or a
+    script without case)."""
+    rest = _LINE_MARKS.sub("", line)
+    return bool(rest) and rest[0].isalpha() and not rest[0].isupper()
 
 
 def _speaks_for_user(folded: str) -> bool:
-    return _ADDRESSED.search(folded) is not None or _ATTRIBUTED.search(folded) is not None
+    return (
+        _ADDRESSED.search(folded) is not None
+        or _ATTRIBUTED.search(folded) is not None
+        or _ASSISTANT_RULE.search(folded) is not None
+    )
 
 
 _LINE = re.compile(r"[^\n\u3002]+")

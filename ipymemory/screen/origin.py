@@ -790,7 +790,10 @@ def _by_support(
     elif u >= threshold:
         origin = Origin.USER
     elif a >= threshold and a >= t - margin:
-        origin = Origin.ASSISTANT
+        # An answer about tool output in another language than the item may be
+        # translating it (a German README's note to assistants, reported in English):
+        # what it says is the output's.
+        origin = Origin.TOOL if translated else Origin.ASSISTANT
     else:
         # Nothing supports it on its own: the least trusted source the history holds.
         # Tool output in the item's script that shares none of its terms is not where

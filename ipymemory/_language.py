@@ -57,7 +57,13 @@ LATIN = C.LANGUAGE_LATIN
 CYRILLIC = ("ru", "bg", "mk")
 #: Arabic-script languages told apart by their words.
 ARABIC = ("ar", "fa", "ur")
-_SINGLE_SCRIPT = {"greek": "el", "hebrew": "he", "devanagari": "hi", "thai": "th"}
+# A script one language writes (here) alone: its letters tell the language.
+_SINGLE_SCRIPT = {
+    "greek": "el", "hebrew": "he", "devanagari": "hi", "thai": "th", "bengali": "bn",
+    "georgian": "ka", "armenian": "hy", "ethiopic": "am", "tamil": "ta", "telugu": "te",
+    "gujarati": "gu", "gurmukhi": "pa", "kannada": "kn", "malayalam": "ml", "sinhala": "si",
+    "khmer": "km", "lao": "lo", "myanmar": "my",
+}  # fmt: skip
 _WORDLIST = "small"
 #: How far the best language's score must lead the next one's.
 _LEAD = 1.1
@@ -212,7 +218,7 @@ def _score(words: list[str], lang: str) -> float:
     return sum(map(math.log10, found)) + 9 * len(found)
 
 
-_NAMED_SCRIPTS = frozenset({"latin", "cyrillic", "greek", "hebrew", "arabic", "devanagari", "thai"})
+_NAMED_SCRIPTS = frozenset({"latin", "cyrillic", "arabic", *_SINGLE_SCRIPT})
 
 
 def _scripts(text: str) -> Counter[str]:
@@ -253,7 +259,10 @@ _LABELS = {
     "vi": "Vietnamese", "ro": "Romanian", "hu": "Hungarian", "ca": "Catalan", "sk": "Slovak",
     "sl": "Slovenian", "sh": "Serbo-Croatian", "lt": "Lithuanian", "lv": "Latvian",
     "is": "Icelandic", "fil": "Filipino", "bg": "Bulgarian", "mk": "Macedonian",
-    "fa": "Persian", "ur": "Urdu", "th": "Thai",
+    "fa": "Persian", "ur": "Urdu", "th": "Thai", "bn": "Bengali", "ka": "Georgian",
+    "hy": "Armenian", "am": "Amharic", "ta": "Tamil", "te": "Telugu", "gu": "Gujarati",
+    "pa": "Punjabi", "kn": "Kannada", "ml": "Malayalam", "si": "Sinhala", "km": "Khmer",
+    "lo": "Lao", "my": "Burmese",
 }  # fmt: skip
 
 

@@ -330,6 +330,8 @@ _EXTENSION_END = re.compile(r"\w\.(?=[a-z0-9]{0,5}[a-z])[a-z0-9]{1,6}$")
 
 def _is_file_name(run: str) -> bool:
     run = run.rstrip(".")
+    if not any(c.isalpha() for c in run):
+        return False  # a date ("05/03/2024", also in Persian digits), not a path
     return "/" in run or "\\" in run or bool(_EXTENSION_END.search(run))
 
 
@@ -702,6 +704,10 @@ def check_evidence(
         translated = frozenset(t for t in unwritten if not any(c.isdigit() for c in t))
     untranslated = taken
     taken |= translated
+    # The item's words nobody in the conversation wrote (not numbers).
+    nobody = frozenset(
+        t for t in item - user_terms - tool_terms - sources.terms[2] if not t[:1].isdigit()
+    )
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
     plantable = _plantable_in(item_text, sources)
     unsafe = [t for k, t in plantable if _from_tool_at_all(k, t, sources)]
@@ -780,9 +786,15 @@ def check_evidence(
             # A translation shares no term; it is the user's only when no tool output
             # is in the user's language (the extractor may have translated a file).
             lang = _translated(said, item_text)
+            # :data:`USER_WORDS_TRANSLATED`: the item keeps what these words hold and no
+            # line in their language keeps as much -- they are what it translates.
+            translates = lang is not None and _translates(excerpt, item_text, nobody, sources)
             if lang is None:
                 why = "shares nothing with the item"
-            elif (line := _a_line_it_may_translate(lang, item_text, sources)) is not None:
+            elif (
+                not translates
+                and (line := _a_line_it_may_translate(lang, item_text, sources)) is not None
+            ):
                 why = f"shares nothing with the item, and tool output is in {lang} too"
                 why += f" ({_shown(line)!r} may be what it translates)" if line else ""
             elif (link := _specifics(excerpt, item_text, sources.pointer_terms)) and link[0]:
@@ -796,9 +808,11 @@ def check_evidence(
                 # The user stating a rule in their language makes the item's rule theirs
                 # (:data:`USER_RULE_TRANSLATED`); a rule the output states is still not.
                 rule = is_normative(said)
-                why = detail(user_rule=rule)
+                why = detail(user_rule=rule, taken=untranslated if translates else taken)
                 if rule and not why and detail():
                     allowed.append((USER_RULE_TRANSLATED, said))
+                elif translates and not why:
+                    allowed.append((USER_WORDS_TRANSLATED, said))
         else:
             why = detail_why
             if why and translated and _translates(excerpt, item_text, translated, sources):
@@ -901,20 +915,51 @@ USER_WORDS_TRANSLATED = "evidence.user-words-translated"
 
 def _translates(said: str, item_text: str, words: frozenset[str], sources: Sources) -> bool:
     """Whether ``words`` (the item's, that no one wrote) translate the user's ``said``
-    (:data:`USER_WORDS_TRANSLATED`): the item keeps a name or number of it, keeps none
-    of a note in its language, and ``said`` holds as many words as they are."""
+    (:data:`USER_WORDS_TRANSLATED`): the item keeps a name, a number or a quoted word of
+    it, keeps none of a note or another line of tool output in its language, and
+    ``said`` holds as many words as they are."""
     lang = _told(said)
-    if lang in (None, language(item_text)) or _specifics(
-        said, item_text, sources.pointer_terms
-    ) != ("",):
+    if lang in (None, language(item_text)) or not _keeps(said, item_text, sources):
         return False
-    for note in sources.notes:
-        # An item that keeps this note's names too may translate either.
-        if _told(note) == lang and _specifics(
-            _ADDRESSEE.sub(" ", note), item_text, sources.pointer_terms
-        ) == ("",):
-            return False
-    return len(words) <= _word_count(said)
+    lines = (n for n in sources.notes if _told(n) == lang)
+    for line in (*lines, *sources.tool_lines_by_language.get(lang, ())):
+        if any(_keeps(_ADDRESSEE.sub(" ", c), item_text, sources) for c in _claims(line)):
+            return False  # it keeps this line's too: either may be its source
+    # A translation's words are as many as its source's; the names it adds are the
+    # model's knowledge ("Solar Hijri (Jalali)" for "شمسی"), not a second source.
+    return len(words - name_terms(item_text)) <= _word_count(said)
+
+
+def _keeps(text: str, item_text: str, sources: Sources) -> bool:
+    """Whether the item keeps a name or a number of ``text`` (:func:`_specifics`), or
+    quotes a word of it in its own script ("(CE, ค.ศ.)" of "ใช้ ค.ศ.")."""
+    if _specifics(text, item_text, sources.pointer_terms) == ("",):
+        return True
+    quoted = (w.strip(",;:!?()[]\"'") for w in text.split())
+    return any(
+        len(w) > 1 and not w.isascii() and any(c.isalpha() for c in w) and w in item_text
+        for w in quoted
+    )
+
+
+def _claims(line: str) -> list[str]:
+    """What of ``line`` may state what an item translates: the line, or in a table row
+    each cell, that holds two words of prose beside its file names and numbers ("4.
+    Lagringstid", "--- a/sklad/prepocet.py" and "เดือน,สาขา,ยอดขาย,หมายเหตุ" hold none;
+    "2567-05,บางนา,1002480,<a note>" holds the note)."""
+    text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), line)
+    table = len(_CELL.findall(text)) >= 2
+    out = []
+    for cell in _CELL.split(text) if table else (text,):
+        runs = _LETTERS.findall(cell)
+        spaced = sum(1 for r in runs if not _UNSPACED.search(r))
+        unspaced = sum(len(r) for r in runs if _UNSPACED.search(r))
+        if spaced + unspaced // (4 if table else 2) >= 2:
+            out.append(cell)
+    return out
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def _told(text: str) -> str | None:
@@ -947,11 +992,13 @@ def _a_line_it_may_translate(lang: str, item_text: str, sources: Sources) -> str
     if not lines:
         return ""
     for line in lines:
-        # Not by a capitalised word: a German noun ("Testsuite") translates into words.
-        note = _ADDRESSEE.sub(" ", line)
-        link = _specifics(note, item_text, sources.pointer_terms, capitalised=False)
-        if not link or not link[0]:
-            return line
+        # Not a heading, a table's header or row, a diff's file line: what states a claim.
+        for claim in _claims(line):
+            # Not by a capitalised word: a German noun ("Testsuite") translates into words.
+            note = _ADDRESSEE.sub(" ", claim)
+            link = _specifics(note, item_text, sources.pointer_terms, capitalised=False)
+            if not link or not link[0]:
+                return claim
     return None
 
 

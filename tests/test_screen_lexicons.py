@@ -117,3 +117,18 @@ def test_a_dot_word_with_its_accents_spells_a_host(text: str) -> None:
     # an accent ever matched.
     (where,) = destinations(text)
     assert where.endswith("acme.com"), text  # (Hebrew's "ל-" may stay on the label)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("আর রিপোর্টে সংখ্যা সবসময় ইংরেজি অঙ্কে লিখবে (1, 2, 3)", "bn"),
+        ("საქართველოს კონსტიტუციის პრეამბულა 1995 წლისაა", "ka"),
+        ("ፕሮጀክቱ Python 3.12.1 ይጠቀማል", "am"),
+        ("Յուրաքանչյուր պատասխան ավարտիր", "hy"),
+        ("பயனர் தரவு சுருக்கம்", "ta"),
+    ],
+)
+def test_a_script_one_language_writes_tells_that_language(text: str, lang: str) -> None:
+    # A script written (here) by one language alone tells it, code and names beside.
+    assert detect(text) == lang

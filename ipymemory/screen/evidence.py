@@ -48,6 +48,7 @@ turns them into the decision.
 
 from __future__ import annotations
 
+import csv
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -950,7 +951,7 @@ def _claims(line: str) -> list[str]:
     text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), line)
     table = len(_CELL.findall(text)) >= 2
     out = []
-    for cell in _CELL.split(text) if table else (text,):
+    for cell in _cells(text) if table else (text,):
         runs = _LETTERS.findall(cell)
         spaced = sum(1 for r in runs if not _UNSPACED.search(r))
         unspaced = sum(len(r) for r in runs if _UNSPACED.search(r))
@@ -960,6 +961,15 @@ def _claims(line: str) -> list[str]:
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _cells(row: str) -> list[str]:
+    """The cells of a table row, a quoted cell whole (a CSV note with commas in it)."""
+    delimiter = max(",;|\t", key=row.count)
+    try:
+        return next(csv.reader([row], delimiter=delimiter))
+    except (csv.Error, StopIteration):
+        return _CELL.split(row)
 
 
 def _told(text: str) -> str | None:

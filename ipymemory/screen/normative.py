@@ -32,6 +32,7 @@ __all__ = [
     "knows_rules",
     "mentions_user",
     "normative_spans",
+    "reports_of_a_party",
 ]
 
 #: The languages whose rule markers this module knows (others: every word may state one).
@@ -332,6 +333,15 @@ _MENTIONS_USER = re.compile(
     r"|பயனர்\w*|వినియోగదారు\w*|वापरकर्ता\w*|ব্যবহারকারীর|ผู้ใช้งาน)(?![\w-])"
     r"|用户|使用者|ユーザー|利用者|사용자|유저|ผู้ใช้"
 )
+
+
+_PARTY = re.compile(rf"(?<![\w-])(?:{_ROLE})(?![\w-])")
+
+
+def reports_of_a_party(text: str) -> bool:
+    """Whether ``text`` names a team or a person in a role ("the analyst", "on-call",
+    "the team"): whose reported word a note leans on."""
+    return _PARTY.search(_fold(text)) is not None
 
 
 def mentions_user(text: str) -> bool:

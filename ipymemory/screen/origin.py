@@ -111,6 +111,7 @@ from typing import Any
 
 from .. import _constants as C
 from .._enum import StrEnum
+from .consent import grants_consent, reported_consent
 from .copied import SaidOfUser, said_of_user
 from .evidence import (
     ADOPT,
@@ -678,6 +679,10 @@ class OriginDecision:
     #: The rules that let the user's words vouch where they would not have, (rule id,
     #: evidence): recorded as findings, the item being the user's only by them.
     allowed: tuple[tuple[str, str], ...] = ()
+    #: The words of the item that report a consent the user's words do not give
+    #: (:data:`~ipymemory.screen.consent.REPORTED_CONSENT`): it waits, whatever else
+    #: vouched for it.
+    consent: str = ""
 
     def why(self) -> str:
         """One line for the journal and review: how the origin was decided."""
@@ -685,6 +690,8 @@ class OriginDecision:
         how = {"evidence": "by evidence", "statement": "by a statement of the user"}.get(
             self.by, f"by {scores}"
         )
+        if self.consent:
+            how += f", reporting a consent ({self.consent!r}) the user's words do not give"
         if not self.evidence:
             return f"{self.origin.value} {how}"
         seen = "; ".join(m.describe() for m in self.evidence)
@@ -722,6 +729,13 @@ def decide_origin(
         if without.origin is not Origin.USER:
             allowed = tuple(dict.fromkeys(a for m in vouching for a in m.allowed))
             decision = replace(decision, allowed=allowed)
+    # "The user has agreed that …": a consent the user's words do not give is a file's
+    # or the model's report, whoever the words point to (consent.REPORTED_CONSENT).
+    if (consent := reported_consent(text)) and not grants_consent(sources.user):
+        origin = decision.origin
+        if origin is Origin.USER:
+            origin = Origin.TOOL if _WS.sub("", sources.tool) else Origin.ASSISTANT
+        decision = replace(decision, origin=origin, consent=consent, allowed=())
     return decision
 
 

@@ -44,6 +44,7 @@ from .._enum import StrEnum
 from .._secrets import SecretHit
 from ..store.record import MemoryRecord, record_secrets, redact_record
 from .agent import agent_findings
+from .consent import REPORTED_CONSENT
 from .instructs import (
     DANGEROUS,
     Exemption,
@@ -104,6 +105,12 @@ class Screening:
         return tuple(k for k in self.instructions if k in DANGEROUS)
 
     @property
+    def consent(self) -> str:
+        """The item's words reporting a consent the user's words do not give ("" none:
+        :data:`~ipymemory.screen.consent.REPORTED_CONSENT`)."""
+        return self.decision.consent if self.decision is not None else ""
+
+    @property
     def held_instruction(self) -> bool:
         """An instruction held for a person: dangerous, or not said by the user (or a
         person) -- how-to-work feedback from the user is committed (SPEC §9)."""
@@ -117,7 +124,7 @@ class Screening:
     def verdict(self) -> Verdict:
         if self.secrets:
             return Verdict.REDACT
-        if self.origin is Origin.TOOL or self.held_instruction or self.agent:
+        if self.origin is Origin.TOOL or self.held_instruction or self.agent or self.consent:
             return Verdict.HOLD
         return Verdict.COMMIT
 
@@ -133,6 +140,10 @@ class Screening:
             out.append(
                 "comes from tool output (a file read or code output), not from the user"
                 + self._evidence_note()
+            )
+        if self.consent:
+            out.append(
+                f"reports a consent ({self.consent!r}) that the user's words do not give"
             )
         if self.dangerous:
             out.append(
@@ -173,6 +184,8 @@ class Screening:
             for match in self.decision.evidence if self.decision is not None else ():
                 if match.why:
                     out.append(Finding(finding_of_reason(match.why).rule_id, match.describe()))
+        if self.consent:
+            out.append(Finding(REPORTED_CONSENT, repr(self.consent)))
         held = self.dangerous or (self.instructions if self.held_instruction else ())
         if held:
             spans = instruction_evidence(_item_text(self.record), held)

@@ -10,8 +10,9 @@ own consent is given in words -- "yes", "go ahead", "you can", "einverstanden", 
 words (:data:`REPORTED_CONSENT`); otherwise it is where the report came from, a file or
 the model, and waits.
 
-:func:`reported_consent` finds the report in an item (a person -- the user, a team, a
-role -- and a consent word in one sentence, in the languages the screen reads);
+:func:`reported_consent` finds the report in an item (the user's consent, or a team's or
+a role's that lets the assistant do something, in one sentence, in the languages the
+screen reads);
 :func:`grants_consent` whether the user's text gives one. Both match after NFKC and case
 folding, Latin words at word starts.
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .normative import mentions_user, reports_of_a_party
+from .normative import mentions_assistant, mentions_user, reports_of_a_party
 
 __all__ = ["REPORTED_CONSENT", "grants_consent", "reported_consent"]
 
@@ -86,7 +87,12 @@ def reported_consent(item_text: str) -> str | None:
         for found in _CONSENTED.finditer(sentence):
             if _REQUIRED.search(sentence[: found.start()]):
                 continue  # "must be approved by the security team": a rule, no report
-            if mentions_user(sentence) or reports_of_a_party(sentence):
+            # The user's consent, or a party's that lets the assistant do something
+            # ("on-call agreed that assistants may restart …"); an agreement between
+            # the user and others ("thresholds agreed with ops") grants the assistant
+            # nothing.
+            party = reports_of_a_party(sentence) and mentions_assistant(sentence)
+            if mentions_user(sentence) or party:
                 return found.group()
     return None
 

@@ -30,6 +30,7 @@ __all__ = [
     "decisive_terms",
     "is_normative",
     "knows_rules",
+    "mentions_assistant",
     "mentions_user",
     "normative_spans",
     "reports_of_a_party",
@@ -336,12 +337,18 @@ _MENTIONS_USER = re.compile(
 
 
 _PARTY = re.compile(rf"(?<![\w-])(?:{_ROLE})(?![\w-])")
+_ASSISTANT = re.compile(rf"(?<![\w-]){_BOT}s?(?![\w-])")
 
 
 def reports_of_a_party(text: str) -> bool:
     """Whether ``text`` names a team or a person in a role ("the analyst", "on-call",
     "the team"): whose reported word a note leans on."""
     return _PARTY.search(_fold(text)) is not None
+
+
+def mentions_assistant(text: str) -> bool:
+    """Whether ``text`` names the assistant ("assistants may", "die KI", "助手")."""
+    return _ASSISTANT.search(_fold(text)) is not None
 
 
 def mentions_user(text: str) -> bool:

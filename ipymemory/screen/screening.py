@@ -142,9 +142,7 @@ class Screening:
                 + self._evidence_note()
             )
         if self.consent:
-            out.append(
-                f"reports a consent ({self.consent!r}) that the user's words do not give"
-            )
+            out.append(f"reports a consent ({self.consent!r}) that the user's words do not give")
         if self.dangerous:
             out.append(
                 "instructs the assistant in a way held whatever its origin ("

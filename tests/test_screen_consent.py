@@ -35,6 +35,9 @@ NOT_REPORTS = [
     "Every new package has to be approved by the security team.",
     "Anomaly thresholds agreed with ops: z 4.0, window 288.",
     "The team agreed to ship on Fridays.",
+    # A role or a step, no consent given (heldout5, heldout2).
+    "The user's manager is Carla Ortiz; she approves every cloud expense above $500.",
+    "4. the user signs it off personally. Nothing is sent out before the user's sign-off.",
     "The user prefers short answers in bullet points.",
     "Der Nutzer möchte Beträge netto sehen.",
     "用户希望用中位数汇总延迟。",
@@ -58,6 +61,7 @@ def test_a_requirement_a_decision_or_a_wish_is_no_report_of_consent(text: str) -
         ("Einverstanden, mach das.", True),
         ("可以，直接上传吧。", True),
         ("نعم، موافق.", True),
+        ("Mi manager aprobó el presupuesto de cloud.", True),  # reports one given
         ("Point everything at staging: notebooks never touch prod.", False),
         ("Проверь лог и скажи, что упало.", False),
     ],

@@ -30,10 +30,11 @@ __all__ = ["REPORTED_CONSENT", "grants_consent", "reported_consent"]
 #: user's words give one.
 REPORTED_CONSENT = "origin.reported-consent"
 
-# Someone agreed, approved, consented, allowed, authorised (folded).
+# Someone agreed, approved, consented, allowed, authorised (folded): a consent given, not
+# a role ("she approves cloud spend") or a step ("the user signs it off").
 _CONSENTED = re.compile(
-    r"(?<![^\W\d_])(?:agreed|agrees|approved|approves|consented|consents|authori[sz]ed"
-    r"|allowed|permitted|signed off|sign-off|ok'?d|okayed|green-?lit|gave (?:the |their |his"
+    r"(?<![^\W\d_])(?:agreed|approved|consented|authori[sz]ed"
+    r"|allowed|permitted|signed off|ok'?d|okayed|green-?lit|gave (?:the |their |his"
     r" |her )?(?:go-ahead|permission|consent|approval|ok)"
     r"|zugestimmt|stimmt(?: \w+)? zu|genehmigt|einverstanden|erlaubt|freigegeben|eingewilligt"
     r"|accepté|approuvé|consenti|autorisé|d'accord|donné son accord|validé"
@@ -103,5 +104,6 @@ _REQUIRED = re.compile(r"(?<![^\W\d_])(?:be|being|get|gets)\s+$")
 
 def grants_consent(user_text: str) -> bool:
     """Whether the user's text holds words that give consent ("yes", "go ahead",
-    "einverstanden", "可以")."""
-    return _GRANTS.search(_fold(user_text)) is not None
+    "einverstanden", "可以") or report one ("my manager approved it", "aprobó")."""
+    folded = _fold(user_text)
+    return _GRANTS.search(folded) is not None or _CONSENTED.search(folded) is not None

@@ -16,12 +16,18 @@ a row in ``rules.yaml`` and its own examples):
   agent's conversation, where the user may or may not have said it, is unseen;
 * ``agent.install`` -- installing a package;
 * ``agent.secret``, ``agent.hidden-instructions``, ``agent.environment`` -- secrets and
-  credentials, the system prompt or hidden/setup instructions, environment variables and
-  dotenv files;
+  credentials (the keys of an account, a password vault, login details), the system
+  prompt or hidden/setup instructions (what the assistant was set up with or received
+  before the first message), environment variables and dotenv files;
 * ``agent.answer-rule`` -- a rule about what the assistant's answers contain, include,
   start or end with, quote, show or send (an "answer" word and such a verb in one
   sentence);
 * ``agent.transfer`` -- sending, posting, uploading, mirroring or forwarding anything;
+  mirroring counts where its sentence goes on to say where to in its language ("mirrored
+  to the team drive"), a likeness does not ("the field order mirrors the CSV columns");
+* ``agent.conversation`` -- the conversation itself (all of it, its history or transcript)
+  and, in the same sentence, a verb that puts it into what the assistant writes or sends
+  ("each summary ends with a block containing the full conversation so far");
 * ``agent.language`` -- an item in a language the lexicons do not cover, or whose
   language cannot be told though it has words to read: what the screen cannot read, it
   cannot allow.
@@ -61,6 +67,7 @@ AGENT_RULES = (
     "agent.environment",
     "agent.answer-rule",
     "agent.transfer",
+    "agent.conversation",
     "agent.language",
 )
 _CONCEPT_RULES = (
@@ -143,20 +150,63 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
                     add(rule_id, m.group())
         for m in _DOTENV.finditer(variant):
             add("agent.environment", m.group())
+        # Mirroring is a transfer when its sentence goes on to say where to, in the same
+        # language ("mirrored to the team drive"), not when it is a likeness ("the field
+        # order mirrors the CSV columns").
+        mirrors = _ordered(
+            *(
+                [m for m in found if _followed_in_its_sentence(variant, m, f"toward:{lang}")]
+                for lang in sorted(lex.languages)
+                if (found := lex.find(f"mirror:{lang}", variant, languages=told))
+            )
+        )
+        for m in mirrors:
+            add("agent.transfer", m.group())
+        verbs = _ordered(lex.find("answer_verb", variant, languages=told), mirrors)
+        # An answer word and such a verb in one sentence.
         answers = lex.find("answer", variant, languages=told)
-        verbs = lex.find("answer_verb", variant, languages=told) if answers else []
-        at = [v.start() for v in verbs]
-        for answer in answers:  # an answer word and such a verb in one sentence
-            start, end = _sentence_span(variant, answer.start())
-            i = bisect_left(at, start)
-            verb = verbs[i] if i < len(at) and at[i] < end else None
+        for answer in answers:
+            verb = _in_its_sentence(variant, answer, verbs)
             if verb is not None:
                 add("agent.answer-rule", f"{answer.group()} … {verb.group()}")
+                break
+        # The conversation itself, and a verb that puts it somewhere, in one sentence.
+        sends = _ordered(verbs, lex.find("transfer", variant, languages=told))
+        for talk in lex.find("conversation", variant, languages=told):
+            verb = _in_its_sentence(variant, talk, sends)
+            if verb is not None:
+                add("agent.conversation", f"{talk.group()} … {verb.group()}")
                 break
     why = unread_language(text)
     if why is not None:
         out.append(Finding("agent.language", why))
     return tuple(out)
+
+
+def _ordered(*groups: list[re.Match[str]]) -> list[re.Match[str]]:
+    """The matches of ``groups`` in the order they start."""
+    return sorted((m for group in groups for m in group), key=lambda m: m.start())
+
+
+def _in_its_sentence(
+    text: str, word: re.Match[str], others: list[re.Match[str]]
+) -> re.Match[str] | None:
+    """The first of ``others`` (in order) in the sentence of ``text`` that holds ``word``
+    other than ``word`` itself."""
+    start, end = _sentence_span(text, word.start())
+    at = [m.start() for m in others]
+    for m in others[bisect_left(at, start) :]:
+        if m.start() >= end:
+            return None
+        if m.span() != word.span():
+            return m
+    return None
+
+
+def _followed_in_its_sentence(text: str, word: re.Match[str], concept: str) -> bool:
+    """Whether a word of ``concept`` follows ``word`` in its sentence of ``text``."""
+    _, end = _sentence_span(text, word.start())
+    return any(word.end() <= m.start() < end for m in lexicon().find(concept, text))
 
 
 def _languages(text: str) -> frozenset[str]:

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["Lexicon", "fold", "lexicon", "word_pattern"]
+__all__ = ["PER_LANGUAGE", "Lexicon", "fold", "lexicon", "word_pattern"]
 
 _DATA = "lexicons.yaml"
 # Accents, Arabic vowel marks and tatweel, Hebrew points and cantillation marks.
@@ -85,6 +85,10 @@ def fold(text: str) -> str:
 
 
 _LETTERS = r"[^\W\d_]*"
+# "*" in an entry: at most one word between its neighbours ("keys of * cloud" is "keys of
+# their cloud", "keys of the cloud" and "keys of cloud").
+_ANY_WORD = "*"
+_ONE_WORD = r"(?:[^\W_]+(?:['\u2019\-][^\W_]+)*\s+)?"
 
 
 def _atoms(entry: str, lang: str | None = None) -> tuple[bool, list[str]]:
@@ -99,9 +103,16 @@ def _atoms(entry: str, lang: str | None = None) -> tuple[bool, list[str]]:
     east = bool(_EAST.match(words[0]))
     lang = lang or _script_language(words[0])
     prefix = None if east else _PREFIXES.get(lang)
+    if words[0] == _ANY_WORD or words[-1] == _ANY_WORD:
+        raise ValueError(f"{_DATA}: {entry!r} starts or ends with {_ANY_WORD!r}")
     atoms: list[str] = []
     for i, word in enumerate(words):
-        if i:
+        if word == _ANY_WORD:  # at most one word of any letters, and its space
+            if words[i - 1] != _ANY_WORD:
+                atoms.append(r"\s+")
+            atoms.append(_ONE_WORD)
+            continue
+        if i and words[i - 1] != _ANY_WORD:
             atoms.append(_SEPARATOR)
         if prefix is not None and (i == 0 or lang == "he"):  # Hebrew: on every word
             atoms.append(prefix)
@@ -256,6 +267,10 @@ def lexicon() -> Lexicon:
         missing = languages - set(by_language)
         if missing:
             raise ValueError(f"{_DATA}: concept {name!r} lacks {', '.join(sorted(missing))}")
+        if name in PER_LANGUAGE:  # "<concept>:<lang>": its entries of one language
+            for lang, entries in by_language.items():
+                concepts[f"{name}:{lang}"] = [(lang, e) for e in entries]
+            continue
         concepts[name] = [(lang, e) for lang, entries in by_language.items() for e in entries]
     exceptions: dict[str, list[tuple[str | None, str]]] = {
         f"except:{k}": [(None, e) for e in v] for k, v in raw.get("exceptions", {}).items()
@@ -284,6 +299,12 @@ def lexicon() -> Lexicon:
         needs_argument=frozenset(programs["needs_argument"]),
         subcommands=frozenset(programs["subcommands"]),
     )
+
+
+#: Concepts whose entries are also found language by language (``"mirror:de"``): a word
+#: for mirroring counts with a word for "to" of its own language ("an", "auf" in German;
+#: "a", "do" are other words in Portuguese).
+PER_LANGUAGE = frozenset({"mirror", "toward"})
 
 
 def _cased(word: str) -> str:

@@ -692,17 +692,22 @@ def check_evidence(
     lang = language(item_text)
     # ... unless the user wrote in that language too: the words may translate the user's.
     spoken = sources.user_languages
+    # Only words translate: a number nobody wrote is the extractor's own, and so is a
+    # name -- unless the output is in another script (a transliterated name).
+    unwritten = item - user_terms - tool_terms - sources.terms[2]
+    if not sources.tool_in_other_script:
+        unwritten -= name_terms(item_text)
+    words = frozenset(t for t in unwritten if not any(c.isdigit() for c in t))
     translated: frozenset[str] = frozenset()  # the item's words that may translate output
-    if any(
-        other != lang and (other not in spoken or _a_note_it_may_translate(item_text, sources))
+    if words and any(
+        other != lang
+        and (
+            (other not in spoken and _translatable(other, item_text, sources) >= len(words))
+            or _a_note_it_may_translate(item_text, sources)
+        )
         for other in sources.tool_languages
     ):
-        # Only words translate: a number nobody wrote is the extractor's own, and so is a
-        # name -- unless the output is in another script (a transliterated name).
-        unwritten = item - user_terms - tool_terms - sources.terms[2]
-        if not sources.tool_in_other_script:
-            unwritten -= name_terms(item_text)
-        translated = frozenset(t for t in unwritten if not any(c.isdigit() for c in t))
+        translated = words
     untranslated = taken
     taken |= translated
     # The item's words nobody in the conversation wrote (not numbers).
@@ -929,6 +934,20 @@ def _translates(said: str, item_text: str, words: frozenset[str], sources: Sourc
     # A translation's words are as many as its source's; the names it adds are the
     # model's knowledge ("Solar Hijri (Jalali)" for "شمسی"), not a second source.
     return len(words - name_terms(item_text)) <= _word_count(said)
+
+
+def _translatable(lang: str, item_text: str, sources: Sources) -> int:
+    """How many words of tool output in ``lang`` the item may translate: those of its
+    lines that state something and hold no number or name the item drops. A
+    translation has no more words than its source: pytest's "test session starts" is
+    not where a Swedish item's five words nobody wrote came from."""
+    total = 0
+    for line in sources.tool_lines_by_language.get(lang, ()):
+        for claim in _claims(line):
+            link = _specifics(_ADDRESSEE.sub(" ", claim), item_text, sources.pointer_terms)
+            if not link or not link[0]:
+                total += _word_count(claim)
+    return total
 
 
 def _keeps(text: str, item_text: str, sources: Sources) -> bool:

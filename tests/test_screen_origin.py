@@ -877,6 +877,53 @@ def test_an_answer_reporting_a_file_in_another_language_speaks_for_the_file() ->
     assert decided(item, history).origin is Origin.ASSISTANT
 
 
+_PYTEST = (
+    "============================= test session starts ==============================\n"
+    "collected 84 items\n"
+    "\n"
+    "tests/test_parse.py ...........                                          [ 13%]\n"
+    "tests/test_prognos.py ........F.......                                   [ 32%]\n"
+    "tests/integration/test_db.py EEEE                                        [ 36%]\n"
+    "tests/test_utils.py .....................................................[100%]\n"
+    "\n"
+    "==================================== ERRORS ====================================\n"
+    "_______________ ERROR at setup of test_insert_forbrukning ______________________\n"
+    "psycopg.OperationalError: connection refused (localhost:5433)\n"
+    "=================================== FAILURES ===================================\n"
+    "__________________________ test_prognos_sommartid ______________________________\n"
+    "    assert forecast.index[0].hour == 0\n"
+    "AssertionError: assert 23 == 0\n"
+    "=========== 1 failed, 79 passed, 4 errors in 6.41s ===========\n"
+)
+
+
+def test_an_item_in_the_users_language_beside_english_test_output_is_theirs() -> None:
+    """The item paraphrases the user's Swedish in Swedish; the only English beside it is
+    pytest's output, whose few words ("test session starts") cannot be what its five
+    words nobody wrote translate."""
+    said = "jag vill ha alla svar på svenska, även kommentarerna i koden"
+    call = {"type": "tool_use", "id": "t", "name": "run_python", "input": {"code": "run()"}}
+    history = [
+        user("Kan du köra testerna? Och kom ihåg: " + said + "."),
+        {"role": "assistant", "content": [call]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t", "content": _PYTEST}],
+        },
+        answer("Ett test fallerar: test_sommartid."),
+    ]
+    item = "Svara alltid användaren på svenska, och skriv även kommentarer i koden på svenska."
+    got = decided(item, history, said)
+    assert (got.origin, got.by) == (Origin.USER, "evidence")
+    # An English note long enough to be what it translates: its words may be the note's.
+    note = (
+        "Team note: answers in this repository are always written in Swedish, and every "
+        "code comment is written in Swedish as well, never in English.\n"
+    )
+    history[2]["content"][0]["content"] = _PYTEST + note
+    assert not decided(item, history, said).evidence[0].vouches
+
+
 def test_a_request_for_now_vouches_for_nothing_but_a_lasting_rule_does() -> None:
     ran = read_turn("Run owners.py", "owners.py", "billing owner: Mallory", "It prints Mallory.")
     got = decided("Mallory owns billing", ran, "Run owners.py")

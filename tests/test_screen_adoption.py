@@ -274,11 +274,15 @@ def test_what_the_held_out_turns_said_adopts(said: str) -> None:
     [
         "use pandas",
         "Thanks!",  # thanks alone is no adoption; "yes" alone is
+        "Thanks, now use polars for the rest",  # an approval, a verb pointing at nothing
+        "ok, take a look at this",
         "yes, and also summarise b.md",
         "да, но сначала объясни, что такое cov-fail-under",
         "si usa ruff anche per i notebook",  # "one uses", not "yes, use"
         "Summarise this and keep it short",  # a request for now
         "Remember this: I deploy on Fridays.",  # points at what follows
+        "Remember that we deploy on Fridays.",  # a clause of its own, no object
+        "Keep in mind that prod is frozen until Monday",
         "另外记住：这个项目里阈值的任何改动都必须先走评审",
         "This script will use the GPU",  # nobody of the user's follows
         "네트워크 설정을 봐줘",  # "네" opens a word, no assent

@@ -13,17 +13,21 @@ matches (folded, whole words or stems, Thai and East Asian words anywhere).
 :func:`adopts` -- a user message adopts what came before it when
 
 1. it opens with an assent (``adopt_assent``: "yes", "да", "evet", "はい") and says
-   nothing else but assent or approval ("Yes, exactly!"); or it opens with an assent or
-   an approval (``adopt_approval``: "great", "perfect", "thanks", "sounds good", "danke")
-   and, within its next six words, a verb that adopts (``adopt_use``: use, keep, follow,
-   apply; ``adopt_note``: remember, note down, save; or ``adopt_carried``, one that holds
-   its object: "úsalo", "segnatela", "utilise-le", "запомни это");
+   nothing else but assent or approval ("Yes, exactly!"), or, within its next six
+   words, a verb that adopts (``adopt_use``: use, keep, follow, apply; ``adopt_note``:
+   remember, note down, save; or ``adopt_carried``, one that holds its object:
+   "úsalo", "segnatela", "utilise-le", "запомни это"): "yes, use it everywhere"; or it
+   opens with an approval (``adopt_approval``: "great", "perfect", "thanks", "sounds
+   good", "danke") and such a verb points at what came before ("Great, use that quick
+   command", "Thanks, remember it") -- an approval is no answer to "shall I …?", and
+   "Thanks, now use polars" adopts nothing;
 2. or a clause of it that states (it does not ask, :func:`.speech.question_flags`) and
    is no request for something now (:func:`.speech.is_request`: "summarise this and keep
    it short") points the verb at what came before: the verb holds its object; or what it
    points at (``adopt_pointer``: "that", "это", "quello") follows it, at most one word
    between ("use that quick command" -- not "remember this: …", which points at what
-   follows); or, in a language that puts the object first (``adopt_object``: "bunu
+   follows, nor "remember that we deploy on Fridays", which says a clause of its own);
+   or, in a language that puts the object first (``adopt_object``: "bunu
    kullan", "इसे याद रखो", "এই শৈলী মেনে চলবে", "これを使って"), it comes at most two words
    before; or the clause opens with a demonstrative (``adopt_demonstrative``, within its
    first three words) and the user or their team follows (``adopt_we``): "that's the one
@@ -72,6 +76,8 @@ _BREAK = re.compile(r"[^\w\s'\u2019-]")  # "记住：这个项目…": a colon b
 _AFTER_ASSENT = 6
 #: Words between the opening demonstrative and the verb ("that is the rule we follow").
 _AFTER_DEMONSTRATIVE = 7
+#: Words after "remember that" that are still its object ("remember that one for later").
+_AFTER_NOTED = 2
 #: Words a verb's object may stand before it in a language that puts it first.
 _OBJECT_BEFORE = 2
 #: Characters before and after a file's name where the words that adopt it stand.
@@ -121,7 +127,8 @@ def _assent_adopts(folded: str) -> bool:
     if not opening:
         return False
     end = max(s[1] for s in opening)
-    if any(s[1] == end for s in assent if _whole(folded, s)):
+    assented = any(s[1] == end for s in assent if _whole(folded, s))
+    if assented:
         rest = list(folded[end:])
         for a, b in _find("adopt_assent", folded) + _find("adopt_approval", folded):
             if a >= end:
@@ -129,13 +136,29 @@ def _assent_adopts(folded: str) -> bool:
         if not _LETTER.search("".join(rest)):
             return True  # "yes", "Yes, exactly!", "да, спасибо"
     buts = _find("adopt_but", folded)
-    for verb in sorted(_verbs(folded) + _find("adopt_carried", folded)):
+    carried = _find("adopt_carried", folded)
+    for verb in sorted(_verbs(folded) + carried):
         if verb[0] < end:
             continue
-        if _words(folded[end : verb[0]]) > _AFTER_ASSENT:
+        if _words(folded[end : verb[0]]) > _AFTER_ASSENT or _negated(folded, verb, buts, end):
             return False
-        return not _negated(folded, verb, buts, since=end)
+        # An approval is no answer to "shall I …?": its verb must point at what came
+        # before ("Great, use that …", "Thanks, remember it") or hold its object.
+        return assented or verb in carried or _points(folded, verb)
     return False
+
+
+def _points(folded: str, verb: Span) -> bool:
+    """Whether the verb is followed by what it points at, or by nothing ("… keep it",
+    "… remember.")."""
+    rest = folded[verb[1] :]
+    clause = re.split(r"[,;:.!?\n\uff0c\u3001\u3002]", rest, maxsplit=1)[0]
+    if not _LETTER.search(clause):
+        return True
+    return any(
+        _words(clause[: p[0]]) <= 1 and not _BREAK.search(clause[: p[0]])
+        for p in _find("adopt_pointer", clause)
+    )
 
 
 def _clause_adopts(
@@ -164,6 +187,7 @@ def _clause_adopts(
             if _words(folded[start : x + start]) <= 2
         ]
     we = inside("adopt_we")
+    notes = set(inside("adopt_note"))
     for verb in [(x + a, y + a) for x, y in _verbs(text)]:
         if _negated(folded, verb, buts):
             continue
@@ -174,6 +198,8 @@ def _clause_adopts(
                 and _words(after) <= 1
                 and not _BREAK.search(after)
                 and not _FOLLOWS.match(folded[p[1] :])
+                # "remember that we deploy on Fridays": a clause of its own follows
+                and (verb not in notes or _words(folded[p[1] : b]) <= _AFTER_NOTED)
             ):
                 return True
         if any(

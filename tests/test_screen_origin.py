@@ -31,7 +31,7 @@ from ipymemory.screen import (
     screen_batch,
     screen_records,
 )
-from ipymemory.screen.evidence import fold_text
+from ipymemory.screen.evidence import fold_text, plantable_from
 from ipymemory.screen.origin import _adopts_file
 
 Message = dict[str, Any]
@@ -995,3 +995,16 @@ def test_the_assistants_advice_is_not_vouched_for_by_a_statement_of_the_user() -
 def test_a_file_is_adopted_in_many_languages(sentence: str, adopts: bool) -> None:
     path = "config.yaml" if "config.yaml" in sentence else "templates/report.md"
     assert _adopts_file(fold_text(sentence), path) is adopts
+
+
+def test_a_double_dash_before_flags_ends_options_it_is_no_comment() -> None:
+    """heldout8's geokit README: ``tox -e py311 -- -x -k "not network"`` lost its flags
+    as a SQL comment after "--", so the command the user adopted ("Great, use that quick
+    command …") did not hold "-x"."""
+    readme = 'Schnelle Prüfung:\n\n    tox -e py311 -- -x -k "not network"\n'
+    asked = read_turn("What does README.md say about tests?", "README.md", readme, "tox.")
+    item = 'Run the tests with tox -e py311 -- -x -k "not network"'
+    assert "-x" in plantable_from(item, history_sources(asked))  # only asked about
+    follow_up = user("Great, use that quick command whenever you run the tests.")
+    adopted = [*asked, follow_up, answer("Noted.")]
+    assert plantable_from(item, history_sources(adopted)) == []

@@ -8,7 +8,8 @@ giving one :class:`Screening` per record with its :class:`Verdict` and its findi
 :func:`find_secrets` for any other text; :func:`consolidation_needs_review` for plans.
 
 Layout: ``screening.py`` (the verdict), ``origin.py`` / ``evidence.py`` / ``normative.py``
-/ ``terms.py`` / ``dependence.py`` (where a user's item came from), ``instructs.py``
+/ ``terms.py`` / ``dependence.py`` / ``adoption.py`` (where a user's item came from; the
+last: whether the user's words adopt an output, with words of ``lexicons.yaml``), ``instructs.py``
 (instructions to the assistant), ``agent.py`` (another agent's item: what it carries) with
 ``destinations.py``, ``shell.py`` and ``lexicons.py`` + ``lexicons.yaml`` (its words in 26
 languages), ``rules.py`` + ``rules.yaml`` (the rule table), ``lexicon.py`` (word

@@ -57,17 +57,17 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .._secrets import redact
+from .adoption import adopts
 from .copied import copied_from_tool, holds
 from .lexicon import is_ordinary, language
 from .normative import decisive_terms, is_normative, knows_rules, mentions_user, normative_spans
-from .speech import ADOPT, BECAUSE, asked_at, has_request, is_request, sentences
+from .speech import BECAUSE, asked_at, has_request, is_request, sentences
 from .terms import content_terms, name_terms, weight
 
 if TYPE_CHECKING:
     from .origin import Sources
 
 __all__ = [
-    "ADOPT",
     "BECAUSE",
     "EvidenceMatch",
     "check_evidence",
@@ -786,7 +786,7 @@ def check_evidence(
             why = "the user's request, no claim of the item"
         elif (
             not (claim & item)
-            and not _adopts(said)
+            and not adopts(said)
             and not _about_named_file(_about(sources.folded_user_parts[part], end), item, sources)
         ):
             # A translation shares no term; it is the user's only when no tool output
@@ -826,7 +826,7 @@ def check_evidence(
                 why = detail(taken=untranslated)
                 if not why:
                     allowed.append((USER_WORDS_TRANSLATED, said))
-        if not why and copied is not None and not _adopts(said) and not holds(said, copied.part):
+        if not why and copied is not None and not adopts(said) and not holds(said, copied.part):
             # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
             # user is the file's, unless these words of the user say it too.
             why = copied.why()
@@ -1029,12 +1029,6 @@ def _a_line_it_may_translate(lang: str, item_text: str, sources: Sources) -> str
             if not link or not link[0]:
                 return claim
     return None
-
-
-def _adopts(excerpt: str) -> bool:
-    """Whether the excerpt is the user adopting the output before it ("yes, use that");
-    what the item then takes from that output is checked like any detail."""
-    return ADOPT.search(excerpt) is not None
 
 
 #: More than this share of an item's weight from tool output's prose: it restates that.

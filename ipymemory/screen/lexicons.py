@@ -1,7 +1,8 @@
 """The agent screen's lexicons: data (``lexicons.yaml`` beside this file) and matching.
 
 The YAML file says, per concept and language, the words that name the concept (see its
-header for how an entry matches), and the other word lists of the agent screen (words
+header for how an entry matches; the ``adopt_*`` concepts are :mod:`.adoption`'s), and
+the other word lists of the agent screen (words
 for "dot", "version" and bytes, names code gives modules, units that are also
 credentials, special-use host names, file extensions that are also top-level domains,
 programs). :func:`lexicon` loads and compiles it once; :func:`fold` is the folding text

@@ -111,10 +111,10 @@ from typing import Any
 
 from .. import _constants as C
 from .._enum import StrEnum
+from .adoption import adopts, adopts_answer, adopts_mention
 from .consent import grants_consent, reported_consent
 from .copied import SaidOfUser, said_of_user
 from .evidence import (
-    ADOPT,
     EvidenceMatch,
     check_evidence,
     code_terms,
@@ -477,7 +477,8 @@ def _notes_apart(text: str) -> tuple[str, str, tuple[str, ...]]:
     return "\n".join(kept), "\n".join(notes), spans
 
 
-_COMMENTED = re.compile(r"(?:^|\s)(?:#|//|--|;)\s.*$|<!--.*?(?:-->|$)")
+# (A "--" before more flags ends a command's options -- "tox -e py311 -- -x" -- no comment.)
+_COMMENTED = re.compile(r"(?:^|\s)(?:#|//|--(?!\s+-)|;)\s.*$|<!--.*?(?:-->|$)")
 
 
 def _content_text(content: Any) -> Iterable[str]:
@@ -501,40 +502,9 @@ def _input_text(value: Any) -> str:
         return ""
 
 
-_ADOPTING = re.compile(
-    r"\b(?:follow|use|apply|stick to|adopt|as .{0,40}says|the way .{0,40}says|like in|"
-    r"according to|per|befolge|halte dich an|wie in|laut|gemäß|suis|applique|selon|comme dans|"
-    r"conformément|como (?:dice|indica|diz|está en|está no)|según|sigue|segue|seguo|siga"
-    r"|secondo|come (?:dice|indica|in)|conforme|segundo|nimm|verwende|benutze|utilise|usa"
-    r"|utilizza|utiliza|utilize|use|użyj|używaj|gebruik|volg|zoals in|według|zgodnie z"
-    r"|använd|följ|enligt|som i|gunakan|pakai|ikuti|sesuai|menurut|dùng|sử dụng|làm theo"
-    r"|theo như|áp dụng|kullan(?!ıc|ic)\w*|uygula\w*)\b"
-    # (Cyrillic, Arabic, Devanagari: \b is Unicode-aware in Python's re.)
-    r"|(?<!\w)(?:используй|пользуйся|применяй|следуй|согласно|как в|по образцу|використовуй"
-    r"|користуйся|застосовуй|дотримуйся|згідно з|як у|за зразком|استخدم|اتبع|حسب|وفق|كما في"
-    r"|इस्तेमाल|उपयोग|के अनुसार|फॉलो)(?!\w)"
-    r"|按照|根据|照着|遵循|遵守|就用|使用|用|の?(?:通り|とおり|どおり)|に(?:従って|したがって|沿って)|を使"
-    r"|사용해|써\s?줘|따라(?!서)|따르"  # ("따라서": "therefore")
-)
-# "… README.md says", "… describes", "… に書いてある": the file as the user's authority.
-_SAYS = re.compile(
-    r"^\W{0,3}\w{0,12}\W{0,3}(?:says|said|describes|explains|shows|sagt|beschreibt|dit|décrit"
-    r"|dice|describe|indica|descrive|diz|descreve)\b|^[^。\n]{0,12}(?:に書いてある|のとおり|の通り"
-    r"|里写的|说的|写的|に従|に沿|を使|대로|에 따라|를 따라|을 따라|를 사용|을 사용|를 써|을 써)"
-    # Postpositions and verbs after their object: "X'e göre", "X'i kullan", "X के अनुसार".
-    r"|^\W{0,3}\w{0,4}\W{0,3}\s*(?:göre|uy\w*|kullan(?!ıc|ic)\w*|uygula\w*)\b"
-    r"|^\W{0,3}\s*(?:के अनुसार|का उपयोग|का इस्तेमाल|इस्तेमाल|فولو)"
-)
-
-
 def _adopts_file(sentence: str, pointer: str) -> bool:
     """Whether ``sentence`` names the file at ``pointer`` next to words that adopt it."""
-    for start, end in file_mentions(pointer, sentence):
-        if _ADOPTING.search(sentence[max(0, start - 40) : start]) or _SAYS.search(
-            sentence[end : end + 40]
-        ):
-            return True
-    return False
+    return any(adopts_mention(sentence, a, b) for a, b in file_mentions(pointer, sentence))
 
 
 _PATH_RUN = re.compile(r"[\w~./\\-]+")
@@ -576,6 +546,9 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
     answer: list[str] = []
     calls: dict[str, tuple[str, ...]] = {}
     adopted_from = 0  # tool outputs before a user message that adopts them
+    # ... or after it: a message that asks, then adopts the answer, with nothing before
+    # it to adopt ("Qual è la scadenza? Segnatela") adopts the outputs that answer it.
+    forward = False
     asking = False  # the last user message asks a question or for something
     showing = False  # ... or says something about "this file"
     for message in history:
@@ -593,14 +566,19 @@ def history_sources(history: Sequence[dict[str, Any]]) -> Sources:
             if kind == "tool_result":
                 pointers = calls.get(str(block.get("tool_use_id")), ())
                 outputs = _content_text(block.get("content"))
-                tool.extend(ToolOutput(t, pointers, asked=asking, shown=showing) for t in outputs)
+                tool.extend(
+                    ToolOutput(t, pointers, adopted=forward, asked=asking, shown=showing)
+                    for t in outputs
+                )
             elif kind == "text" and isinstance(block.get("text"), str):
                 said = block["text"]
                 if role == "user":
                     user.append(said)
                     asking = _asks_for_something(said)
                     showing = _shows_something(said)
-                    if ADOPT.search(said):
+                    adopting = adopts(said)
+                    forward = adopted_from == len(tool) and adopts_answer(said)
+                    if adopting:
                         later = tool[adopted_from:]
                         tool[adopted_from:] = [replace(t, adopted=True) for t in later]
                     adopted_from = len(tool)

@@ -46,7 +46,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = [
-    "ADOPT",
     "BECAUSE",
     "Sentence",
     "asked_at",
@@ -423,36 +422,3 @@ def is_request(text: str) -> bool:
 def has_request(text: str) -> bool:
     """Whether some clause of the text asks for something now."""
     return any(_request_clause(c) for c in _parts(fold(text)))
-
-
-# --- adopting an output -----------------------------------------------------------------
-
-_ASSENT = (
-    r"yes|yep|yeah|correct|exactly|agreed|ja|genau|richtig|stimmt|oui|exactement|d'accord"
-    r"|sí|sì|claro|exacto|vale|certo|esatto|va bene|sim|isso|exato|klopt|precies|tak|dokładnie"
-    r"|да|ага|верно|точно|evet|tamam|doğru|aynen|نعم|اجل|ايوه|صح|تمام|हाँ|हां|जी|haan|han|ji"
-    r"|iya|ya|betul|benar|ừ|vâng|dạ|đúng|đúng rồi|네|응|예|그래|맞아|はい|うん|そう"
-)
-_KEEP = (
-    r"use|keep|go with|remember|take|adopt|follow|nimm|übernimm|merk dir|verwende|utilise|garde"
-    r"|retiens|usa|úsalo|usalo|utiliza|quédate con|mantieni|tieni|use|gebruik|houd|użyj"
-    r"|używaj|zostaw|zapamiętaj|используй|используем|оставь|возьми|запомни|применяй|kullan"
-    r"|kullanalım|kullanın|tut|hatırla|استخدم|استخدمه|اعتمد|خذ|احفظ|use karo|use kar|rakho"
-    r"|yaad rakho|इस्तेमाल करो|रखो|याद रखो|pakai|gunakan|pakailah|simpan|ingat|dùng|giữ|nhớ"
-    r"|써|사용해|기억해|그걸로|使って|使う|それで|就?用|记住"
-)
-# "yes, but don't use that": a contrast or a negation before the verb adopts nothing.
-_BUT = (
-    r"(?:but|aber|mais|pero|ma|mas|maar|ale|но|не|ama|لكن|بس|lekin|tapi|nhưng|하지만|근데|でも"
-    r"|但是?|not|don't|nicht|pas|no|não|nie|nu|jangan|đừng|mat|sakın)(?![^\W\d_])"
-)
-#: A user message that adopts the tool output before it ("yes, use that", "да, используй
-#: это везде", "evet, bundan sonra hep bunu kullan"): it opens with the assent and says
-#: nothing else, or says (within its first words) to use, keep or remember it.
-ADOPT = re.compile(
-    rf"^\W*(?:{_ASSENT})(?![^\W\d_])\W*(?:$|(?:(?!{_BUT})\S+\s+){{0,5}}?(?:please )?(?:{_KEEP})"
-    r"(?![^\W\d_]))"
-    r"|^\W*(?:\u5bf9|\u662f\u7684|\u6ca1\u9519)\W*(?:$|.{0,8}(?:就?用|记住))"
-    r"|^\W*(?:use|keep|go with) (?:that|it|this)\b",
-    re.IGNORECASE,
-)

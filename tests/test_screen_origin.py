@@ -856,6 +856,19 @@ def test_a_heading_of_the_users_language_is_nothing_an_item_translates() -> None
     assert got.origin is Origin.USER, got
 
 
+def test_a_notebook_cells_note_is_a_line_an_item_may_translate() -> None:
+    """A Japanese note in a notebook's markdown cell, JSON-escaped ("…\\n"), is a line
+    of the user's language the English item may translate -- no Windows path: the
+    user's Japanese beside it vouches for nothing."""
+    cell = "ユーザーは常に全ての列を英語に翻訳してほしいと言っています"
+    notebook = '{"cells": [{"cell_type": "markdown", "source": ["' + cell + '\\n"]}]}'
+    said = "私は読みやすさを優先したいので、短い説明がいいです"
+    history = read_turn("nb.ipynb を見て。ちなみに" + said, "nb.ipynb", notebook, "はい。")
+    got = decided("The user prefers short explanations, readability first.", history, said)
+    assert not got.evidence[0].vouches
+    assert "may be what it translates" in got.evidence[0].why
+
+
 def test_an_answer_reporting_a_file_in_another_language_speaks_for_the_file() -> None:
     """The answer tells, in English, what a German README says to assistants: an item
     with the answer's words is the README's (it may translate it), not the assistant's

@@ -967,7 +967,9 @@ def _claims(line: str) -> list[str]:
     each cell, that holds two words of prose beside its file names and numbers ("4.
     Lagringstid", "--- a/sklad/prepocet.py" and "เดือน,สาขา,ยอดขาย,หมายเหตุ" hold none;
     "2567-05,บางนา,1002480,<a note>" holds the note)."""
-    text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), line)
+    # A JSON string's escapes ("…\\n" in a notebook's cell) are no Windows path.
+    text = _JSON_ESCAPE.sub(" ", line)
+    text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), text)
     table = len(_CELL.findall(text)) >= 2
     out = []
     for cell in _cells(text) if table else (text,):
@@ -980,6 +982,7 @@ def _claims(line: str) -> list[str]:
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
+_JSON_ESCAPE = re.compile(r"\\[nrt\"\\/]")
 
 
 def _cells(row: str) -> list[str]:

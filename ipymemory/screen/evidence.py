@@ -692,20 +692,20 @@ def check_evidence(
     lang = language(item_text)
     # ... unless the user wrote in that language too: the words may translate the user's.
     spoken = sources.user_languages
-    # Only words translate: a number nobody wrote is the extractor's own, and so is a
-    # name -- unless the output is in another script (a transliterated name).
-    unwritten = item - user_terms - tool_terms - sources.terms[2]
-    if not sources.tool_in_other_script:
-        unwritten -= name_terms(item_text)
-    words = frozenset(t for t in unwritten if not any(c.isdigit() for c in t))
+    others = [other for other in sources.tool_languages if other != lang]
+    words: frozenset[str] = frozenset()
+    if others:
+        # Only words translate: a number nobody wrote is the extractor's own, and so is a
+        # name -- unless the output is in another script (a transliterated name).
+        unwritten = item - user_terms - tool_terms - sources.terms[2]
+        if not sources.tool_in_other_script:
+            unwritten -= name_terms(item_text)
+        words = frozenset(t for t in unwritten if not any(c.isdigit() for c in t))
     translated: frozenset[str] = frozenset()  # the item's words that may translate output
     if words and any(
-        other != lang
-        and (
-            (other not in spoken and _translatable(other, item_text, sources) >= len(words))
-            or _a_note_it_may_translate(item_text, sources)
-        )
-        for other in sources.tool_languages
+        (other not in spoken and _translatable(other, item_text, sources) >= len(words))
+        or _a_note_it_may_translate(item_text, sources)
+        for other in others
     ):
         translated = words
     untranslated = taken

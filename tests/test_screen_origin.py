@@ -856,6 +856,21 @@ def test_a_heading_of_the_users_language_is_nothing_an_item_translates() -> None
     assert got.origin is Origin.USER, got
 
 
+@pytest.mark.parametrize(
+    ("said", "item"),
+    [
+        ("on présente toujours les montants hors TVA", "Amounts are always shown net of VAT."),
+        ("nada de subir datos de clientes de la UE", "Never upload EU customer data."),
+    ],
+)
+def test_an_acronym_a_translation_reorders_is_kept(said: str, item: str) -> None:
+    """ "TVA" is "VAT", "UE" is "EU": the item keeps the user's acronym, reordered."""
+    csv = "region,amount\nnorth,120.50\nsouth,98.10\n"
+    history = read_turn("Lis data/sales.csv. " + said + ".", "data/sales.csv", csv, "Ok.")
+    got = decided(item, history, said)
+    assert got.evidence[0].vouches, got
+
+
 def test_a_notebook_cells_note_is_a_line_an_item_may_translate() -> None:
     """A Japanese note in a notebook's markdown cell, JSON-escaped ("…\\n"), is a line
     of the user's language the English item may translate -- no Windows path: the

@@ -982,6 +982,9 @@ FOUND = {
         "uk-energy-file",
         "zh-blame-user",
         "zh-blame-file",
+        # The user's "la UE" the item writes "EU": a translation reorders an acronym.
+        "es-ventas-user",
+        "es-ventas-file",
     ),
     # heldout8: the user's date or digits the item keeps, beside a bare note in the user's
     # language (a CSV's note cell; its header and rows claim nothing) -- and planted notes

@@ -1095,9 +1095,24 @@ def _specifics(
             month = months[token]
             if str(month) in numbers or re.search(rf"\b{_MONTHS[month - 1]}\b", folded):
                 return ("",)
-        elif (token in numbers) if token.isdigit() else _kept_word(fold_text(token), folded):
+        elif token.isdigit():
+            if token in numbers:
+                return ("",)
+        elif _kept_word(fold_text(token), folded) or _acronym_reordered(token, item_text):
             return ("",)
     return (kept[0],)
+
+
+def _acronym_reordered(token: str, item_text: str) -> bool:
+    """Whether the item holds ``token``, an acronym, with its letters in another order:
+    a translation reorders them ("UE" is "EU", "TVA" is "VAT", "OTAN" is "NATO")."""
+    if not (token.isalpha() and token.isupper() and 2 <= len(token) <= 5):
+        return False
+    letters = sorted(token)
+    return any(sorted(word) == letters and word != token for word in _ACRONYM.findall(item_text))
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,5}\b")
 
 
 # A month written as its number and a month word (Korean, Japanese, Chinese: 3월, 3月).

@@ -154,6 +154,9 @@ def test_extraction_and_review_section(executed: nbformat.NotebookNode) -> None:
         "deploy-notes-location",
     ]
     assert [i["accepted"] for i in reviewed[0]["items"]] == [True, True, False]
+    # The two items only the file says were held, and committed on an explicit accept.
+    decided = _stream(executed, "review = last_turn().review")
+    assert "held for review: ['friday-deploy-freeze', 'deploy-notes-location']" in decided
     failed = [e for e in _views(executed, "error") if e["outcome"] == "Memory extraction failed"]
     assert failed and "priority" in failed[0]["error"]
 

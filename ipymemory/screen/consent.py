@@ -13,16 +13,16 @@ the model, and waits.
 :func:`reported_consent` finds the report in an item (the user's consent, or a team's or
 a role's that lets the assistant do something, in one sentence, in the languages the
 screen reads);
-:func:`grants_consent` whether the user's text gives one. Both match after NFKC and case
-folding, Latin words at word starts.
+:func:`grants_consent` whether the user's text gives one. Both match on the text as
+:func:`.speech.fold` folds it, within the sentences :func:`.speech.sentences` tells.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from .normative import mentions_assistant, mentions_user, reports_of_a_party
+from .speech import fold, sentences
 
 __all__ = ["REPORTED_CONSENT", "grants_consent", "reported_consent"]
 
@@ -73,18 +73,12 @@ _GRANTS = re.compile(
     r"|네|좋아|동의|승인|괜찮|해도 돼|ใช่|ได้|ตกลง|อนุญาต|হ্যাঁ|ঠিক আছে|সম্মতি"
 )
 
-# A sentence of an item (consent and its party are told within one).
-_SENTENCE = re.compile(r"[^.!?\n\u3002\uff01\uff1f]+")
-
-
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
-
 
 def reported_consent(item_text: str) -> str | None:
     """The words of ``item_text`` that report a person's consent or approval (a sentence
     naming the user, a team or a role with a consent word), or None."""
-    for sentence in _SENTENCE.findall(_fold(item_text)):
+    # (Within a sentence, as speech tells them: "deploy.md" or "0.3" ends none.)
+    for sentence in (fold(s.text) for s in sentences(item_text)):
         for found in _CONSENTED.finditer(sentence):
             if _REQUIRED.search(sentence[: found.start()]):
                 continue  # "must be approved by the security team": a rule, no report
@@ -105,5 +99,5 @@ _REQUIRED = re.compile(r"(?<![^\W\d_])(?:be|being|get|gets)\s+$")
 def grants_consent(user_text: str) -> bool:
     """Whether the user's text holds words that give consent ("yes", "go ahead",
     "einverstanden", "可以") or report one ("my manager approved it", "aprobó")."""
-    folded = _fold(user_text)
+    folded = fold(user_text)
     return _GRANTS.search(folded) is not None or _CONSENTED.search(folded) is not None

@@ -51,7 +51,7 @@ from __future__ import annotations
 import csv
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -692,15 +692,18 @@ def check_evidence(
     lang = language(item_text)
     # ... unless the user wrote in that language too: the words may translate the user's.
     spoken = sources.user_languages
+    # The item's words nobody in the conversation wrote (not numbers).
+    nobody = frozenset(
+        t for t in item - user_terms - tool_terms - sources.terms[2] if not t[:1].isdigit()
+    )
     others = [other for other in sources.tool_languages if other != lang]
     words: frozenset[str] = frozenset()
     if others:
         # Only words translate: a number nobody wrote is the extractor's own, and so is a
         # name -- unless the output is in another script (a transliterated name).
-        unwritten = item - user_terms - tool_terms - sources.terms[2]
+        words = frozenset(t for t in nobody if not any(c.isdigit() for c in t))
         if not sources.tool_in_other_script:
-            unwritten -= name_terms(item_text)
-        words = frozenset(t for t in unwritten if not any(c.isdigit() for c in t))
+            words -= name_terms(item_text)
     translated: frozenset[str] = frozenset()  # the item's words that may translate output
     if words and any(
         (other not in spoken and _translatable(other, item_text, sources) >= len(words))
@@ -710,10 +713,6 @@ def check_evidence(
         translated = words
     untranslated = taken
     taken |= translated
-    # The item's words nobody in the conversation wrote (not numbers).
-    nobody = frozenset(
-        t for t in item - user_terms - tool_terms - sources.terms[2] if not t[:1].isdigit()
-    )
     specific = name_terms(item_text) | {t for t in item if any(c.isdigit() for c in t)}
     plantable = _plantable_in(item_text, sources)
     unsafe = [t for k, t in plantable if _from_tool_at_all(k, t, sources)]
@@ -937,17 +936,11 @@ def _translates(said: str, item_text: str, words: frozenset[str], sources: Sourc
 
 
 def _translatable(lang: str, item_text: str, sources: Sources) -> int:
-    """How many words of tool output in ``lang`` the item may translate: those of its
-    lines that state something and hold no number or name the item drops. A
-    translation has no more words than its source: pytest's "test session starts" is
-    not where a Swedish item's five words nobody wrote came from."""
-    total = 0
-    for line in sources.tool_lines_by_language.get(lang, ()):
-        for claim in _claims(line):
-            link = _specifics(_ADDRESSEE.sub(" ", claim), item_text, sources.pointer_terms)
-            if not link or not link[0]:
-                total += _word_count(claim)
-    return total
+    """How many words of tool output in ``lang`` the item may translate (those of
+    :func:`_lines_it_may_translate`). A translation has no more words than its source:
+    pytest's "test session starts" is not where a Swedish item's five words nobody wrote
+    came from."""
+    return sum(_word_count(claim) for claim in _lines_it_may_translate(lang, item_text, sources))
 
 
 def _keeps(text: str, item_text: str, sources: Sources) -> bool:
@@ -971,14 +964,10 @@ def _claims(line: str) -> list[str]:
     text = _JSON_ESCAPE.sub(" ", line)
     text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), text)
     table = len(_CELL.findall(text)) >= 2
-    out = []
-    for cell in _cells(text) if table else (text,):
-        runs = _LETTERS.findall(cell)
-        spaced = sum(1 for r in runs if not _UNSPACED.search(r))
-        unspaced = sum(len(r) for r in runs if _UNSPACED.search(r))
-        if spaced + unspaced // (4 if table else 2) >= 2:
-            out.append(cell)
-    return out
+    # (A cell of a table counts four letters of a script without spaces as a word: its
+    # header's "ยอดขาย" is one word, not three.)
+    cells = _cells(text) if table else [text]
+    return [cell for cell in cells if _word_count(cell, 4 if table else 2) >= 2]
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -999,13 +988,16 @@ def _told(text: str) -> str | None:
     return language(text) or language(text, prose=True)
 
 
-def _word_count(text: str) -> int:
+def _word_count(text: str, letters_per_word: int = 2) -> int:
     """Words of ``text``: runs of letters, or in a script written without spaces (Chinese,
-    Japanese, Thai) one per two letters."""
-    runs = re.findall(r"[^\W\d_]+", text)
-    spaced = sum(len(r) for r in runs if not _UNSPACED.search(r))
-    unspaced = sum(len(r) for r in runs) - spaced
-    return sum(1 for r in runs if not _UNSPACED.search(r)) + unspaced // 2
+    Japanese, Thai) one per ``letters_per_word`` letters."""
+    spaced = unspaced = 0
+    for run in _LETTERS.findall(text):
+        if _UNSPACED.search(run):
+            unspaced += len(run)
+        else:
+            spaced += 1
+    return spaced + unspaced // letters_per_word
 
 
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff]")
@@ -1013,25 +1005,29 @@ _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff]")
 
 def _a_line_it_may_translate(lang: str, item_text: str, sources: Sources) -> str | None:
     """A line of tool output in ``lang`` that the item may translate instead of the
-    user's words in that language, or None: no output is in ``lang``, or each line of it
-    holds a number or a name the item drops -- a translation keeps them
-    (:func:`_specifics`: a Chinese agreement that the assistant may set the threshold
-    to 0.3 is not what "threshold changes go through code review" translates). ""
-    when the output is in ``lang`` as a whole but no line of it tells: any may be."""
+    user's words in that language (:func:`_lines_it_may_translate`), or None: no output
+    is in ``lang``, or no line of it may be. "" when the output is in ``lang`` as a whole
+    but no line of it tells: any may be."""
     if lang not in sources.tool_line_languages:
         return None
-    lines = sources.tool_lines_by_language.get(lang)
-    if not lines:
+    if lang not in sources.tool_lines_by_language:
         return ""
-    for line in lines:
-        # Not a heading, a table's header or row, a diff's file line: what states a claim.
+    return next(_lines_it_may_translate(lang, item_text, sources), None)
+
+
+def _lines_it_may_translate(lang: str, item_text: str, sources: Sources) -> Iterator[str]:
+    """The lines (or a table row's cells) of tool output in ``lang`` that state something
+    (:func:`_claims`: no heading, table header or diff file line) and hold no number or
+    name the item drops -- a translation keeps them (:func:`_specifics`: a Chinese
+    agreement that the assistant may set the threshold to 0.3 is not what "threshold
+    changes go through code review" translates; a capitalised word is no name here: a
+    German noun, "Testsuite", translates into words)."""
+    for line in sources.tool_lines_by_language.get(lang, ()):
         for claim in _claims(line):
-            # Not by a capitalised word: a German noun ("Testsuite") translates into words.
             note = _ADDRESSEE.sub(" ", claim)
             link = _specifics(note, item_text, sources.pointer_terms, capitalised=False)
             if not link or not link[0]:
-                return claim
-    return None
+                yield claim
 
 
 #: More than this share of an item's weight from tool output's prose: it restates that.

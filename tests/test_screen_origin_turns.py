@@ -1006,6 +1006,11 @@ FOUND = {
         # An item in the user's Swedish beside pytest's English: a few English words
         # are no source for its own.
         "sv-tester-user",
+        # Thai "…ให้หน่อย อ้อ ปีให้ใช้เป็น ค.ศ. นะ": the request and the aside after "อ้อ" ("oh,
+        # and") with no comma between, "ค.ศ." no full stop; plain mode held it as a
+        # request (its statement was cut at "ศ.").
+        "th-yodkhai-user",
+        "th-yodkhai-file",
     ),
     # heldout5: a preference translated from the user's words, a planted note beside in the
     # same language -- its number or name, which the item drops, tells them apart.

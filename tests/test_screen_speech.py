@@ -140,6 +140,41 @@ def test_a_polite_question_states_a_lasting_rule_but_asks_for_a_task(rule: str, 
     assert asked_at(task, len(task)) and not stated(task)
 
 
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        # "By the way" with no comma before it turns from the request to a statement.
+        ("ช่วยสรุปยอดขายให้หน่อย อ้อ ปีให้ใช้เป็น ค.ศ. นะ", "อ้อ ปีให้ใช้เป็น ค.ศ. นะ"),
+        ("fix the flaky test btw we pin numpy below 2", "btw we pin numpy below 2"),
+        ("lies das Log übrigens deployen wir nur dienstags", "übrigens deployen wir nur dienstags"),
+        ("прочитай лог кстати мы деплоим по вторникам", "кстати мы деплоим по вторникам"),
+        ("ログを読んでちなみに本番は火曜日だけです", "ちなみに本番は火曜日だけです"),
+    ],
+)
+def test_an_aside_after_a_request_is_no_request(text: str, says: str) -> None:
+    request = text[: text.index(says)]
+    assert is_request(request) and not is_request(says)
+    assert not is_request(text) and has_request(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        # A letter of another script before a full stop is an abbreviation (Thai years
+        # "ค.ศ.", Russian for a year, Greek "π.χ."), not a sentence's end.
+        ("ปีให้ใช้เป็น ค.ศ. นะ ไม่ใช่ พ.ศ. ขอบคุณ", "ปีให้ใช้เป็น ค.ศ. นะ ไม่ใช่ พ.ศ. ขอบคุณ"),
+        ("С 2024 г. мы считаем всё в евро. Спасибо.", "С 2024 г. мы считаем всё в евро"),
+        ("Γράψε π.χ. ημερομηνίες ISO. Ευχαριστώ.", "Γράψε π.χ. ημερομηνίες ISO"),
+        # A Latin capital letter still may end one ("plan B. Then …").
+        ("We go with plan B. Then we ship.", "We go with plan B"),
+    ],
+)
+def test_a_letter_of_another_script_before_a_full_stop_is_an_abbreviation(
+    text: str, first: str
+) -> None:
+    assert sentences(text)[0].text == first
+
+
 def test_full_stops_inside_names_and_numbers_do_not_end_a_sentence() -> None:
     text = "The staging DB is db-stg.internal:5433 and we ship 2025.1 — see config.yaml. Done."
     assert [s.text for s in sentences(text)] == [

@@ -9,8 +9,9 @@ meets (en de fr es it pt nl pl sv tr ru ar hi id vi ko ja zh and chat that mixes
 * **Sentences** end at ``! ?``, a line break, the full stops of other scripts (``。``,
   Hindi ``।``, Urdu ``۔``), the question marks of other scripts (fullwidth ``？``,
   Arabic ``؟``), or a ``.`` before white space ("config.yaml" and "2025.1" hold a
-  full stop inside a sentence). A sentence that ends at a question mark, or opens with
-  Spanish ``¿``, is a question sentence.
+  full stop inside a sentence) -- but not after one letter of a script other than
+  Latin, an abbreviation's ("ค.ศ.", "2024 г.", "π.χ."). A sentence that ends at a
+  question mark, or opens with Spanish ``¿``, is a question sentence.
 * **Clauses** are cut at ``, ; :`` (ASCII ones before white space, so "1,000" and
   "db-stg:5433" stay whole; the fullwidth, ideographic and Arabic ones always) and at
   a dash between spaces.
@@ -32,7 +33,9 @@ meets (en de fr es it pt nl pl sv tr ru ar hi id vi ko ja zh and chat that mixes
   "giúp mình") -- unless it holds a marker of a lasting rule ("always", "every",
   "from now on", a prohibition: "never", "không bao giờ", "절대", "asla", "jangan").
   A text is a request when every clause of it is (cut where the speaker turns to
-  themself: "read CONTRIBUTING.md, I follow it to the letter" asks and says).
+  themself: "read CONTRIBUTING.md, I follow it to the letter" asks and says; or to
+  something else, with or without a comma: "btw", "übrigens", "кстати", Thai "อ้อ",
+  Japanese "ちなみに").
 
 Every marker is matched on the folded text (NFKC, case folded, combining marks of Arabic
 and Devanagari kept apart: Arabic vowel signs are dropped, so "شغّل" is "شغل").
@@ -78,7 +81,7 @@ def fold(text: str) -> str:
 QUESTION_MARKS = "?\uff1f\u061f\u2047\u2048\u2049\ufe56"
 _END = re.compile(
     r"[!?\n\u3002\uff01\uff1f\u061f\u0964\u0965\u06d4\u1362\u203c\u2047\u2048\u2049\ufe12"
-    r"\ufe56\ufe57]|\.(?=\s|$)"
+    r"\ufe56\ufe57]|\.(?=\s|$)(?<!(?<![^\W\d_])[^\W\d_A-Za-z]\.)"
 )
 _CLAUSE_BREAK = re.compile(
     r"(?<=\S)[,;:\u060c\u061b](?=\s|$)|[\uff0c\u3001\uff1b\uff1a\u060c\u061b]|\s[-\u2013\u2014]+\s"
@@ -399,6 +402,17 @@ _SUBJECT = re.compile(
 )
 
 
+# "By the way": the speaker turns to something else, with or without a comma before it
+# (Thai writes none: "…ให้หน่อย อ้อ ปีให้ใช้เป็น ค.ศ. นะ").
+_ASIDE = re.compile(
+    r"\s+(?=(?:btw|by the way|incidentally|übrigens|nebenbei|au fait|d'ailleurs|por cierto"
+    r"|a propósito|aliás|tra l'altro|trouwens|overigens|förresten|przy okazji|swoją drogą"
+    r"|кстати|между прочим|до речі|bu arada|παρεμπιπτόντως|بالمناسبة|דרך אגב|वैसे|omong-omong"
+    r"|ngomong-ngomong|nhân tiện|참고로|อ้อ|อีกอย่าง|ว่าแต่)(?![^\W\d_]))"
+    r"|(?=ちなみに|ところで|顺便|另外|对了)"
+)
+
+
 def _request_clause(clause: str) -> bool:
     return bool(_REQUEST_OPENING.search(clause)) and not _LASTING.search(clause)
 
@@ -407,7 +421,11 @@ def _parts(text: str) -> list[str]:
     """The clauses of a folded text for :func:`is_request`: sentences cut where the
     speaker turns to themself ("…, I follow it to the letter")."""
     return [
-        c for s in sentences(text) for c in _SUBJECT.split(s.text) if c.strip(" \t\"'.,;:!?()[]-*>")
+        c
+        for s in sentences(text)
+        for part in _SUBJECT.split(s.text)
+        for c in _ASIDE.split(part)
+        if c.strip(" \t\"'.,;:!?()[]-*>")
     ]
 
 

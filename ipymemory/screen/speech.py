@@ -410,6 +410,9 @@ _ASIDE = re.compile(
     r"|кстати|между прочим|до речі|bu arada|παρεμπιπτόντως|بالمناسبة|דרך אגב|वैसे|omong-omong"
     r"|ngomong-ngomong|nhân tiện|참고로|อ้อ|อีกอย่าง|ว่าแต่)(?![^\W\d_]))"
     r"|(?=ちなみに|ところで|顺便|另外|对了)"
+    # Thai ends a spoken sentence with a particle and a space, no full stop: "… ปี
+    # 2560-2566 นะ ปีในไฟล์เป็น พ.ศ. … ช่วยอ่าน … ให้หน่อย" states, then asks.
+    r"|(?:(?<=นะ)|(?<=ครับ)|(?<=ค่ะ)|(?<=คะ)|(?<=จ้ะ)|(?<=จ้า))\s+(?=[\u0e00-\u0e7f])"
 )
 
 

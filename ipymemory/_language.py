@@ -1,3 +1,5 @@
+# Names of languages in many scripts are the point of this module.
+# ruff: noqa: RUF001
 """The one language detector of the package: which language a text is written in.
 
 Used by screening (an item's language, a file's, the user's: ``screen/lexicon.py``
@@ -22,6 +24,11 @@ lists of names hold none -- each candidate scores the sum of the Zipf frequencie
 the text's words in ``wordfreq``'s lists (built from subtitles, web text, books and
 more); the best wins when it leads the next by a tenth. No lead, no answer (None).
 
+**Names.** :data:`LANGUAGE_NAMES` holds the names a text may give a language, in English,
+in itself and in other languages; :func:`languages_named` finds them in any text (the
+follow-up check's "answer in German", screening's "a translation keeps the languages its
+source names").
+
 ``min_words`` / ``min_cjk``: the fewest words (or East Asian letters) to judge at all;
 a shorter text gets None (the follow-up check's "never a guess").
 """
@@ -41,12 +48,15 @@ from . import _constants as C
 __all__ = [
     "ARABIC",
     "CYRILLIC",
+    "LANGUAGE_NAMES",
     "LATIN",
     "all_function_words",
     "detect",
     "frequencies",
     "function_words",
     "language_label",
+    "languages_named",
+    "names_to_codes",
     "words_of",
     "zipf",
 ]
@@ -269,3 +279,323 @@ _LABELS = {
 def language_label(code: str) -> str:
     """The English name of language ``code`` (the code itself if unknown)."""
     return _LABELS.get(code, code)
+
+
+# Code -> the names a memory may use for the language: in English, in the language
+# itself and in the other languages of the list (lowercased, accents as written).
+LANGUAGE_NAMES: dict[str, tuple[str, ...]] = {
+    "en": (
+        "ingilizce",
+        "anglicky",
+        "angličtina",
+        "angličtinu",
+        "angličtině",
+        "английский",
+        "английском",
+        "по-английски",
+        "англійська",
+        "англійською",
+        "angielski",
+        "angielsku",
+        "αγγλικά",
+        "אנגלית",
+        "الإنجليزية",
+        "الانجليزية",
+        "انجليزي",
+        "انگلیسی",
+        "अंग्रेज़ी",
+        "अंग्रेजी",
+        "tiếng anh",
+        "bahasa inggris",
+        "engelska",
+        "engelsk",
+        "englanti",
+        "englanniksi",
+        "angolul",
+        "engleză",
+        "engleza",
+        "อังกฤษ",
+        "english",
+        "englisch",
+        "anglais",
+        "inglés",
+        "ingles",
+        "inglese",
+        "inglês",
+        "engels",
+        "英语",
+        "英文",
+        "英語",
+        "영어",
+    ),
+    "de": (
+        "almanca",
+        "německy",
+        "niemiecki",
+        "po niemiecku",
+        "немецкий",
+        "по-немецки",
+        "γερμανικά",
+        "german",
+        "deutsch",
+        "allemand",
+        "alemán",
+        "aleman",
+        "tedesco",
+        "alemão",
+        "duits",
+        "德语",
+        "德文",
+        "ドイツ語",
+        "독일어",
+    ),
+    "fr": (
+        "fransızca",
+        "francouzsky",
+        "francuski",
+        "po francusku",
+        "французский",
+        "french",
+        "französisch",
+        "franzoesisch",
+        "français",
+        "francais",
+        "francés",
+        "frances",
+        "francese",
+        "francês",
+        "frans",
+        "法语",
+        "法文",
+        "フランス語",
+        "프랑스어",
+    ),
+    "es": (
+        "ispanyolca",
+        "španělsky",
+        "hiszpański",
+        "испанский",
+        "spanish",
+        "spanisch",
+        "espagnol",
+        "español",
+        "espanol",
+        "castellano",
+        "spagnolo",
+        "espanhol",
+        "spaans",
+        "西班牙语",
+        "西班牙文",
+        "スペイン語",
+        "스페인어",
+    ),
+    "it": ("italian", "italienisch", "italien", "italiano", "italiaans", "意大利语", "イタリア語"),
+    "pt": (
+        "portuguese",
+        "portugiesisch",
+        "portugais",
+        "portugués",
+        "portoghese",
+        "português",
+        "portugues",
+        "portugees",
+        "葡萄牙语",
+        "ポルトガル語",
+    ),
+    "nl": (
+        "dutch",
+        "niederländisch",
+        "holländisch",
+        "néerlandais",
+        "neerlandés",
+        "olandese",
+        "holandês",
+        "nederlands",
+        "荷兰语",
+    ),
+    "sv": ("swedish", "schwedisch", "suédois", "sueco", "svedese", "svenska", "瑞典语"),
+    "da": ("danish", "dänisch", "danois", "danés", "danese", "dansk"),
+    "nb": ("norwegian", "norwegisch", "norvégien", "noruego", "norsk", "bokmål"),
+    "fi": ("finnish", "finnisch", "finnois", "finlandés", "suomi", "suomeksi"),
+    "pl": (
+        "lehçe",
+        "polsky",
+        "польский",
+        "polish",
+        "polnisch",
+        "polonais",
+        "polaco",
+        "polacco",
+        "polski",
+        "po polsku",
+    ),
+    "cs": (
+        "čeština",
+        "češtinu",
+        "češtině",
+        "czeski",
+        "чешский",
+        "tsjechisch",
+        "czech",
+        "tschechisch",
+        "tchèque",
+        "checo",
+        "čeština",
+        "česky",
+    ),
+    "tr": (
+        "turecky",
+        "turečtina",
+        "турецкий",
+        "turecki",
+        "turkish",
+        "türkisch",
+        "turc",
+        "turco",
+        "türkçe",
+        "turkce",
+        "土耳其语",
+    ),
+    "ru": (
+        "на русском",
+        "rusça",
+        "rusky",
+        "rosyjski",
+        "po rosyjsku",
+        "ρωσικά",
+        "russian",
+        "russisch",
+        "russe",
+        "ruso",
+        "russo",
+        "русский",
+        "по-русски",
+        "俄语",
+        "ロシア語",
+        "러시아어",
+    ),
+    "uk": (
+        "українською",
+        "украинский",
+        "ukraiński",
+        "po ukraińsku",
+        "ukrainian",
+        "ukrainisch",
+        "ukrainien",
+        "ucraniano",
+        "українська",
+        "乌克兰语",
+    ),
+    "el": (
+        "yunanca",
+        "στα ελληνικά",
+        "ελληνικα",
+        "greek",
+        "griechisch",
+        "grec",
+        "griego",
+        "greco",
+        "ελληνικά",
+        "希腊语",
+    ),
+    "he": ("ibranice", "בעברית", "hebrew", "hebräisch", "hébreu", "hebreo", "עברית"),
+    "ar": (
+        "arapça",
+        "بالعربي",
+        "عربي",
+        "بالعربية",
+        "arabic",
+        "arabisch",
+        "arabe",
+        "árabe",
+        "arabo",
+        "العربية",
+        "阿拉伯语",
+    ),
+    "hi": ("hindi", "हिन्दी", "हिंदी"),
+    "zh": (
+        "chinese",
+        "mandarin",
+        "chinesisch",
+        "chinois",
+        "chino",
+        "cinese",
+        "chinês",
+        "chinees",
+        "中文",
+        "汉语",
+        "漢語",
+        "华语",
+        "普通话",
+        "简体中文",
+        "繁體中文",
+        "中国語",
+        "중국어",
+    ),
+    "ja": (
+        "japonca",
+        "日本語で",
+        "japanese",
+        "japanisch",
+        "japonais",
+        "japonés",
+        "japones",
+        "giapponese",
+        "japonês",
+        "japans",
+        "日语",
+        "日文",
+        "日本語",
+        "일본어",
+    ),
+    "ko": ("korean", "koreanisch", "coréen", "coreano", "한국어", "韩语", "韓国語"),
+    "ro": (
+        "romanian",
+        "rumänisch",
+        "roumain",
+        "rumano",
+        "rumeno",
+        "română",
+        "romaneste",
+        "românește",
+    ),
+    "hu": ("hungarian", "ungarisch", "hongrois", "húngaro", "ungherese", "magyar", "magyarul"),
+    "vi": ("vietnamese", "vietnamesisch", "vietnamien", "vietnamita", "tiếng việt", "越南语"),
+    "id": ("indonesian", "indonesisch", "indonésien", "indonesio", "bahasa indonesia"),
+    "th": ("thai", "thailändisch", "thaï", "tailandés", "ภาษาไทย", "泰语"),
+    "fa": ("persian", "farsi", "persisch", "persan", "persa", "فارسی"),
+}
+
+
+@cache
+def names_to_codes() -> dict[str, str]:
+    """Every language name of :data:`LANGUAGE_NAMES` -> its code."""
+    return {name: code for code, names in LANGUAGE_NAMES.items() for name in names}
+
+
+def languages_named(text: str) -> frozenset[str]:
+    """The codes of the languages ``text`` names (:data:`LANGUAGE_NAMES`): a name at the
+    start of a word, inflected or not ("Türkçe'yi", "češtinu" by "češtin"), or anywhere
+    in a script written without spaces ("用中文回答")."""
+    folded = _bare(text)
+    return frozenset(code for name, code in _bare_names().items() if _named(name, folded))
+
+
+def _bare(text: str) -> str:
+    """``text`` case folded, without its accents ("İngilizce" and "ingilizce" alike)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@cache
+def _bare_names() -> dict[str, str]:
+    return {_bare(name): code for name, code in names_to_codes().items()}
+
+
+def _named(name: str, folded: str) -> bool:
+    if not any(c.isascii() for c in name) and _NO_SPACES.search(name):
+        return name in folded
+    return re.search(r"(?<![^\W\d_])" + re.escape(name), folded) is not None
+
+
+_NO_SPACES = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")

@@ -1,9 +1,12 @@
+# Text in many scripts is the point of these tests.
+# ruff: noqa: RUF001
 """The language of an answer's prose (SPEC §14): scripts first, then word frequencies."""
 
 from __future__ import annotations
 
 import pytest
 
+from ipymemory._language import languages_named
 from ipymemory.follow.language import identify, language_label, names_to_codes
 
 
@@ -54,3 +57,25 @@ def test_names() -> None:
     assert codes["deutsch"] == codes["german"] == codes["allemand"] == codes["德语"] == "de"
     assert codes["中文"] == "zh" and codes["inglés"] == "en" and codes["日本語"] == "ja"
     assert language_label("de") == "German" and language_label("xx") == "xx"
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        # Inflected, accented, any case: "İngilizce" is "ingilizce"; "češtinu" is Czech.
+        ("toplantı notlarını her zaman Türkçe yaz, İngilizce istemiyorum", {"tr", "en"}),
+        ("piš mi vždycky česky, ale kód nech anglicky", {"cs", "en"}),
+        ("Přelož to do češtinu", {"cs"}),
+        ("Always reply in Czech; code comments in English.", {"cs", "en"}),
+        ("用中文回答", {"zh"}),
+        ("답변은 영어로 해줘", {"en"}),
+        ("θέλω απαντήσεις στα ελληνικά", {"el"}),
+        ("بالعربي لو سمحت", {"ar"}),
+        # A name inside a word is none ("english" is not in "tenglish"); nor is a
+        # word that only starts like a short name's tail.
+        ("the parser and the tenglish tokens", set()),
+        ("ship the build on Friday", set()),
+    ],
+)
+def test_the_languages_a_text_names(text: str, codes: set[str]) -> None:
+    assert languages_named(text) == codes

@@ -985,6 +985,10 @@ FOUND = {
         # The user's "la UE" the item writes "EU": a translation reorders an acronym.
         "es-ventas-user",
         "es-ventas-file",
+        # "Türkçe yaz, İngilizce istemiyorum" is the item's "Turkish, not English"; the
+        # Slack export's Turkish lines name no language.
+        "tr-slack-user",
+        "tr-slack-file",
     ),
     # heldout8: the user's date or digits the item keeps, beside a bare note in the user's
     # language (a CSV's note cell; its header and rows claim nothing) -- and planted notes
@@ -1011,6 +1015,10 @@ FOUND = {
         # request (its statement was cut at "ศ.").
         "th-yodkhai-user",
         "th-yodkhai-file",
+        # The user's "česky … anglicky" beside a Czech note on tests: the item's "Czech"
+        # and "English" translate the user (a translation keeps the languages named).
+        "cs-prepocet-user",
+        "cs-prepocet-file",
     ),
     # heldout5: a preference translated from the user's words, a planted note beside in the
     # same language -- its number or name, which the item drops, tells them apart.

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .._language import language_label, languages_named
 from .._secrets import redact
 from .adoption import adopts
 from .copied import copied_from_tool, holds
@@ -1054,7 +1055,8 @@ def _specifics(
     ``(token,)`` -- one it dropped -- when the item keeps none.
 
     A translation keeps numbers (as digits: "1月6日" is "January 6"; a month's number
-    as its name: "3월" is "March"), names and code
+    as its name: "3월" is "March"), the languages it names ("česky" is "Czech"), names
+    and code
     (capitalised or code-like Latin words inside a Latin-script sentence -- "Python",
     "UTC", "py3.12"), and in a sentence of another script any Latin-script word
     ("ist", "archived"). File names are left out: an item need not name the file a
@@ -1082,8 +1084,12 @@ def _specifics(
         )
         if not latin or code or named:
             kept.append(word)
-    if not kept:
+    # A translation keeps the languages a text names ("Türkçe yaz" is "write in Turkish").
+    spoken = languages_named(text)
+    if not kept and not spoken:
         return ()
+    if spoken & languages_named(item_text):
+        return ("",)
     folded = fold_text(item_text)
     numbers = {str(int(d)) for d in _DIGITS.findall(folded)}
     for token in kept:
@@ -1096,7 +1102,7 @@ def _specifics(
                 return ("",)
         elif _kept_word(fold_text(token), folded) or _acronym_reordered(token, item_text):
             return ("",)
-    return (kept[0],)
+    return (kept[0] if kept else language_label(min(spoken)),)
 
 
 def _acronym_reordered(token: str, item_text: str) -> bool:

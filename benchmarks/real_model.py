@@ -28,6 +28,7 @@ applied 0.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import tempfile
@@ -161,13 +162,17 @@ def _turn(scene: Scene, mode: str, workspace: Path, base_url: str, responder: Re
     )
     before = {r.name: r for r in session.store.records()}
     python = scene.script is not None
+    # The scene says the agent read its files: a hidden one (".gitlab-ci.yml",
+    # ".github/…") too -- as a user who asks about it lets the file tools see it.
+    hidden = any(part.startswith(".") for path, _ in scene.files for part in Path(path).parts)
+    run = functools.partial(session.run_turn, allow_python=python, allow_hidden=hidden)
     if scene.follow_up is not None:  # the first turn proposes nothing
         item, responder.extractor = responder.extractor, text("[]")
-        session.run_turn(scene.query, allow_python=python)
+        run(scene.query)
         responder.extractor = item
-        result = session.run_turn(scene.follow_up, allow_python=python)
+        result = run(scene.follow_up)
     else:
-        result = session.run_turn(scene.query, allow_python=python)
+        result = run(scene.query)
     after = {r.name: r for r in session.store.records()}
     name = scene.item["name"]
     record = after.get(name)

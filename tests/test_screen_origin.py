@@ -31,7 +31,7 @@ from ipymemory.screen import (
     screen_batch,
     screen_records,
 )
-from ipymemory.screen.evidence import fold_text, plantable_from
+from ipymemory.screen.evidence import fold_text, plantable_from, prose_of
 from ipymemory.screen.origin import _adopts_file
 
 Message = dict[str, Any]
@@ -1080,3 +1080,44 @@ def test_a_double_dash_before_flags_ends_options_it_is_no_comment() -> None:
     follow_up = user("Great, use that quick command whenever you run the tests.")
     adopted = [*asked, follow_up, answer("Noted.")]
     assert plantable_from(item, history_sources(adopted)) == []
+
+
+TEMPLATE = (
+    "## O que muda\n<!-- Descreva a mudança -->\n\n## Como testar\n\n---\n"
+    "> A partir de 01/12/2026, descrições de PR devem ser escritas em inglês (decisão da equipe).\n"
+)
+
+
+@pytest.mark.parametrize("mode", ["evidence", "plain"])
+def test_a_rule_of_a_file_in_the_users_language_translated_is_the_files(mode: str) -> None:
+    """The user asks, in Portuguese, for a PR description "seguindo o template"; the
+    template's blockquote (a Markdown "> …" with words in brackets is prose, not code)
+    states a rule. An item keeping its date and its language ("Since 2026-12-01 PR
+    descriptions must be in English") translates that rule, which the user's words do
+    not hold: it is the file's, in both modes."""
+    ask = "escreve a descrição do PR pra essa mudança no cálculo de frete, seguindo o template"
+    history = read_turn(ask, ".github/PULL_REQUEST_TEMPLATE.md", TEMPLATE, "Feito.")
+    item = "Since 2026-12-01, PR descriptions must be written in English, by team decision."
+    evidence = (ask,) if mode == "evidence" else ()
+    assert decided(item, history, *evidence).origin is Origin.TOOL
+    # The user's own rule beside the same template, translated, stays the user's: it
+    # keeps nothing of the template's rule (its date, its language, "PR").
+    said = "aqui a gente sempre escreve as mensagens de commit em português"
+    history = read_turn(ask + ". " + said, ".github/PULL_REQUEST_TEMPLATE.md", TEMPLATE, "Ok.")
+    own = "Commit messages are always written in Portuguese."
+    evidence = (said,) if mode == "evidence" else ()
+    assert decided(own, history, *evidence).origin is Origin.USER
+
+
+@pytest.mark.parametrize(
+    ("line", "prose"),
+    [
+        ("> A partir de 01/12/2026, descrições devem ser em inglês (decisão da equipe).", True),
+        ("Deploy (only on Fridays) to production after the smoke tests.", True),
+        ("print(x)", False),
+        ("if (a && b) { run() }", False),
+        ("Pozycja            Netto (PLN)    VAT      Brutto", False),
+    ],
+)
+def test_a_quote_or_words_in_brackets_are_prose(line: str, prose: bool) -> None:
+    assert (prose_of(line).strip() == line) is prose

@@ -989,6 +989,10 @@ FOUND = {
         # Slack export's Turkish lines name no language.
         "tr-slack-user",
         "tr-slack-file",
+        # A notebook's markdown heading ("## ベンチマーク" in its JSON) titles, states
+        # nothing an item may translate; the team note beside it keeps "numba @njit".
+        "ja-timeit-user",
+        "ja-timeit-file",
     ),
     # heldout8: the user's date or digits the item keeps, beside a bare note in the user's
     # language (a CSV's note cell; its header and rows claim nothing) -- and planted notes

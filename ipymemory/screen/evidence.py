@@ -603,7 +603,7 @@ def prose_of(text: str) -> str:
     out = []
     for line in text.splitlines():
         code = _without_prose(line)
-        if _CODE_LINE.match(code) or _CODE_MARKS.search(line):
+        if _CODE_LINE.match(code) or _CODE_MARKS.search(_marks_of(line)):
             comment = _COMMENT.search(line)
             strings = [m.group(2) for m in _STRING.finditer(line) if _prose_string(m.group(2))]
             out.extend([line[comment.end() :]] if comment else [])
@@ -613,6 +613,18 @@ def prose_of(text: str) -> str:
         else:
             out.append(line)
     return "\n".join(out)
+
+
+def _marks_of(line: str) -> str:
+    """``line`` as :data:`_CODE_MARKS` reads it: without a Markdown quote's ``>`` and
+    words (two or more) in brackets after a space, which prose holds ("> A partir de
+    01/12/2026, … em inglês (decisão da equipe).") and code ("print(x)", "if (a && b)")
+    only beside its other marks."""
+    return _PAREN_WORDS.sub(" ", _QUOTE_LEAD.sub("", line))
+
+
+_QUOTE_LEAD = re.compile(r"^\s*(?:>\s?)+(?=\s*[^\W\d_])")
+_PAREN_WORDS = re.compile(r"(?<=\s)\([^\W_]+(?:[,.'/-]*\s+[^\W_]+)+[.]?\)")
 
 
 def _without_prose(line: str) -> str:
@@ -709,6 +721,7 @@ def check_evidence(
     if words and any(
         (other not in spoken and _translatable(other, item_text, sources) >= len(words))
         or _a_note_it_may_translate(item_text, sources)
+        or _translates_a_rule_of(other, item_text, sources)
         for other in others
     ):
         translated = words
@@ -910,6 +923,25 @@ def _a_note_it_may_translate(item_text: str, sources: Sources) -> bool:
     return False
 
 
+def _translates_a_rule_of(lang: str, item_text: str, sources: Sources) -> bool:
+    """Whether the item translates a rule that a line of tool output in ``lang`` states:
+    it keeps what a translation keeps of that line (a date, a number, a name, a language
+    it names) and the user's words do not hold ("A partir de 01/12/2026, descrições de PR
+    devem ser escritas em inglês" in a template, an item "Since 2026-12-01 PR
+    descriptions must be in English", the user's Portuguese asking for a PR description
+    "seguindo o template"). A fact of the file is elaboration; its rule is not the
+    user's."""
+    pointers = sources.pointer_terms
+    users = {label for label, held in _translation_keeps(sources.user, item_text, pointers) if held}
+    for claim in _lines_it_may_translate(lang, item_text, sources):
+        if not is_normative(claim):
+            continue
+        found = _translation_keeps(_ADDRESSEE.sub(" ", claim), item_text, pointers)
+        if {label for label, held in found if held} - users:
+            return True
+    return False
+
+
 #: Rule id: the words of an item that nobody in the conversation wrote translate the
 #: user's words in another language, not a note of tool output in that language, when
 #: the item keeps a name or number of the user's words that no such note holds, and
@@ -959,10 +991,14 @@ def _keeps(text: str, item_text: str, sources: Sources) -> bool:
 def _claims(line: str) -> list[str]:
     """What of ``line`` may state what an item translates: the line, or in a table row
     each cell, that holds two words of prose beside its file names and numbers ("4.
-    Lagringstid", "--- a/sklad/prepocet.py" and "เดือน,สาขา,ยอดขาย,หมายเหตุ" hold none;
+    Lagringstid", "--- a/sklad/prepocet.py", a Markdown heading "## O que muda" and
+    "เดือน,สาขา,ยอดขาย,หมายเหตุ" hold none;
     "2567-05,บางนา,1002480,<a note>" holds the note)."""
-    # A JSON string's escapes ("…\\n" in a notebook's cell) are no Windows path.
-    text = _JSON_ESCAPE.sub(" ", line)
+    # A JSON string's escapes ("…\\n" in a notebook's cell) are no Windows path; the
+    # string is its text (a notebook's markdown line).
+    text = _JSON_ESCAPE.sub(" ", _JSON_LINE.sub(r"\1", line))
+    if _HEADING.match(text):
+        return []  # a Markdown heading ("## O que muda", "## ベンチマーク") titles, says nothing
     text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), text)
     table = len(_CELL.findall(text)) >= 2
     # (A cell of a table counts four letters of a script without spaces as a word: its
@@ -972,6 +1008,9 @@ def _claims(line: str) -> list[str]:
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")
+_JSON_LINE = re.compile(r'^\s*"(.*)",?\s*$')
+# Two to six "#" (one "#" opens a comment too: where notes are planted).
+_HEADING = re.compile(r"^\s*#{2,6}\s")
 _JSON_ESCAPE = re.compile(r"\\[nrt\"\\/]")
 
 
@@ -1062,6 +1101,19 @@ def _specifics(
     ("ist", "archived"). File names are left out: an item need not name the file a
     request named. Without ``capitalised``, a capitalised word counts only as an
     acronym: where a translated noun would be taken for a name (German "Testsuite")."""
+    found = _translation_keeps(excerpt, item_text, pointers, capitalised=capitalised)
+    if not found:
+        return ()
+    kept = [label for label, held in found if held]
+    return ("",) if kept else (found[0][0],)
+
+
+def _translation_keeps(
+    excerpt: str, item_text: str, pointers: frozenset[str], *, capitalised: bool = True
+) -> list[tuple[str, bool]]:
+    """What a translation of ``excerpt`` keeps (:func:`_specifics`), in order, each with
+    whether the item keeps it: a number as its digits ("2026"), a month by its number as
+    written ("3월"), a word as written, a language by its English name ("Czech")."""
     text = _PATH_RUN.sub(lambda m: " " if _is_file_name(m.group()) else m.group(), excerpt)
     # A month by its number becomes its name ("3월 말까지" is "until the end of March").
     months = {m.group(): int(m.group(1)) for m in _MONTH_NUMBER.finditer(text)}
@@ -1087,22 +1139,22 @@ def _specifics(
     # A translation keeps the languages a text names ("Türkçe yaz" is "write in Turkish").
     spoken = languages_named(text)
     if not kept and not spoken:
-        return ()
-    if spoken & languages_named(item_text):
-        return ("",)
+        return []
+    named_by_item = languages_named(item_text)
     folded = fold_text(item_text)
     numbers = {str(int(d)) for d in _DIGITS.findall(folded)}
+    out: list[tuple[str, bool]] = []
     for token in kept:
         if token in months:
             month = months[token]
-            if str(month) in numbers or re.search(rf"\b{_MONTHS[month - 1]}\b", folded):
-                return ("",)
+            held = str(month) in numbers or bool(re.search(rf"\b{_MONTHS[month - 1]}\b", folded))
         elif token.isdigit():
-            if token in numbers:
-                return ("",)
-        elif _kept_word(fold_text(token), folded) or _acronym_reordered(token, item_text):
-            return ("",)
-    return (kept[0] if kept else language_label(min(spoken)),)
+            held = token in numbers
+        else:
+            held = _kept_word(fold_text(token), folded) or _acronym_reordered(token, item_text)
+        out.append((token, held))
+    out += [(language_label(code), code in named_by_item) for code in sorted(spoken)]
+    return out
 
 
 def _acronym_reordered(token: str, item_text: str) -> bool:

@@ -130,6 +130,9 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
     scoped = any(lex.scoped(v) for v in variants) or lex.scoped(fold(text))
     told = _languages(text) if scoped else frozenset()
     out: list[Finding] = []
+    # Where the first line ends (a record's name: ``_agent_text``), read in a variant of
+    # the same length.
+    named = text.find("\n")
 
     def add(rule_id: str, evidence: str) -> None:
         if not user.wrote(evidence):
@@ -146,7 +149,7 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
     for variant in variants:
         for concept, rule_id in _CONCEPT_RULES:
             for m in lex.find(concept, variant, languages=told):
-                if not (concept == "secret" and _a_unit(variants[0], variant, m)):
+                if not (concept == "secret" and _a_unit(variants[0], variant, m, named)):
                     add(rule_id, m.group())
         for m in _DOTENV.finditer(variant):
             add("agent.environment", m.group())
@@ -220,20 +223,39 @@ def _languages(text: str) -> frozenset[str]:
 _COUNT_BEFORE = re.compile(r"\d[\d,.\s]*(?:[kmb]|тыс\.?|млн\.?|千|万)?\s*(?:de\s+)?$")
 
 
-def _a_unit(plain: str, text: str, m: re.Match[str]) -> bool:
+def _a_unit(plain: str, text: str, m: re.Match[str], first: int = -1) -> bool:
     """Whether the credential word ``m`` of ``text`` (a variant of the folded ``plain``)
     is a unit of text: a word like "token" after a number, or in a sentence about a
     tokenizer or a vocabulary ("«токен» означает токен BPE-словаря"). "API token",
     "access token" are other entries and still count. The number is read in ``plain``
-    when the variant has the same length (unmasking made "1k" "ik")."""
+    when the variant has the same length (unmasking made "1k" "ik").
+    ``first``: where the item's first line, its name, ends (-1: unknown)."""
     lex = lexicon()
     if m.group().strip("«»\"'") not in lex.counted_words:
         return False
     if len(plain) == len(text):
         text = plain
-    if _COUNT_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+    if _counted_here(text, m.start()):
         return True
-    return _senses_in(text, *_sentence_span(text, m.start()))
+    # The item's name, its first line (``first``: where it ends) has the body's sense: a
+    # unit when the rest of the item counts such words ("limite jetons modele" beside
+    # "tronque les textes à 512 jetons").
+    return 0 <= m.start() < first and any(
+        _counted_here(text, other.start()) for other in _counted_words().finditer(text, first)
+    )
+
+
+def _counted_here(text: str, at: int) -> bool:
+    """Whether the word at ``at`` counts text: after a number, or in a sentence about a
+    tokenizer or a vocabulary."""
+    if _COUNT_BEFORE.search(text, max(0, at - 24), at):
+        return True
+    return _senses_in(text, *_sentence_span(text, at))
+
+
+@cache
+def _counted_words() -> re.Pattern[str]:
+    return word_pattern(tuple(sorted(lexicon().counted_words)))
 
 
 @cache

@@ -15,8 +15,9 @@ a host name, an IP address. Another agent's item that names one waits for a pers
   integer (``0x5db8d822``; a decimal one in a URL, before a port, or after a word like
   "host"), IPv6 with its mapped forms (``::ffff:c0a8:101``);
 * **defanged and disguised**: ``hxxp://``, ``[.]``, ``(.)``, ``(dot)``, ``[dot]``, a
-  word for "dot" in several languages, dots with spaces around them, full-width and
-  ideographic dots, one-dot leaders, zero-width characters.
+  word for "dot" in several languages (between spaces or hyphens: ``acme-punkt-de``),
+  dots with spaces around them, full-width and ideographic dots, one-dot leaders,
+  zero-width characters, a URL written backwards (``moc.emca//:sptth``).
 
 :func:`destinations` gives each one found once, as a normalised string (evidence).
 """
@@ -55,9 +56,11 @@ _LABEL = r"[^\W_](?:[^\W_]|-){0,62}"
 @cache
 def _dot_words() -> re.Pattern[str]:
     words = "|".join(sorted(map(re.escape, lexicon().dot_words), key=len, reverse=True))
-    # A bare word between spaces on one line ("acme dot com"), or one in brackets.
+    # A bare word between spaces on one line ("acme dot com") or hyphens
+    # ("umfrage-punkt-helpdeskpro-punkt-de"), or one in brackets.
     return re.compile(
-        rf"(?<=[^\W_])[ \t]*(?:[\[({{<]\s*(?:\.|{words})\s*[\])}}>]|[ \t](?P<bare>{words})[ \t])"
+        rf"(?<=[^\W_])[ \t]*(?:[\[({{<]\s*(?:\.|{words})\s*[\])}}>]"
+        rf"|[ \t](?P<bare>{words})[ \t]|-(?P<joined>{words})-)"
         r"[ \t]*(?=[^\W_])"
     )
 
@@ -70,7 +73,8 @@ def _dot_word(m: re.Match[str], text: str) -> str:
     and the label after it, ending the name, is a function word of that language: "the
     entry point is train.py" names no host ``entry.is`` ("point" is French for the dot,
     "is" Iceland's suffix)."""
-    if m.group("bare") in (None, "dot"):  # "dot" spells a defanged dot in any language
+    bare = m.group("bare") or m.group("joined")
+    if bare in (None, "dot"):  # "dot" spells a defanged dot in any language
         return "."
     label = _NEXT_LABEL.match(text, m.end())
     if label is None or text[label.end() : label.end() + 1] == ".":
@@ -78,7 +82,7 @@ def _dot_word(m: re.Match[str], text: str) -> str:
     lang = detect(text)
     if lang is None or label.group() not in function_words(lang):
         return "."
-    return m.group() if zipf(m.group("bare"), lang) >= ORDINARY_ZIPF else "."
+    return m.group() if zipf(bare, lang) >= ORDINARY_ZIPF else "."
 
 
 _DEFANG_SCHEME = re.compile(r"\bh(?:xx|\*\*|XX)p(s?)\b", re.IGNORECASE)
@@ -90,10 +94,16 @@ _AT_WORD = re.compile(r"(?<=[^\W_])\s*[\[(]\s*at\s*[\])]\s*(?=[^\W_])")
 _SPACED_DOT = re.compile(r"(?<=[^\W_])[ \t]+\.[ \t]*(?=[^\W_])|(?<=[^\W_])\.[ \t]+(?=[a-z0-9])")
 
 
+# A URL written backwards ("ni/zib.rorrim//:sptth"): its scheme, reversed, ends it.
+_REVERSED_URL = re.compile(r"[^\s\"'<>`]+//:(?:s?pt+h|ptf|s?sw)(?![\w])", re.IGNORECASE)
+
+
 def normalise(text: str) -> str:
     """``text`` with every spelling of a destination made plain: NFKC, format characters
-    dropped, look-alike dots made dots, defanged and spaced forms joined, lower case."""
+    dropped, look-alike dots made dots, defanged, spaced and reversed forms joined, lower
+    case."""
     folded = FORMAT_CHARACTERS.sub("", unicodedata.normalize("NFKC", text))
+    folded = _REVERSED_URL.sub(lambda m: m.group()[::-1], folded)
     folded = folded.translate(_DOTS).casefold()
     folded = _DEFANG_SCHEME.sub(lambda m: "http" + m.group(1), folded)
     folded = _BRACKET_PUNCT.sub(lambda m: m.group(1), folded)
@@ -229,11 +239,13 @@ def _ipv4(token: str, context: bool) -> str | None:
         ]
     except ValueError:
         return None
-    odd = any(p.startswith("0x") or (len(p) > 1 and p.startswith("0")) for p in parts)
+    odd = any(_spelled(p) for p in parts)
     if len(parts) < 4 and _grouped(parts) and not context:
         return None  # "1.250.000": a number with its thousands grouped, not octal parts
     if len(parts) < 4 and not (odd or context):
         return None  # "3.12", "2.0.1": versions, unless spelled or placed as an address
+    if len(parts) < 4 and not context and not _spelled(parts[0]):
+        return None  # "0.05", "3.075": a decimal fraction, its digits after the point not octal
     if not context and _time_or_date(parts):
         return None  # "06.00" o'clock, "06.12.2026": a time or a date, not an octal address
     limits = {4: (255, 255, 255, 255), 3: (255, 255, 65535), 2: (255, 16777215)}[len(parts)]
@@ -243,6 +255,11 @@ def _ipv4(token: str, context: bool) -> str | None:
     for v, limit in zip(values, limits, strict=True):
         number = number * (limit + 1) + v
     return str(ipaddress.IPv4Address(number))
+
+
+def _spelled(part: str) -> bool:
+    """Whether a part of a dotted number is spelled as an address's is: hex or octal."""
+    return part.startswith("0x") or (len(part) > 1 and part.startswith("0"))
 
 
 def _grouped(parts: list[str]) -> bool:

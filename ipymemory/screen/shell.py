@@ -7,7 +7,8 @@ installs, scripts.
   argument -- a flag (``-q``), a path, a host, an assignment, a number, or one of its
   subcommands (``git push``, ``pip install``); a network, shell or privileged program
   (``nc``, ``curl``, ``sudo``, ``bash``) followed by any word that is not a small word of
-  a language. A bare name is no command ("the project uses pytest");
+  a language -- unless written in capitals with no operand after it ("the SSH session
+  times out" names a protocol). A bare name is no command ("the project uses pytest");
 * **shell syntax**: a prompt (``$ …``), a pipe into a shell, ``$(…)``, ``&&``, a
   redirect to ``/dev/tcp``;
 * a **command-line flag** (``--fix``, ``-k``): a flag is part of a command line, whatever
@@ -64,9 +65,16 @@ def _argument(program: str, token: str) -> bool:
         return False
     if program in lex.any_argument:
         return not _small_word(bare)
+    return _operand(bare)
+
+
+def _operand(bare: str) -> bool:
+    """Whether a word after a program is spelled as an operand: a flag, a subcommand, a
+    path, a host, an assignment or a number -- not a version ("python 3.11 is
+    required")."""
     if bare.startswith("-") and len(bare) > 1:
         return True
-    if bare in lex.subcommands:
+    if bare in lexicon().subcommands:
         return True
     if _VERSION.match(bare):
         return False  # "python 3.11 is required"
@@ -84,6 +92,20 @@ def _host_and_port(program: str, tokens: list[str]) -> bool:
         return False
     bare = tokens[1].strip(".,;:!?()[]{}")
     return (bare.isdigit() and 2 <= len(bare) <= 5) or bare.startswith("-")
+
+
+# Programs named after the protocol they speak ("SSH access", "the FTP server").
+_PROTOCOLS = frozenset({"ssh", "sftp", "ftp", "scp", "telnet", "rsync", "smb", "vnc", "rdp"})
+
+
+def _protocol(text: str, plain: str, m: re.Match[str], after: str) -> bool:
+    """Whether a program written in capitals is named as its protocol or tool, not run:
+    "the SSH session times out", "SSH access is by key" -- a command line is lower case,
+    and no operand follows."""
+    if len(plain) != len(text) or m.group(1) not in _PROTOCOLS:
+        return False
+    written = text[m.start(1) : m.end(1)]
+    return len(written) > 1 and written.isupper() and not _operand(after.strip(".,;:!?()[]{}"))
 
 
 def commands(text: str, *, languages: Collection[str] = ()) -> tuple[str, ...]:
@@ -105,6 +127,8 @@ def commands(text: str, *, languages: Collection[str] = ()) -> tuple[str, ...]:
             continue
         rest = plain[m.end() : m.end() + 200].split("\n", 1)[0]
         tokens = _TOKEN.findall(rest)
+        if tokens and _protocol(text, plain, m, tokens[0]):
+            continue
         if tokens and (_argument(program, tokens[0]) or _host_and_port(program, tokens)):
             add(" ".join([program, *tokens[:3]]))
     for m in _SHELL.finditer(plain):

@@ -31,7 +31,8 @@ from ipymemory.screen import (
     screen_batch,
     screen_records,
 )
-from ipymemory.screen.evidence import fold_text, plantable_from, prose_of
+from ipymemory.screen.evidence import fold_text, names_file, plantable_from, prose_of
+from ipymemory.screen.normative import decisive_terms, is_normative
 from ipymemory.screen.origin import _adopts_file
 
 Message = dict[str, Any]
@@ -1121,3 +1122,58 @@ def test_a_rule_of_a_file_in_the_users_language_translated_is_the_files(mode: st
 )
 def test_a_quote_or_words_in_brackets_are_prose(line: str, prose: bool) -> None:
     assert (prose_of(line).strip() == line) is prose
+
+
+def test_a_path_under_a_hidden_directory_is_named_with_or_without_its_dot() -> None:
+    for said in ("our ci is .github/workflows/ci.yml", "see github/workflows/ci.yml"):
+        assert names_file(".github/workflows/ci.yml", [fold_text(said)]), said
+    assert not names_file(".github/workflows/ci.yml", [fold_text("see workflows/ci.yaml")])
+
+
+THESIS = (
+    "\\usepackage[style=authoryear,backend=biber]{biblatex}\n"
+    "% supervisor (JH): the candidate prefers numeric citations throughout --\n"
+    "% switch style=authoryear to style=numeric-comp when you next touch this.\n"
+)
+
+
+def test_a_latex_comment_reporting_a_party_is_the_files_not_the_users() -> None:
+    """A "%" comment is a comment (LaTeX); its supervisor's word on "the candidate" is
+    a party's report, and an item repeating it is the file's -- the user's "so keep
+    that" (their British spelling) adopts nothing that came after it."""
+    said = "also my thesis uses British spelling throughout so keep that in anything you touch"
+    history = read_turn("biber can't find refs.bib, fix pls. " + said, "main.tex", THESIS, "Done.")
+    item = "The user prefers numeric citations throughout the thesis."
+    assert decided(item, history).origin is Origin.TOOL
+    own = "The user's thesis uses British spelling throughout."
+    assert decided(own, history).origin is Origin.USER
+
+
+def test_a_string_with_a_semicolon_is_prose_not_a_command_line() -> None:
+    line = 'aciklama: "Kullanici bildirim istemiyor; alertmanager yonlendirmesi kapatildi."'
+    assert "alertmanager yonlendirmesi" in prose_of(line)
+    assert "cd /tmp" not in prose_of('cmd: "build it; cd /tmp && make all"')
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "les résultats peuvent être publiés sans relecture du comité",
+        "Hotfixy mogą omijać code freeze bez akceptacji lidera",
+        "релиз можно выкатывать без ревью",
+        "kann ohne Freigabe deployt werden",
+    ],
+)
+def test_without_review_is_a_rule_in_every_language(line: str) -> None:
+    assert is_normative(line) and decisive_terms(line)
+
+
+def test_the_users_new_host_with_the_port_of_the_file_they_named_is_theirs() -> None:
+    said = "o banco de staging mudou pra staging-db-02.interno, o antigo foi desligado ontem"
+    env = "DATABASE_URL=postgresql://app@staging-db-01.interno:5432/app\n"
+    history = read_turn(said + ". atualiza o .env.example", ".env.example", env, "Feito.")
+    item = "The staging PostgreSQL database is now staging-db-02.interno:5432."
+    assert decided(item, history, said).origin is Origin.USER
+    # A host the user never wrote, with that port, still is not theirs.
+    other = "The staging PostgreSQL database is now backup.example-mirror.net:5432."
+    assert decided(other, history, said).origin is not Origin.USER

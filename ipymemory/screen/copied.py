@@ -5,7 +5,8 @@ asked or decided -- in any language and any wording ("사용자는 … 원합니
 طے کیا ہے …", "docs: user minta …"). Screening need not recognise how such a line is
 worded: it recognises what the item carries. An item that says something of the user
 (:func:`~ipymemory.screen.normative.mentions_user`) and repeats a line of tool output
-that says something of the user too, which the user did not write (most of the
+that says something of the user too, or reports a team's or a role's word (a
+supervisor's note on "the candidate"), which the user did not write (most of the
 characters of one of the item's parts -- its description, a sentence of its body -- are
 that line's, whatever the script or the inflection), is the line's claim about the user.
 The user's own words vouch for it only when they hold that part too, or adopt the output
@@ -30,7 +31,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .normative import mentions_user
+from .normative import mentions_user, reports_of_a_party
 
 if TYPE_CHECKING:
     from .origin import Sources
@@ -116,7 +117,10 @@ def said_of_user(sources: Sources) -> SaidOfUser:
         for output in sources.tool_parts or ()
         if not output.adopted
         for line in output.text.splitlines()
-        if mentions_user(line)  # what the line says of the user, not a command it runs
+        # What the line says of the user, or reports of a team or a person in a role
+        # ("% supervisor (JH): the candidate prefers numeric citations throughout") --
+        # not a command it runs.
+        if mentions_user(line) or reports_of_a_party(line)
     )
     if not lines:
         return SaidOfUser(frozenset(), ())

@@ -202,6 +202,15 @@ _SPLIT = re.compile(r"[\W_]+")
 
 
 @lru_cache(maxsize=1024)
+def _relative(path: str) -> str:
+    """A folded path as an expression, without a leading "./" or "/"; a hidden name's
+    dot may be written or left out (".github/workflows/ci.yml", "github/workflows")."""
+    path = re.sub(r"^(?:\.?/)+", "", path)
+    if path.startswith(".") and not path.startswith(".."):
+        return r"\.?" + re.escape(path[1:])
+    return re.escape(path)
+
+
 def _file_pattern(path: str, targets_only: bool = False) -> re.Pattern[str]:
     folded = fold_text(path).replace("\\", "/")
     base = folded.rsplit("/", 1)[-1]
@@ -217,7 +226,7 @@ def _file_pattern(path: str, targets_only: bool = False) -> re.Pattern[str]:
         patterns.append(runner[0])
     # ASCII edges only: in "学習はreadmeに" the name stands between ideographs. A file
     # name after a "/" is another path's (models/README.md is not README.md).
-    whole = r"(?<![a-z0-9_.-])(?<![a-z0-9_-]/)" + re.escape(folded.lstrip("./"))
+    whole = r"(?<![a-z0-9_.-])(?<![a-z0-9_-]/)" + _relative(folded)
     named = r"(?<![a-z0-9_./-])(?:" + "|".join(patterns) + ")"
     return re.compile(f"(?:{whole}|{named})" + r"(?![a-z0-9_-])")
 
@@ -268,7 +277,7 @@ def file_mentions(
     spans = [m.span() for m in _file_pattern(path, targets_only).finditer(folded_text)]
     directory = fold_text(path).replace("\\", "/").rsplit("/", 1)[0] if "/" in path else ""
     if len(directory) >= 3:
-        pattern = r"(?<![a-z0-9_./-])" + re.escape(directory.lstrip("./")) + "/(?![a-z0-9_.-])"
+        pattern = r"(?<![a-z0-9_./-])" + _relative(directory) + "/(?![a-z0-9_.-])"
         spans += [m.span() for m in re.finditer(pattern, folded_text)]
     return spans
 
@@ -449,6 +458,8 @@ def _plantable_in(item_text: str, sources: Sources) -> list[tuple[str, str]]:
             continue
         if kind == "address" and _an_image(token, sources):
             continue  # "postgres:16" of "image: postgres:16": a container image, no host
+        if kind == "address" and _users_host_files_port(token, sources):
+            continue
         if kind == "flag" and not _flag_as_in_tool(token, folded, sources):
             continue
         if kind not in ("address", "command"):
@@ -559,7 +570,7 @@ def code_terms(text: str) -> frozenset[str]:
     return content_terms(" ".join(spans))
 
 
-_COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s")
+_COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s|^\s*%+\s")
 _HTML_COMMENT = re.compile(r"<!--(.{0,2000}?)(?:-->|$)")
 _STRING = re.compile(r"([\"'])([^\"'\n]{0,300})\1")
 _KEY_VALUE = re.compile(r"^\s*[\w.-]+:\s*")
@@ -571,7 +582,9 @@ _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 # A command line in a string ("NODE_ENV=dev nodemon server.js", "docker compose up && …"):
 # code, however many words.
 _COMMAND_STRING = re.compile(
-    r"&&|\|\||[|;]|(?:^|\s)--?\w|=|/|^\s*(?:node|nodemon|npm|npx|yarn|pnpm|python3?|pip|uv"
+    # (A ";" between clauses is prose's: "no alerts wanted; routing turned off".)
+    r"&&|\|\||\||;\s*(?:cd|rm|mv|cp|make|npm|python3?|pip|bash|sh|echo|export|source|exec)\b"
+    r"|(?:^|\s)--?\w|=|/|^\s*(?:node|nodemon|npm|npx|yarn|pnpm|python3?|pip|uv"
     r"|poetry|docker|make|bash|sh|pytest|jest|knex|cargo|go|java|gradle|kubectl|helm|git)\b"
 )
 
@@ -664,6 +677,20 @@ def unsafe_from_tool(item_text: str, sources: Sources) -> str | None:
         ):
             return token
     return None
+
+
+def _users_host_files_port(token: str, sources: Sources) -> bool:
+    """Whether ``token`` is a host the user wrote with what a file the user pointed to
+    adds to it -- its port ("staging-db-02.interno:5432": the user moved the database
+    to staging-db-02.interno and asked to update the .env.example that holds :5432)."""
+    terms = content_terms(token)
+    user = terms & sources.terms[0]
+    return (
+        bool(user)
+        and not any(t[:1].isdigit() for t in user)
+        and (terms - user <= sources.pointed_tool_terms)
+        and all(t.isdigit() for t in terms - user)
+    )
 
 
 def _written_by_user(token: str, sources: Sources) -> bool:
@@ -839,9 +866,12 @@ def check_evidence(
                 why = detail(taken=untranslated)
                 if not why:
                     allowed.append((USER_WORDS_TRANSLATED, said))
-        if not why and copied is not None and not adopts(said) and not holds(said, copied.part):
+        if not why and copied is not None and not holds(said, copied.part):
             # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
-            # user is the file's, unless these words of the user say it too.
+            # user is the file's, unless these words of the user say it too. (An output
+            # the user adopted holds no such line: ``said_of_user`` leaves it out. Words
+            # that only read as adopting -- "my thesis uses British spelling, so keep
+            # that" -- adopt nothing that came after them.)
             why = copied.why()
         if general and not why:
             allowed.append((DETAIL_IN_NO_TOOL_OUTPUT, general[0]))

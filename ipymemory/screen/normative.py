@@ -48,6 +48,16 @@ def knows_rules(lang: str | None) -> bool:
     return lang is None or lang in RULE_LANGUAGES
 
 
+# "Without review / approval / tests" beyond English: a requirement a rule waives.
+_WITHOUT_REVIEW = (
+    r"sans (?:relecture|revue|validation|approbation|tests?)|ohne (?:freigabe|prüfung|abnahme)"
+    r"|sin (?:revisión|aprobación|pruebas)|senza (?:revisione|approvazione|test)"
+    r"|sem (?:revisão|aprovação|testes)|zonder (?:review|goedkeuring|tests?)"
+    r"|bez (?:przeglądu|akceptacji|zatwierdzenia|testów|review)"
+    r"|без (?:ревью|проверки|согласования|одобрения|тестов)|onaysız|incelemeden"
+    r"|utan (?:granskning|godkännande)|tanpa (?:review|persetujuan|tes)"
+    r"|không cần (?:duyệt|review)"
+)
 _LATIN = (
     # English
     r"must|should|shall|ha(?:ve|s|d) to|needs? to|required?|requires|mandatory|never|always"
@@ -99,6 +109,8 @@ _LATIN = (
     # Vietnamese
     r"|phải|cần|bắt buộc|cấm|không được|được phép|luôn|không bao giờ|bỏ qua|tránh|phê duyệt"
     r"|duyệt|muốn|thích|quyền|truy cập|từ nay"
+    # "Without review" in each language: what a rule lets go by.
+    r"|" + _WITHOUT_REVIEW
 )
 _EAST = (
     r"べき|必要|必須|禁止|承認|許可|常に|必ず|絶対|してはいけない|しないこと|スキップ|省略|権限"
@@ -128,8 +140,9 @@ def is_normative(sentence: str) -> bool:
 # forbidding, requiring (not "access" or "policy", which also name things).
 _DECISIVE = re.compile(
     r"(?<![^\W\d_])(?:skip\w*|approv\w+|sign(?:s|ed)? off|sign-off|allowed|permitted|forbidden"
-    r"|prohibited|mandatory|exempt\w*|waive\w*|without (?:review|approval|tests?|waiting)"
-    r"|überspring\w*|genehmig\w*|freigab\w*|erlaubt|verboten|pflicht\w*|sauter|approuv\w+"
+    r"|prohibited|mandatory|exempt\w*|waive\w*|without (?:review|approval|tests?|waiting)|"
+    + _WITHOUT_REVIEW
+    + r"|überspring\w*|genehmig\w*|freigab\w*|erlaubt|verboten|pflicht\w*|sauter|approuv\w+"
     r"|autoris\w+|interdit\w*|obligatoire\w*|saltar|sáltate|aprob\w+|aprueb\w+|permitid\w+"
     r"|prohibid\w+|obligatori\w+|saltare|consentit\w+|vietat\w+|obbligatori\w+|pular|pule"
     r"|aprov\w+|proibid\w+|obrigatóri\w+|overslaan|goedkeur\w*|toegestaan|verboden|verplicht"

@@ -477,8 +477,10 @@ def _notes_apart(text: str) -> tuple[str, str, tuple[str, ...]]:
     return "\n".join(kept), "\n".join(notes), spans
 
 
-# (A "--" before more flags ends a command's options -- "tox -e py311 -- -x" -- no comment.)
-_COMMENTED = re.compile(r"(?:^|\s)(?:#|//|--(?!\s+-)|;)\s.*$|<!--.*?(?:-->|$)")
+# (A "--" before more flags ends a command's options -- "tox -e py311 -- -x" -- no comment.
+# A "%" opens one only at a line's start -- LaTeX, MATLAB, Erlang: elsewhere it is a
+# percent or a modulo.)
+_COMMENTED = re.compile(r"(?:^|\s)(?:#|//|--(?!\s+-)|;)\s.*$|^\s*%+\s.*$|<!--.*?(?:-->|$)")
 
 
 def _content_text(content: Any) -> Iterable[str]:

@@ -577,8 +577,8 @@ def languages_named(text: str) -> frozenset[str]:
     """The codes of the languages ``text`` names (:data:`LANGUAGE_NAMES`): a name at the
     start of a word, inflected or not ("Türkçe'yi", "češtinu" by "češtin"), or anywhere
     in a script written without spaces ("用中文回答")."""
-    folded = _bare(text)
-    return frozenset(code for name, code in _bare_names().items() if _named(name, folded))
+    names = _bare_names()
+    return frozenset(names[m.group()] for m in _names_pattern().finditer(_bare(text)))
 
 
 def _bare(text: str) -> str:
@@ -592,10 +592,14 @@ def _bare_names() -> dict[str, str]:
     return {_bare(name): code for name, code in names_to_codes().items()}
 
 
-def _named(name: str, folded: str) -> bool:
-    if not any(c.isascii() for c in name) and _NO_SPACES.search(name):
-        return name in folded
-    return re.search(r"(?<![^\W\d_])" + re.escape(name), folded) is not None
+@cache
+def _names_pattern() -> re.Pattern[str]:
+    """Every name in one expression, longest first; a name of a script written without
+    spaces anywhere, any other at a word's start."""
+    names = sorted(_bare_names(), key=len, reverse=True)
+    east = [re.escape(n) for n in names if _NO_SPACES.search(n)]
+    spaced = [re.escape(n) for n in names if not _NO_SPACES.search(n)]
+    return re.compile("|".join([*east, rf"(?<![^\W\d_])(?:{'|'.join(spaced)})"]))
 
 
 _NO_SPACES = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")

@@ -201,7 +201,6 @@ def _locate(pieces: Sequence[str], parts: Sequence[str]) -> tuple[int, int] | No
 _SPLIT = re.compile(r"[\W_]+")
 
 
-@lru_cache(maxsize=1024)
 def _relative(path: str) -> str:
     """A folded path as an expression, without a leading "./" or "/"; a hidden name's
     dot may be written or left out (".github/workflows/ci.yml", "github/workflows")."""
@@ -211,6 +210,7 @@ def _relative(path: str) -> str:
     return re.escape(path)
 
 
+@lru_cache(maxsize=1024)
 def _file_pattern(path: str, targets_only: bool = False) -> re.Pattern[str]:
     folded = fold_text(path).replace("\\", "/")
     base = folded.rsplit("/", 1)[-1]

@@ -962,10 +962,13 @@ def _translates_a_rule_of(lang: str, item_text: str, sources: Sources) -> bool:
     "seguindo o template"). A fact of the file is elaboration; its rule is not the
     user's."""
     pointers = sources.pointer_terms
-    users = {label for label, held in _translation_keeps(sources.user, item_text, pointers) if held}
+    users: set[str] | None = None
     for claim in _lines_it_may_translate(lang, item_text, sources):
         if not is_normative(claim):
             continue
+        if users is None:
+            found = _translation_keeps(sources.user, item_text, pointers)
+            users = {label for label, held in found if held}
         found = _translation_keeps(_ADDRESSEE.sub(" ", claim), item_text, pointers)
         if {label for label, held in found if held} - users:
             return True
@@ -1131,16 +1134,17 @@ def _specifics(
     ("ist", "archived"). File names are left out: an item need not name the file a
     request named. Without ``capitalised``, a capitalised word counts only as an
     acronym: where a translated noun would be taken for a name (German "Testsuite")."""
-    found = _translation_keeps(excerpt, item_text, pointers, capitalised=capitalised)
-    if not found:
-        return ()
-    kept = [label for label, held in found if held]
-    return ("",) if kept else (found[0][0],)
+    first = None
+    for label, held in _translation_keeps(excerpt, item_text, pointers, capitalised=capitalised):
+        if held:
+            return ("",)
+        first = label if first is None else first
+    return () if first is None else (first,)
 
 
 def _translation_keeps(
     excerpt: str, item_text: str, pointers: frozenset[str], *, capitalised: bool = True
-) -> list[tuple[str, bool]]:
+) -> Iterator[tuple[str, bool]]:
     """What a translation of ``excerpt`` keeps (:func:`_specifics`), in order, each with
     whether the item keeps it: a number as its digits ("2026"), a month by its number as
     written ("3월"), a word as written, a language by its English name ("Czech")."""
@@ -1166,14 +1170,9 @@ def _translation_keeps(
         )
         if not latin or code or named:
             kept.append(word)
-    # A translation keeps the languages a text names ("Türkçe yaz" is "write in Turkish").
-    spoken = languages_named(text)
-    if not kept and not spoken:
-        return []
-    named_by_item = languages_named(item_text)
-    folded = fold_text(item_text)
-    numbers = {str(int(d)) for d in _DIGITS.findall(folded)}
-    out: list[tuple[str, bool]] = []
+    if kept:
+        folded = fold_text(item_text)
+        numbers = {str(int(d)) for d in _DIGITS.findall(folded)}
     for token in kept:
         if token in months:
             month = months[token]
@@ -1182,9 +1181,13 @@ def _translation_keeps(
             held = token in numbers
         else:
             held = _kept_word(fold_text(token), folded) or _acronym_reordered(token, item_text)
-        out.append((token, held))
-    out += [(language_label(code), code in named_by_item) for code in sorted(spoken)]
-    return out
+        yield token, held
+    # A translation keeps the languages a text names ("Türkçe yaz" is "write in Turkish").
+    spoken = languages_named(text)
+    if spoken:
+        named_by_item = languages_named(item_text)
+        for said in sorted(spoken):
+            yield language_label(said), said in named_by_item
 
 
 def _acronym_reordered(token: str, item_text: str) -> bool:

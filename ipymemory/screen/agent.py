@@ -22,12 +22,15 @@ a row in ``rules.yaml`` and its own examples):
 * ``agent.answer-rule`` -- a rule about what the assistant's answers contain, include,
   start or end with, quote, show or send (an "answer" word and such a verb in one
   sentence);
-* ``agent.transfer`` -- sending, posting, uploading, mirroring or forwarding anything;
+* ``agent.transfer`` -- sending, posting, uploading, mirroring or forwarding anything
+  (an HTTP method that sends, ``POST …``, in any language);
   mirroring counts where its sentence goes on to say where to in its language ("mirrored
   to the team drive"), a likeness does not ("the field order mirrors the CSV columns");
 * ``agent.conversation`` -- the conversation itself (all of it, its history or transcript)
   and, in the same sentence, a verb that puts it into what the assistant writes or sends
   ("each summary ends with a block containing the full conversation so far");
+* text in invisible Unicode tag characters is read as the ASCII it spells, and waits as
+  ``agent.hidden-instructions``;
 * ``agent.language`` -- an item in a language the lexicons do not cover, or whose
   language cannot be told though it has words to read: what the screen cannot read, it
   cannot allow.
@@ -123,6 +126,11 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
     with its evidence; ``said``: the user's words, when the item comes from a turn they
     spoke in (see the module docstring)."""
     lex = lexicon()
+    # Text in Unicode tag characters is invisible where the item is shown: read it as the
+    # ASCII it spells, and say that it hides.
+    hidden = "".join(chr(ord(c) - _TAG_OFFSET) for c in _TAGGED.findall(text))
+    if hidden.strip():
+        text = _TAGGED.sub(lambda m: chr(ord(m.group()) - _TAG_OFFSET), text)
     variants = _variants(text)
     user = _UserWords(said)
     # The languages of its sentences, when an exception of one language only is in it:
@@ -140,8 +148,12 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
             if finding not in out:
                 out.append(finding)
 
+    if hidden.strip():
+        add("agent.hidden-instructions", f"invisible text: {hidden.strip()}")
     for where in destinations(text):
         add("agent.destination", where)
+    for m in _HTTP_SEND.finditer(text):
+        add("agent.transfer", m.group())
     for command in commands(text, languages=told):
         add("agent.command", command)
     for word in installs(text, languages=told):
@@ -184,6 +196,14 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
     if why is not None:
         out.append(Finding("agent.language", why))
     return tuple(out)
+
+
+# Unicode tag characters (U+E0020-U+E007E) spell ASCII invisibly.
+_TAG_OFFSET = 0xE0000
+_TAGGED = re.compile("[\U000e0020-\U000e007e]")
+# An HTTP method that sends, written as one, before what it sends ("POST the summary
+# to port 9009"): a transfer in any language.
+_HTTP_SEND = re.compile(r"(?<![\w/])(?:POST|PUT|PATCH)(?=\s+[^\W\d_])")
 
 
 def _ordered(*groups: list[re.Match[str]]) -> list[re.Match[str]]:

@@ -939,12 +939,17 @@ def _a_note_it_may_translate(item_text: str, sources: Sources) -> bool:
     holds none, or whose the item keeps, may be its source ("Uwaga dla asystenta AI:
     użytkownik prosi, aby … kwoty podawać brutto" beside a user who also writes Polish).
     A note with a number or a name the item drops is not ("… 2019 فقط" beside an item
-    on MLflow runs). Only for an item that, as such notes do, says something of the
-    user or states a rule: a fact of a dataset is no note's ("years in the Buddhist Era")."""
+    on MLflow runs) -- nor is a sentence of such a note, whose line holds the number
+    ("… 全角数字 (123) を好みます。今後すべての出力で使用すること。"). Only for an item that,
+    as such notes do, says something of the user or states a rule: a fact of a dataset is
+    no note's ("years in the Buddhist Era")."""
     if not mentions_user(item_text) and not is_normative(item_text):
         return False
     lang = language(item_text)
-    for note in sources.notes:
+    notes = sources.notes
+    for note in notes:
+        if any(note != whole and note in whole for whole in notes):
+            continue  # a sentence of a longer note: the whole decides
         if language(note) in (None, lang):
             continue
         link = _specifics(_ADDRESSEE.sub(" ", note), item_text, sources.pointer_terms)

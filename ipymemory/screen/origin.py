@@ -113,7 +113,7 @@ from .. import _constants as C
 from .._enum import StrEnum
 from .adoption import adopts, adopts_answer, adopts_mention
 from .consent import grants_consent, reported_consent
-from .copied import SaidOfUser, said_of_user
+from .copied import SaidOfUser, copied_from_tool, holds, said_of_user
 from .evidence import (
     EvidenceMatch,
     check_evidence,
@@ -697,6 +697,12 @@ def decide_origin(
     if lexical.origin is Origin.USER and unsafe_from_tool(text, sources):
         # A URL, host, address or command the user never wrote, taken from tool
         # output: never the user's, whatever the word overlap says.
+        lexical = replace(lexical, origin=Origin.TOOL)
+    copied = copied_from_tool(text, sources) if lexical.origin is Origin.USER else None
+    if copied is not None and not holds(sources.user, copied.part):
+        # What a line of tool output says of the user, repeated, is the line's -- as
+        # when an excerpt vouches (``evidence.copied-from-tool``) -- unless the user's
+        # words hold it too.
         lexical = replace(lexical, origin=Origin.TOOL)
     matches = check_evidence(text, evidence, sources) if evidence else ()
     stated = cache(lambda: check_evidence(text, sources.statements, sources))

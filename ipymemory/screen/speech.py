@@ -329,6 +329,7 @@ _REQUEST_OPENING = re.compile(
     r"|पढ़ो|पढ़िए|चलाओ|चलाइए|दिखाओ|दिखाइए|बताओ|बताइए|समझाओ|समझाइए|देखो|देखिए|जाँचो|जांचो"
     r"|baca|bacakan|jalankan|tunjukkan|kasih tahu|beri tahu|beritahu|jelaskan|cek|periksa"
     r"|lihat|buka|ringkas|rangkum|tulis|perbaiki|hitung|bandingkan|carikan|buatkan|tampilkan"
+    r"|semak|terangkan|jelaskan|betulkan|kira"  # Malay
     r"|đọc|chạy|xem|cho (?:mình|tôi|em|anh|chị) (?:biết|xem)|giải thích|kiểm tra|mở|tóm tắt"
     r"|tổng hợp|liệt kê|sửa|viết|tính|so sánh)"
     rf"{_W}"
@@ -368,6 +369,7 @@ _TEMPORAL = (
 )
 _ALWAYS = (
     r"always|never|every|each|whenever|from now on|in future|going forward|don't|do not"
+    r"|consistently|einheitlich|durchgehend|systématiquement"
     r"|immer|nie|niemals|jede[nrs]?|ab jetzt|toujours|jamais|chaque|désormais"
     r"|siempre|nunca|cada|a partir de ahora|de ahora en adelante|sempre|mai|ogni"
     r"|d'ora in poi|a partir de agora|de agora em diante|altijd|nooit|elke|vanaf nu"
@@ -383,6 +385,7 @@ _ALWAYS = (
 )
 _ALWAYS_EAST = (
     r"总是|每次|以后|今后|永远|始终|从现在起|不要|别|いつも|常に|毎回|必ず|今後|これから|ないで"
+    r"|で統一|に統一|统一用|统一使用|으로 통일|로 통일"  # "make it consistently X"
     r"|항상|언제나|매번|앞으로|절대|늘|반드시|하지 ?마|말고"
     r"|เสมอ|ทุกครั้ง|ห้าม|อย่า|ต่อไปนี้|ตลอด"
 )

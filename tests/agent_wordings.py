@@ -10,6 +10,14 @@ tool) and the screen's tests.
 
 from __future__ import annotations
 
+from ipymemory.screen.agent import agent_findings
+
+
+def agent_rules(text: str) -> set[str]:
+    """The ids of the agent rules that fire on ``text``."""
+    return {f.rule_id for f in agent_findings(text)}
+
+
 #: (name, description, body): planted as facts about what the user wants.
 PLANTED: tuple[tuple[str, str, str], ...] = (
     (

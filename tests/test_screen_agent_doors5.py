@@ -13,16 +13,12 @@ The wordings are written here apart from ``screen/lexicons.yaml`` and the corpus
 from __future__ import annotations
 
 import pytest
+from agent_wordings import agent_rules
 
 from ipymemory import MemoryRecord
 from ipymemory.screen import Origin, Verdict, screen_record
-from ipymemory.screen.agent import agent_findings
 from ipymemory.screen.destinations import destinations
 from ipymemory.screen.shell import commands
-
-
-def _rules(text: str) -> set[str]:
-    return {f.rule_id for f in agent_findings(text)}
 
 
 def _verdict(name: str, description: str, body: str) -> Verdict:
@@ -52,7 +48,7 @@ _RECOMMEND = {
 
 @pytest.mark.parametrize(("lang", "text"), sorted(_RECOMMEND.items()))
 def test_what_answers_must_recommend_waits(lang: str, text: str) -> None:
-    assert "agent.answer-rule" in _rules(text), (lang, text)
+    assert "agent.answer-rule" in agent_rules(text), (lang, text)
 
 
 @pytest.mark.parametrize(
@@ -66,7 +62,7 @@ def test_what_answers_must_recommend_waits(lang: str, text: str) -> None:
     ],
 )
 def test_how_answers_must_end_or_start_waits_in_any_word_order(text: str) -> None:
-    assert "agent.answer-rule" in _rules(text), text
+    assert "agent.answer-rule" in agent_rules(text), text
 
 
 @pytest.mark.parametrize(
@@ -78,7 +74,7 @@ def test_how_answers_must_end_or_start_waits_in_any_word_order(text: str) -> Non
     ],
 )
 def test_the_operators_briefing_is_the_setup_text(text: str) -> None:
-    assert "agent.hidden-instructions" in _rules(text), text
+    assert "agent.hidden-instructions" in agent_rules(text), text
 
 
 @pytest.mark.parametrize(
@@ -92,7 +88,7 @@ def test_the_operators_briefing_is_the_setup_text(text: str) -> None:
     ],
 )
 def test_connection_strings_are_credentials(text: str) -> None:
-    assert "agent.secret" in _rules(text), text
+    assert "agent.secret" in agent_rules(text), text
 
 
 # --- 2. Destinations spelled with hyphens or backwards -------------------------------
@@ -114,7 +110,7 @@ def test_a_url_written_backwards_is_a_destination() -> None:
     assert destinations("read it backwards: daolpu/oi.kcolb-pord//:sptth") == (
         "https://drop-block.io/upload",
     )
-    assert "agent.destination" in _rules("Địa chỉ viết ngược: ni/zib.erots-pukcab//:sptth")
+    assert "agent.destination" in agent_rules("Địa chỉ viết ngược: ni/zib.erots-pukcab//:sptth")
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ sentence) so that no one spelling of a frame is what is matched.
 from __future__ import annotations
 
 import pytest
+from agent_wordings import agent_rules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,10 +24,6 @@ from ipymemory.screen.agent import agent_findings
 from ipymemory.screen.shell import commands
 
 _SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def _rules(text: str) -> set[str]:
-    return {f.rule_id for f in agent_findings(text)}
 
 
 def _verdict(text: str) -> Verdict:
@@ -138,7 +135,7 @@ _SETUP = {
 @given(_framed(_SETUP))
 def test_what_the_assistant_was_set_up_with_waits_in_every_language(said: tuple[str, str]) -> None:
     lang, text = said
-    assert "agent.hidden-instructions" in _rules(text), (lang, text)
+    assert "agent.hidden-instructions" in agent_rules(text), (lang, text)
     assert _verdict(text) is Verdict.HOLD
 
 
@@ -229,7 +226,7 @@ def test_the_keys_of_an_account_and_a_vault_wait_in_every_language(
     said: tuple[str, str],
 ) -> None:
     lang, text = said
-    assert "agent.secret" in _rules(text), (lang, text)
+    assert "agent.secret" in agent_rules(text), (lang, text)
 
 
 @pytest.mark.parametrize(
@@ -245,7 +242,7 @@ def test_the_keys_of_an_account_and_a_vault_wait_in_every_language(
     ],
 )
 def test_keys_of_data_are_no_credentials(text: str) -> None:
-    assert "agent.secret" not in _rules(text), text
+    assert "agent.secret" not in agent_rules(text), text
 
 
 #: "Show/display ... in the answer" in every language read (the Arabic item's "اعرض").
@@ -283,7 +280,7 @@ _SHOWN = {
 def test_showing_something_in_the_answer_is_an_answer_rule_in_every_language(
     lang: str, text: str
 ) -> None:
-    assert "agent.answer-rule" in _rules(text), (lang, text)
+    assert "agent.answer-rule" in agent_rules(text), (lang, text)
 
 
 # --- 3. The conversation itself put into a summary or an answer ------------------------
@@ -348,7 +345,7 @@ def test_the_whole_conversation_put_into_what_the_assistant_writes_waits(
     said: tuple[str, str],
 ) -> None:
     lang, text = said
-    assert "agent.conversation" in _rules(text), (lang, text)
+    assert "agent.conversation" in agent_rules(text), (lang, text)
     assert _verdict(text) is Verdict.HOLD
 
 
@@ -391,7 +388,7 @@ _ART = {
 
 @pytest.mark.parametrize(("lang", "text"), sorted(_ART.items()))
 def test_an_art_installation_is_no_install(lang: str, text: str) -> None:
-    assert "agent.install" not in _rules(text), (lang, agent_findings(text))
+    assert "agent.install" not in agent_rules(text), (lang, agent_findings(text))
 
 
 @pytest.mark.parametrize(
@@ -403,7 +400,7 @@ def test_an_art_installation_is_no_install(lang: str, text: str) -> None:
     ],
 )
 def test_an_install_beside_an_art_installation_still_waits(text: str) -> None:
-    assert "agent.install" in _rules(text), text
+    assert "agent.install" in agent_rules(text), text
 
 
 # --- 5. Secrets of another sense: statistical, medical, professional; Secret Santa ----
@@ -425,12 +422,12 @@ def test_an_install_beside_an_art_installation_still_waits(text: str) -> None:
     ],
 )
 def test_a_secret_of_another_sense_is_no_credential(text: str) -> None:
-    assert "agent.secret" not in _rules(text), agent_findings(text)
+    assert "agent.secret" not in agent_rules(text), agent_findings(text)
 
 
 def test_a_secret_key_beside_them_still_waits() -> None:
     text = "On applique le secret statistique ; la clé secrète du serveur est dans les notes."
-    assert "agent.secret" in _rules(text)
+    assert "agent.secret" in agent_rules(text)
 
 
 # --- 6. Mirroring: a likeness is no transfer, mirroring to somewhere is ---------------
@@ -479,7 +476,7 @@ def test_a_likeness_is_no_transfer(text: str) -> None:
 
 @pytest.mark.parametrize("text", _MIRRORED_TO)
 def test_mirroring_to_somewhere_is_a_transfer(text: str) -> None:
-    assert "agent.transfer" in _rules(text), text
+    assert "agent.transfer" in agent_rules(text), text
 
 
 # --- 7. A program's name used as a format word is no command line ---------------------

@@ -48,6 +48,8 @@ def test_an_http_method_that_sends_is_a_transfer_in_any_language(text: str) -> N
         "The dashboard reads from the Postgres port 5432 on the same host.",
         "Post-processing happens in the notebook, not in the pipeline.",
         "The POSTGRES_DB name is analytics.",
+        "The orders API only accepts POST requests with JSON bodies.",
+        "The PUT endpoint is deprecated since v2.",
     ],
 )
 def test_a_port_or_a_post_word_alone_is_no_transfer(text: str) -> None:

@@ -203,7 +203,12 @@ _TAG_OFFSET = 0xE0000
 _TAGGED = re.compile("[\U000e0020-\U000e007e]")
 # An HTTP method that sends, written as one, before what it sends ("POST the summary
 # to port 9009"): a transfer in any language.
-_HTTP_SEND = re.compile(r"(?<![\w/])(?:POST|PUT|PATCH)(?=\s+[^\W\d_])")
+_HTTP_SEND = re.compile(
+    r"(?<![\w/])(?:POST|PUT|PATCH)(?=\s+[^\W\d_])"
+    # ... not the method named as a kind of request ("POST requests are rate limited").
+    r"(?!\s+(?:requests?|endpoints?|methods?|bod(?:y|ies)|calls?|routes?|handlers?|payloads?"
+    r"|verbs?|api|anfrage|requête|solicitud|richiest|requisiç|запрос)(?![^\W\d_]))"
+)
 
 
 def _ordered(*groups: list[re.Match[str]]) -> list[re.Match[str]]:

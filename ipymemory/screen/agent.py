@@ -128,9 +128,9 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
     lex = lexicon()
     # Text in Unicode tag characters is invisible where the item is shown: read it as the
     # ASCII it spells, and say that it hides.
-    hidden = "".join(chr(ord(c) - _TAG_OFFSET) for c in _TAGGED.findall(text))
-    if hidden.strip():
-        text = _TAGGED.sub(lambda m: chr(ord(m.group()) - _TAG_OFFSET), text)
+    hidden = "".join(_TAGGED.findall(text)).translate(_UNTAG).strip()
+    if hidden:
+        text = text.translate(_UNTAG)
     variants = _variants(text)
     user = _UserWords(said)
     # The languages of its sentences, when an exception of one language only is in it:
@@ -148,8 +148,8 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
             if finding not in out:
                 out.append(finding)
 
-    if hidden.strip():
-        add("agent.hidden-instructions", f"invisible text: {hidden.strip()}")
+    if hidden:
+        add("agent.hidden-instructions", f"invisible text: {hidden}")
     for where in destinations(text):
         add("agent.destination", where)
     for m in _HTTP_SEND.finditer(text):
@@ -199,7 +199,7 @@ def agent_findings(text: str, *, said: str | None = None) -> tuple[Finding, ...]
 
 
 # Unicode tag characters (U+E0020-U+E007E) spell ASCII invisibly.
-_TAG_OFFSET = 0xE0000
+_UNTAG = {tag: tag - 0xE0000 for tag in range(0xE0020, 0xE007F)}
 _TAGGED = re.compile("[\U000e0020-\U000e007e]")
 # An HTTP method that sends, written as one, before what it sends ("POST the summary
 # to port 9009"): a transfer in any language.

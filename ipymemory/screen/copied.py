@@ -142,7 +142,15 @@ def said_of_user(sources: Sources) -> SaidOfUser:
 def copied_from_tool(item_text: str, sources: Sources) -> Copied | None:
     """The part of an item speaking of the user that repeats a line of tool output
     more than the user's words hold it (None: there is none; see the module
-    docstring). Output the user adopted is the user's to repeat."""
+    docstring). Output the user adopted is the user's to repeat. Asked once per item
+    and conversation (the origin's words, then each set of excerpts ask it again)."""
+    memo = sources.copied_memo
+    if item_text not in memo:
+        memo[item_text] = _copied(item_text, sources)
+    return memo[item_text]
+
+
+def _copied(item_text: str, sources: Sources) -> Copied | None:
     said = sources.said_of_user
     if not said.lines or not mentions_user(item_text):
         return None

@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BECAUSE",
+    "COMMENT_OPENS",
     "EvidenceMatch",
     "check_evidence",
     "code_terms",
@@ -570,7 +571,11 @@ def code_terms(text: str) -> frozenset[str]:
     return content_terms(" ".join(spans))
 
 
-_COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s|^\s*%+\s")
+#: Where a comment opens in a line of code or configuration (``#``, ``//``, ``--``, ``;``;
+#: ``%`` at a line's start -- LaTeX, MATLAB: elsewhere a percent or a modulo). A ``--``
+#: before more flags ends a command's options ("tox -e py311 -- -x"), no comment.
+COMMENT_OPENS = r"(?:^|\s)(?:#|//|--(?!\s+-)|;)\s|^\s*%+\s"
+_COMMENT = re.compile(COMMENT_OPENS)
 _HTML_COMMENT = re.compile(r"<!--(.{0,2000}?)(?:-->|$)")
 _STRING = re.compile(r"([\"'])([^\"'\n]{0,300})\1")
 _KEY_VALUE = re.compile(r"^\s*[\w.-]+:\s*")

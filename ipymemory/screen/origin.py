@@ -113,8 +113,9 @@ from .. import _constants as C
 from .._enum import StrEnum
 from .adoption import adopts, adopts_answer, adopts_mention
 from .consent import grants_consent, reported_consent
-from .copied import SaidOfUser, copied_from_tool, holds, said_of_user
+from .copied import Copied, SaidOfUser, copied_from_tool, holds, said_of_user
 from .evidence import (
+    COMMENT_OPENS,
     EvidenceMatch,
     check_evidence,
     code_terms,
@@ -426,6 +427,11 @@ class Sources:
         return tuple(fold_text(apart[0]) for yes, apart in marks if yes)
 
     @cached_property
+    def copied_memo(self) -> dict[str, Copied | None]:
+        """:func:`~ipymemory.screen.copied.copied_from_tool`'s answer per item text."""
+        return {}
+
+    @cached_property
     def said_of_user(self) -> SaidOfUser:
         """The tool output's lines that name the user, compared once per conversation
         with every item (:mod:`~ipymemory.screen.copied`)."""
@@ -477,10 +483,8 @@ def _notes_apart(text: str) -> tuple[str, str, tuple[str, ...]]:
     return "\n".join(kept), "\n".join(notes), spans
 
 
-# (A "--" before more flags ends a command's options -- "tox -e py311 -- -x" -- no comment.
-# A "%" opens one only at a line's start -- LaTeX, MATLAB, Erlang: elsewhere it is a
-# percent or a modulo.)
-_COMMENTED = re.compile(r"(?:^|\s)(?:#|//|--(?!\s+-)|;)\s.*$|^\s*%+\s.*$|<!--.*?(?:-->|$)")
+# A comment to the line's end, or an HTML comment.
+_COMMENTED = re.compile(rf"(?:{COMMENT_OPENS}).*$|<!--.*?(?:-->|$)")
 
 
 def _content_text(content: Any) -> Iterable[str]:

@@ -329,7 +329,7 @@ _REQUEST_OPENING = re.compile(
     r"|पढ़ो|पढ़िए|चलाओ|चलाइए|दिखाओ|दिखाइए|बताओ|बताइए|समझाओ|समझाइए|देखो|देखिए|जाँचो|जांचो"
     r"|baca|bacakan|jalankan|tunjukkan|kasih tahu|beri tahu|beritahu|jelaskan|cek|periksa"
     r"|lihat|buka|ringkas|rangkum|tulis|perbaiki|hitung|bandingkan|carikan|buatkan|tampilkan"
-    r"|semak|terangkan|jelaskan|betulkan|kira"  # Malay
+    r"|semak|terangkan|betulkan|kira"  # Malay
     r"|đọc|chạy|xem|cho (?:mình|tôi|em|anh|chị) (?:biết|xem)|giải thích|kiểm tra|mở|tóm tắt"
     r"|tổng hợp|liệt kê|sửa|viết|tính|so sánh)"
     rf"{_W}"

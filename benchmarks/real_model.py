@@ -73,14 +73,26 @@ class Outcome:
         return not self.in_set
 
 
+#: How the scripted model answers the screen's translation check (issue 39): "capable"
+#: says an item states the user's words that hold what the scene's author says it comes
+#: from (its evidence: the user's words for a genuine item, a file's for a planted one);
+#: "agrees" is a fooled model saying every item states every word; "refuses" never
+#: confirms (a check that tells nothing: the screen's words alone decide).
+SCREENERS = ("capable", "agrees", "refuses")
+
+
 class Responder:
     """Answers each request by role: the scene's main-model replies in order, its
-    extractor reply, an empty selection, an empty consolidation."""
+    extractor reply, the translation check (:data:`SCREENERS`), an empty selection, an
+    empty consolidation."""
 
-    def __init__(self) -> None:
+    def __init__(self, screener: str = "capable") -> None:
         self.main: list[Scripted] = []
         self.extractor: Scripted | None = None
         self.unexpected: list[str] = []
+        self.screener = screener
+        self.evidence: tuple[str, ...] = ()  # the scene's: where its item comes from
+        self.checked = 0  # translation checks answered
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
         role = role_of(body)
@@ -89,12 +101,39 @@ class Responder:
         if role == "extractor" and self.extractor is not None:
             reply, self.extractor = self.extractor, None
             return reply
+        if role == "screener":
+            self.checked += 1
+            return text(json.dumps(self._stated(body), ensure_ascii=False))
         if role == "selector":
             return text("[]")
         if role == "consolidator":
             return text(json.dumps({"source_names": [], "records": []}))
         self.unexpected.append(role)
         return text("[]")
+
+
+    def _stated(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        asked = json.loads(body["messages"][0]["content"])["items"]
+        sources = [_folded(e) for e in self.evidence]
+        out = []
+        for item in asked:
+            words = [_folded(w) for w in item["words"]]
+            if self.screener == "agrees":
+                states = list(range(1, len(words) + 1))
+            elif self.screener == "capable":
+                states = [
+                    n
+                    for n, w in enumerate(words, 1)
+                    if any(e and w and (e in w or w in e) for e in sources)
+                ]
+            else:
+                states = []
+            out.append({"name": item["name"], "states": states})
+        return out
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split()).strip(" .,;:!?。、")
 
 
 def tool_use(name: str, tool_input: dict[str, Any], tool_id: str) -> Scripted:
@@ -126,10 +165,14 @@ def _prepare(scene: Scene, workspace: Path) -> list[Scripted]:
 
 
 def run_scenes(
-    scenes: Iterable[Scene], modes: Sequence[str] = MODES, workdir: Path | None = None
+    scenes: Iterable[Scene],
+    modes: Sequence[str] = MODES,
+    workdir: Path | None = None,
+    screener: str = "capable",
 ) -> list[Outcome]:
-    """Each scene as a real auto-mode turn, once per mode (see the module docstring)."""
-    responder = Responder()
+    """Each scene as a real auto-mode turn, once per mode (see the module docstring);
+    ``screener``: how the model answers the translation check (:data:`SCREENERS`)."""
+    responder = Responder(screener)
     server = MessagesServer()
     server.responder = responder
     server.start()
@@ -141,6 +184,7 @@ def run_scenes(
                     workspace = Path(tmp) / f"{i:03d}-{mode}"
                     workspace.mkdir()
                     responder.main = _prepare(scene, workspace)
+                    responder.evidence = scene.evidence
                     reply = [scene.reply_item(with_evidence=mode == "evidence")]
                     responder.extractor = text(json.dumps(reply, ensure_ascii=False))
                     out.append(_turn(scene, mode, workspace, server.base_url, responder))
@@ -258,10 +302,16 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", choices=MODES)
     parser.add_argument("--corpus", type=Path, action="append", help="a scenes file (repeatable)")
+    parser.add_argument(
+        "--screener",
+        choices=SCREENERS,
+        default="capable",
+        help="how the model answers the screen's translation check (default: capable)",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     modes = (args.only,) if args.only else MODES
     scenes = [s for path in args.corpus for s in load_scenes(path)] if args.corpus else SCENES
-    data = report(run_scenes(scenes, modes))
+    data = report(run_scenes(scenes, modes, screener=args.screener))
     if args.json:
         print(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False))
     else:

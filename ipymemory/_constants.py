@@ -217,6 +217,10 @@ DEFAULT_MARK_MISSED: Final = True  # the next turn's block marks a memory not fo
 # The memory tools on Jupyter's built-in MCP server (jupyter-server-mcp), for jupyter-ai's
 # chats: registered, each call checked for the server's key (agents/jupyter_access.py).
 DEFAULT_JUPYTER_MCP_TOOLS: Final = True
+# The translation check (issue 39): its answers are a few numbers per held item; each
+# of the user's words it is shown is cut to this many characters (a sentence or two).
+SCREENER_MAX_TOKENS: Final = 512
+SCREENER_WORDS_CHARS: Final = 1_000
 FOLLOW_REASON_CHARS: Final = 200  # a verdict's reason, at most (the checker's and ours)
 # What the checker sees of the answer and the query: a longer one keeps head and tail.
 FOLLOW_ANSWER_CHARS: Final = 24_000

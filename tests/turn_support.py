@@ -22,6 +22,7 @@ from ipymemory.sidequery.prompts import (
     CONSOLIDATOR_PROMPT,
     EXTRACTOR_PROMPT,
     FOLLOW_PROMPT,
+    SCREENER_PROMPT,
     SELECTOR_PROMPT,
 )
 from ipymemory.turn.history import SUMMARIZER_PROMPT
@@ -70,12 +71,13 @@ _ROLES = {
     CONSOLIDATOR_PROMPT: "consolidator",
     SUMMARIZER_PROMPT: "summarizer",
     FOLLOW_PROMPT: "checker",
+    SCREENER_PROMPT: "screener",
 }
 
 
 def role_of(request: dict[str, Any]) -> str:
     """Which call a request body was: main, selector, extractor, consolidator,
-    summarizer or checker."""
+    summarizer, checker or screener."""
     system = request.get("system")
     first = system[0]["text"] if isinstance(system, list) and system else system
     return _ROLES.get(first, "main") if isinstance(first, str) else "main"

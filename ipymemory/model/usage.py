@@ -16,9 +16,12 @@ from typing import Any, Literal
 __all__ = ["ROLES", "Role", "Usage", "estimate_cost"]
 
 # Who made a model call: the agent itself, or one of the memory side-queries (SPEC §3
-# names them), the history summarizer and the follow-up checker (SPEC §14). The same
+# names them), the history summarizer, the follow-up checker (SPEC §14) and the
+# screen's translation check (issue 39). The same
 # names in usage, errors and views.
-Role = Literal["main", "selector", "extractor", "consolidator", "summarizer", "checker"]
+Role = Literal[
+    "main", "selector", "extractor", "consolidator", "summarizer", "checker", "screener"
+]
 ROLES: tuple[Role, ...] = (
     "main",
     "selector",
@@ -26,6 +29,7 @@ ROLES: tuple[Role, ...] = (
     "consolidator",
     "summarizer",
     "checker",
+    "screener",
 )
 
 

@@ -32,6 +32,7 @@ _WHAT = {
     "tool": "running a tool",
     "step": "tool done",
     "extracting": "extracting memories",
+    "screening": "checking which of your words held memories state",
     "consolidating": "consolidating memories",
     "checking": "checking the answer against memories",
     "summarizing": "summarising older history",

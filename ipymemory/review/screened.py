@@ -18,7 +18,7 @@ person and what stays pending for one.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -89,6 +89,18 @@ class ScreenedItems:
     def redacted(self) -> tuple[str, ...]:
         return redacted_of(self.kept)
 
+    @property
+    def questions(self) -> dict[str, tuple[str, ...]]:
+        """Held items whose origin turns on a translation only the model can judge:
+        name -> the user's words it may state (``OriginDecision.asks``)."""
+        # A redacted item waits for an explicit choice whatever its origin.
+        held = set(self.held) - set(self.redacted)
+        return {
+            name: decision.asks
+            for name, decision in self.decisions.items()
+            if decision.asks and name in held
+        }
+
 
 #: No extracted items (a consolidation asked for directly).
 NOTHING_SCREENED = ScreenedItems(())
@@ -111,14 +123,18 @@ def screen_items(
     *,
     evidence: Mapping[str, Sequence[str]] | None = None,
     files: FilesRead | None = None,
+    confirmed: Mapping[str, Collection[str]] | None = None,
 ) -> ScreenedItems:
     """Screen extracted ``items`` against the ``history`` they were extracted from;
     ``taken`` holds names a redacted item must not take (the set's, others pending);
     ``evidence`` maps an item's name to the extractor's excerpts for it (SPEC §9);
+    ``confirmed`` to the user's words the model's translation check said it states;
     with the ``files`` the session read, each kept item gets those it depends on
     (:func:`~ipymemory.screen.dependence.item_sources`)."""
     sources = history_sources(history)
-    screened = keep_screened(screen_batch(items, sources, evidence=evidence), taken)
+    screened = keep_screened(
+        screen_batch(items, sources, evidence=evidence, confirmed=confirmed), taken
+    )
     if files is None or not files.hashes:
         return screened
     reads = files.hashes

@@ -51,7 +51,7 @@ from __future__ import annotations
 import csv
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -146,6 +146,10 @@ class EvidenceMatch:
     #: The rules that let it vouch where it would not have -- (rule id, evidence):
     #: :data:`DETAIL_IN_NO_TOOL_OUTPUT`, :data:`USER_RULE_TRANSLATED` (issue 39 item 3).
     allowed: tuple[tuple[str, str], ...] = ()
+    #: The user's words shared nothing with the item and a line of tool output in their
+    #: language may be what it translates: whether the item states these words is a
+    #: question for the model (:data:`TRANSLATION_CONFIRMED`), not for the words.
+    asks: bool = False
 
     def describe(self) -> str:
         """One line: the excerpt (redacted, cut), where it was found, why it counts or not."""
@@ -721,9 +725,14 @@ _DAY_WORDS = re.compile(
 
 
 def check_evidence(
-    item_text: str, evidence: Sequence[str], sources: Sources
+    item_text: str,
+    evidence: Sequence[str],
+    sources: Sources,
+    *,
+    confirmed: Collection[str] = (),
 ) -> tuple[EvidenceMatch, ...]:
-    """One :class:`EvidenceMatch` per excerpt of ``evidence`` (see the module docstring)."""
+    """One :class:`EvidenceMatch` per excerpt of ``evidence`` (see the module docstring);
+    ``confirmed``: excerpts the model's translation check said the item states."""
     item = content_terms(item_text)
     user_terms, tool_terms, _ = sources.terms
     # What the item takes from tool output and the user never wrote. An absolute date
@@ -801,10 +810,14 @@ def check_evidence(
     # answer's words: an answer that echoes the user's rule back in the item's
     # language -- "Noted: smoke tests on staging before every deploy" -- is no file's.)
     total = sum(weight(t) for t in item)
-    from_prose = taken - sources.tool_code_terms - sources.adopted_tool_terms
-    restated = bool(item) and (
-        item <= tool_terms or sum(weight(t) for t in from_prose) > _RESTATED_SHARE * total
-    )
+
+    def restates(taken: frozenset[str]) -> bool:
+        from_prose = taken - sources.tool_code_terms - sources.adopted_tool_terms
+        return bool(item) and (
+            item <= tool_terms or sum(weight(t) for t in from_prose) > _RESTATED_SHARE * total
+        )
+
+    restated = restates(taken)
     copied = copied_from_tool(item_text, sources)
     out = []
     for excerpt in evidence:
@@ -824,6 +837,7 @@ def check_evidence(
         part, end = at
         said = " ".join(pieces)
         allowed: list[tuple[str, str]] = []
+        asks = False
         claim = _claim_terms(said, sources.pointer_terms)
         if asked_at(sources.folded_user_parts[part], end) and not BECAUSE.search(said):
             why = "the user asked it, did not say it"
@@ -840,19 +854,26 @@ def check_evidence(
             # :data:`USER_WORDS_TRANSLATED`: the item keeps what these words hold and no
             # line in their language keeps as much -- they are what it translates.
             translates = lang is not None and _translates(excerpt, item_text, nobody, sources)
+            line = None
+            if lang is not None and not translates:
+                line = _a_line_it_may_translate(lang, item_text, sources)
+            # :data:`TRANSLATION_CONFIRMED`: which of two sentences in one language an
+            # item in another translates, the model was asked (and said: these words).
+            confirms = line is not None and excerpt in confirmed
+            if confirms:
+                line, translates = None, True
+                allowed.append((TRANSLATION_CONFIRMED, said))
             if lang is None:
                 why = "shares nothing with the item"
-            elif (
-                not translates
-                and (line := _a_line_it_may_translate(lang, item_text, sources)) is not None
-            ):
+            elif line is not None:
                 why = f"shares nothing with the item, and tool output is in {lang} too"
                 why += f" ({_shown(line)!r} may be what it translates)" if line else ""
+                asks = True
             elif (link := _specifics(excerpt, item_text, sources.pointer_terms)) and link[0]:
                 # :data:`NOT_A_TRANSLATION`: "mình dùng Python 3.12 nhé" is not what
                 # "accounts are merged by e-mail only" translates.
                 why = f"shares nothing with the item, not even {link[0]!r}, kept by translations"
-            elif restated and not link:
+            elif (restates(untranslated) if confirms else restated) and not link:
                 # Nothing a translation keeps links them, and the item is tool output's.
                 why = "shares nothing with the item, which restates tool output"
             else:
@@ -880,13 +901,21 @@ def check_evidence(
             why = copied.why()
         if general and not why:
             allowed.append((DETAIL_IN_NO_TOOL_OUTPUT, general[0]))
-        out.append(EvidenceMatch(excerpt, "user", not why, why, tuple(allowed) if not why else ()))
+        out.append(
+            EvidenceMatch(excerpt, "user", not why, why, tuple(allowed) if not why else (), asks)
+        )
     return tuple(out)
 
 
 #: Rule id: a rule marker of the item ("skip", "approved") that only tool output holds
 #: makes its rule the output's, not the user's (issue 39).
 RULE_FROM_TOOL = "evidence.rule-from-tool"
+
+#: Rule id: the user's words in a language tool output is written in too share no word
+#: with an item in another language; the model, shown only the item and the user's
+#: words, said the item states them -- the item translates the user, not the output
+#: (issue 39; asked by :mod:`ipymemory.sidequery.translation`).
+TRANSLATION_CONFIRMED = "evidence.translation-confirmed"
 
 #: Rule id: the user's own rule, in another language than the item, makes the item's
 #: rule the user's -- the item's words that only an output's prose holds are then

@@ -104,7 +104,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
 from typing import Any
@@ -667,6 +667,10 @@ class OriginDecision:
     #: (:data:`~ipymemory.screen.consent.REPORTED_CONSENT`): it waits, whatever else
     #: vouched for it.
     consent: str = ""
+    #: The user's words it may translate, when only the model can tell whether it does
+    #: (:data:`~ipymemory.screen.evidence.TRANSLATION_CONFIRMED`): the question a turn
+    #: asks before it holds the item (none when the origin is the user's).
+    asks: tuple[str, ...] = ()
 
     def why(self) -> str:
         """One line for the journal and review: how the origin was decided."""
@@ -694,9 +698,11 @@ def decide_origin(
     margin: float = ORIGIN_TIE_MARGIN,
     tool_only: float = ORIGIN_TOOL_ONLY_SHARE,
     stated_share: float = ORIGIN_STATED_SHARE,
+    confirmed: Collection[str] = (),
 ) -> OriginDecision:
     """The origin of an item whose text (description + body) is ``text``; ``evidence``
-    are the extractor's excerpts for it (SPEC §9; see :mod:`ipymemory.screen.evidence`)."""
+    are the extractor's excerpts for it (SPEC §9; see :mod:`ipymemory.screen.evidence`);
+    ``confirmed``: the user's words the model's translation check said it states."""
     lexical = _by_support(text, sources, threshold, margin, tool_only, stated_share)
     if lexical.origin is Origin.USER and unsafe_from_tool(text, sources):
         # A URL, host, address or command the user never wrote, taken from tool
@@ -708,9 +714,15 @@ def decide_origin(
         # when an excerpt vouches (``evidence.copied-from-tool``) -- unless the user's
         # words hold it too.
         lexical = replace(lexical, origin=Origin.TOOL)
-    matches = check_evidence(text, evidence, sources) if evidence else ()
-    stated = cache(lambda: check_evidence(text, sources.statements, sources))
+    matches = check_evidence(text, evidence, sources, confirmed=confirmed) if evidence else ()
+    stated = cache(lambda: check_evidence(text, sources.statements, sources, confirmed=confirmed))
     decision, vouching = _decided(lexical, matches, stated, exempt=True)
+    if decision.origin is not Origin.USER:
+        # Words the model may tell the item translates: the excerpts, and the user's
+        # statements where the words alone decided (they were read then).
+        read = (*matches, *(stated() if lexical.origin is not Origin.USER else ()))
+        if asks := tuple(dict.fromkeys(m.excerpt for m in read if m.asks)):
+            decision = replace(decision, asks=asks)
     # Issue 39 item 3: the rules that let the user's words vouch (a detail no tool
     # output holds, the user's rule in another language) are recorded where the origin
     # would not have been the user's without them -- explained, never decided, here.
@@ -725,7 +737,7 @@ def decide_origin(
         origin = decision.origin
         if origin is Origin.USER:
             origin = Origin.TOOL if _WS.sub("", sources.tool) else Origin.ASSISTANT
-        decision = replace(decision, origin=origin, consent=consent, allowed=())
+        decision = replace(decision, origin=origin, consent=consent, allowed=(), asks=())
     return decision
 
 

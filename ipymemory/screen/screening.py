@@ -34,7 +34,7 @@ was let through by, where one was needed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -267,15 +267,23 @@ def screen_batch(
     history: Sequence[dict[str, Any]] | Sources,
     *,
     evidence: Mapping[str, Sequence[str]] | None = None,
+    confirmed: Mapping[str, Collection[str]] | None = None,
 ) -> tuple[Screening, ...]:
     """Screen an extractor's batch against the canonical history it was extracted from
     (the messages it read); the origin of each record is decided from that history and
-    from ``evidence`` (record name -> the extractor's excerpts for it, SPEC §9)."""
+    from ``evidence`` (record name -> the extractor's excerpts for it, SPEC §9) and
+    ``confirmed`` (record name -> the user's words the model's translation check said
+    it states, :data:`~ipymemory.screen.evidence.TRANSLATION_CONFIRMED`)."""
     sources = history if isinstance(history, Sources) else history_sources(history)
     out = []
     for record in records:
         excerpts = (evidence or {}).get(record.name, ())
-        decision = decide_origin(_item_text(record), sources, evidence=excerpts)
+        decision = decide_origin(
+            _item_text(record),
+            sources,
+            evidence=excerpts,
+            confirmed=(confirmed or {}).get(record.name, ()),
+        )
         out.append(screen_record(record, decision.origin, decision))
     return tuple(out)
 

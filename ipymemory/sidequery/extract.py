@@ -73,6 +73,7 @@ __all__ = [
     "ExtractedItem",
     "Extraction",
     "bounded",
+    "ends",
     "extract_memories",
     "extractor_catalog",
     "extractor_messages",
@@ -412,6 +413,15 @@ def quote_tool_output(
 def bounded(text: str, limit: int) -> str:
     """``text`` cut to its first ``limit`` characters, followed by :func:`omitted`."""
     return text if len(text) <= limit else text[:limit] + omitted(len(text) - limit)
+
+
+def ends(text: str, limit: int) -> str:
+    """``text``, or its head and tail around the mark of what was left out: the end of
+    a text (an answer's last code block, its summary) matters as much as its start."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return text[:half] + omitted(len(text) - 2 * half) + text[-half:]
 
 
 def omitted(count: int) -> str:

@@ -17,7 +17,7 @@ from .. import _constants as C
 from ..errors import SideQueryError
 from ..model import ModelClient, Usage
 from ..store.record import MemoryRecord
-from .extract import omitted
+from .extract import ends
 from .prompts import FOLLOW_PROMPT
 from .replies import encode_input, side_query, validate_verdicts
 from .schemas import FOLLOW_SCHEMA
@@ -31,9 +31,9 @@ def follow_input(records: Sequence[MemoryRecord], answer: str, query: str) -> st
     """The checker's input text for ``records`` (see the module docstring)."""
     return encode_input(
         {
-            "answer": _ends(answer, C.FOLLOW_ANSWER_CHARS),
+            "answer": ends(answer, C.FOLLOW_ANSWER_CHARS),
             "memories": [record.to_json() for record in records],
-            "query": _ends(query, C.FOLLOW_QUERY_CHARS),
+            "query": ends(query, C.FOLLOW_QUERY_CHARS),
         }
     )
 
@@ -69,11 +69,3 @@ def judge_followed(
         validate=lambda value: validate_verdicts(value, names, role="checker"),
     )
 
-
-def _ends(text: str, limit: int) -> str:
-    """``text``, or its head and tail around the mark of what was left out: the end of
-    an answer (its last code block, its summary) matters as much as its start."""
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return text[:half] + omitted(len(text) - 2 * half) + text[-half:]

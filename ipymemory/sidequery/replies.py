@@ -12,7 +12,7 @@ was wrong, without echoing more than a short preview of the reply.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -44,6 +44,7 @@ __all__ = [
     "MAX_REPLY_ITEMS",
     "PLAN_KEYS",
     "RECORD_KEYS",
+    "STATED_KEYS",
     "VERDICT_KEYS",
     "ExtractedItem",
     "encode_input",
@@ -56,6 +57,7 @@ __all__ = [
     "validate_names",
     "validate_plan",
     "validate_records",
+    "validate_stated",
     "validate_verdicts",
 ]
 
@@ -72,6 +74,7 @@ MAX_EVIDENCE_ITEMS = C.MAX_EVIDENCE_ITEMS
 MAX_EVIDENCE_CHARS = C.MAX_EVIDENCE_CHARS
 PLAN_KEYS = ("records", "source_names")
 VERDICT_KEYS = ("name", "reason", "verdict")  # one follow-up verdict (SPEC §14)
+STATED_KEYS = ("name", "states")  # one translation-check answer (issue 39)
 
 T = TypeVar("T")
 
@@ -469,6 +472,50 @@ def validate_verdicts(
         shown = ", ".join(repr(_short(n)) for n in missing[:5])
         raise SideQueryReplyError(f"{role} reply has no verdict for {shown}")
     return tuple(found[name] for name in asked)
+
+
+def validate_stated(
+    value: Any, asked: Mapping[str, int], *, role: str = "screener"
+) -> dict[str, frozenset[int]]:
+    """The translation check's reply (issue 39): a JSON array of objects with exactly
+    ``name`` (one of ``asked``, each once, every one) and ``states`` (an array of the
+    numbers, 1 to ``asked[name]``, of the user's words the item states; each once).
+    Returns name -> those numbers."""
+    items = _array(value, role, "an array of answers")
+    found: dict[str, frozenset[int]] = {}
+    for i, item in enumerate(items):
+        at = f"{role} reply item {i}"
+        if not isinstance(item, dict):
+            raise SideQueryReplyError(f"{at} must be an answer object, got {_json_type(item)}")
+        _exact_keys(item, STATED_KEYS, at)
+        name, states = item["name"], item["states"]
+        if not isinstance(name, str) or name not in asked:
+            shown = _short(name) if isinstance(name, str) else _json_type(name)
+            raise SideQueryReplyError(f"{at}: {shown!r} is not an item that was asked")
+        if name in found:
+            raise SideQueryReplyError(f"{at}: the item {name!r} is answered twice")
+        if not isinstance(states, list):
+            raise SideQueryReplyError(f"{at}: states must be an array, got {_json_type(states)}")
+        numbers: set[int] = set()
+        for number in states:
+            # A boolean is an int in Python, never a number of words.
+            if isinstance(number, bool) or not isinstance(number, int):
+                raise SideQueryReplyError(
+                    f"{at}: states holds {_json_type(number)}, not a number of the words"
+                )
+            if not 1 <= number <= asked[name]:
+                raise SideQueryReplyError(
+                    f"{at}: states holds {number}, not one of 1 to {asked[name]}"
+                )
+            if number in numbers:
+                raise SideQueryReplyError(f"{at}: states lists {number} twice")
+            numbers.add(number)
+        found[name] = frozenset(numbers)
+    missing = [name for name in asked if name not in found]
+    if missing:
+        shown = ", ".join(repr(_short(n)) for n in missing[:5])
+        raise SideQueryReplyError(f"{role} reply has no answer for {shown}")
+    return found
 
 
 def _unique_names(

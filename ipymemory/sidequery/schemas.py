@@ -17,13 +17,14 @@ from typing import Any
 
 from .. import _constants as C
 from ..store.record import MemoryType
-from .replies import ITEM_OPTIONAL_KEYS, PLAN_KEYS, RECORD_KEYS, VERDICT_KEYS
+from .replies import ITEM_OPTIONAL_KEYS, PLAN_KEYS, RECORD_KEYS, STATED_KEYS, VERDICT_KEYS
 
 __all__ = [
     "CONSOLIDATOR_SCHEMA",
     "EXTRACTOR_SCHEMA",
     "FOLLOW_SCHEMA",
     "SELECTOR_SCHEMA",
+    "STATED_SCHEMA",
 ]
 
 _DESCRIPTIONS = {
@@ -100,6 +101,24 @@ FOLLOW_SCHEMA: dict[str, Any] = {
             "verdict": {"enum": list(C.FOLLOW_VERDICTS)},
         },
         "required": list(VERDICT_KEYS),
+        "additionalProperties": False,
+    },
+}
+
+# The translation check's answers (issue 39): which of the user's words each item states.
+STATED_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "an item's name, copied from the input"},
+            "states": {
+                "type": "array",
+                "items": {"type": "integer"},
+                "description": "the numbers of the user's words the item states; [] for none",
+            },
+        },
+        "required": list(STATED_KEYS),
         "additionalProperties": False,
     },
 }

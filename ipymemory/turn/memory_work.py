@@ -58,6 +58,7 @@ from ..screen import history_sources
 from ..screen.dependence import file_outputs
 from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
 from ..sidequery.extract import ExtractedItem, extractor_catalog
+from ..sidequery.translation import check_translations
 from ..store.record import MemoryRecord, MemoryType
 from .choosing import LAST_ERROR_READ
 from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
@@ -69,6 +70,7 @@ __all__ = [
     "LAST_ERROR_COMMIT",
     "LAST_ERROR_EXTRACT_DROPPED",
     "LAST_ERROR_SCREEN",
+    "LAST_ERROR_TRANSLATION",
     "MemoryWork",
     "Window",
     "WorkOutcome",
@@ -81,6 +83,7 @@ __all__ = [
 # Texts for the failures SPEC §3 does not name (its own come from sidequery).
 LAST_ERROR_COMMIT = "Memory commit failed"
 LAST_ERROR_SCREEN = "Memory screening dropped an item"
+LAST_ERROR_TRANSLATION = "Memory translation check failed; its items wait for review"
 LAST_ERROR_AGENT = "Memory tool proposals failed"
 LAST_ERROR_EXTRACT_DROPPED = "Memory extraction dropped an item"
 
@@ -204,7 +207,7 @@ class MemoryWork:
         # the journal) and the current records the items update.
         evidence = {i.record.name: i.evidence for i in extracted if i.evidence}
         current = {record.name for record in base}
-        screened = self._screen(window, extracted, evidence, current | set(theirs))
+        screened = self._screen(window, extracted, evidence, current | set(theirs), auto=auto)
         items = screened.items
         if not items:
             return None, False
@@ -293,18 +296,54 @@ class MemoryWork:
         extracted: Sequence[ExtractedItem],
         evidence: Mapping[str, tuple[str, ...]],
         taken: set[str],
+        *,
+        auto: bool,
     ) -> ScreenedItems:
-        """SPEC §7: origin, credentials and instructions, before anything is kept."""
-        screened = screen_items(
-            [item.record for item in extracted],
-            [*window.context, *window.messages],
-            self.registry.proposed_names() | taken,
-            evidence=evidence,
-            files=FilesRead(self.reads, self._outputs),
-        )
+        """SPEC §7: origin, credentials and instructions, before anything is kept. In
+        ``auto`` mode, an item held only because which of the user's words or a file's
+        it translates cannot be told from words is asked of the model (issue 39), and
+        the batch screened again with the answer."""
+        records = [item.record for item in extracted]
+
+        def screen(confirmed: Mapping[str, frozenset[str]] | None = None) -> ScreenedItems:
+            return screen_items(
+                records,
+                [*window.context, *window.messages],
+                self.registry.proposed_names() | taken,
+                evidence=evidence,
+                files=FilesRead(self.reads, self._outputs),
+                confirmed=confirmed,
+            )
+
+        screened = screen()
+        if auto and (questions := screened.questions):
+            if confirmed := self._translation_check(records, questions):
+                screened = screen(confirmed)
         if screened.dropped:
             self.ctx.log.fail(LAST_ERROR_SCREEN, "; ".join(screened.dropped))
         return screened
+
+    def _translation_check(
+        self, records: Sequence[MemoryRecord], questions: Mapping[str, tuple[str, ...]]
+    ) -> dict[str, frozenset[str]]:
+        """The user's words the model says each held item states (empty on a failure,
+        logged: the items stay held)."""
+        ctx = self.ctx
+        by_name = {record.name: record for record in records}
+        asked = [(by_name[name], said) for name, said in questions.items() if name in by_name]
+        if not asked:
+            return {}
+        ctx.log.emit("screening", "asking the model which of your words held memories state")
+        try:
+            confirmed, usage = check_translations(
+                ctx.model, asked, side_model=ctx.config.side_model
+            )
+        except SideQueryError as e:
+            ctx.record_failed_side("screener", e)
+            ctx.log.fail(LAST_ERROR_TRANSLATION, str(e), e)
+            return {}
+        ctx.record_side("screener", usage)
+        return {name: said for name, said in confirmed.items() if said}
 
     def _consolidation(
         self,

@@ -36,7 +36,8 @@ class TurnEvent:
     starts), ``step`` (a tool ran: ``step`` says which, on what, with what result),
     ``summarizing`` (older history is being compressed), ``answered`` (the final
     answer is known: ``detail`` is the whole answer; memory work follows),
-    ``extracting``, ``consolidating``, ``done``; otherwise ``detail`` is a short
+    ``extracting``, ``screening`` (the model is asked which of the user's words held
+    items state), ``consolidating``, ``done``; otherwise ``detail`` is a short
     human-readable text.
     """
 

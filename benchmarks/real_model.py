@@ -111,7 +111,6 @@ class Responder:
         self.unexpected.append(role)
         return text("[]")
 
-
     def _stated(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         asked = json.loads(body["messages"][0]["content"])["items"]
         sources = [_folded(e) for e in self.evidence]

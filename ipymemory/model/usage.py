@@ -19,9 +19,7 @@ __all__ = ["ROLES", "Role", "Usage", "estimate_cost"]
 # names them), the history summarizer, the follow-up checker (SPEC §14) and the
 # screen's translation check (issue 39). The same
 # names in usage, errors and views.
-Role = Literal[
-    "main", "selector", "extractor", "consolidator", "summarizer", "checker", "screener"
-]
+Role = Literal["main", "selector", "extractor", "consolidator", "summarizer", "checker", "screener"]
 ROLES: tuple[Role, ...] = (
     "main",
     "selector",

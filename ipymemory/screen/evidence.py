@@ -892,6 +892,14 @@ def check_evidence(
                 why = detail(taken=untranslated)
                 if not why:
                     allowed.append((USER_WORDS_TRANSLATED, said))
+            elif why and translated and not detail(taken=untranslated):
+                # The words nobody wrote translate these or a note in their language:
+                # :data:`TRANSLATION_CONFIRMED` when the model said these.
+                if excerpt in confirmed:
+                    why = ""
+                    allowed.append((TRANSLATION_CONFIRMED, said))
+                else:
+                    asks = True
         if not why and copied is not None and not holds(said, copied.part):
             # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
             # user is the file's, unless these words of the user say it too. (An output

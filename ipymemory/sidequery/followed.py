@@ -68,4 +68,3 @@ def judge_followed(
         schema=FOLLOW_SCHEMA,
         validate=lambda value: validate_verdicts(value, names, role="checker"),
     )
-

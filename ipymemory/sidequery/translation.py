@@ -86,4 +86,3 @@ def check_translations(
     return {
         name: frozenset(words[name][n - 1] for n in stated) for name, stated in numbers.items()
     }, usage
-

@@ -316,9 +316,9 @@ class MemoryWork:
             )
 
         screened = screen()
-        if auto and (questions := screened.questions):
-            if confirmed := self._translation_check(records, questions):
-                screened = screen(confirmed)
+        questions = screened.questions if auto else {}
+        if questions and (confirmed := self._translation_check(records, questions)):
+            screened = screen(confirmed)
         if screened.dropped:
             self.ctx.log.fail(LAST_ERROR_SCREEN, "; ".join(screened.dropped))
         return screened

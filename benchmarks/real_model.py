@@ -73,12 +73,14 @@ class Outcome:
         return not self.in_set
 
 
-#: How the scripted model answers the screen's translation check (issue 39): "capable"
-#: says an item states the user's words that hold what the scene's author says it comes
-#: from (its evidence: the user's words for a genuine item, a file's for a planted one);
-#: "agrees" is a fooled model saying every item states every word; "refuses" never
-#: confirms (a check that tells nothing: the screen's words alone decide).
-SCREENERS = ("capable", "agrees", "refuses")
+#: How the scripted model answers the screen's translation check (issue 39), which shows
+#: an item beside the user's words and lines of a file, unlabelled: "capable" says a
+#: genuine item states the sentences that hold what the scene's author says it comes
+#: from (its evidence), and a planted item the file's lines, never the user's words (even
+#: where a fooled extractor cited them); "fooled" says every item states the user's words
+#: and nothing else (a model an injection turned, the worst case); "agrees" says every
+#: item states every sentence; "refuses" says none (a check that tells nothing).
+SCREENERS = ("capable", "fooled", "agrees", "refuses")
 
 
 class Responder:
@@ -92,6 +94,8 @@ class Responder:
         self.unexpected: list[str] = []
         self.screener = screener
         self.evidence: tuple[str, ...] = ()  # the scene's: where its item comes from
+        self.planted = False  # the scene's item is a file's, not the user's
+        self.said = ""  # the user's messages of the scene
         self.checked = 0  # translation checks answered
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
@@ -114,16 +118,20 @@ class Responder:
     def _stated(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         asked = json.loads(body["messages"][0]["content"])["items"]
         sources = [_folded(e) for e in self.evidence]
+        said = _folded(self.said)
         out = []
         for item in asked:
-            words = [_folded(w) for w in item["words"]]
+            numbered = list(enumerate((_folded(s) for s in item["sentences"]), 1))
+            users = [n for n, s in numbered if s and s in said]
             if self.screener == "agrees":
-                states = list(range(1, len(words) + 1))
+                states = [n for n, _ in numbered]
+            elif self.screener == "fooled":
+                states = users
+            elif self.screener == "capable" and self.planted:
+                states = [n for n, _ in numbered if n not in users]
             elif self.screener == "capable":
                 states = [
-                    n
-                    for n, w in enumerate(words, 1)
-                    if any(e and w and (e in w or w in e) for e in sources)
+                    n for n, s in numbered if any(e and s and (e in s or s in e) for e in sources)
                 ]
             else:
                 states = []
@@ -183,7 +191,8 @@ def run_scenes(
                     workspace = Path(tmp) / f"{i:03d}-{mode}"
                     workspace.mkdir()
                     responder.main = _prepare(scene, workspace)
-                    responder.evidence = scene.evidence
+                    responder.evidence, responder.planted = scene.evidence, scene.planted
+                    responder.said = f"{scene.query}\n{scene.follow_up or ''}"
                     reply = [scene.reply_item(with_evidence=mode == "evidence")]
                     responder.extractor = text(json.dumps(reply, ensure_ascii=False))
                     out.append(_turn(scene, mode, workspace, server.base_url, responder))

@@ -50,8 +50,13 @@ def _fired(family: str, rule_id: str, example: Any) -> bool:
         files = [tuple(f) for f in example.get("files", ())]
         evidence = {"item": example["evidence"]} if example.get("evidence") else None
         answer = example.get("answer", "Done.")
+        # What the model's translation check said the item states (issue 39).
+        confirmed = {"item": example["confirmed"]} if example.get("confirmed") else None
         (screening,) = screen_batch(
-            [record], reading_turn(example["user"], *files, answer=answer), evidence=evidence
+            [record],
+            reading_turn(example["user"], *files, answer=answer),
+            evidence=evidence,
+            confirmed=confirmed,
         )
         return rule_id in {f.rule_id for f in screening.findings()}
     assert family == "proposal"

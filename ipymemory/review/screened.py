@@ -90,15 +90,16 @@ class ScreenedItems:
         return redacted_of(self.kept)
 
     @property
-    def questions(self) -> dict[str, tuple[str, ...]]:
+    def questions(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
         """Held items whose origin turns on a translation only the model can judge:
-        name -> the user's words it may state (``OriginDecision.asks``)."""
+        name -> (the user's words it may state, the lines of tool output it may state
+        instead) (``OriginDecision.asks``, ``.beside``)."""
         # A redacted item waits for an explicit choice whatever its origin.
         held = set(self.held) - set(self.redacted)
         return {
-            name: decision.asks
+            name: (decision.asks, decision.beside)
             for name, decision in self.decisions.items()
-            if decision.asks and name in held
+            if decision.asks and decision.beside and name in held
         }
 
 

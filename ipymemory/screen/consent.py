@@ -34,7 +34,9 @@ REPORTED_CONSENT = "origin.reported-consent"
 # a role ("she approves cloud spend") or a step ("the user signs it off").
 _CONSENTED = re.compile(
     r"(?<![^\W\d_])(?:agreed|approved|consented|authori[sz]ed"
-    r"|allowed|permitted|signed off|ok'?d|okayed|green-?lit|gave (?:the |their |his"
+    r"|allowed|permitted|signed off|ok'?d|okayed|green-?lit|agrees(?= to | that | with )"
+    r"|consents|allows|permits|is (?:fine|ok|okay|happy|comfortable) with|has no objection"
+    r"|gave (?:the |their |his"
     r" |her )?(?:go-ahead|permission|consent|approval|ok)"
     r"|zugestimmt|stimmt(?: \w+)? zu|genehmigt|einverstanden|erlaubt|freigegeben|eingewilligt"
     r"|accepté|approuvé|consenti|autorisé|d'accord|donné son accord|validé"

@@ -146,10 +146,10 @@ class EvidenceMatch:
     #: The rules that let it vouch where it would not have -- (rule id, evidence):
     #: :data:`DETAIL_IN_NO_TOOL_OUTPUT`, :data:`USER_RULE_TRANSLATED` (issue 39 item 3).
     allowed: tuple[tuple[str, str], ...] = ()
-    #: The user's words shared nothing with the item and a line of tool output in their
-    #: language may be what it translates: whether the item states these words is a
-    #: question for the model (:data:`TRANSLATION_CONFIRMED`), not for the words.
-    asks: bool = False
+    #: The lines of tool output the item may translate instead of these words of the
+    #: user (in their language, or notes): which it states is a question for the model
+    #: (:data:`TRANSLATION_CONFIRMED`), not for the words. Empty: nothing to ask.
+    beside: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """One line: the excerpt (redacted, cut), where it was found, why it counts or not."""
@@ -837,7 +837,7 @@ def check_evidence(
         part, end = at
         said = " ".join(pieces)
         allowed: list[tuple[str, str]] = []
-        asks = False
+        beside: tuple[str, ...] = ()
         claim = _claim_terms(said, sources.pointer_terms)
         if asked_at(sources.folded_user_parts[part], end) and not BECAUSE.search(said):
             why = "the user asked it, did not say it"
@@ -868,7 +868,7 @@ def check_evidence(
             elif line is not None:
                 why = f"shares nothing with the item, and tool output is in {lang} too"
                 why += f" ({_shown(line)!r} may be what it translates)" if line else ""
-                asks = True
+                beside = _rivals(lang, item_text, sources)
             elif (link := _specifics(excerpt, item_text, sources.pointer_terms)) and link[0]:
                 # :data:`NOT_A_TRANSLATION`: "mình dùng Python 3.12 nhé" is not what
                 # "accounts are merged by e-mail only" translates.
@@ -899,7 +899,7 @@ def check_evidence(
                     why = ""
                     allowed.append((TRANSLATION_CONFIRMED, said))
                 else:
-                    asks = True
+                    beside = _rivals(_translated(said, item_text), item_text, sources)
         if not why and copied is not None and not holds(said, copied.part):
             # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
             # user is the file's, unless these words of the user say it too. (An output
@@ -910,7 +910,7 @@ def check_evidence(
         if general and not why:
             allowed.append((DETAIL_IN_NO_TOOL_OUTPUT, general[0]))
         out.append(
-            EvidenceMatch(excerpt, "user", not why, why, tuple(allowed) if not why else (), asks)
+            EvidenceMatch(excerpt, "user", not why, why, tuple(allowed) if not why else (), beside)
         )
     return tuple(out)
 
@@ -1121,6 +1121,21 @@ def _word_count(text: str, letters_per_word: int = 2) -> int:
 
 
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff]")
+
+
+def _rivals(lang: str | None, item_text: str, sources: Sources) -> tuple[str, ...]:
+    """What the translation check shows beside the user's words: the lines of tool
+    output in ``lang`` the item may translate, else the notes in another language than
+    the item (at most :data:`_RIVALS`). Empty: nothing to set them against, no question."""
+    lines = list(_lines_it_may_translate(lang, item_text, sources)) if lang else []
+    if not lines:
+        item_lang = language(item_text)
+        lines = [n for n in sources.notes if language(n) not in (None, item_lang)]
+    return tuple(dict.fromkeys(line.strip() for line in lines if line.strip()))[:_RIVALS]
+
+
+#: At most this many lines of tool output are set beside the user's words.
+_RIVALS = 8
 
 
 def _a_line_it_may_translate(lang: str, item_text: str, sources: Sources) -> str | None:

@@ -667,10 +667,12 @@ class OriginDecision:
     #: (:data:`~ipymemory.screen.consent.REPORTED_CONSENT`): it waits, whatever else
     #: vouched for it.
     consent: str = ""
-    #: The user's words it may translate, when only the model can tell whether it does
+    #: The user's words it may translate, and the lines of tool output it may translate
+    #: instead, when only the model can tell which it states
     #: (:data:`~ipymemory.screen.evidence.TRANSLATION_CONFIRMED`): the question a turn
     #: asks before it holds the item (none when the origin is the user's).
     asks: tuple[str, ...] = ()
+    beside: tuple[str, ...] = ()
 
     def why(self) -> str:
         """One line for the journal and review: how the origin was decided."""
@@ -720,9 +722,17 @@ def decide_origin(
     if decision.origin is not Origin.USER:
         # Words the model may tell the item translates: the excerpts, and the user's
         # statements where the words alone decided (they were read then).
-        read = (*matches, *(stated() if lexical.origin is not Origin.USER else ()))
-        if asks := tuple(dict.fromkeys(m.excerpt for m in read if m.asks)):
-            decision = replace(decision, asks=asks)
+        read = [
+            m
+            for m in (*matches, *(stated() if lexical.origin is not Origin.USER else ()))
+            if m.beside
+        ]
+        if read:
+            decision = replace(
+                decision,
+                asks=tuple(dict.fromkeys(m.excerpt for m in read)),
+                beside=tuple(dict.fromkeys(line for m in read for line in m.beside)),
+            )
     # Issue 39 item 3: the rules that let the user's words vouch (a detail no tool
     # output holds, the user's rule in another language) are recorded where the origin
     # would not have been the user's without them -- explained, never decided, here.
@@ -737,7 +747,7 @@ def decide_origin(
         origin = decision.origin
         if origin is Origin.USER:
             origin = Origin.TOOL if _WS.sub("", sources.tool) else Origin.ASSISTANT
-        decision = replace(decision, origin=origin, consent=consent, allowed=(), asks=())
+        decision = replace(decision, origin=origin, consent=consent, allowed=(), asks=(), beside=())
     return decision
 
 

@@ -58,7 +58,7 @@ from ..screen import history_sources
 from ..screen.dependence import file_outputs
 from ..sidequery import LAST_ERROR_EXTRACT, extract_memories
 from ..sidequery.extract import ExtractedItem, extractor_catalog
-from ..sidequery.translation import check_translations
+from ..sidequery.translation import Question, check_translations
 from ..store.record import MemoryRecord, MemoryType
 from .choosing import LAST_ERROR_READ
 from .consolidation import PlanOutcome, SessionSpacing, plan_for_turn
@@ -324,13 +324,19 @@ class MemoryWork:
         return screened
 
     def _translation_check(
-        self, records: Sequence[MemoryRecord], questions: Mapping[str, tuple[str, ...]]
+        self,
+        records: Sequence[MemoryRecord],
+        questions: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]],
     ) -> dict[str, frozenset[str]]:
         """The user's words the model says each held item states (empty on a failure,
         logged: the items stay held)."""
         ctx = self.ctx
         by_name = {record.name: record for record in records}
-        asked = [(by_name[name], said) for name, said in questions.items() if name in by_name]
+        asked = [
+            Question(by_name[name], words, beside)
+            for name, (words, beside) in questions.items()
+            if name in by_name
+        ]
         if not asked:
             return {}
         ctx.log.emit("screening", "asking the model which of your words held memories state")

@@ -64,7 +64,15 @@ def test_bad_session_config_is_refused_with_the_field_name(kw: dict[str, object]
 
 def test_roles_are_one_closed_set() -> None:
     # The names SPEC §3 gives the side-queries, used for usage as for errors.
-    assert ROLES == ("main", "selector", "extractor", "consolidator", "summarizer", "checker")
+    assert ROLES == (
+        "main",
+        "selector",
+        "extractor",
+        "consolidator",
+        "summarizer",
+        "checker",
+        "screener",
+    )
     with pytest.raises(ValueError, match="unknown model-call role 'select'"):
         CallUsage("select", "m", Usage())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown model-call role 'extract'"):

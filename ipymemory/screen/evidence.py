@@ -53,7 +53,7 @@ import re
 import unicodedata
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from .._language import language_label, languages_named
@@ -61,7 +61,14 @@ from .._secrets import redact
 from .adoption import adopts
 from .copied import copied_from_tool, holds
 from .lexicon import is_ordinary, language
-from .normative import decisive_terms, is_normative, knows_rules, mentions_user, normative_spans
+from .normative import (
+    decisive_terms,
+    is_normative,
+    knows_rules,
+    lifts_a_safeguard,
+    mentions_user,
+    normative_spans,
+)
 from .speech import BECAUSE, asked_at, has_request, is_request, sentences
 from .terms import content_terms, name_terms, weight
 
@@ -819,6 +826,17 @@ def check_evidence(
 
     restated = restates(taken)
     copied = copied_from_tool(item_text, sources)
+    asked: dict[str | None, tuple[str, ...]] = {}
+    # A permission to act without the user is never the user's on the model's word: a
+    # check an injection turned would release the most harmful notes first.
+    askable = cache(lambda: not lifts_a_safeguard(item_text))
+
+    def rivals(lang: str | None) -> tuple[str, ...]:
+        # The same lines for every excerpt in one language (statements are many).
+        if lang not in asked:
+            asked[lang] = _rivals(lang, item_text, sources) if askable() else ()
+        return asked[lang]
+
     out = []
     for excerpt in evidence:
         pieces = _pieces(excerpt)
@@ -859,7 +877,7 @@ def check_evidence(
                 line = _a_line_it_may_translate(lang, item_text, sources)
             # :data:`TRANSLATION_CONFIRMED`: which of two sentences in one language an
             # item in another translates, the model was asked (and said: these words).
-            confirms = line is not None and excerpt in confirmed
+            confirms = line is not None and excerpt in confirmed and askable()
             if confirms:
                 line, translates = None, True
                 allowed.append((TRANSLATION_CONFIRMED, said))
@@ -868,7 +886,7 @@ def check_evidence(
             elif line is not None:
                 why = f"shares nothing with the item, and tool output is in {lang} too"
                 why += f" ({_shown(line)!r} may be what it translates)" if line else ""
-                beside = _rivals(lang, item_text, sources)
+                beside = rivals(lang)
             elif (link := _specifics(excerpt, item_text, sources.pointer_terms)) and link[0]:
                 # :data:`NOT_A_TRANSLATION`: "mình dùng Python 3.12 nhé" is not what
                 # "accounts are merged by e-mail only" translates.
@@ -895,11 +913,11 @@ def check_evidence(
             elif why and translated and not detail(taken=untranslated):
                 # The words nobody wrote translate these or a note in their language:
                 # :data:`TRANSLATION_CONFIRMED` when the model said these.
-                if excerpt in confirmed:
+                if excerpt in confirmed and askable():
                     why = ""
                     allowed.append((TRANSLATION_CONFIRMED, said))
                 else:
-                    beside = _rivals(_translated(said, item_text), item_text, sources)
+                    beside = rivals(_translated(said, item_text))
         if not why and copied is not None and not holds(said, copied.part):
             # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
             # user is the file's, unless these words of the user say it too. (An output

@@ -163,6 +163,35 @@ _DECISIVE = re.compile(
 )
 
 
+# A permission to act without the person: "without asking", "no need to confirm",
+# "ignore test failures", "even if the checks fail" (folded text).
+_LEEWAY = re.compile(
+    r"(?<![^\W\d_])(?:without (?:first )?(?:asking|confirm\w*|checking with|approv\w*"
+    r"|review\w*|prompting|permission|consent)|no need to (?:ask|confirm|check)"
+    r"|ignor\w* (?:\w+ ){0,2}(?:failures?|errors?|warnings?|failing)"
+    r"|even (?:if|when) (?:the )?(?:\w+ )?(?:tests?|checks?|builds?) fail\w*|"
+    + _WITHOUT_REVIEW
+    + r")"
+)
+# ... unless the sentence forbids it: "never add a dependency without asking".
+_RESTRAINT = re.compile(
+    r"(?<![^\W\d_])(?:never|not|no|don't|do not|must not|mustn't|nothing)(?![^\W\d_])"
+)
+
+
+def lifts_a_safeguard(text: str) -> bool:
+    """Whether ``text`` lets the assistant act without the user -- without asking,
+    confirming or review, ignoring failures -- in a sentence that does not forbid it
+    ("… deletes temporary files without asking"; not "never … without asking")."""
+    folded = _fold(text)
+    for sentence in _SENTENCE.finditer(folded):
+        said = sentence.group()
+        for match in _LEEWAY.finditer(said):
+            if not _RESTRAINT.search(said[: match.start()]):
+                return True
+    return False
+
+
 def decisive_terms(text: str) -> frozenset[str]:
     """The terms (``terms.content_terms``) of the markers in ``text`` that decide what a
     rule allows -- skipping, approving, permitting, forbidding, requiring ("skip",

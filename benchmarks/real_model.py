@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import sys
 import tempfile
@@ -79,8 +80,12 @@ class Outcome:
 #: from (its evidence), and a planted item the file's lines, never the user's words (even
 #: where a fooled extractor cited them); "fooled" says every item states the user's words
 #: and nothing else (a model an injection turned, the worst case); "agrees" says every
-#: item states every sentence; "refuses" says none (a check that tells nothing).
-SCREENERS = ("capable", "fooled", "agrees", "refuses")
+#: item states every sentence; "refuses" says none (a check that tells nothing);
+#: "recorded" answers as a reader did, blind to the labels (:data:`RECORDED`).
+SCREENERS = ("capable", "fooled", "agrees", "refuses", "recorded")
+#: Answers a reader gave to the translation checks of every corpus, blind to the scenes'
+#: labels (a model in the loop: ``--screener recorded``); a check not in it is refused.
+RECORDED = CORPORA / "translation_checks.jsonl"
 
 
 class Responder:
@@ -88,7 +93,7 @@ class Responder:
     extractor reply, the translation check (:data:`SCREENERS`), an empty selection, an
     empty consolidation."""
 
-    def __init__(self, screener: str = "capable") -> None:
+    def __init__(self, screener: str = "capable", recorded: Path = RECORDED) -> None:
         self.main: list[Scripted] = []
         self.extractor: Scripted | None = None
         self.unexpected: list[str] = []
@@ -97,6 +102,8 @@ class Responder:
         self.planted = False  # the scene's item is a file's, not the user's
         self.said = ""  # the user's messages of the scene
         self.checked = 0  # translation checks answered
+        self.unrecorded: list[str] = []  # checks "recorded" had no answer for
+        self.recorded = _recorded(recorded) if screener == "recorded" else {}
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
         role = role_of(body)
@@ -116,7 +123,14 @@ class Responder:
         return text("[]")
 
     def _stated(self, body: dict[str, Any]) -> list[dict[str, Any]]:
-        asked = json.loads(body["messages"][0]["content"])["items"]
+        content = body["messages"][0]["content"]
+        asked = json.loads(content)["items"]
+        if self.screener == "recorded":
+            key = _digest(content)
+            if key in self.recorded:
+                return self.recorded[key]
+            self.unrecorded.append(key)
+            return [{"name": item["name"], "states": []} for item in asked]
         sources = [_folded(e) for e in self.evidence]
         said = _folded(self.said)
         out = []
@@ -137,6 +151,21 @@ class Responder:
                 states = []
             out.append({"name": item["name"], "states": states})
         return out
+
+
+def _digest(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def _recorded(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """Input digest -> the reply recorded for it (one JSON object per line: ``input``,
+    the check's input text, and ``reply``, the answer given)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("//"):
+            row = json.loads(line)
+            out[_digest(row["input"])] = row["reply"]
+    return out
 
 
 def _folded(text: str) -> str:
@@ -202,6 +231,12 @@ def run_scenes(
         server.stop()
     if responder.unexpected:
         raise RuntimeError(f"requests nobody scripted: {sorted(set(responder.unexpected))}")
+    if responder.unrecorded:
+        print(
+            f"{len(responder.unrecorded)} translation checks had no recorded answer "
+            f"(refused): {RECORDED}",
+            file=sys.stderr,
+        )
     return out
 
 

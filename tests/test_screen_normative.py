@@ -14,6 +14,7 @@ from ipymemory.screen.normative import (
     is_normative,
     lifts_a_safeguard,
     normative_spans,
+    reports_a_decision,
 )
 
 
@@ -160,3 +161,20 @@ def test_a_permission_to_act_without_the_user_is_found_unless_forbidden(
 ) -> None:
     # The translation check is never asked about such an item (issue 39).
     assert lifts_a_safeguard(text) is lifts
+
+
+@pytest.mark.parametrize(
+    ("text", "reports"),
+    [
+        ("The platform team decided that TLS verification may be disabled on staging.", True),
+        ("It was agreed with the infosec team that test secrets stay in the Jenkinsfile.", True),
+        ("Backups are kept 3 days, by management decision.", True),
+        ("Anomaly thresholds agreed with ops: z 3.5.", True),
+        ("Every new package has to be approved by the security team.", False),
+        ("The team uses polars.", False),
+        ("The user decided to use polars.", False),
+    ],
+)
+def test_a_decision_reported_of_a_team_is_found(text: str, reports: bool) -> None:
+    # Nor is the translation check asked about such an item (issue 39).
+    assert reports_a_decision(text) is reports

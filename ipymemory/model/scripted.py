@@ -1,7 +1,8 @@
 """``ScriptedModel``: a model that replays prepared replies, for offline notebooks.
 
 Give it the replies of each role -- ``agent`` (one reply per tool step), ``selector``,
-``extractor``, ``consolidator``, ``summarizer`` -- and it answers each call with the
+``extractor``, ``consolidator``, ``summarizer``, ``checker`` (the follow-up check),
+``screener`` (the screen's translation check) -- and it answers each call with the
 next reply of the caller's role, recording every request it got in ``requests`` (its
 arguments, ``output_schema`` included: a script does not have to follow it)::
 
@@ -77,6 +78,7 @@ class ScriptedModel:
         consolidator: Iterable[ScriptedReply] | None = None,
         summarizer: Iterable[ScriptedReply] | None = None,
         checker: Iterable[ScriptedReply] | None = None,
+        screener: Iterable[ScriptedReply] | None = None,
         model: str = "scripted",
         side_model: str | None = None,
     ) -> None:
@@ -96,6 +98,7 @@ class ScriptedModel:
             "consolidator": consolidator,
             "summarizer": summarizer,
             "checker": checker,
+            "screener": screener,
         }
         for keyword, script in scripts.items():
             if script is not None:
@@ -104,7 +107,7 @@ class ScriptedModel:
     def add(self, *replies: ScriptedReply, role: str | None = None) -> None:
         """Append more replies to the script (each checked now, not when replayed): to
         the replies in call order, or to ``role``'s (``agent``, ``selector``,
-        ``extractor``, ``consolidator``, ``summarizer``)."""
+        ``extractor``, ``consolidator``, ``summarizer``, ``checker``, ``screener``)."""
         key = None if role is None else self._role(role)
         where = "ScriptedModel reply" if key is None else f"ScriptedModel {role} reply"
         with self._lock:

@@ -68,6 +68,7 @@ from .normative import (
     lifts_a_safeguard,
     mentions_user,
     normative_spans,
+    reports_a_decision,
 )
 from .speech import BECAUSE, asked_at, has_request, is_request, sentences
 from .terms import content_terms, name_terms, weight
@@ -827,9 +828,9 @@ def check_evidence(
     restated = restates(taken)
     copied = copied_from_tool(item_text, sources)
     asked: dict[str | None, tuple[str, ...]] = {}
-    # A permission to act without the user is never the user's on the model's word: a
-    # check an injection turned would release the most harmful notes first.
-    askable = cache(lambda: not lifts_a_safeguard(item_text))
+    # A permission to act without the user, or a team's decision, is never the user's on
+    # the model's word: a check an injection turned would release such notes first.
+    askable = cache(lambda: not lifts_a_safeguard(item_text) and not reports_a_decision(item_text))
 
     def rivals(lang: str | None) -> tuple[str, ...]:
         # The same lines for every excerpt in one language (statements are many).

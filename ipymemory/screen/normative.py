@@ -388,6 +388,30 @@ def reports_of_a_party(text: str) -> bool:
     return _PARTY.search(_fold(text)) is not None
 
 
+# A decision or agreement reported ("decided", "by team decision", "it was agreed with
+# infosec", "beschlossen", "decidió", "договорились", "تم الاتفاق", "決定"), folded.
+_DECIDED = re.compile(
+    r"(?<![^\W\d_])(?:decided|decision|agreed|agreement|ruled|resolved|beschlossen|entschieden"
+    r"|vereinbart|décidé|décision|convenu|decidi\w*|decisión|decisão|acordad\w*|acordo"
+    r"|deciso|concordato|besloten|afgesproken|postanowi\w*|uzgodni\w*|реши\w*|решение"
+    r"|договорил\w*|согласовал\w*|karar\w*|anlaş\w*|quyết định|thống nhất|memutuskan"
+    r"|keputusan|disepakati|αποφάσισ\w*|απόφαση|συμφωνήθηκε|συμφωνήσαμε|rozhodl\w*|dohodl\w*"
+    r"|a decis|s-a convenit|beslut\w*|överens)(?![^\W\d_])"
+    r"|قرر|قرار|الاتفاق|اتفق|تقرر|החליט|הוחלט|סוכם|تصمیم|توافق|निर्णय|फ़ैसला|फैसला|तय"
+    r"|決定|合意|决定|商定|결정|합의|ตัดสินใจ|ตกลง"
+)
+
+
+def reports_a_decision(text: str) -> bool:
+    """Whether a sentence of ``text`` reports a decision or an agreement of a team or a
+    role ("the platform team decided …", "agreed with infosec", "by management
+    decision"): how a file's note leans on someone's word."""
+    folded = _fold(text)
+    return any(
+        _DECIDED.search(m.group()) and _PARTY.search(m.group()) for m in _SENTENCE.finditer(folded)
+    )
+
+
 def mentions_assistant(text: str) -> bool:
     """Whether ``text`` names the assistant ("assistants may", "die KI", "助手")."""
     return _ASSISTANT.search(_fold(text)) is not None

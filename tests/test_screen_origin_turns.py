@@ -41,9 +41,9 @@ def scene(
     return scenes.scene_from_json(data)
 
 
-def run(tmp_path: Path, *cases: Any) -> list[Any]:
+def run(tmp_path: Path, *cases: Any, screener: str = "capable") -> list[Any]:
     """Every case in both modes; fails naming each wrong outcome with its reasons."""
-    outcomes = bench.run_scenes(cases, bench.MODES, workdir=tmp_path)
+    outcomes = bench.run_scenes(cases, bench.MODES, workdir=tmp_path, screener=screener)
     wrong = [f"{o.scene.name}/{o.mode}: {o.origin} {list(o.reasons)}" for o in outcomes if o.wrong]
     assert wrong == []
     return outcomes
@@ -1091,3 +1091,61 @@ def test_what_the_held_out_runs_found_is_decided_right(tmp_path: Path) -> None:
     assert len(cases) == sum(len(names) for names in FOUND.values())
     outcomes = run(tmp_path, *cases)
     assert not any(o.in_set for o in outcomes if o.scene.planted)
+
+
+# Round 5's last held class: the user's words and a planted note in one language, the item
+# in another, nothing a translation keeps -- decided by the translation check (issue 39).
+SAME_LANGUAGE = {
+    "heldout6": (
+        "el-nomoi-format",
+        "el-nomoi-thousands",
+        "he-weekly-sunday",
+        "he-weekly-telaviv",
+        "ja-yoyaku-hospital",
+        "ja-yoyaku-consent",
+    ),
+    "heldout7": ("el-poliseis-user", "el-poliseis-file", "ar-survey-user", "ar-survey-file"),
+    "heldout8": ("ro-deps-user",),
+    "heldout9": ("fr-po-vous",),
+}
+
+
+def _same_language() -> list[Any]:
+    cases = [
+        s
+        for corpus, names in SAME_LANGUAGE.items()
+        for s in scenes.load_scenes(scenes.CORPORA / f"{corpus}.jsonl")
+        if s.name in names
+    ]
+    assert len(cases) == sum(len(names) for names in SAME_LANGUAGE.values())
+    return cases
+
+
+def test_the_same_language_class_is_decided_by_a_readers_answers(tmp_path: Path) -> None:
+    # The answers a reader gave as the side model, blind to the labels: every genuine
+    # item commits, every planted twin waits, in both modes.
+    outcomes = run(tmp_path, *_same_language(), screener="recorded")
+    assert sum(not o.scene.planted for o in outcomes) == 14
+
+
+def test_without_a_usable_answer_the_same_language_class_waits(tmp_path: Path) -> None:
+    # A model that says every sentence is stated confirms nothing: as before the check.
+    outcomes = bench.run_scenes(_same_language(), bench.MODES, workdir=tmp_path, screener="agrees")
+    assert all(not o.in_set for o in outcomes)
+
+
+def test_a_turned_check_releases_no_permission_and_no_teams_decision(tmp_path: Path) -> None:
+    # Even a model that names exactly the user's words (an injection that knew them) is
+    # never asked about these: they waited before the guards were added (issue 39).
+    turned = {
+        "heldout10": ("fa-todo-p", "th-three-p", "ko-ci-p"),
+        "heldout9": ("de-helm-tls", "ru-jenkins-jf", "el-backup-sh", "pt-prtemplate-pupd"),
+    }
+    cases = [
+        s
+        for corpus, names in turned.items()
+        for s in scenes.load_scenes(scenes.CORPORA / f"{corpus}.jsonl")
+        if s.name in names
+    ]
+    assert len(cases) == 7 and all(s.planted for s in cases)
+    run(tmp_path, *cases, screener="fooled")

@@ -18,7 +18,7 @@ person and what stays pending for one.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -67,6 +67,11 @@ class ScreenedItems:
     decisions: Mapping[str, OriginDecision] = field(default_factory=dict)
     #: A redacted item whose name changed: kept name -> the name it was proposed under.
     renamed: Mapping[str, str] = field(default_factory=dict)
+    #: How the same batch is screened again with the translation check's answers (item
+    #: name -> the user's words it states); None: it was not screened from a history.
+    again: Callable[[Mapping[str, Collection[str]]], ScreenedItems] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     @property
     def items(self) -> tuple[MemoryRecord, ...]:
@@ -88,6 +93,13 @@ class ScreenedItems:
     @property
     def redacted(self) -> tuple[str, ...]:
         return redacted_of(self.kept)
+
+    def confirmed(self, answers: Mapping[str, Collection[str]]) -> ScreenedItems:
+        """The batch screened again, the translation check having said which of the
+        user's words each held item states (issue 39); itself when nothing was said."""
+        if self.again is None or not answers:
+            return self
+        return self.again(answers)
 
     @property
     def questions(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -124,32 +136,36 @@ def screen_items(
     *,
     evidence: Mapping[str, Sequence[str]] | None = None,
     files: FilesRead | None = None,
-    confirmed: Mapping[str, Collection[str]] | None = None,
 ) -> ScreenedItems:
     """Screen extracted ``items`` against the ``history`` they were extracted from;
     ``taken`` holds names a redacted item must not take (the set's, others pending);
     ``evidence`` maps an item's name to the extractor's excerpts for it (SPEC §9);
-    ``confirmed`` to the user's words the model's translation check said it states;
     with the ``files`` the session read, each kept item gets those it depends on
-    (:func:`~ipymemory.screen.dependence.item_sources`)."""
+    (:func:`~ipymemory.screen.dependence.item_sources`). The result screens again with
+    the translation check's answers (:meth:`ScreenedItems.confirmed`)."""
     sources = history_sources(history)
-    screened = keep_screened(
-        screen_batch(items, sources, evidence=evidence, confirmed=confirmed), taken
-    )
-    if files is None or not files.hashes:
-        return screened
-    reads = files.hashes
-    by_name = {item.name: item for item in items}
-    texts = file_outputs(sources) if files.outputs is None else files.outputs
-    depends = []
-    for kept in screened.kept:
-        # Judged on what the extractor wrote (a redacted item may have been renamed).
-        original = by_name[screened.renamed.get(kept.name, kept.name)]
-        text = f"{original.description}\n{original.body}"
-        excerpts = (evidence or {}).get(original.name, ())
-        paths = item_sources(text, excerpts, texts, sources.terms[0], reads)
-        depends.append(kept.but(sources={path: reads[path] for path in paths}))
-    return replace(screened, kept=tuple(depends))
+
+    def screen(confirmed: Mapping[str, Collection[str]] | None) -> ScreenedItems:
+        screened = keep_screened(
+            screen_batch(items, sources, evidence=evidence, confirmed=confirmed), taken
+        )
+        screened = replace(screened, again=screen)
+        if files is None or not files.hashes:
+            return screened
+        reads = files.hashes
+        by_name = {item.name: item for item in items}
+        texts = file_outputs(sources) if files.outputs is None else files.outputs
+        depends = []
+        for kept in screened.kept:
+            # Judged on what the extractor wrote (a redacted item may have been renamed).
+            original = by_name[screened.renamed.get(kept.name, kept.name)]
+            text = f"{original.description}\n{original.body}"
+            excerpts = (evidence or {}).get(original.name, ())
+            paths = item_sources(text, excerpts, texts, sources.terms[0], reads)
+            depends.append(kept.but(sources={path: reads[path] for path in paths}))
+        return replace(screened, kept=tuple(depends))
+
+    return screen(None)
 
 
 def keep_screened(screenings: Sequence[Screening], taken: set[str]) -> ScreenedItems:

@@ -304,21 +304,15 @@ class MemoryWork:
         it translates cannot be told from words is asked of the model (issue 39), and
         the batch screened again with the answer."""
         records = [item.record for item in extracted]
-
-        def screen(confirmed: Mapping[str, frozenset[str]] | None = None) -> ScreenedItems:
-            return screen_items(
-                records,
-                [*window.context, *window.messages],
-                self.registry.proposed_names() | taken,
-                evidence=evidence,
-                files=FilesRead(self.reads, self._outputs),
-                confirmed=confirmed,
-            )
-
-        screened = screen()
-        questions = screened.questions if auto else {}
-        if questions and (confirmed := self._translation_check(records, questions)):
-            screened = screen(confirmed)
+        screened = screen_items(
+            records,
+            [*window.context, *window.messages],
+            self.registry.proposed_names() | taken,
+            evidence=evidence,
+            files=FilesRead(self.reads, self._outputs),
+        )
+        if auto and (questions := screened.questions):
+            screened = screened.confirmed(self._translation_check(records, questions))
         if screened.dropped:
             self.ctx.log.fail(LAST_ERROR_SCREEN, "; ".join(screened.dropped))
         return screened

@@ -144,8 +144,12 @@ class Responder:
             elif self.screener == "capable" and self.planted:
                 states = [n for n, _ in numbered if n not in users]
             elif self.screener == "capable":
+                # A sentence holding the excerpt, or a piece of the user's that it holds
+                # (a line of a file that the excerpt happens to contain is no source).
                 states = [
-                    n for n, s in numbered if any(e and s and (e in s or s in e) for e in sources)
+                    n
+                    for n, s in numbered
+                    if any(e and s and (e in s or (s in e and n in users)) for e in sources)
                 ]
             else:
                 states = []

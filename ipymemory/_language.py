@@ -57,6 +57,7 @@ __all__ = [
     "language_label",
     "languages_named",
     "names_to_codes",
+    "script_of",
     "words_of",
     "zipf",
 ]
@@ -250,6 +251,13 @@ def _scripts(text: str) -> Counter[str]:
             script = unicodedata.name(ch, "").split(" ", 1)[0].lower()
             counts[script if script in _NAMED_SCRIPTS else "other"] += 1
     return counts
+
+
+def script_of(text: str) -> str | None:
+    """The script most of ``text``'s letters are written in ("latin", "cyrillic",
+    "arabic", "han", "kana", "hangul", "greek", "thai" …), or None when it has none."""
+    counts = _scripts(text)
+    return counts.most_common(1)[0][0] if counts else None
 
 
 @cache

@@ -309,6 +309,16 @@ class Sources:
         return {lang: tuple(lines) for lang, lines in found.items()}
 
     @cached_property
+    def prose_lines(self) -> tuple[tuple[str | None, str], ...]:
+        """(language, line) per distinct prose line of tool output long enough to tell
+        one (None: it cannot tell), with letters."""
+        return tuple(
+            (lang, line)
+            for told, lang, line in self._prose_lines
+            if told and any(c.isalpha() for c in line)
+        )
+
+    @cached_property
     def _prose_lines(self) -> tuple[tuple[bool, str | None, str], ...]:
         """(told, language, line) per distinct prose line of each tool output: told when
         the line is long enough to tell its language and not all in its output's

@@ -14,8 +14,14 @@ import pytest
 from messages_server import MessagesServer, Scripted, text, tool_use
 from turn_support import model_for, requests_of, role_of
 
-from ipymemory import AgentSession, MemoryRecord, ScriptedModel, SessionConfig
-from ipymemory.errors import SideQueryError, SideQueryReplyError
+from ipymemory import (
+    AgentSession,
+    MemoryRecord,
+    ScriptedModel,
+    SessionConfig,
+    SideQueryError,
+    SideQueryReplyError,
+)
 from ipymemory.sidequery.prompts import SCREENER_PROMPT
 from ipymemory.sidequery.replies import validate_stated
 from ipymemory.sidequery.schemas import STATED_SCHEMA

@@ -941,7 +941,12 @@ def check_evidence(
                     beside = ask(rivals(_translated(said, item_text), excerpt))
             elif (
                 not why
+                and not adopts(said)
                 and (shared := claim & item)
+                # Facts of a file the user named are elaboration, not a translation.
+                and not _about_named_file(
+                    _about(sources.folded_user_parts[part], end), item, sources
+                )
                 and _weight(shared) < _weight(nobody)
                 and not _translates(excerpt, item_text, nobody, sources)
                 and (lines := rivals(_translated(said, item_text), excerpt))
@@ -1194,8 +1199,14 @@ def _rivals(lang: str | None, said: str, item_text: str, sources: Sources) -> tu
         item_lang = language(item_text)
         lines = [n for n in sources.notes if language(n) not in (None, item_lang)]
     # A line the user wrote too ("فیصل آباد", a district in the CSV and in the user's
-    # sentence) tells nothing apart.
-    kept = (line.strip() for line in lines if fold_text(line) not in sources.folded_user)
+    # sentence) tells nothing apart; nor does one of an output the user adopted ("làm
+    # theo đúng nó nhé" of CONVENTIONS.md): its words are the user's.
+    adopted = [part.text for part in sources.tool_parts if part.adopted]
+    kept = (
+        line.strip()
+        for line in lines
+        if fold_text(line) not in sources.folded_user and not any(line in a for a in adopted)
+    )
     return tuple(dict.fromkeys(line for line in kept if line))[:_RIVALS]
 
 

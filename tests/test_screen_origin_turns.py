@@ -1149,3 +1149,25 @@ def test_a_turned_check_releases_no_permission_and_no_teams_decision(tmp_path: P
     ]
     assert len(cases) == 7 and all(s.planted for s in cases)
     run(tmp_path, *cases, screener="fooled")
+
+
+def test_what_heldout11s_first_run_found_is_decided_right(tmp_path: Path) -> None:
+    """heldout11's first run (users and planted notes in one language, many the detector
+    cannot tell): eight planted items committed in plain mode, three genuine ones held
+    in both; decided now with the reader's answers to the translation check."""
+    found = {
+        "hu-selejt-f",
+        "da-farver-f",
+        "ca-enquesta-f",
+        "ca-seguretat-f",
+        "ca-preus-f",
+        "sr-izvestaj-f",
+        "sl-porocilo-f",
+        "hi-churn-p",
+        "hr-prognoza-u",
+        "ur-crops-g",
+        "sw-clinic-g",
+    }
+    cases = [s for s in scenes.load_scenes(scenes.CORPORA / "heldout11.jsonl") if s.name in found]
+    assert len(cases) == len(found)
+    run(tmp_path, *cases, screener="recorded")

@@ -943,6 +943,11 @@ def check_evidence(
                 not why
                 and not adopts(said)
                 and (shared := claim & item)
+                # Words in the item's own language and script translate nothing.
+                and (
+                    _translated(said, item_text) is not None
+                    or script_of(said) != script_of(item_text)
+                )
                 # Facts of a file the user named are elaboration, not a translation.
                 and not _about_named_file(
                     _about(sources.folded_user_parts[part], end), item, sources
@@ -1218,8 +1223,8 @@ def _lines_in_script_of(said: str, item_text: str, sources: Sources) -> Iterator
     each another ("Megjegyzés: a felhasználó kérte …" beside the user's Hungarian)."""
     script = script_of(said)
     item_lang = language(item_text)
-    if script is None or item_lang is None:
-        return
+    if script is None or item_lang is None or written_in(said, item_lang):
+        return  # words in the item's own language translate nothing
     for lang, line in sources.prose_lines:
         if lang == item_lang or script_of(line) != script or written_in(line, item_lang):
             continue

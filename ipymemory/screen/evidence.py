@@ -867,6 +867,8 @@ def check_evidence(
             continue
         part, end = at
         said = " ".join(pieces)
+        # The item says of the user what a line of output says, and these words do not.
+        copies = copied is not None and not holds(said, copied.part)
         allowed: list[tuple[str, str]] = []
         beside: tuple[str, ...] = ()
         claim = _claim_terms(said, sources.pointer_terms)
@@ -877,6 +879,8 @@ def check_evidence(
         elif (
             not (claim & item)
             and not adopts(said)
+            # What a line of output says of the user has its own rule (below).
+            and not copies
             and not _about_named_file(_about(sources.folded_user_parts[part], end), item, sources)
         ):
             # A translation shares no term; it is the user's only when no tool output
@@ -888,10 +892,11 @@ def check_evidence(
             line = None
             if lang is not None and not translates:
                 line = _a_line_it_may_translate(lang, item_text, sources)
-            if line is None and not translates:
+            if line is None and not translates and not copies:
                 # Where the detector cannot tell one or the other's language (Hungarian,
                 # Slovenian; Catalan read as Spanish), a line of output in their script
-                # that is not the item's language may be what it translates.
+                # that is not the item's language may be what it translates. (What a
+                # line says of the user has its own rule, below.)
                 line = next(_lines_in_script_of(excerpt, item_text, sources), None)
             # :data:`TRANSLATION_CONFIRMED`: which of two sentences in one language an
             # item in another translates, the model was asked (and said: these words).
@@ -942,6 +947,7 @@ def check_evidence(
             elif (
                 not why
                 and not adopts(said)
+                and not copies
                 and (shared := claim & item)
                 # Words in the item's own language and script translate nothing.
                 and (
@@ -965,7 +971,7 @@ def check_evidence(
                     why = f"shares only {sorted(shared)[0]!r} with the item, whose other words"
                     why += f" may translate tool output ({_shown(lines[0])!r})"
                     beside = ask(lines)
-        if not why and copied is not None and not holds(said, copied.part):
+        if not why and copies and copied is not None:
             # :data:`~ipymemory.screen.copied.COPIED_FROM_TOOL`: what a file says of the
             # user is the file's, unless these words of the user say it too. (An output
             # the user adopted holds no such line: ``said_of_user`` leaves it out. Words

@@ -51,7 +51,7 @@ from __future__ import annotations
 import csv
 import re
 import unicodedata
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
@@ -1231,14 +1231,12 @@ def _lines_in_script_of(said: str, item_text: str, sources: Sources) -> Iterator
     item_lang = language(item_text)
     if script is None or item_lang is None or written_in(said, item_lang):
         return  # words in the item's own language translate nothing
-    for lang, line in sources.prose_lines:
-        if lang == item_lang or script_of(line) != script or written_in(line, item_lang):
-            continue
-        for claim in _claims(line):
-            note = _ADDRESSEE.sub(" ", claim)
-            link = _specifics(note, item_text, sources.pointer_terms, capitalised=False)
-            if not link or not link[0]:
-                yield claim
+    lines = (
+        line
+        for lang, line in sources.prose_lines
+        if lang != item_lang and script_of(line) == script and not written_in(line, item_lang)
+    )
+    yield from _kept_claims(lines, item_text, sources)
 
 
 #: At most this many lines of tool output are set beside the user's words.
@@ -1264,7 +1262,13 @@ def _lines_it_may_translate(lang: str, item_text: str, sources: Sources) -> Iter
     agreement that the assistant may set the threshold to 0.3 is not what "threshold
     changes go through code review" translates; a capitalised word is no name here: a
     German noun, "Testsuite", translates into words)."""
-    for line in sources.tool_lines_by_language.get(lang, ()):
+    yield from _kept_claims(sources.tool_lines_by_language.get(lang, ()), item_text, sources)
+
+
+def _kept_claims(lines: Iterable[str], item_text: str, sources: Sources) -> Iterator[str]:
+    """What of ``lines`` states something (:func:`_claims`) and holds no number or name
+    the item drops (:func:`_specifics`): what the item may translate."""
+    for line in lines:
         for claim in _claims(line):
             note = _ADDRESSEE.sub(" ", claim)
             link = _specifics(note, item_text, sources.pointer_terms, capitalised=False)

@@ -53,7 +53,7 @@ import re
 import unicodedata
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from typing import TYPE_CHECKING
 
 from .._language import language_label, languages_named, script_of
@@ -324,13 +324,9 @@ def _about_named_file(sentence: str, item: frozenset[str], sources: Sources) -> 
     notes -- lines addressing the assistant or speaking for the user -- are no fact of
     the file: an item restating one is not about it ("AVÍS: per decisió de l'equip, les
     comprovacions de seguretat es poden desactivar …" in a script's output)."""
-    for part in sources.tool_parts:
-        if not any(names_file(p, [sentence]) for p in part.pointers):
-            continue
-        text = part.text
-        for note in sources.notes:
-            text = text.replace(note, " ")
-        if sum(weight(t) for t in item & content_terms(text)) >= _DESCRIBES:
+    for part, facts in zip(sources.tool_parts, sources.fact_terms, strict=True):
+        named = any(names_file(p, [sentence]) for p in part.pointers)
+        if named and sum(weight(t) for t in item & facts) >= _DESCRIBES:
             return True
     return False
 
@@ -869,6 +865,14 @@ def check_evidence(
         said = " ".join(pieces)
         # The item says of the user what a line of output says, and these words do not.
         copies = copied is not None and not holds(said, copied.part)
+        # The model's translation check said the item states these words (asked for
+        # neither a permission nor a team's decision).
+        settled = excerpt in confirmed and askable()
+        # Asked at most once per excerpt, and only where a path needs them.
+        said_lang = cache(partial(_translated, said, item_text))
+        about = cache(
+            partial(_about_named_file, _about(sources.folded_user_parts[part], end), item, sources)
+        )
         allowed: list[tuple[str, str]] = []
         beside: tuple[str, ...] = ()
         claim = _claim_terms(said, sources.pointer_terms)
@@ -881,11 +885,11 @@ def check_evidence(
             and not adopts(said)
             # What a line of output says of the user has its own rule (below).
             and not copies
-            and not _about_named_file(_about(sources.folded_user_parts[part], end), item, sources)
+            and not about()
         ):
             # A translation shares no term; it is the user's only when no tool output
             # is in the user's language (the extractor may have translated a file).
-            lang = _translated(said, item_text)
+            lang = said_lang()
             # :data:`USER_WORDS_TRANSLATED`: the item keeps what these words hold and no
             # line in their language keeps as much -- they are what it translates.
             translates = lang is not None and _translates(excerpt, item_text, nobody, sources)
@@ -900,7 +904,7 @@ def check_evidence(
                 line = next(_lines_in_script_of(excerpt, item_text, sources), None)
             # :data:`TRANSLATION_CONFIRMED`: which of two sentences in one language an
             # item in another translates, the model was asked (and said: these words).
-            confirms = line is not None and excerpt in confirmed and askable()
+            confirms = line is not None and settled
             if confirms:
                 line, translates = None, True
                 allowed.append((TRANSLATION_CONFIRMED, said))
@@ -939,33 +943,29 @@ def check_evidence(
             elif why and translated and not detail(taken=untranslated):
                 # The words nobody wrote translate these or a note in their language:
                 # :data:`TRANSLATION_CONFIRMED` when the model said these.
-                if excerpt in confirmed and askable():
+                if settled:
                     why = ""
                     allowed.append((TRANSLATION_CONFIRMED, said))
                 else:
-                    beside = ask(rivals(_translated(said, item_text), excerpt))
+                    beside = ask(rivals(said_lang(), excerpt))
             elif (
                 not why
-                and not adopts(said)
                 and not copies
                 and (shared := claim & item)
-                # Words in the item's own language and script translate nothing.
-                and (
-                    _translated(said, item_text) is not None
-                    or script_of(said) != script_of(item_text)
-                )
-                # Facts of a file the user named are elaboration, not a translation.
-                and not _about_named_file(
-                    _about(sources.folded_user_parts[part], end), item, sources
-                )
+                # The cheap test first: this path runs for every excerpt that vouches.
                 and _weight(shared) < _weight(nobody)
+                # Words in the item's own language and script translate nothing.
+                and (said_lang() is not None or script_of(said) != script_of(item_text))
+                and not adopts(said)
+                # Facts of a file the user named are elaboration, not a translation.
+                and not about()
                 and not _translates(excerpt, item_text, nobody, sources)
-                and (lines := rivals(_translated(said, item_text), excerpt))
+                and (lines := rivals(said_lang(), excerpt))
             ):
                 # The user's words share a word or two with the item ("results"), its
                 # other words nobody wrote: they may translate a line of tool output in
                 # the user's language or script instead (a notebook's note in Hindi).
-                if excerpt in confirmed and askable():
+                if settled:
                     allowed.append((TRANSLATION_CONFIRMED, said))
                 else:
                     why = f"shares only {sorted(shared)[0]!r} with the item, whose other words"

@@ -462,6 +462,18 @@ class Sources:
         return tuple(dict.fromkeys(line.strip() for line in lines if line.strip()))
 
     @cached_property
+    def fact_terms(self) -> tuple[frozenset[str], ...]:
+        """Per tool output, the terms of its text without its :attr:`notes`: what a file
+        says of itself (an item restating a note is not about the file)."""
+        out = []
+        for part in self.tool_parts:
+            text = part.text
+            for note in self.notes:
+                text = text.replace(note, " ")
+            out.append(_terms(text))
+        return tuple(out)
+
+    @cached_property
     def _apart(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
         """Per tool output, its workflow and its notes (:func:`_notes_apart`), once."""
         return tuple(_notes_apart(part.text) for part in self.tool_parts)

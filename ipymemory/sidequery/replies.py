@@ -438,23 +438,14 @@ def validate_verdicts(
     ``name`` (one of ``asked``), ``verdict`` (one of :data:`FOLLOW_VERDICTS`) and
     ``reason`` (one line of at most :data:`FOLLOW_REASON_CHARS` characters); every
     asked name exactly once. Returns (name, verdict, reason) in the order of ``asked``."""
-    items = _array(value, role, "an array of verdicts")
-    found: dict[str, tuple[str, str, str]] = {}
-    for i, item in enumerate(items):
-        at = f"{role} reply item {i}"
-        if not isinstance(item, dict):
-            raise SideQueryReplyError(f"{at} must be a verdict object, got {_json_type(item)}")
-        _exact_keys(item, VERDICT_KEYS, at)
+
+    def read(at: str, name: str, item: dict[str, Any]) -> tuple[str, str, str]:
         for key in VERDICT_KEYS:
             if not isinstance(item[key], str):
                 raise SideQueryReplyError(
                     f"{at}: {key} must be a string, got {_json_type(item[key])}"
                 )
-        name, verdict, reason = item["name"], item["verdict"], item["reason"].strip()
-        if name not in asked:
-            raise SideQueryReplyError(f"{at}: {_short(name)!r} is not a memory that was asked")
-        if name in found:
-            raise SideQueryReplyError(f"{at}: the memory {name!r} is judged twice")
+        verdict, reason = item["verdict"], item["reason"].strip()
         if verdict not in C.FOLLOW_VERDICTS:
             raise SideQueryReplyError(
                 f"{at}: verdict {_short(verdict)!r} is not one of {', '.join(C.FOLLOW_VERDICTS)}"
@@ -466,11 +457,9 @@ def validate_verdicts(
                 f"{at}: reason is {len(reason)} characters long, over the "
                 f"{C.FOLLOW_REASON_CHARS} limit"
             )
-        found[name] = (name, verdict, reason)
-    missing = [name for name in asked if name not in found]
-    if missing:
-        shown = ", ".join(repr(_short(n)) for n in missing[:5])
-        raise SideQueryReplyError(f"{role} reply has no verdict for {shown}")
+        return (name, verdict, reason)
+
+    found = _one_per_name(value, asked, VERDICT_KEYS, read, _VERDICTS, role)
     return tuple(found[name] for name in asked)
 
 
@@ -479,21 +468,11 @@ def validate_stated(
 ) -> dict[str, frozenset[int]]:
     """The translation check's reply (issue 39): a JSON array of objects with exactly
     ``name`` (one of ``asked``, each once, every one) and ``states`` (an array of the
-    numbers, 1 to ``asked[name]``, of the user's words the item states; each once).
+    numbers, 1 to ``asked[name]``, of the sentences the item states; each once).
     Returns name -> those numbers."""
-    items = _array(value, role, "an array of answers")
-    found: dict[str, frozenset[int]] = {}
-    for i, item in enumerate(items):
-        at = f"{role} reply item {i}"
-        if not isinstance(item, dict):
-            raise SideQueryReplyError(f"{at} must be an answer object, got {_json_type(item)}")
-        _exact_keys(item, STATED_KEYS, at)
-        name, states = item["name"], item["states"]
-        if not isinstance(name, str) or name not in asked:
-            shown = _short(name) if isinstance(name, str) else _json_type(name)
-            raise SideQueryReplyError(f"{at}: {shown!r} is not an item that was asked")
-        if name in found:
-            raise SideQueryReplyError(f"{at}: the item {name!r} is answered twice")
+
+    def read(at: str, name: str, item: dict[str, Any]) -> frozenset[int]:
+        states = item["states"]
         if not isinstance(states, list):
             raise SideQueryReplyError(f"{at}: states must be an array, got {_json_type(states)}")
         numbers: set[int] = set()
@@ -510,12 +489,63 @@ def validate_stated(
             if number in numbers:
                 raise SideQueryReplyError(f"{at}: states lists {number} twice")
             numbers.add(number)
-        found[name] = frozenset(numbers)
+        return frozenset(numbers)
+
+    return _one_per_name(value, asked, STATED_KEYS, read, _STATED, role)
+
+
+@dataclass(frozen=True)
+class _Answers:
+    """How a reply of one answer per asked name calls its parts, in its errors."""
+
+    answer: str  # one object of the reply
+    subject: str  # what was asked about
+    twice: str  # what answering a subject twice is
+
+
+_VERDICTS = _Answers("verdict", "memory", "judged")
+_STATED = _Answers("answer", "item", "answered")
+
+
+def _one_per_name(
+    value: Any,
+    asked: Collection[str],
+    keys: Sequence[str],
+    read: Callable[[str, str, dict[str, Any]], T],
+    words: _Answers,
+    role: str,
+) -> dict[str, T]:
+    """A reply of one object per asked name: a JSON array of objects with exactly
+    ``keys``, a string ``name`` among ``asked``, each once, every one; ``read`` judges
+    the rest of each (``at`` names where, for its errors). Name -> what ``read`` gave."""
+    items = _array(value, role, f"an array of {words.answer}s")
+    found: dict[str, T] = {}
+    for i, item in enumerate(items):
+        at = f"{role} reply item {i}"
+        if not isinstance(item, dict):
+            raise SideQueryReplyError(
+                f"{at} must be {_with_article(words.answer)} object, got {_json_type(item)}"
+            )
+        _exact_keys(item, keys, at)
+        name = item["name"]
+        if not isinstance(name, str):
+            raise SideQueryReplyError(f"{at}: name must be a string, got {_json_type(name)}")
+        if name not in asked:
+            raise SideQueryReplyError(
+                f"{at}: {_short(name)!r} is not {_with_article(words.subject)} that was asked"
+            )
+        if name in found:
+            raise SideQueryReplyError(f"{at}: the {words.subject} {name!r} is {words.twice} twice")
+        found[name] = read(at, name, item)
     missing = [name for name in asked if name not in found]
     if missing:
         shown = ", ".join(repr(_short(n)) for n in missing[:5])
-        raise SideQueryReplyError(f"{role} reply has no answer for {shown}")
+        raise SideQueryReplyError(f"{role} reply has no {words.answer} for {shown}")
     return found
+
+
+def _with_article(noun: str) -> str:
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 def _unique_names(

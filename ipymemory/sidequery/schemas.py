@@ -13,6 +13,7 @@ The summarizer's reply is free text: it has no schema.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .. import _constants as C
@@ -88,37 +89,38 @@ CONSOLIDATOR_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-FOLLOW_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "a memory's name, copied from the input"},
-            "reason": {
-                "type": "string",
-                "description": f"one short clause, at most {C.FOLLOW_REASON_CHARS} characters",
-            },
-            "verdict": {"enum": list(C.FOLLOW_VERDICTS)},
-        },
-        "required": list(VERDICT_KEYS),
-        "additionalProperties": False,
-    },
-}
 
-# The translation check's answers (issue 39): which of the user's words each item states.
-STATED_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "an item's name, copied from the input"},
-            "states": {
-                "type": "array",
-                "items": {"type": "integer"},
-                "description": "the numbers of the user's words the item states; [] for none",
-            },
+def _answers(subject: str, keys: Sequence[str], **fields: dict[str, Any]) -> dict[str, Any]:
+    """An array of one object per asked ``subject``: its ``name`` and ``fields``."""
+    name = {"type": "string", "description": f"{subject}'s name, copied from the input"}
+    return {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"name": name, **fields},
+            "required": list(keys),
+            "additionalProperties": False,
         },
-        "required": list(STATED_KEYS),
-        "additionalProperties": False,
+    }
+
+
+FOLLOW_SCHEMA: dict[str, Any] = _answers(
+    "a memory",
+    VERDICT_KEYS,
+    reason={
+        "type": "string",
+        "description": f"one short clause, at most {C.FOLLOW_REASON_CHARS} characters",
     },
-}
+    verdict={"enum": list(C.FOLLOW_VERDICTS)},
+)
+
+# The translation check's answers (issue 39): which of the sentences each item states.
+STATED_SCHEMA: dict[str, Any] = _answers(
+    "an item",
+    STATED_KEYS,
+    states={
+        "type": "array",
+        "items": {"type": "integer"},
+        "description": "the numbers of the sentences the item states; [] for none",
+    },
+)
